@@ -1,0 +1,121 @@
+// The layout value: S[shape : strides] + R[...] + O[...], optionally composed with an XOR swizzle.
+//
+// Worked example (the chapter's 8x8 matrix in 2x4 tiles):
+//
+//   S[(4, 2, 2, 4) : (16, 4, 8, 1)]          logical (i, j) in an 8x8 matrix, x = i*8 + j
+//   (c0, c1, c2, c3) = unflatten(x; 4,2,2,4)  split row-major, last extent fastest
+//   f_D(x) = c0*16 + c1*4 + c2*8 + c3*1       each digit times its stride, added on its axis (@m here)
+//   (5, 6): x = 46 -> (2, 1, 1, 2) -> 32 + 4 + 8 + 2 = 46@m
+//
+// Index order is the opposite of CuTe's: CuTe (2,4):(1,2) is the identity on 8 elements, S[(2,4):(1,2)]
+// gives 0 2 4 6 1 3 5 7.
+//
+// A stride carries an axis name ("k@axis"); any identifier is an axis. A position is a value on each axis
+// the layout names. Replication R[...] adds every combination of its digits times its strides (one
+// position per replica), O[...] adds a fixed offset, and the swizzle then permutes the @m coordinate:
+//
+//   Swizzle<B, M, S>(o) = o ^ ((o & (((1 << B) - 1) << (M + S))) >> S)       (CuTe, TIRx swizzle_inner)
+//   swizzle_inner=False: o ^ ((o & (((1 << B) - 1) << M)) << S)              (TIRx only)
+//
+//   bits of o:  ... | yyy | ... | zzz | (M bits kept)          yyy = bits [M+S, M+S+B) are XORed into
+//                    ^-----S------^                            zzz = bits [M, M+B)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "layoutscope/result.hpp"
+
+namespace layoutscope {
+
+inline constexpr std::string_view kMemoryAxis = "m";
+
+struct AxisStride {
+  int64_t k = 0;
+  std::string axis{kMemoryAxis};
+  friend bool operator==(const AxisStride&, const AxisStride&) = default;
+};
+
+struct Mode {
+  int64_t extent = 1;
+  AxisStride stride;
+  friend bool operator==(const Mode&, const Mode&) = default;
+};
+
+// How the swizzle was written, so that to_string gives back the user's spelling.
+enum class SwizzleSpelling { kTirx, kCute };
+
+struct Swizzle {
+  int bits = 0;   // B, TIRx swizzle_len
+  int base = 0;   // M, TIRx per_element
+  int shift = 0;  // S, TIRx atom_len
+  bool inner = true;
+  SwizzleSpelling spelling = SwizzleSpelling::kCute;
+  friend bool operator==(const Swizzle&, const Swizzle&) = default;
+};
+
+struct Layout {
+  std::vector<Mode> shard;                   // S[...]
+  std::vector<std::vector<Mode>> replicas;   // one entry per R[...], in order
+  std::vector<AxisStride> offset;            // O[...] and bare terms, merged per axis, in order of appearance
+  std::optional<Swizzle> swizzle;
+  friend bool operator==(const Layout&, const Layout&) = default;
+};
+
+// Apply a swizzle to one @m value. Values are non-negative in a valid layout; the XOR acts on the two's
+// complement bits otherwise, which is what hardware does to an address.
+inline int64_t apply_swizzle(const Swizzle& s, int64_t o) {
+  if (s.bits <= 0) return o;
+  const int64_t mask = (int64_t{1} << s.bits) - 1;
+  if (s.inner) return o ^ (((o >> (s.base + s.shift)) & mask) << s.base);
+  return o ^ (((o >> s.base) & mask) << (s.base + s.shift));
+}
+
+// The inverse permutation of apply_swizzle (equal to it when shift >= bits).
+int64_t unapply_swizzle(const Swizzle& s, int64_t o);
+
+// Number of logical elements: the product of the shard extents (checked).
+Result<int64_t> layout_size(const Layout& layout);
+// Number of replicas: the product of every R extent (checked).
+Result<int64_t> replica_count(const Layout& layout);
+// Axis names in order of first appearance (shard, replicas, offset); "m" is added when a swizzle needs it.
+std::vector<std::string> layout_axes(const Layout& layout);
+
+// A layout lowered for fast evaluation: axis names become indices, digits are split with shifts where the
+// extent is a power of two. Built once, then map() is called per element (the benchmarked hot path).
+class CompiledLayout {
+ public:
+  static Result<CompiledLayout> compile(const Layout& layout);
+
+  const std::vector<std::string>& axes() const { return axes_; }
+  int axis_count() const { return static_cast<int>(axes_.size()); }
+  int64_t size() const { return size_; }
+  int64_t replicas() const { return replicas_; }
+
+  // Position of element x (0 <= x < size) in replica r (0 <= r < replicas): out[axis_count()].
+  // Overflow cannot happen: compile() proved every position fits in int64.
+  void map(int64_t x, int64_t r, int64_t* out) const;
+
+ private:
+  struct Step {
+    int64_t extent;
+    int64_t stride;
+    int axis;
+    int log2;  // >= 0 when extent is a power of two
+  };
+  static void add_digits(const std::vector<Step>& steps, int64_t x, int64_t* out);
+
+  std::vector<std::string> axes_;
+  std::vector<Step> shard_;
+  std::vector<Step> replica_;  // all R modes, concatenated (first R's modes are the most significant)
+  std::vector<int64_t> offset_;
+  std::optional<Swizzle> swizzle_;
+  int memory_axis_ = -1;
+  int64_t size_ = 1;
+  int64_t replicas_ = 1;
+};
+
+}  // namespace layoutscope

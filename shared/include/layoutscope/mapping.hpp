@@ -1,0 +1,96 @@
+// Forward, inverse and whole-table evaluation of a layout over a logical shape.
+//
+// Worked example (the chapter's m8n8 register fragment):
+//
+//   S[(8, 4, 2) : (4@laneid, 1@laneid, 1@reg)], logical 8x8, cell (5, 3)
+//   x = 5*8 + 3 = 43;  split(43; 8,4,2) = (5, 1, 1)
+//   laneid = 5*4 + 1*1 = 21,  reg = 1*1 = 1          -> lane 21, slot 1
+//
+// inverse() answers the other direction: every logical element that sits at a physical position, over
+// every replica (a layout may alias, and replication makes one element appear in several places).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layoutscope/layout.hpp"
+#include "layoutscope/result.hpp"
+
+namespace layoutscope {
+
+// Values in the order of the layout's axes (layout_axes()).
+struct Position {
+  std::vector<int64_t> values;
+  friend bool operator==(const Position&, const Position&) = default;
+  friend auto operator<=>(const Position&, const Position&) = default;
+};
+
+// One contribution digit * stride on an axis, for the derivation text.
+struct Term {
+  int64_t digit = 0;
+  AxisStride stride;
+};
+
+struct ReplicaStep {
+  std::vector<int64_t> digits;  // r split over the R extents
+  std::vector<Term> terms;
+  Position position;            // after offsets and replica, before the swizzle
+  int64_t m_before_swizzle = 0;
+  int64_t m_after_swizzle = 0;
+};
+
+struct Mapping {
+  int64_t index = 0;               // flat logical index x
+  std::vector<int64_t> coord;      // x as a coordinate in the logical shape
+  std::vector<int64_t> split;      // x split over the shard extents
+  std::vector<Term> terms;         // shard digit * stride
+  std::vector<ReplicaStep> replica_steps;  // one per replica, in replica order
+  std::vector<Position> positions;         // distinct final positions, sorted
+  std::string derivation;          // the steps above as one line of text
+};
+
+// Default logical shape when none is given: one dimension of layout_size().
+Result<std::vector<int64_t>> default_shape(const Layout& layout);
+
+Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& shape, int64_t index);
+Result<Mapping> forward_coord(const Layout& layout, const std::vector<int64_t>& shape,
+                              const std::vector<int64_t>& coord);
+
+// A query names some axes; axes it leaves out match any value.
+struct AxisValue {
+  std::string axis;
+  int64_t value = 0;
+};
+
+struct InverseHit {
+  int64_t index = 0;
+  std::vector<int64_t> coord;
+  int64_t replica = 0;
+  Position position;
+};
+
+inline constexpr int64_t kDefaultCellLimit = int64_t{1} << 22;
+
+// Every (element, replica) whose position matches the query. Scans size * replicas candidates, refused
+// above cell_limit.
+Result<std::vector<InverseHit>> inverse(const Layout& layout, const std::vector<int64_t>& shape,
+                                        const std::vector<AxisValue>& query,
+                                        int64_t cell_limit = kDefaultCellLimit);
+
+// All positions, flat: values[((x * replicas) + r) * axes.size() + a]. Refused above cell_limit
+// elements * replicas.
+struct Table {
+  std::vector<std::string> axes;
+  std::vector<int64_t> shape;
+  int64_t elements = 0;
+  int64_t replicas = 1;
+  std::vector<int64_t> values;
+  std::vector<int64_t> min;  // per axis, over the table
+  std::vector<int64_t> max;
+};
+
+Result<Table> table(const Layout& layout, const std::vector<int64_t>& shape,
+                    int64_t cell_limit = kDefaultCellLimit);
+
+}  // namespace layoutscope

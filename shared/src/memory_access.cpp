@@ -1,0 +1,127 @@
+#include "layoutscope/memory_access.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "layoutscope/mapping.hpp"
+
+namespace layoutscope {
+namespace {
+
+constexpr size_t kMaxLanes = 1024;
+
+Error lane_error(size_t lane, const std::string& what) {
+  return make_error("lane " + std::to_string(lane) + ": " + what, 0, "addrs");
+}
+
+}  // namespace
+
+Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const BankModel& model) {
+  if (model.banks < 1 || model.word_bytes < 1 || model.wavefront_bytes < model.word_bytes) {
+    return make_error("bank model needs banks >= 1 and wavefront_bytes >= word_bytes >= 1", 0, "model");
+  }
+  if (width < model.word_bytes || width % model.word_bytes != 0 || width > model.wavefront_bytes ||
+      (width & (width - 1)) != 0) {
+    return make_error("access width must be a power of two from " + std::to_string(model.word_bytes) + " to " +
+                          std::to_string(model.wavefront_bytes) + " bytes (4, 8 or 16 on a GPU), got " +
+                          std::to_string(width),
+                      0, "width");
+  }
+  if (addrs.empty() || addrs.size() > kMaxLanes) {
+    return make_error("give 1 to " + std::to_string(kMaxLanes) + " lane addresses", 0, "addrs");
+  }
+  for (size_t lane = 0; lane < addrs.size(); ++lane) {
+    if (addrs[lane] < 0) return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is negative");
+    if (addrs[lane] % width != 0) {
+      return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is not aligned to the access width " +
+                                  std::to_string(width));
+    }
+  }
+  BankAccess out;
+  out.lanes_per_group = model.wavefront_bytes / width;
+  const int words_per_lane = width / model.word_bytes;
+  const size_t lanes = addrs.size();
+  out.lane_bank.resize(lanes);
+  out.lane_cycle.resize(lanes);
+  int cycles_before = 0;
+  for (size_t first = 0; first < lanes; first += static_cast<size_t>(out.lanes_per_group)) {
+    const size_t last = std::min(lanes, first + static_cast<size_t>(out.lanes_per_group));
+    // Distinct words each bank must deliver, in order of first request.
+    std::vector<std::vector<int64_t>> bank_words(static_cast<size_t>(model.banks));
+    int worst = 0;
+    for (size_t lane = first; lane < last; ++lane) {
+      const int64_t word0 = addrs[lane] / model.word_bytes;
+      for (int w = 0; w < words_per_lane; ++w) {
+        const int64_t word = word0 + w;
+        auto& words = bank_words[static_cast<size_t>(word % model.banks)];
+        auto it = std::find(words.begin(), words.end(), word);
+        const auto rank = static_cast<int>(it - words.begin());
+        if (it == words.end()) words.push_back(word);
+        worst = std::max(worst, static_cast<int>(words.size()));
+        if (w == 0) {
+          out.lane_bank[lane] = static_cast<int>(word % model.banks);
+          out.lane_cycle[lane] = cycles_before + rank;
+        }
+      }
+    }
+    out.group_cycles.push_back(worst);
+    out.max_ways = std::max(out.max_ways, worst);
+    cycles_before += worst;
+    ++out.groups;
+  }
+  out.cycles = cycles_before;
+  return out;
+}
+
+Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
+  if (width < 1 || width > 16 || (width & (width - 1)) != 0) {
+    return make_error("access width must be 1, 2, 4, 8 or 16 bytes, got " + std::to_string(width), 0, "width");
+  }
+  if (addrs.empty() || addrs.size() > kMaxLanes) {
+    return make_error("give 1 to " + std::to_string(kMaxLanes) + " lane addresses", 0, "addrs");
+  }
+  std::unordered_set<int64_t> sectors;
+  std::unordered_set<int64_t> bytes;
+  for (size_t lane = 0; lane < addrs.size(); ++lane) {
+    if (addrs[lane] < 0) return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is negative");
+    if (addrs[lane] % width != 0) {
+      return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is not aligned to the access width " +
+                                  std::to_string(width));
+    }
+    if (addrs[lane] > (int64_t{1} << 60)) return lane_error(lane, "address is beyond 2^60");
+    for (int b = 0; b < width; ++b) {
+      bytes.insert(addrs[lane] + b);
+      sectors.insert((addrs[lane] + b) / kSectorBytes);
+    }
+  }
+  SectorAccess out;
+  out.sectors = static_cast<int64_t>(sectors.size());
+  out.bytes = static_cast<int64_t>(addrs.size()) * width;
+  out.efficiency = static_cast<double>(bytes.size()) / static_cast<double>(out.sectors * kSectorBytes);
+  return out;
+}
+
+Result<std::vector<int64_t>> lane_addresses(const Layout& layout, const std::vector<int64_t>& shape,
+                                            std::span<const int64_t> indices, int elem_bytes) {
+  if (elem_bytes < 1 || elem_bytes > 1024) return make_error("element size must be 1 to 1024 bytes", 0, "elem_bytes");
+  if (indices.size() > kMaxLanes) return make_error("at most 1024 lanes", 0, "indices");
+  std::vector<int64_t> out;
+  out.reserve(indices.size());
+  for (int64_t x : indices) {
+    auto mapping = forward_index(layout, shape, x);
+    if (!mapping) return mapping.error();
+    const std::vector<std::string> axes = layout_axes(layout);
+    const auto m = static_cast<size_t>(std::find(axes.begin(), axes.end(), kMemoryAxis) - axes.begin());
+    if (m == axes.size()) return make_error("the layout has no @m axis, so no memory address", 0, "layout");
+    // Replica 0: the first position of the replica steps, after the swizzle.
+    const ReplicaStep& step = mapping->replica_steps.front();
+    int64_t addr;
+    if (__builtin_mul_overflow(step.m_after_swizzle, int64_t{elem_bytes}, &addr)) {
+      return make_error("byte address overflows 64 bits", 0, "indices");
+    }
+    out.push_back(addr);
+  }
+  return out;
+}
+
+}  // namespace layoutscope

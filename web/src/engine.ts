@@ -1,0 +1,98 @@
+// The one place the page talks to the WASM module: loading (once), argument defaults, and turning
+// { ok: false, error } values into thrown EngineErrors for code that prefers exceptions. All layout math is
+// the C++ engine's; this file only forwards.
+import createLayoutscope from './generated/layoutscope.js';
+import type {
+  LayoutscopeModule,
+  LsBankAccess,
+  LsBankModel,
+  LsError,
+  LsFinding,
+  LsInverseHit,
+  LsMapping,
+  LsParsedLayout,
+  LsResult,
+  LsShape,
+  LsSwizzleAtom,
+  LsTable,
+} from './generated/layoutscope.js';
+
+export type {
+  LsBankAccess,
+  LsError,
+  LsFinding,
+  LsInverseHit,
+  LsMapping,
+  LsParsedLayout,
+  LsShape,
+  LsSwizzleAtom,
+  LsTable,
+};
+
+export class EngineError extends Error {
+  constructor(readonly detail: LsError) {
+    super(detail.column > 0 ? `column ${detail.column}: ${detail.message}` : detail.message);
+  }
+}
+
+let modulePromise: Promise<LayoutscopeModule> | undefined;
+
+export function loadEngine(): Promise<LayoutscopeModule> {
+  modulePromise ??= createLayoutscope();
+  return modulePromise;
+}
+
+/** A loaded engine with defaults filled in; every method returns the module's result value unchanged. */
+export class Engine {
+  constructor(readonly m: LayoutscopeModule) {}
+
+  parse(text: string): LsResult<LsParsedLayout> {
+    return this.m.parseLayout(text);
+  }
+  forward(layout: string, shape: LsShape, index: number): LsResult<LsMapping> {
+    return this.m.forwardIndex(layout, shape, index);
+  }
+  forwardCoord(layout: string, shape: LsShape, coord: number[]): LsResult<LsMapping> {
+    return this.m.forwardCoord(layout, shape, coord);
+  }
+  inverse(layout: string, shape: LsShape, query: Record<string, number>, cellLimit = 0) {
+    return this.m.inverse(layout, shape, query, cellLimit);
+  }
+  table(layout: string, shape: LsShape, cellLimit = 0): LsResult<LsTable> {
+    return this.m.table(layout, shape, cellLimit);
+  }
+  validate(layout: string, shape: LsShape, cellLimit = 0) {
+    return this.m.validate(layout, shape, cellLimit);
+  }
+  bankAccess(addrs: number[], width: number, model: LsBankModel | null = null): LsResult<LsBankAccess> {
+    return this.m.bankAccess(addrs, width, model);
+  }
+  laneAddresses(layout: string, shape: LsShape, indices: number[], elemBytes: number) {
+    return this.m.laneAddresses(layout, shape, indices, elemBytes);
+  }
+  swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom> {
+    return this.m.swizzleAtom(mode, dtype);
+  }
+  applySwizzle(s: { bits: number; base: number; shift: number; inner: boolean }, offsets: number[]) {
+    return this.m.applySwizzle(s.bits, s.base, s.shift, s.inner, offsets);
+  }
+}
+
+let enginePromise: Promise<Engine> | undefined;
+export function engine(): Promise<Engine> {
+  enginePromise ??= loadEngine().then((m) => new Engine(m));
+  return enginePromise;
+}
+
+/** The value of an ok result, or an EngineError. */
+export function must<T>(r: LsResult<T>): { ok: true } & T {
+  if (!r.ok) throw new EngineError(r.error);
+  return r;
+}
+
+/** One table entry: the position of element x in replica r. */
+export function position(t: LsTable, x: number, r = 0): number[] {
+  const n = t.axes.length;
+  const base = (x * t.replicas + r) * n;
+  return Array.from(t.values.subarray(base, base + n));
+}

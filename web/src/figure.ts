@@ -1,0 +1,386 @@
+// The base of every <ls-*> figure: engine loading, one tab stop with arrow/Enter/Esc navigation, a live
+// region, state in the URL fragment, export (SVG, PNG, JSON), theme and language. A figure supplies its
+// scene (what to draw, computed by the engine), the grid of keyboard targets, and what a selection means.
+import { LitElement, css, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
+import { engine, type Engine } from './engine.js';
+import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
+import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
+import { readState, writeState } from './state.js';
+import { PALETTES, resolveTheme, type Palette } from './theme.js';
+
+export const SETTINGS_EVENT = 'ls-settings';
+
+export abstract class LsFigure extends LitElement {
+  static override properties = {
+    theme: { type: String, reflect: true },
+    lang: { type: String, reflect: true },
+    selection: { type: String },
+    stateKey: { type: String, attribute: 'state-key' },
+    cursor: { state: true },
+    eng: { state: true },
+    failure: { state: true },
+  };
+
+  static override styles = css`
+    :host {
+      display: block;
+      color: var(--ls-fg, inherit);
+      font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
+      max-width: 100%;
+    }
+    .bar {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+      margin: 0 0 0.5rem;
+    }
+    .bar .spacer {
+      flex: 1;
+    }
+    button,
+    select,
+    input {
+      font: inherit;
+      color: inherit;
+      background: var(--ls-control-bg, transparent);
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 4px;
+      padding: 0.15rem 0.5rem;
+    }
+    button[aria-pressed='true'] {
+      background: var(--ls-accent, #0072b2);
+      color: #fff;
+    }
+    label {
+      display: inline-flex;
+      gap: 0.3rem;
+      align-items: center;
+    }
+    .view {
+      overflow: auto;
+      max-width: 100%;
+      border-radius: 4px;
+      outline-offset: 2px;
+    }
+    .view:focus-visible {
+      outline: 3px solid var(--ls-accent, #0072b2);
+    }
+    .view svg,
+    .view canvas {
+      display: block;
+      max-width: 100%;
+      height: auto;
+    }
+    .view [data-hit] {
+      cursor: pointer;
+    }
+    .details {
+      margin-top: 0.5rem;
+      min-height: 3.5em;
+    }
+    .details code,
+    .mono {
+      font-family: ui-monospace, 'DejaVu Sans Mono', monospace;
+      font-size: 0.92em;
+    }
+    .details p {
+      margin: 0.2rem 0;
+    }
+    .error {
+      color: var(--ls-error, #b00020);
+    }
+    .sr {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+    }
+  `;
+
+  theme?: string;
+  override lang = '';
+  selection: string | null = null;
+  stateKey = '';
+  cursor: [number, number] = [0, 0];
+  protected eng?: Engine;
+  protected failure = '';
+  protected scene?: Scene;
+
+  /** Prefix of this figure's keys in the URL fragment (the state-key attribute overrides it). */
+  protected abstract readonly defaultKey: string;
+  /** The figure's name for titles and the accessible label. */
+  protected abstract title_(): string;
+  /** What to draw; called on every render once the engine is loaded. */
+  protected abstract buildScene(p: Palette): Scene;
+  /** Keyboard targets as rows of hit keys; arrows move between them. */
+  protected abstract navGrid(): string[][];
+  /** The live-region sentence for the current selection. */
+  protected abstract announce(): string;
+  /** Text under the figure: the engine's derivation for the selection. */
+  protected abstract details(): TemplateResult | typeof nothing;
+  /** The mapping table for the JSON export. */
+  protected abstract exportData(): unknown;
+
+  /** Figure-specific controls (selectors) shown in the bar. */
+  protected controls(): TemplateResult | typeof nothing {
+    return nothing;
+  }
+  /** Extra state (besides the selection) kept in the URL fragment. */
+  protected extraState(): Record<string, string | number | null> {
+    return {};
+  }
+  protected applyExtraState(_s: Record<string, string>): void {}
+  /** Called once the engine is there, and whenever inputs change: recompute cached engine results. */
+  protected recompute(): void {}
+  /** Draw on a canvas instead of SVG (large figures). */
+  protected useCanvas(): boolean {
+    return (this.scene?.items.length ?? 0) > 6000;
+  }
+
+  get key(): string {
+    return this.stateKey || this.id || this.defaultKey;
+  }
+  get language(): Lang {
+    return resolveLang(this.lang);
+  }
+  protected tr(key: StringKey): string {
+    return t(this.language, key);
+  }
+  get palette(): Palette {
+    return PALETTES[resolveTheme(this.theme)];
+  }
+
+  private onSettings = () => this.requestUpdate();
+  private onHash = () => this.loadState();
+  private media = window.matchMedia?.('(prefers-color-scheme: dark)');
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener(SETTINGS_EVENT, this.onSettings);
+    window.addEventListener('hashchange', this.onHash);
+    this.media?.addEventListener?.('change', this.onSettings);
+    engine().then(
+      (e) => {
+        this.eng = e;
+        this.loadState();
+        this.recompute();
+        this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
+      },
+      (err) => {
+        this.failure = `The layout engine (WebAssembly) failed to load: ${err}`;
+      },
+    );
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener(SETTINGS_EVENT, this.onSettings);
+    window.removeEventListener('hashchange', this.onHash);
+    this.media?.removeEventListener?.('change', this.onSettings);
+  }
+
+  /** The fragment wins over the selection attribute; with neither, nothing is selected. */
+  private loadState() {
+    const s = readState(this.key);
+    this.applyExtraState(s);
+    if (s.sel !== undefined) this.selection = s.sel;
+    this.recompute();
+    this.syncCursor();
+  }
+
+  protected saveState() {
+    writeState(this.key, { ...this.extraState(), sel: this.selection });
+  }
+
+  /** Select a hit key (null clears); figures override to react, then call super. */
+  select(hit: string | null) {
+    this.selection = hit;
+    this.syncCursor();
+    this.saveState();
+  }
+
+  private syncCursor() {
+    if (!this.selection) return;
+    const grid = this.navGrid();
+    for (let r = 0; r < grid.length; ++r) {
+      const c = grid[r].indexOf(this.selection);
+      if (c >= 0) {
+        this.cursor = [r, c];
+        return;
+      }
+    }
+  }
+
+  /** The hit key under the keyboard cursor (only while the view has focus). */
+  protected cursorHit(): string | null {
+    if (!this.focused) return null;
+    const grid = this.navGrid();
+    const row = grid[Math.min(this.cursor[0], grid.length - 1)];
+    return row ? (row[Math.min(this.cursor[1], row.length - 1)] ?? null) : null;
+  }
+  protected focused = false;
+
+  private onKey(e: KeyboardEvent) {
+    const grid = this.navGrid();
+    if (!grid.length) return;
+    let [r, c] = this.cursor;
+    switch (e.key) {
+      case 'ArrowUp':
+        r = Math.max(0, r - 1);
+        break;
+      case 'ArrowDown':
+        r = Math.min(grid.length - 1, r + 1);
+        break;
+      case 'ArrowLeft':
+        c = Math.max(0, c - 1);
+        break;
+      case 'ArrowRight':
+        c = Math.min(grid[r].length - 1, c + 1);
+        break;
+      case 'Home':
+        c = 0;
+        break;
+      case 'End':
+        c = grid[r].length - 1;
+        break;
+      case 'Enter':
+      case ' ':
+        this.select(this.cursorHit());
+        e.preventDefault();
+        return;
+      case 'Escape':
+        this.select(null);
+        e.preventDefault();
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    c = Math.min(c, grid[r].length - 1);
+    this.cursor = [r, c];
+  }
+
+  protected onViewClick(e: MouseEvent) {
+    const path = e.composedPath();
+    for (const el of path) {
+      if (el instanceof Element && el.hasAttribute('data-hit')) {
+        this.select(el.getAttribute('data-hit'));
+        return;
+      }
+      if (el instanceof HTMLCanvasElement && this.scene) {
+        const rect = el.getBoundingClientRect();
+        const x = ((e.clientX - rect.left) * this.scene.width) / rect.width;
+        const y = ((e.clientY - rect.top) * this.scene.height) / rect.height;
+        const hit = this.canvasHit(x, y);
+        if (hit) this.select(hit);
+        return;
+      }
+    }
+  }
+
+  protected canvasHit(x: number, y: number): string | null {
+    return (this.scene && hitTest(this.scene, x, y)?.hit) || null;
+  }
+
+  // ---- export ----------------------------------------------------------------------------------------
+
+  exportSvg(): string {
+    const scene = this.scene ?? this.buildScene(this.palette);
+    return sceneToSvg(scene, this.title_());
+  }
+  exportPng(): string {
+    return sceneToPng(this.scene ?? this.buildScene(this.palette));
+  }
+  exportJson(): string {
+    return JSON.stringify(this.exportData(), null, 1);
+  }
+  private download(ext: string) {
+    const name = `layoutscope-${this.key}.${ext}`;
+    const href =
+      ext === 'png'
+        ? this.exportPng()
+        : URL.createObjectURL(
+            new Blob([ext === 'svg' ? this.exportSvg() : this.exportJson()], {
+              type: ext === 'svg' ? 'image/svg+xml' : 'application/json',
+            }),
+          );
+    const a = document.createElement('a');
+    a.href = href;
+    a.download = name;
+    a.rel = 'noopener';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    if (href.startsWith('blob:')) setTimeout(() => URL.revokeObjectURL(href), 10_000);
+  }
+
+  // ---- render ----------------------------------------------------------------------------------------
+
+  protected override updated(changed: PropertyValues) {
+    super.updated(changed);
+    const canvas = this.renderRoot.querySelector('canvas.scene') as HTMLCanvasElement | null;
+    if (canvas && this.scene) this.paintCanvas(canvas, this.scene);
+  }
+
+  protected paintCanvas(canvas: HTMLCanvasElement, scene: Scene) {
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    if (canvas.width !== scene.width * dpr) {
+      canvas.width = scene.width * dpr;
+      canvas.height = scene.height * dpr;
+    }
+    const ctx = canvas.getContext('2d')!;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawScene(ctx, scene);
+  }
+
+  protected renderView(): TemplateResult {
+    const scene = this.scene!;
+    if (this.useCanvas())
+      return html`<canvas class="scene" role="img" aria-label=${this.title_()} style="width:${scene.width}px"></canvas>`;
+    return html`${unsafeSVG(sceneToSvg(scene))}`;
+  }
+
+  override render() {
+    if (this.failure) return html`<p class="error" role="alert">${this.failure}</p>`;
+    if (!this.eng) return html`<p>${this.tr('loading')}</p>`;
+    const p = this.palette;
+    this.style.setProperty('--ls-fg', p.fg);
+    this.scene = this.buildScene(p);
+    const live = this.announce();
+    return html`
+      <div class="bar">
+        ${this.controls()}
+        <span class="spacer"></span>
+        <button type="button" class="export-svg" @click=${() => this.download('svg')}>${this.tr('exportSvg')}</button>
+        <button type="button" class="export-png" @click=${() => this.download('png')}>${this.tr('exportPng')}</button>
+        <button type="button" class="export-json" @click=${() => this.download('json')}>${this.tr('exportJson')}</button>
+      </div>
+      <div
+        class="view"
+        tabindex="0"
+        role="application"
+        aria-roledescription="interactive figure"
+        aria-label=${this.title_()}
+        style="background:${p.bg}"
+        @keydown=${this.onKey}
+        @click=${this.onViewClick}
+        @focus=${() => {
+          this.focused = true;
+          this.requestUpdate();
+        }}
+        @blur=${() => {
+          this.focused = false;
+          this.requestUpdate();
+        }}
+      >
+        ${this.renderView()}
+      </div>
+      <div class="details">${this.details()}</div>
+      <div class="sr live" aria-live="polite" aria-atomic="true">${live}</div>
+    `;
+  }
+}

@@ -120,7 +120,11 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
   if (c.swizzle_ && c.memory_axis_ >= 0) {
     const Swizzle& s = *c.swizzle_;
     if (s.bits < 0 || s.base < 0 || s.shift < 0 || s.bits + s.base + s.shift > 62) {
-      return make_error("swizzle parameters out of range", 0, "swizzle");
+      return make_error("swizzle parameters out of range (B, M, S >= 0, B + M + S <= 62)", 0, "swizzle");
+    }
+    if (s.bits > 0 && s.shift == 0) {
+      return make_error("swizzle shift S (atom_len) must be at least 1 when B > 0: with S = 0 the XOR cancels the bits",
+                        0, "swizzle");
     }
   }
 

@@ -90,7 +90,7 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
   std::vector<Finding> out;
   auto compiled = CompiledLayout::compile(layout);
   if (!compiled) {
-    out.push_back({Severity::kError, "overflow", compiled.error().message, compiled.error().field});
+    out.push_back({Severity::kError, "invalid", compiled.error().message, compiled.error().field});
     return out;
   }
   const CompiledLayout& c = *compiled;

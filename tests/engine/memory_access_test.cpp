@@ -1,1 +1,102 @@
+// Bank and sector models against hand-computed cases (the chapter's wavefront rules, NOTES.md §2.6).
 #include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "layoutscope/dtype.hpp"
+#include "layoutscope/memory_access.hpp"
+
+namespace layoutscope {
+namespace {
+
+std::vector<int64_t> strided(int lanes, int64_t stride, int64_t base = 0) {
+  std::vector<int64_t> v;
+  for (int i = 0; i < lanes; ++i) v.push_back(base + i * stride);
+  return v;
+}
+
+TEST(Banks, WidthSetsTheLaneGroups) {
+  // Contiguous, aligned accesses: 128 B per wavefront, so 1, 2 and 4 conflict-free wavefronts.
+  auto w4 = bank_access(strided(32, 4), 4);
+  auto w8 = bank_access(strided(32, 8), 8);
+  auto w16 = bank_access(strided(32, 16), 16);
+  EXPECT_EQ(w4->lanes_per_group, 32);
+  EXPECT_EQ(w8->lanes_per_group, 16);
+  EXPECT_EQ(w16->lanes_per_group, 8);
+  EXPECT_EQ(w4->cycles, 1);
+  EXPECT_EQ(w8->cycles, 2);
+  EXPECT_EQ(w16->cycles, 4);
+  EXPECT_EQ(w16->groups, 4);
+  EXPECT_EQ(w16->max_ways, 1);
+}
+
+TEST(Banks, ConflictsCountOnlyInsideAWavefront) {
+  // 8 B accesses: lane 0 and lane 16 hit the same bank (addresses 0 and 128) but sit in different
+  // wavefronts, so no conflict (the chapter's example).
+  std::vector<int64_t> a = strided(32, 8);
+  auto r = bank_access(a, 8);
+  EXPECT_EQ(r->lane_bank[0], r->lane_bank[16]);
+  EXPECT_EQ(r->cycles, 2);
+  // 4 B accesses with an 8 B stride: lanes i and i+16 share a bank with different words -> 2-way.
+  auto s = bank_access(strided(32, 8), 4);
+  EXPECT_EQ(s->cycles, 2);
+  EXPECT_EQ(s->max_ways, 2);
+  // Stride 128 B at 4 B: all 32 lanes in bank 0, 32 distinct words -> 32 cycles.
+  EXPECT_EQ(bank_access(strided(32, 128), 4)->cycles, 32);
+  // Padded tile row stride 33 words: column read is conflict-free.
+  EXPECT_EQ(bank_access(strided(32, 33 * 4), 4)->cycles, 1);
+}
+
+TEST(Banks, SameWordBroadcasts) {
+  EXPECT_EQ(bank_access(std::vector<int64_t>(32, 64), 4)->cycles, 1);
+  std::vector<int64_t> pairs;
+  for (int i = 0; i < 32; ++i) pairs.push_back((i / 2) * 4);
+  EXPECT_EQ(bank_access(pairs, 4)->cycles, 1);
+}
+
+TEST(Banks, BadInputNamesTheLane) {
+  auto misaligned = bank_access(std::vector<int64_t>{0, 16, 20}, 16);
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_EQ(misaligned.error().field, "addrs");
+  EXPECT_NE(misaligned.error().message.find("lane 2"), std::string::npos);
+  EXPECT_FALSE(bank_access(strided(32, 4), 3).ok());
+  EXPECT_EQ(bank_access(strided(32, 4), 3).error().field, "width");
+  EXPECT_FALSE(bank_access(std::vector<int64_t>{}, 4).ok());
+  EXPECT_FALSE(bank_access(std::vector<int64_t>{-4}, 4).ok());
+}
+
+TEST(Sectors, CountsDistinct32ByteSectors) {
+  EXPECT_EQ(sector_access(strided(32, 4), 4)->sectors, 4);     // 128 B contiguous
+  EXPECT_EQ(sector_access(strided(32, 32), 4)->sectors, 32);   // one per lane
+  EXPECT_EQ(sector_access(strided(32, 16), 16)->sectors, 16);  // 512 B contiguous
+  EXPECT_EQ(sector_access(strided(32, 8), 4)->sectors, 8);     // 256 B span, half of each sector used
+  EXPECT_DOUBLE_EQ(sector_access(strided(32, 8), 4)->efficiency, 0.5);
+  EXPECT_EQ(sector_access(std::vector<int64_t>(32, 0), 4)->sectors, 1);
+  EXPECT_EQ(sector_access(strided(32, 4, 16), 4)->sectors, 5);  // misaligned to the sector: one more
+}
+
+TEST(DTypes, SwizzleAtomsInBytesAndElements) {
+  // per_element = bit_length(128 / bits) - 1: f8 4, f16 3, f32 2, f64 1 (NOTES.md §2.3).
+  const std::pair<DType, int> per_element[] = {{DType::kF8, 4}, {DType::kF16, 3}, {DType::kF32, 2}, {DType::kF64, 1}};
+  for (auto [dtype, m] : per_element) {
+    auto atom = swizzle_atom(SwizzleMode::k128B, dtype);
+    EXPECT_EQ(atom->elements.base, m) << to_string(dtype);
+    EXPECT_EQ(atom->elements.bits, 3);
+    EXPECT_EQ(atom->elements.shift, 3);
+    EXPECT_EQ(atom->bytes.base, 4);
+    EXPECT_EQ(atom->elements_per_row, 128 / dtype_bytes(dtype));
+  }
+  EXPECT_EQ(swizzle_atom(SwizzleMode::k64B, DType::kF16)->row_bytes, 64);
+  EXPECT_EQ(swizzle_atom(SwizzleMode::k32B, DType::kF16)->elements.bits, 1);
+  auto a32 = swizzle_atom(SwizzleMode::k128BAtom32B, DType::kF16);
+  EXPECT_EQ(a32->bytes.bits, 2);
+  EXPECT_EQ(a32->bytes.base, 5);
+  EXPECT_EQ(a32->bytes.shift, 2);
+  EXPECT_EQ(swizzle_atom(SwizzleMode::kInterleave16B, DType::kF16)->bytes.bits, 0);
+  EXPECT_FALSE(parse_dtype("f12").ok());
+  EXPECT_EQ(parse_dtype("f12").error().field, "dtype");
+  EXPECT_EQ(*parse_swizzle_mode("SWIZZLE_128B"), SwizzleMode::k128B);
+}
+
+}  // namespace
+}  // namespace layoutscope

@@ -23,7 +23,8 @@ namespace layoutscope {
 struct Position {
   std::vector<int64_t> values;
   friend bool operator==(const Position&, const Position&) = default;
-  friend auto operator<=>(const Position&, const Position&) = default;
+  // Spelled out: Emscripten 3.1.6's libc++ has no operator<=> for std::vector.
+  friend bool operator<(const Position& a, const Position& b) { return a.values < b.values; }
 };
 
 // One contribution digit * stride on an axis, for the derivation text.

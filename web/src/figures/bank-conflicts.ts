@@ -1,0 +1,265 @@
+// <ls-bank-conflicts>: the chapter's 8x8 toy (8 banks, fp32) and the real SWIZZLE_128B case (32 banks, fp16,
+// 16 B sectors). Read a column or a row with and without the XOR swizzle; the engine gives the addresses
+// (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
+import { html } from 'lit';
+import { must, type LsBankAccess } from '../engine.js';
+import { LsFigure } from '../figure.js';
+import type { Item, Scene } from '../scene.js';
+import type { Palette } from '../theme.js';
+import { cell, label, small } from './draw.js';
+
+interface Case {
+  plain: string;
+  swizzled: string;
+  shape: number[];
+  elemBytes: number;
+  /** elements per drawn cell: 1 for the toy, one 16 B sector (8 fp16) for the real case */
+  perCell: number;
+  model: { banks: number; wordBytes: number; wavefrontBytes: number } | null;
+  bankLabel: (bank: number) => string;
+}
+
+const CASES: Record<'toy' | 'real', Case> = {
+  // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
+  toy: { plain: 'S[(8,8):(8,1)]', swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]', shape: [8, 8], elemBytes: 4, perCell: 1, model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 }, bankLabel: (b) => `bank ${b}` },
+  // SWIZZLE_128B on fp16 elements is Swizzle<3,3,3> (bytes: Swizzle<3,4,3>)
+  real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `banks ${b}-${b + 3}` },
+};
+
+interface Side {
+  access: LsBankAccess;
+  /** drawn column of each cell (row, logical cell column) -> physical cell column */
+  physCol: number[][];
+  lanes: { row: number; cell: number }[];
+}
+
+export class LsBankConflicts extends LsFigure {
+  static override properties = { ...LsFigure.properties, case_: { state: true }, op: { state: true }, width: { state: true }, step: { state: true } };
+  case_: 'toy' | 'real' = 'toy';
+  op: 'col' | 'row' = 'col';
+  width = 16;
+  step = -1;
+  protected readonly defaultKey = 'banks';
+  private sides: Side[] = [];
+  private timer = 0;
+
+  protected title_() {
+    return `${this.case_ === 'toy' ? this.tr('toy') : this.tr('real')}`;
+  }
+  private get c() {
+    return CASES[this.case_];
+  }
+  private get accessWidth() {
+    return this.case_ === 'toy' ? 4 : this.width;
+  }
+  protected override extraState() {
+    return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
+  }
+  protected override applyExtraState(s: Record<string, string>) {
+    if (s.case === 'toy' || s.case === 'real') this.case_ = s.case;
+    if (s.w && ['4', '8', '16'].includes(s.w)) this.width = Number(s.w);
+    this.step = s.step !== undefined ? Number(s.step) : -1;
+  }
+
+  /** The selection "C:3" (column 3) or "R:2" (row 2); default column 3. */
+  private target(): { op: 'col' | 'row'; i: number } {
+    const s = this.selection ?? 'C:3';
+    return { op: s.startsWith('R:') ? 'row' : 'col', i: Number(s.split(':')[1]) || 0 };
+  }
+
+  /** Element indices each lane reads: a column of cells over all rows, or one row, at the access width. */
+  private laneIndices(): { idx: number[]; lanes: { row: number; cell: number }[] } {
+    const c = this.c;
+    const [rows, cols] = c.shape;
+    const per = Math.max(1, this.accessWidth / c.elemBytes); // elements per lane access
+    const lanesPerCell = Math.max(1, c.perCell / per);
+    const { op, i } = this.target();
+    const idx: number[] = [];
+    const lanes: { row: number; cell: number }[] = [];
+    const cellsPerRow = cols / c.perCell;
+    const cells = op === 'col' ? Array.from({ length: rows }, (_, r) => [r, i]) : Array.from({ length: cellsPerRow }, (_, k) => [i, k]);
+    for (const [r, k] of cells)
+      for (let l = 0; l < lanesPerCell; ++l) {
+        idx.push(r * cols + k * c.perCell + l * per);
+        lanes.push({ row: r, cell: k });
+      }
+    return { idx: idx.slice(0, 32), lanes: lanes.slice(0, 32) };
+  }
+
+  protected override recompute() {
+    if (!this.eng) return;
+    const c = this.c;
+    const [rows, cols] = c.shape;
+    const { idx, lanes } = this.laneIndices();
+    this.sides = [c.plain, c.swizzled].map((layout) => {
+      // where each drawn cell lands: the bank of its first element, per row (engine: addresses and banks)
+      const physCol: number[][] = [];
+      const cellW = c.perCell * c.elemBytes;
+      for (let r = 0; r < rows; ++r) {
+        const first = Array.from({ length: cols / c.perCell }, (_, k) => r * cols + k * c.perCell);
+        const addrs = must(this.eng!.laneAddresses(layout, c.shape, first, c.elemBytes)).addrs;
+        const banks = must(this.eng!.bankAccess(addrs, Math.min(16, cellW), c.model)).laneBank;
+        physCol.push(banks.map((b) => Math.floor(b / (cellW / (c.model?.wordBytes ?? 4)))));
+      }
+      const addrs = must(this.eng!.laneAddresses(layout, c.shape, idx, c.elemBytes)).addrs;
+      const access = must(this.eng!.bankAccess(addrs, this.accessWidth, c.model));
+      return { access, physCol, lanes };
+    });
+  }
+
+  override select(hit: string | null) {
+    this.stop();
+    this.step = -1;
+    super.select(hit);
+    this.recompute();
+  }
+
+  private setCase(c: 'toy' | 'real') {
+    this.case_ = c;
+    this.selection = null;
+    this.step = -1;
+    this.stop();
+    this.recompute();
+    this.saveState();
+  }
+  private setWidth(w: number) {
+    this.width = w;
+    this.step = -1;
+    this.recompute();
+    this.saveState();
+  }
+  private maxCycles() {
+    return Math.max(...this.sides.map((s) => s.access.cycles));
+  }
+  private doStep() {
+    const n = this.maxCycles();
+    this.step = this.step + 1 >= n ? -1 : this.step + 1;
+    this.saveState();
+  }
+  private play() {
+    if (this.timer) return this.stop();
+    this.step = -1;
+    this.timer = window.setInterval(() => {
+      this.doStep();
+      if (this.step === -1) this.stop();
+    }, 700);
+    this.requestUpdate();
+  }
+  private stop() {
+    if (this.timer) window.clearInterval(this.timer);
+    this.timer = 0;
+    this.requestUpdate();
+  }
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.stop();
+  }
+
+  protected navGrid(): string[][] {
+    const [rows, cols] = this.c.shape;
+    return [Array.from({ length: cols / this.c.perCell }, (_, k) => `C:${k}`), Array.from({ length: rows }, (_, r) => `R:${r}`)];
+  }
+
+  protected buildScene(p: Palette): Scene {
+    const items: Item[] = [];
+    const c = this.c;
+    const [rows, cols] = c.shape;
+    const ncell = cols / c.perCell;
+    const cs = 36, oy = 64, gap = 70;
+    const cur = this.cursorHit();
+    const { op, i } = this.target();
+    const names = [this.tr('rowMajor'), this.tr('swizzled')];
+    this.sides.forEach((side, s) => {
+      const ox = 60 + s * (ncell * cs + gap);
+      const a = side.access;
+      label(items, p, ox, 14, names[s]);
+      const badge = a.maxWays > 1 ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}` : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
+      items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
+      items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
+      for (let b = 0; b < ncell; ++b) small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel(b * (c.perCell * c.elemBytes / 4)));
+      // read cells: which drawn cells lanes touch, and in which cycle each is served
+      const served = new Map<string, number>();
+      side.lanes.forEach((l, lane) => {
+        const key = `${l.row}:${l.cell}`;
+        served.set(key, Math.max(served.get(key) ?? 0, a.laneCycle[lane]));
+      });
+      for (let r = 0; r < rows; ++r) {
+        if (s === 0) {
+          items.push({ t: 'rect', x: 8, y: oy + r * cs + 4, w: 40, h: cs - 8, fill: p.cell, hit: `R:${r}`, title: `${this.tr('readRow')} ${r}`, rx: 4 });
+          small(items, p, 28, oy + r * cs + cs / 2, `row ${r}`);
+          if (cur === `R:${r}` || (op === 'row' && i === r))
+            items.push({ t: 'rect', x: 7, y: oy + r * cs + 3, w: 42, h: cs - 6, fill: 'none', stroke: cur === `R:${r}` ? p.related : p.select, sw: 2, dash: cur === `R:${r}` ? '3 2' : undefined });
+        }
+        for (let k = 0; k < ncell; ++k) {
+          const pc = side.physCol[r][k];
+          const cyc = served.get(`${r}:${k}`);
+          const read = cyc !== undefined;
+          const now = read && this.step >= 0 && cyc === this.step;
+          const done = read && this.step >= 0 && cyc! < this.step;
+          const fill = read ? (now ? p.cat[0] : done ? p.cell : p.cat[1]) : p.bg;
+          cell(items, p, ox + pc * cs, oy + r * cs, cs, cs, fill, {
+            title: `row ${r}, logical col ${k} -> bank column ${pc}${read ? `, cycle ${cyc}` : ''}`,
+            label: String(k),
+            labelSize: 12,
+            selected: now,
+          });
+        }
+      }
+      // timeline: one box per cycle
+      const ty = oy + rows * cs + 18;
+      small(items, p, ox, ty - 6, `${this.tr('cycle')}:`, 'start');
+      for (let t = 0; t < a.cycles; ++t)
+        cell(items, p, ox + 40 + t * 22, ty - 14, 20, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: String(t), labelSize: 10 });
+    });
+    // logical column headers (click = read that column)
+    for (let k = 0; k < ncell; ++k) {
+      const x = 60 + k * cs;
+      items.push({ t: 'rect', x, y: oy + rows * cs + 34, w: cs - 2, h: 22, fill: p.cell, hit: `C:${k}`, title: `${this.tr('readColumn')} ${k}`, rx: 4 });
+      small(items, p, x + cs / 2, oy + rows * cs + 45, `col ${k}`);
+      if (cur === `C:${k}` || (op === 'col' && i === k))
+        items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
+    }
+    small(items, p, 60, oy + rows * cs + 70, `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'} · ${this.accessWidth} B / lane`, 'start');
+    return { width: 60 + 2 * (ncell * cs) + gap + 20, height: oy + rows * cs + 84, background: p.bg, items };
+  }
+
+  protected announce(): string {
+    const { op, i } = this.target();
+    const [a, b] = this.sides.map((s) => s.access);
+    if (!a || !b) return '';
+    const what = op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
+    return `${what}: ${this.tr('rowMajor')} ${a.cycles} ${this.tr('cycles')}, ${this.tr('swizzled')} ${b.cycles} ${this.tr('cycles')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
+  }
+
+  protected details() {
+    const [a, b] = this.sides.map((s) => s.access);
+    if (!a) return html``;
+    return html`<p class="cycles">${this.announce()}</p>
+      <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups ${a.groupCycles.join('+')} = ${a.cycles}</p>
+      <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
+  }
+
+  protected exportData() {
+    const { idx } = this.laneIndices();
+    return { case: this.case_, width: this.accessWidth, indices: idx, layouts: [this.c.plain, this.c.swizzled], access: this.sides.map((s) => s.access) };
+  }
+
+  protected override controls() {
+    const playing = !!this.timer;
+    return html`<span role="group" aria-label="case">
+        <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
+        <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
+      </span>
+      ${this.case_ === 'real'
+        ? html`<label>${this.tr('width')}
+            <select class="width" @change=${(e: Event) => this.setWidth(Number((e.target as HTMLSelectElement).value))}>
+              ${[4, 8, 16].map((w) => html`<option value=${w} ?selected=${this.width === w}>${w} B</option>`)}
+            </select></label
+          >`
+        : ''}
+      <button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
+      <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
+  }
+}
+
+customElements.define('ls-bank-conflicts', LsBankConflicts);

@@ -1,0 +1,50 @@
+// Small drawing helpers shared by the figures: a cell with its label and its selection/related/cursor marks.
+import type { Item } from '../scene.js';
+import type { Palette } from '../theme.js';
+
+export interface CellMarks {
+  hit?: string;
+  title?: string;
+  label?: string;
+  labelSize?: number;
+  selected?: boolean;
+  related?: boolean;
+  cursor?: boolean;
+  dim?: boolean;
+}
+
+/** Readable text colour on a categorical fill. */
+export function textOn(p: Palette, fill: string): string {
+  const i = p.cat.indexOf(fill);
+  return i >= 0 ? p.catText[i] : p.fg;
+}
+
+export function cell(items: Item[], p: Palette, x: number, y: number, w: number, h: number, fill: string, m: CellMarks = {}) {
+  items.push({ t: 'rect', x, y, w, h, fill: m.dim ? p.cell : fill, stroke: p.grid, sw: 0.5, hit: m.hit, title: m.title });
+  if (m.label !== undefined && h >= 9)
+    items.push({
+      t: 'text',
+      x: x + w / 2,
+      y: y + h / 2,
+      s: m.label,
+      size: m.labelSize ?? Math.min(12, h * 0.55),
+      fill: m.dim ? p.muted : textOn(p, fill),
+      anchor: 'middle',
+    });
+  if (m.related) items.push({ t: 'rect', x: x + 1, y: y + 1, w: w - 2, h: h - 2, fill: 'none', stroke: p.related, sw: 2 });
+  if (m.selected) items.push({ t: 'rect', x: x + 1.5, y: y + 1.5, w: w - 3, h: h - 3, fill: 'none', stroke: p.select, sw: 3 });
+  if (m.cursor) items.push({ t: 'rect', x: x - 1, y: y - 1, w: w + 2, h: h + 2, fill: 'none', stroke: p.related, sw: 2, dash: '3 2' });
+}
+
+export function label(items: Item[], p: Palette, x: number, y: number, s: string, size = 13, bold = true) {
+  items.push({ t: 'text', x, y, s, size, fill: p.fg, weight: bold ? 'bold' : 'normal' });
+}
+
+export function small(items: Item[], p: Palette, x: number, y: number, s: string, anchor: 'start' | 'middle' | 'end' = 'middle') {
+  items.push({ t: 'text', x, y, s, size: 10, fill: p.muted, anchor });
+}
+
+/** Index of an axis in a mapping's axes, or -1. */
+export function axisIndex(axes: string[], name: string): number {
+  return axes.indexOf(name);
+}

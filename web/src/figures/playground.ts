@@ -1,0 +1,209 @@
+// <ls-playground>: any layout and logical shape. The validator's findings, the logical view (last extent as
+// columns) and the physical view laid out by the axes the layout uses (first axis down, the others across),
+// linked both ways through the engine's forward and inverse. No cap but the engine's own cell limit.
+import { html } from 'lit';
+import type { LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
+import { LsFigure } from '../figure.js';
+import type { Item, Scene } from '../scene.js';
+import type { Palette } from '../theme.js';
+import { cell, label, small } from './draw.js';
+
+export class LsPlayground extends LsFigure {
+  static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
+  layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
+  shape = '8,8';
+  protected readonly defaultKey = 'play';
+  private t?: LsTable;
+  private err?: LsError;
+  private findings: LsFinding[] = [];
+  private hl = new Set<number>();
+  private mapping?: LsMapping;
+  private physKey: string[] = [];
+  private physRC: [number, number][] = [];
+  private physRows = 1;
+  private physCols = 1;
+  private rows = 1;
+  private cols = 1;
+
+  protected title_() {
+    return `${this.layout} over (${this.shape})`;
+  }
+  protected override extraState() {
+    return { layout: this.layout, shape: this.shape };
+  }
+  protected override applyExtraState(s: Record<string, string>) {
+    if (s.layout) this.layout = s.layout;
+    if (s.shape) this.shape = s.shape;
+  }
+
+  protected override recompute() {
+    if (!this.eng) return;
+    this.err = undefined;
+    this.t = undefined;
+    this.findings = [];
+    const shape = this.shape.trim() === '' ? null : this.shape;
+    const v = this.eng.validate(this.layout, shape);
+    if (!v.ok) {
+      this.err = v.error;
+      return;
+    }
+    this.findings = v.findings;
+    const t = this.eng.table(this.layout, shape);
+    if (!t.ok) {
+      this.err = t.error;
+      return;
+    }
+    this.t = t;
+    this.cols = t.shape[t.shape.length - 1];
+    this.rows = t.elements / this.cols;
+    // physical view: first axis down; the other axes mixed-radix across (their ranges from the table)
+    const k = t.axes.length;
+    const span = t.axes.map((_, a) => t.max[a] - t.min[a] + 1);
+    this.physRows = k > 1 ? span[0] : Math.ceil(span[0] / Math.min(span[0], Math.max(8, this.cols)));
+    this.physCols = k > 1 ? span.slice(1).reduce((a, b) => a * b, 1) : Math.min(span[0], Math.max(8, this.cols));
+    this.physKey = [];
+    this.physRC = [];
+    for (let i = 0; i < t.elements * t.replicas; ++i) {
+      const pos = Array.from(t.values.subarray(i * k, i * k + k));
+      let r: number, c: number;
+      if (k > 1) {
+        r = pos[0] - t.min[0];
+        c = 0;
+        for (let a = 1; a < k; ++a) c = c * span[a] + (pos[a] - t.min[a]);
+      } else {
+        const v0 = pos[0] - t.min[0];
+        r = Math.floor(v0 / this.physCols);
+        c = v0 % this.physCols;
+      }
+      this.physRC.push([r, c]);
+      this.physKey.push(pos.join(','));
+    }
+    this.refresh();
+  }
+
+  override select(hit: string | null) {
+    super.select(hit);
+    this.refresh();
+  }
+
+  private refresh() {
+    this.hl.clear();
+    this.mapping = undefined;
+    const s = this.selection;
+    if (!s || !this.eng || !this.t) return;
+    const shape = this.shape.trim() === '' ? null : this.shape;
+    if (s.startsWith('L:')) this.hl.add(Number(s.slice(2)));
+    else if (s.startsWith('P:')) {
+      const vals = s.slice(2).split(',').map(Number);
+      const q: Record<string, number> = {};
+      this.t.axes.forEach((a, i) => (q[a] = vals[i]));
+      const inv = this.eng.inverse(this.layout, shape, q);
+      if (inv.ok) for (const h of inv.hits) this.hl.add(h.index);
+    }
+    if (this.hl.size >= 1) {
+      const f = this.eng.forward(this.layout, shape, [...this.hl][0]);
+      if (f.ok) this.mapping = f;
+    }
+  }
+
+  private apply(e: Event) {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    this.layout = (form.elements.namedItem('layout') as HTMLInputElement).value;
+    this.shape = (form.elements.namedItem('shape') as HTMLInputElement).value;
+    this.selection = null;
+    this.recompute();
+    this.saveState();
+    this.requestUpdate();
+  }
+
+  protected navGrid(): string[][] {
+    if (!this.t) return [];
+    const rows = Math.min(this.rows, 4096);
+    return Array.from({ length: rows }, (_, r) => Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`));
+  }
+
+  protected buildScene(p: Palette): Scene {
+    const items: Item[] = [];
+    const t = this.t;
+    if (!t) return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
+    const fit = (n: number, m: number) => Math.max(1, Math.min(30, Math.floor(440 / Math.max(n, m))));
+    const cs = fit(this.rows, this.cols);
+    const ps = fit(this.physRows, this.physCols);
+    const ox = 30, oy = 40, px = ox + this.cols * cs + 60;
+    const cur = this.cursorHit();
+    label(items, p, ox, 14, `${this.tr('logical')} (${t.shape.join('×')})`);
+    label(items, p, px, 14, `${this.tr('physical')}: ${t.axes[0]}${t.axes.length > 1 ? ' ↓ ' + t.axes.slice(1).join('·') + ' →' : ''}`);
+    const big = t.elements * t.replicas > 4096;
+    for (let x = 0; x < t.elements; ++x) {
+      const r = Math.floor(x / this.cols), c = x % this.cols;
+      cell(items, p, ox + c * cs, oy + r * cs, cs, cs, p.cat[r % 8], {
+        hit: `L:${x}`,
+        title: big ? undefined : `x=${x}`,
+        label: cs >= 18 ? String(x) : undefined,
+        labelSize: 9,
+        selected: this.hl.has(x),
+        cursor: cur === `L:${x}`,
+      });
+    }
+    const seen = new Set<string>();
+    for (let i = 0; i < this.physRC.length; ++i) {
+      const x = Math.floor(i / t.replicas);
+      const [r, c] = this.physRC[i];
+      const key = this.physKey[i];
+      const alias = seen.has(key);
+      seen.add(key);
+      cell(items, p, px + c * ps, oy + r * ps, ps, ps, p.cat[Math.floor(x / this.cols) % 8], {
+        hit: `P:${key}`,
+        title: big ? undefined : `${t.axes.map((a, j) => `${a}=${key.split(',')[j]}`).join(' ')}: x=${x}`,
+        label: ps >= 18 && !alias ? String(x) : undefined,
+        labelSize: 9,
+        selected: this.hl.has(x),
+      });
+    }
+    small(items, p, ox, oy + this.rows * cs + 14, `${t.elements} elements × ${t.replicas} replicas`, 'start');
+    return { width: px + this.physCols * ps + 20, height: oy + Math.max(this.rows * cs, this.physRows * ps) + 26, background: p.bg, items };
+  }
+
+  protected announce(): string {
+    if (!this.selection) return this.tr('noSelection');
+    const f = this.mapping;
+    return f ? `x = ${f.index} (${f.coord.join(', ')}) → ${f.positions.map((q) => `{${f.axes.map((a, i) => `${a}: ${q[i]}`).join(', ')}}`).join(' ')}` : '';
+  }
+
+  protected details() {
+    const f = this.mapping;
+    return html`${f ? html`<p class="mono derivation">${f.derivation}</p>${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}` : html`<p>${this.tr('noSelection')}</p>`}`;
+  }
+
+  protected exportData() {
+    const t = this.t;
+    return t ? { layout: this.layout, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) } : { layout: this.layout, error: this.err };
+  }
+
+  protected override controls() {
+    const err = this.err;
+    return html`<form class="inputs" @submit=${this.apply}>
+        <label>${this.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${this.layout} /></label>
+        <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
+        <button type="submit">${this.tr('apply')}</button>
+      </form>
+      <div class="findings" style="flex-basis:100%">
+        ${err
+          ? html`<p class="error" role="alert">${err.column > 0 ? html`<code style="white-space:pre">${this.layout}</code><br /><code style="white-space:pre">${' '.repeat(err.column - 1)}^</code> column ${err.column}: ` : ''}${err.message}${err.field ? ` (${err.field})` : ''}</p>`
+          : this.findings.length
+            ? html`<ul>${this.findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
+            : html`<p>${this.tr('noFindings')}</p>`}
+      </div>`;
+  }
+
+  override render() {
+    if (this.eng && !this.t) {
+      // invalid input: keep the form and the message, draw nothing
+      return html`<div class="bar">${this.controls()}</div>`;
+    }
+    return super.render();
+  }
+}
+
+customElements.define('ls-playground', LsPlayground);

@@ -1,0 +1,24 @@
+// The routes: each handler translates HTTP <-> catalogue / run store / backend calls, nothing else.
+// Policy (who may call, what a request may look like) lives in RequestPolicy; see openapi.json.
+#pragma once
+
+#include <httplib.h>
+
+#include <optional>
+#include <string>
+
+#include "benchmark.hpp"
+#include "policy.hpp"
+#include "run_store.hpp"
+
+namespace layoutscope::agent {
+
+struct ApiConfig {
+  int default_device = 0;
+  std::optional<std::string> web_dir;  // a built page; the built-in page otherwise
+};
+
+void install_routes(httplib::Server& server, const RequestPolicy& policy, Backend& backend, RunStore& runs,
+                    const ApiConfig& config);
+
+}  // namespace layoutscope::agent

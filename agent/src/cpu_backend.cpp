@@ -1,0 +1,245 @@
+// The CPU backend: the same benchmarks on the host's threads, labelled as CPU results. It makes the agent
+// useful where there is no GPU and lets CI exercise the whole path (HTTP -> job -> benchmark -> result).
+// The kernels keep the document's access pattern: one float per field access, no whole-struct copy.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "benchmark.hpp"
+#include "measure.hpp"
+#include "random_input.hpp"
+#include "verify.hpp"
+
+namespace layoutscope::agent {
+namespace {
+
+int worker_count() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// Runs body(begin, end) over [0, count) split into contiguous chunks, one per hardware thread.
+template <class Body>
+void parallel_for(int64_t count, Body body) {
+  const int threads = static_cast<int>(std::min<int64_t>(worker_count(), std::max<int64_t>(1, count / 4096)));
+  if (threads <= 1) {
+    body(int64_t{0}, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int64_t chunk = (count + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t b = t * chunk, e = std::min(count, b + chunk);
+    if (b < e) pool.emplace_back([=] { body(b, e); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+template <int kTouch>
+void aos_touch(float* rec, int64_t b, int64_t e) {
+  for (int64_t i = b; i < e; ++i) {
+    float* f = rec + i * 8;  // element i: 8 consecutive floats (32 B)
+    for (int k = 0; k < kTouch; ++k) f[k] += 1.0f;
+  }
+}
+
+template <int kTouch>
+void soa_touch(float* fields, int64_t n, int64_t b, int64_t e) {
+  for (int k = 0; k < kTouch; ++k) {
+    float* f = fields + k * n;  // field k: n consecutive floats
+    for (int64_t i = b; i < e; ++i) f[i] += 1.0f;
+  }
+}
+
+void touch(float* data, bool soa, int64_t n, int t) {
+  parallel_for(n, [&](int64_t b, int64_t e) {
+    switch (t) {
+      case 1: soa ? soa_touch<1>(data, n, b, e) : aos_touch<1>(data, b, e); break;
+      case 2: soa ? soa_touch<2>(data, n, b, e) : aos_touch<2>(data, b, e); break;
+      case 4: soa ? soa_touch<4>(data, n, b, e) : aos_touch<4>(data, b, e); break;
+      default: soa ? soa_touch<8>(data, n, b, e) : aos_touch<8>(data, b, e); break;
+    }
+  });
+}
+
+template <int kPad>
+void transpose_tiled(const float* in, float* out, int64_t dim) {
+  const int64_t tiles = (dim + 31) / 32;
+  parallel_for(tiles * tiles, [&](int64_t b, int64_t e) {
+    float tile[32][32 + kPad];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t r0 = (t / tiles) * 32, c0 = (t % tiles) * 32;
+      const int64_t rows = std::min<int64_t>(32, dim - r0), cols = std::min<int64_t>(32, dim - c0);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) tile[r][c] = in[(r0 + r) * dim + c0 + c];
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < rows; ++r) out[(c0 + c) * dim + r0 + r] = tile[r][c];
+    }
+  });
+}
+
+void run_variant(TransposeVariant v, const float* in, float* out, int64_t dim) {
+  switch (v) {
+    case TransposeVariant::kCopy:
+      parallel_for(dim, [&](int64_t b, int64_t e) {
+        std::memcpy(out + b * dim, in + b * dim, static_cast<size_t>((e - b) * dim) * sizeof(float));
+      });
+      break;
+    case TransposeVariant::kNaive:  // row r read contiguously, written as column r (stride dim)
+      parallel_for(dim, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r)
+          for (int64_t c = 0; c < dim; ++c) out[c * dim + r] = in[r * dim + c];
+      });
+      break;
+    case TransposeVariant::kTiled: transpose_tiled<0>(in, out, dim); break;
+    case TransposeVariant::kPad: transpose_tiled<1>(in, out, dim); break;
+  }
+}
+
+int64_t sysconf_or(int name, int64_t fallback) {
+  const long v = ::sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  std::string kind() const override { return "cpu"; }
+  std::optional<std::string> unavailable() const override { return std::nullopt; }
+
+  std::vector<DeviceInfo> devices() override {
+    DeviceInfo d;
+    d.id = 0;
+    d.kind = "cpu";
+    d.name = cpu_model();
+    d.multiprocessors = worker_count();
+    d.global_memory_bytes = sysconf_or(_SC_PHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
+    if (int64_t l2 = sysconf_or(_SC_LEVEL2_CACHE_SIZE, 0)) d.l2_cache_bytes = l2;
+    if (int64_t l3 = sysconf_or(_SC_LEVEL3_CACHE_SIZE, 0)) d.last_level_cache_bytes = l3;
+    d.telemetry.source = "none: CPU backend";
+    return {d};
+  }
+
+  int64_t memory_budget_bytes(int) override {
+    // A quarter of physical memory, at most 4 GiB: the CPU backend is for small runs and CI.
+    const int64_t phys = sysconf_or(_SC_PHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
+    return std::min<int64_t>(phys / 4, int64_t{4} << 30);
+  }
+
+  Result<AosSoaMeasurement> run_aos_soa(int, const AosSoaParams& p, RunControl& ctl) override {
+    AosSoaMeasurement m;
+    m.before.source = m.after.source = "none: CPU backend";
+    std::vector<float> buf(static_cast<size_t>(p.n * 8));
+    const int total = static_cast<int>(p.touch_fields.size()) * 2;
+    int done = 0;
+    for (int t : p.touch_fields) {
+      for (bool soa : {false, true}) {
+        if (ctl.cancelled()) throw Cancelled{};
+        ctl.progress(static_cast<double>(done) / total,
+                     std::string(soa ? "soa" : "aos") + " touch_fields=" + std::to_string(t));
+        AosSoaState s;
+        s.layout = soa ? "soa" : "aos";
+        s.touch_fields = t;
+        s.n = p.n;
+        fill(buf.data(), soa, p.n, p.sampling.seed);
+        touch(buf.data(), soa, p.n, t);
+        s.verification = verify_aos_soa(buf, soa, p.n, t, p.sampling.seed);
+        s.time = sample(
+            p.sampling, ctl, [&] { flush(); }, [&] { touch(buf.data(), soa, p.n, t); },
+            [&] { return timed([&] { touch(buf.data(), soa, p.n, t); }); });
+        m.states.push_back(std::move(s));
+        ++done;
+      }
+    }
+    ctl.progress(1.0, "done");
+    return m;
+  }
+
+  Result<TransposeMeasurement> run_transpose(int, const TransposeParams& p, RunControl& ctl) override {
+    TransposeMeasurement m;
+    m.before.source = m.after.source = "none: CPU backend";
+    const int total = static_cast<int>(p.dims.size() * p.variants.size());
+    int done = 0;
+    for (int64_t dim : p.dims) {
+      std::vector<float> in(static_cast<size_t>(dim * dim)), out(in.size());
+      parallel_for(dim * dim, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) in[i] = random_input(p.sampling.seed, static_cast<uint64_t>(i));
+      });
+      for (TransposeVariant v : p.variants) {
+        if (ctl.cancelled()) throw Cancelled{};
+        ctl.progress(static_cast<double>(done) / total,
+                     std::string(to_string(v)) + " dim=" + std::to_string(dim));
+        TransposeState s;
+        s.variant = v;
+        s.dim = dim;
+        std::memset(out.data(), 0xff, out.size() * sizeof(float));  // poison: 0xffffffff
+        run_variant(v, in.data(), out.data(), dim);
+        s.verification = verify_transpose(out, dim, v != TransposeVariant::kCopy, p.sampling.seed);
+        s.time = sample(
+            p.sampling, ctl, [&] { flush(); }, [&] { run_variant(v, in.data(), out.data(), dim); },
+            [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); });
+        m.states.push_back(std::move(s));
+        ++done;
+      }
+    }
+    ctl.progress(1.0, "done");
+    return m;
+  }
+
+ private:
+  static std::string cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.rfind("model name", 0) == 0) {
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+      }
+    }
+    return "host CPU";
+  }
+
+  static void fill(float* buf, bool soa, int64_t n, uint64_t seed) {
+    parallel_for(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        for (int64_t k = 0; k < 8; ++k)
+          buf[soa ? k * n + i : i * 8 + k] = random_input(seed, static_cast<uint64_t>(i * 8 + k));
+    });
+  }
+
+  template <class F>
+  static double timed(F f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // Cold mode: overwrite twice the last-level cache (32 MiB when the size is unknown).
+  void flush() {
+    if (flush_.empty()) {
+      const int64_t llc = sysconf_or(_SC_LEVEL3_CACHE_SIZE, sysconf_or(_SC_LEVEL2_CACHE_SIZE, 16 << 20));
+      flush_.resize(static_cast<size_t>(std::clamp<int64_t>(2 * llc, 32 << 20, 128 << 20)));
+    }
+    std::memset(flush_.data(), ++flush_value_, flush_.size());
+  }
+
+  std::vector<unsigned char> flush_;
+  unsigned char flush_value_ = 0;
+};
+
+}  // namespace
+
+const char* to_string(TransposeVariant v) {
+  switch (v) {
+    case TransposeVariant::kCopy: return "copy";
+    case TransposeVariant::kNaive: return "naive";
+    case TransposeVariant::kTiled: return "tiled";
+    case TransposeVariant::kPad: return "pad";
+  }
+  return "?";
+}
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace layoutscope::agent

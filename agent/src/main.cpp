@@ -1,0 +1,110 @@
+// layoutscope-agent: wires options, backend, run store, policy and routes, then serves until SIGINT/SIGTERM.
+#include <httplib.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "api.hpp"
+#include "benchmark.hpp"
+#include "build_info.hpp"
+#include "options.hpp"
+#include "policy.hpp"
+#include "run_store.hpp"
+
+namespace {
+
+httplib::Server* g_server = nullptr;
+
+void on_signal(int) {
+  if (g_server) g_server->stop();  // stop() only flips flags and shuts the listening socket down
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace layoutscope::agent;
+  auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (!options) {
+    std::fprintf(stderr, "layoutscope-agent: %s\n", options.error().message.c_str());
+    return 2;
+  }
+  const Options& opt = *options;
+  if (opt.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (opt.version) {
+    std::printf("layoutscope-agent %s (%s, %s%s)\n", std::string(build_info().version).c_str(),
+                std::string(build_info().git_sha).c_str(), build_info().cuda ? "cuda " : "",
+                std::string(build_info().build_type).c_str());
+    return 0;
+  }
+
+  auto token = load_or_create_token(opt.token_file);
+  if (!token) {
+    std::fprintf(stderr, "layoutscope-agent: %s\n", token.error().message.c_str());
+    return 2;
+  }
+
+  std::unique_ptr<Backend> backend;
+  if (opt.backend == "cpu") {
+    backend = make_cpu_backend();
+  } else {
+    backend = make_cuda_backend();
+    if (opt.backend == "auto" && backend->unavailable()) {
+      std::fprintf(stderr, "layoutscope-agent: CUDA backend unavailable (%s); using the CPU backend\n",
+                   backend->unavailable()->c_str());
+      backend = make_cpu_backend();
+    } else if (backend->unavailable()) {
+      std::fprintf(stderr, "layoutscope-agent: CUDA backend unavailable: %s (GET /readyz answers 503)\n",
+                   backend->unavailable()->c_str());
+    }
+  }
+
+  RunStore runs(opt.results_dir, *backend);
+  for (const auto& problem : runs.load()) std::fprintf(stderr, "layoutscope-agent: %s\n", problem.c_str());
+
+  httplib::Server server;
+  const int threads = opt.threads;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  const int port = opt.port == 0 ? server.bind_to_any_port(opt.host) : (server.bind_to_port(opt.host, opt.port) ? opt.port : -1);
+  if (port <= 0) {
+    std::fprintf(stderr, "layoutscope-agent: cannot listen on %s:%d\n", opt.host.c_str(), opt.port);
+    return 1;
+  }
+
+  PolicyConfig pc;
+  const std::string p = std::to_string(port);
+  pc.allowed_hosts = {"127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p};
+  if (!is_loopback_host(opt.host)) pc.allowed_hosts.push_back(opt.host + ":" + p);
+  for (auto h : opt.allowed_hosts) {
+    for (auto& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    pc.allowed_hosts.push_back(h);
+  }
+  pc.allowed_origins = {"http://127.0.0.1:" + p, "http://localhost:" + p};
+  for (const auto& o : opt.allowed_origins) pc.allowed_origins.push_back(o);
+  pc.token = *token;
+  pc.read_timeout_s = opt.read_timeout_s;
+  RequestPolicy policy(pc);
+  policy.install(server);
+  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir});
+
+  g_server = &server;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n", std::string(build_info().version).c_str(),
+               backend->kind().c_str(), backend->unavailable() ? " (unavailable)" : "", opt.results_dir.c_str());
+  const std::string shown_host = opt.host == "::1" ? "[::1]" : opt.host == "0.0.0.0" ? "127.0.0.1" : opt.host;
+  // The one URL: the token travels in the fragment, which browsers never send to a server.
+  std::printf("layoutscope-agent: open http://%s:%d/#token=%s\n", shown_host.c_str(), port, token->c_str());
+  std::fflush(stdout);
+
+  server.listen_after_bind();
+  runs.shutdown();
+  std::fprintf(stderr, "layoutscope-agent: stopped\n");
+  return 0;
+}

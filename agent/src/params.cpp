@@ -1,0 +1,268 @@
+#include "params.hpp"
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+namespace layoutscope::agent {
+namespace {
+
+using nlohmann::json;
+
+struct Defaults {
+  int64_t n;
+  int64_t dim;
+  int repetitions;
+  int warmup;
+};
+
+// GPU defaults: 2^26 structs = 2 GiB (> 4x the H200's 60 MiB L2, NOTES.md §4); dim 4096 as in the
+// document. CPU defaults are small so a CI machine with 2 cores finishes a sweep in about a second.
+Defaults defaults_for(const std::string& backend) {
+  if (backend == "cuda") return {int64_t{1} << 26, 4096, 30, 3};
+  return {int64_t{1} << 20, 1024, 5, 1};
+}
+
+const std::vector<std::string> kVariantNames = {"copy", "naive", "tiled", "pad"};
+
+Error field_error(const std::string& field, const std::string& message) {
+  return make_error(field + ": " + message, 0, field);
+}
+
+std::string type_name(const json& v) {
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number_float()) return "number";
+  return v.type_name();
+}
+
+// An integer in [lo, hi], or an error naming the field.
+Result<int64_t> integer(const json& v, const std::string& field, int64_t lo, int64_t hi) {
+  if (!v.is_number_integer()) return field_error(field, "expected an integer, got " + type_name(v));
+  int64_t x;
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) return field_error(field, "must be at most " + std::to_string(hi));
+    x = static_cast<int64_t>(u);
+  } else {
+    x = v.get<int64_t>();
+  }
+  if (x < lo || x > hi)
+    return field_error(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                                  ", got " + std::to_string(x));
+  return x;
+}
+
+Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
+  Sampling s;
+  s.repetitions = d.repetitions;
+  s.warmup = d.warmup;
+  if (p.contains("repetitions")) {
+    auto r = integer(p["repetitions"], "params.repetitions", 1, kMaxRepetitions);
+    if (!r) return r.error();
+    s.repetitions = static_cast<int>(*r);
+  }
+  if (p.contains("warmup")) {
+    auto r = integer(p["warmup"], "params.warmup", 0, kMaxWarmup);
+    if (!r) return r.error();
+    s.warmup = static_cast<int>(*r);
+  }
+  if (p.contains("cache")) {
+    const json& c = p["cache"];
+    if (!c.is_string() || (c != "cold" && c != "hot"))
+      return field_error("params.cache", "expected \"cold\" or \"hot\"");
+    s.cache = c == "hot" ? CacheMode::kHot : CacheMode::kCold;
+  }
+  if (p.contains("seed")) {
+    auto r = integer(p["seed"], "params.seed", 0, kMaxSeed);
+    if (!r) return r.error();
+    s.seed = static_cast<uint64_t>(*r);
+  } else {
+    s.seed = std::random_device{}() & 0xffffffffu;  // fresh random input each run; echoed in the result
+  }
+  return s;
+}
+
+// An integer or a non-empty array of distinct integers, each in [lo, hi].
+Result<std::vector<int64_t>> integer_list(const json& v, const std::string& field, int64_t lo, int64_t hi,
+                                          size_t max_items) {
+  std::vector<int64_t> out;
+  if (v.is_array()) {
+    if (v.empty()) return field_error(field, "must not be empty");
+    if (v.size() > max_items) return field_error(field, "at most " + std::to_string(max_items) + " values");
+    for (size_t i = 0; i < v.size(); ++i) {
+      auto x = integer(v[i], field + "[" + std::to_string(i) + "]", lo, hi);
+      if (!x) return x.error();
+      if (std::find(out.begin(), out.end(), *x) != out.end())
+        return field_error(field + "[" + std::to_string(i) + "]", "duplicate value " + std::to_string(*x));
+      out.push_back(*x);
+    }
+    return out;
+  }
+  auto x = integer(v, field, lo, hi);
+  if (!x) return x.error();
+  return std::vector<int64_t>{*x};
+}
+
+Result<bool> check_known(const json& p, const std::set<std::string>& known) {
+  for (auto it = p.begin(); it != p.end(); ++it)
+    if (!known.count(it.key())) return field_error("params." + it.key(), "unknown parameter");
+  return true;
+}
+
+std::string bytes_text(int64_t b) { return std::to_string(b) + " bytes"; }
+
+json sampling_resolved(const Sampling& s) {
+  return {{"repetitions", s.repetitions},
+          {"warmup", s.warmup},
+          {"cache", s.cache == CacheMode::kCold ? "cold" : "hot"},
+          {"seed", s.seed}};
+}
+
+json sampling_catalogue(const Defaults& d) {
+  return {
+      {"repetitions", {{"type", "integer"}, {"default", d.repetitions}, {"minimum", 1}, {"maximum", kMaxRepetitions},
+                       {"description", "timed samples per state; the summary is their median, quartiles, minimum"}}},
+      {"warmup", {{"type", "integer"}, {"default", d.warmup}, {"minimum", 0}, {"maximum", kMaxWarmup},
+                  {"description", "untimed launches before the samples"}}},
+      {"cache", {{"type", "string"}, {"default", "cold"}, {"enum", {"cold", "hot"}},
+                 {"description", "cold: a buffer of twice the L2 (CPU: last-level cache) is overwritten before each sample"}}},
+      {"seed", {{"type", "integer"}, {"default", nullptr}, {"minimum", 0}, {"maximum", kMaxSeed},
+                {"description", "seed of the random verification input; random when absent (echoed in the result)"}}},
+  };
+}
+
+}  // namespace
+
+json benchmark_catalogue(const std::string& backend_kind) {
+  const Defaults d = defaults_for(backend_kind);
+  json aos = sampling_catalogue(d);
+  aos["n"] = {{"type", "integer"}, {"default", d.n}, {"minimum", kMinElements}, {"maximum", kMaxElements},
+              {"description", "elements of struct { float f[8]; } (32 B each)"}};
+  aos["touch_fields"] = {{"type", "integer or array of integers"}, {"default", {1, 2, 4, 8}}, {"enum", {1, 2, 4, 8}},
+                         {"description", "fields incremented per element; an array runs a sweep"}};
+  json tr = sampling_catalogue(d);
+  tr["dim"] = {{"type", "integer or array of integers"}, {"default", {d.dim}}, {"minimum", 1}, {"maximum", kMaxDim},
+               {"maxItems", kMaxDims}, {"description", "fp32 matrix is dim x dim; any dim (edges are handled)"}};
+  tr["variants"] = {{"type", "array of strings"}, {"default", kVariantNames}, {"enum", kVariantNames},
+                    {"description", "copy is the ceiling; naive, tiled (32x32 shared tile), pad (tile[32][33])"}};
+  return {
+      {"backend", backend_kind},
+      {"benchmarks",
+       {{{"name", "aos_soa"},
+         {"title", "AoS vs SoA touch_fields sweep (B-09)"},
+         {"description", "Each touched field of struct { float f[8]; } is incremented and written back, AoS "
+                         "kernel vs SoA kernel. Useful bytes = touched fields read + written."},
+         {"parameters", aos}},
+        {{"name", "transpose"},
+         {"title", "fp32 transpose vs copy (B-09)"},
+         {"description", "copy / naive / tiled / pad at each dim; useful bytes = 2 x dim^2 x 4."},
+         {"parameters", tr}}}},
+  };
+}
+
+Result<RunRequest> parse_run_request_impl(const json& body, const std::string& backend_kind, int device_count,
+                                          const std::function<int64_t(int)>& memory_budget) {
+  if (!body.is_object()) return field_error("body", "expected a JSON object");
+  for (auto it = body.begin(); it != body.end(); ++it)
+    if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device")
+      return field_error(it.key(), "unknown field");
+  if (!body.contains("benchmark")) return field_error("benchmark", "required (\"aos_soa\" or \"transpose\")");
+  const json& b = body["benchmark"];
+  if (!b.is_string() || (b != "aos_soa" && b != "transpose"))
+    return field_error("benchmark", "expected \"aos_soa\" or \"transpose\"");
+  RunRequest req;
+  req.benchmark = b.get<std::string>();
+  req.kind = req.benchmark == "aos_soa" ? BenchmarkKind::kAosSoa : BenchmarkKind::kTranspose;
+  if (body.contains("device")) {
+    if (device_count <= 0) return field_error("device", "no device is available");
+    auto d = integer(body["device"], "device", 0, device_count - 1);
+    if (!d) return d.error();
+    req.device = static_cast<int>(*d);
+  } else if (device_count <= 0) {
+    return field_error("device", "no device is available");
+  }
+  const json empty = json::object();
+  const json& p = body.contains("params") ? body["params"] : empty;
+  if (!p.is_object()) return field_error("params", "expected a JSON object");
+  const Defaults d = defaults_for(backend_kind);
+  auto sampling = parse_sampling(p, d);
+  if (!sampling) return sampling.error();
+
+  if (req.kind == BenchmarkKind::kAosSoa) {
+    if (auto k = check_known(p, {"n", "touch_fields", "repetitions", "warmup", "cache", "seed"}); !k) return k.error();
+    AosSoaParams& a = req.aos_soa;
+    a.sampling = *sampling;
+    a.n = d.n;
+    if (p.contains("n")) {
+      auto n = integer(p["n"], "params.n", kMinElements, kMaxElements);
+      if (!n) return n.error();
+      a.n = *n;
+    }
+    if (p.contains("touch_fields")) {
+      auto t = integer_list(p["touch_fields"], "params.touch_fields", 1, 8, 4);
+      if (!t) return t.error();
+      for (size_t i = 0; i < t->size(); ++i) {
+        const int64_t v = (*t)[i];
+        if (v != 1 && v != 2 && v != 4 && v != 8)
+          return field_error(p["touch_fields"].is_array() ? "params.touch_fields[" + std::to_string(i) + "]"
+                                                          : "params.touch_fields",
+                             "must be one of 1, 2, 4, 8, got " + std::to_string(v));
+        a.touch_fields.push_back(static_cast<int>(v));
+      }
+    } else {
+      a.touch_fields = {1, 2, 4, 8};
+    }
+    const int64_t need = a.n * 32;
+    const int64_t budget = memory_budget(req.device);
+    if (need > budget)
+      return field_error("params.n", std::to_string(a.n) + " elements need " + bytes_text(need) + ", the " +
+                                         backend_kind + " device has " + bytes_text(budget) + " available");
+    req.resolved = {{"benchmark", req.benchmark},
+                    {"device", req.device},
+                    {"params", {{"n", a.n}, {"touch_fields", a.touch_fields}}}};
+    req.resolved["params"].update(sampling_resolved(a.sampling));
+  } else {
+    if (auto k = check_known(p, {"dim", "variants", "repetitions", "warmup", "cache", "seed"}); !k) return k.error();
+    TransposeParams& t = req.transpose;
+    t.sampling = *sampling;
+    t.dims = {d.dim};
+    if (p.contains("dim")) {
+      auto dims = integer_list(p["dim"], "params.dim", 1, kMaxDim, kMaxDims);
+      if (!dims) return dims.error();
+      t.dims = *dims;
+    }
+    if (p.contains("variants")) {
+      const json& v = p["variants"];
+      if (!v.is_array() || v.empty()) return field_error("params.variants", "expected a non-empty array of names");
+      if (v.size() > kVariantNames.size()) return field_error("params.variants", "at most 4 names");
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string f = "params.variants[" + std::to_string(i) + "]";
+        if (!v[i].is_string()) return field_error(f, "expected a string");
+        const auto it = std::find(kVariantNames.begin(), kVariantNames.end(), v[i].get<std::string>());
+        if (it == kVariantNames.end()) return field_error(f, "expected one of copy, naive, tiled, pad");
+        const auto variant = static_cast<TransposeVariant>(it - kVariantNames.begin());
+        if (std::find(t.variants.begin(), t.variants.end(), variant) != t.variants.end())
+          return field_error(f, "duplicate variant");
+        t.variants.push_back(variant);
+      }
+    } else {
+      t.variants = {TransposeVariant::kCopy, TransposeVariant::kNaive, TransposeVariant::kTiled,
+                    TransposeVariant::kPad};
+    }
+    const int64_t largest = *std::max_element(t.dims.begin(), t.dims.end());
+    const int64_t need = 2 * largest * largest * 4;
+    const int64_t budget = memory_budget(req.device);
+    if (need > budget)
+      return field_error("params.dim", "dim " + std::to_string(largest) + " needs " + bytes_text(need) + ", the " +
+                                           backend_kind + " device has " + bytes_text(budget) + " available");
+    json variants = json::array();
+    for (auto v : t.variants) variants.push_back(to_string(v));
+    req.resolved = {{"benchmark", req.benchmark},
+                    {"device", req.device},
+                    {"params", {{"dim", t.dims}, {"variants", variants}}}};
+    req.resolved["params"].update(sampling_resolved(t.sampling));
+  }
+  return req;
+}
+
+}  // namespace layoutscope::agent

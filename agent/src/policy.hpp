@@ -1,0 +1,73 @@
+// Every security rule of the agent in one object (NOTES.md §6; the local-agent lessons of Jupyter, Ollama,
+// TensorBoard and Chrome). Route handlers hold business logic only; install() puts this object in the
+// server's pre-routing hook, post-routing hook, error and exception handlers and knobs.
+//
+// Order of the pre-routing checks, each answered before any handler runs and before the body is read:
+//   1. Host must be one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
+//      Ollama CVE-2024-28224).
+//   2. Origin, when present, must equal an allowed origin exactly (403; Jupyter's regex matching was
+//      bypassed, so no patterns). Allowed origins get CORS headers; every response says Vary: Origin.
+//   3. CORS preflight (OPTIONS) of an allowed origin -> 204, before authentication (preflights carry none).
+//   4. Transfer-Encoding (chunked) -> 411: cpp-httplib 0.11.4 lets a chunked body bypass the payload limit.
+//      Content-Encoding -> 415: it would decompress gzip/brotli bodies (a zip bomb). Content-Length over
+//      64 KiB -> 413.
+//   5. Bearer token on every /v1/ path, compared in constant time (401 + WWW-Authenticate).
+//   6. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
+//      preflight, so a "simple" form post cannot start a run.
+// Afterwards: the JSON body is parsed with a nesting limit (400), responses carry nosniff and no-store,
+// an exception becomes a JSON 500 without internals, and keep-alive is off (one request per connection).
+#pragma once
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "layoutscope/result.hpp"
+
+namespace layoutscope::agent {
+
+struct PolicyConfig {
+  std::vector<std::string> allowed_hosts;    // "127.0.0.1:8765", "localhost:8765", "[::1]:8765", ...
+  std::vector<std::string> allowed_origins;  // exact strings: "http://127.0.0.1:8765"
+  std::string token;                          // bearer token (never logged)
+  size_t max_body_bytes = 64 * 1024;
+  int max_json_depth = 32;
+  int read_timeout_s = 5;
+};
+
+// {"error": {"code": ..., "message": ..., "field": ...}}; field omitted when empty.
+std::string error_body(std::string_view code, std::string_view message, std::string_view field = {});
+void send_error(httplib::Response& res, int status, std::string_view code, std::string_view message,
+                std::string_view field = {});
+
+class RequestPolicy {
+ public:
+  explicit RequestPolicy(PolicyConfig config);
+
+  void install(httplib::Server& server) const;
+
+  // The pre-routing hook: Handled means the request was refused (or was a preflight) and answered.
+  httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res) const;
+  // Headers every response gets (nosniff, no-store, Vary: Origin, CORS for an allowed origin).
+  void decorate(const httplib::Request& req, httplib::Response& res) const;
+
+  // Parses a request body as JSON; nesting deeper than max_json_depth is refused before parsing, by a
+  // linear scan, so no recursion ever sees a deep document.
+  Result<nlohmann::json> parse_json_body(const std::string& body) const;
+
+  static bool constant_time_equal(std::string_view a, std::string_view b);
+  static bool requires_token(const std::string& path);
+  const PolicyConfig& config() const { return config_; }
+
+ private:
+  bool origin_allowed(const std::string& origin) const;
+  PolicyConfig config_;
+};
+
+// Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
+int json_nesting_depth(std::string_view text);
+
+}  // namespace layoutscope::agent

@@ -1,0 +1,115 @@
+#include "predict.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "layoutscope/memory_access.hpp"
+#include "layoutscope/parse.hpp"
+
+namespace layoutscope::agent {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kWarp = 32;
+
+// The global-memory cost of one warp instruction: lanes touch logical elements `indices` of `layout_text`
+// over `shape`, `width` bytes each (vector accesses read width / 4 consecutive floats from that index).
+Result<json> sectors(const std::string& layout_text, const std::vector<int64_t>& shape,
+                     const std::vector<int64_t>& indices, int width, const std::string& access) {
+  auto layout = parse_layout(layout_text);
+  if (!layout) return layout.error();
+  auto addrs = lane_addresses(*layout, shape, indices, 4);
+  if (!addrs) return addrs.error();
+  auto s = sector_access(*addrs, width);
+  if (!s) return s.error();
+  return json{{"access", access},
+              {"layout", layout_text},
+              {"lanes", indices.size()},
+              {"bytes_per_lane", width},
+              {"sectors_per_request", s->sectors},
+              {"bytes_requested", s->bytes},
+              {"sector_efficiency", s->efficiency}};
+}
+
+// The shared-memory cost of one warp instruction on a 32x32 fp32 tile.
+Result<json> banks(const std::string& layout_text, const std::vector<int64_t>& indices, const std::string& access) {
+  auto layout = parse_layout(layout_text);
+  if (!layout) return layout.error();
+  auto addrs = lane_addresses(*layout, {32, 32}, indices, 4);
+  if (!addrs) return addrs.error();
+  auto b = bank_access(*addrs, 4);
+  if (!b) return b.error();
+  return json{{"access", access},
+              {"layout", layout_text},
+              {"lanes", indices.size()},
+              {"bytes_per_lane", 4},
+              {"wavefronts", b->cycles},
+              {"ideal_wavefronts", b->groups},
+              {"max_ways", b->max_ways}};
+}
+
+std::string dims_text(int64_t a, int64_t b) { return std::to_string(a) + "," + std::to_string(b); }
+
+}  // namespace
+
+Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
+  const std::string text = layout == "aos" ? "S[(" + dims_text(n, 8) + "):(8,1)]"
+                                           : "S[(" + dims_text(n, 8) + "):(1," + std::to_string(n) + ")]";
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);  // element i, field 0
+  auto g = sectors(text, {n, 8}, idx, 4, "lane i loads (and stores) field k of element i");
+  if (!g) return g.error();
+  return json{{"source", "layoutscope engine (sector_access)"}, {"global", json::array({*g})}};
+}
+
+Result<json> predict_transpose(TransposeVariant variant, int64_t dim) {
+  const std::string global = "S[(" + dims_text(dim, dim) + "):(" + std::to_string(dim) + ",1)]";
+  const int64_t lanes = std::min<int64_t>(kWarp, dim);
+  std::vector<int64_t> row, column;
+  for (int64_t l = 0; l < lanes; ++l) {
+    row.push_back(l);           // (0, l)
+    column.push_back(l * dim);  // (l, 0)
+  }
+  json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
+              {"shared", json::array()}};
+  if (variant == TransposeVariant::kCopy) {
+    std::vector<int64_t> vec;
+    for (int64_t l = 0; l < kWarp && 4 * l + 3 < dim * dim; ++l) vec.push_back(4 * l);
+    if (vec.empty()) vec.push_back(0);
+    const int width = vec.size() > 1 || dim * dim >= 4 ? 16 : 4;
+    for (const char* a : {"load: lane i reads 16 B at element 4i", "store: lane i writes 16 B at element 4i"}) {
+      auto g = sectors(global, {dim, dim}, vec, width, a);
+      if (!g) return g.error();
+      out["global"].push_back(*g);
+    }
+    return out;
+  }
+  auto load = sectors(global, {dim, dim}, row, 4, "load: lane i reads in(r, c0 + i) (a row)");
+  if (!load) return load.error();
+  out["global"].push_back(*load);
+  if (variant == TransposeVariant::kNaive) {
+    auto store = sectors(global, {dim, dim}, column, 4, "store: lane i writes out(c0 + i, r) (a column)");
+    if (!store) return store.error();
+    out["global"].push_back(*store);
+    return out;
+  }
+  auto store = sectors(global, {dim, dim}, row, 4, "store: lane i writes out(r, c0 + i) (a row)");
+  if (!store) return store.error();
+  out["global"].push_back(*store);
+  const std::string tile = variant == TransposeVariant::kPad ? "S[(32,32):(33,1)]" : "S[(32,32):(32,1)]";
+  std::vector<int64_t> tile_row, tile_col;
+  for (int64_t l = 0; l < kWarp; ++l) {
+    tile_row.push_back(l);       // tile[0][l]
+    tile_col.push_back(l * 32);  // tile[l][0]
+  }
+  auto w = banks(tile, tile_row, "shared store: lane i writes tile[r][i] (a row)");
+  if (!w) return w.error();
+  auto r = banks(tile, tile_col, "shared load: lane i reads tile[i][c] (a column)");
+  if (!r) return r.error();
+  out["shared"].push_back(*w);
+  out["shared"].push_back(*r);
+  return out;
+}
+
+}  // namespace layoutscope::agent

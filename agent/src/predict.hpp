@@ -1,0 +1,27 @@
+// What the layout engine predicts for each benchmark state: the agent asks shared/ (memory_access.hpp)
+// and never re-derives layout math. One warp (32 lanes) issuing one instruction is the unit:
+//
+//   aos_soa, logical data (n elements, 8 fields), lane i touches element i, field 0:
+//     AoS  S[(n,8):(8,1)]   -> lane addresses 0, 32, 64, ... -> 32 sectors / request  (document: 32)
+//     SoA  S[(n,8):(1,n)]   -> lane addresses 0, 4, 8, ...   ->  4 sectors / request  (document: 4)
+//   transpose, global matrix S[(dim,dim):(dim,1)]:
+//     naive: load row (4 sectors), store column (32 sectors); tiled / pad: 4 and 4
+//   transpose, shared tile read along a column (lane i reads tile[i][c]):
+//     S[(32,32):(32,1)] -> 32-way bank conflict (32 wavefronts);  S[(32,32):(33,1)] -> 1 wavefront
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "benchmark.hpp"
+#include "layoutscope/result.hpp"
+
+namespace layoutscope::agent {
+
+// The "predicted" block of one aos_soa state (layout "aos" | "soa").
+Result<nlohmann::json> predict_aos_soa(const std::string& layout, int64_t n);
+// The "predicted" block of one transpose state.
+Result<nlohmann::json> predict_transpose(TransposeVariant variant, int64_t dim);
+
+}  // namespace layoutscope::agent

@@ -1,0 +1,87 @@
+// Runs are jobs on a queue: one worker thread per device runs one job at a time; a second submission for
+// a busy device is refused (the API answers 409 + Retry-After). Every state change of a run is written
+// atomically (temporary file, fsync, rename, fsync of the folder) as <results-dir>/<id>.json, so a restart
+// lists the history again; a run that was queued or running when the agent stopped comes back as
+// "interrupted".
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "benchmark.hpp"
+#include "params.hpp"
+
+namespace layoutscope::agent {
+
+std::string iso8601_now();
+
+class RunStore {
+ public:
+  RunStore(std::filesystem::path dir, Backend& backend);
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  // Reads the results folder; files it cannot parse are skipped and reported in the returned list.
+  std::vector<std::string> load();
+
+  struct Busy {
+    int retry_after_s;
+    std::string running_id;
+  };
+  std::variant<std::string, Busy> submit(RunRequest request);
+
+  std::optional<nlohmann::json> get(const std::string& id) const;  // the full record
+  nlohmann::json list() const;                                      // summaries, oldest first
+  std::optional<Busy> busy(int device) const;  // the job holding the device, with a Retry-After estimate
+
+  enum class CancelOutcome { kCancelled, kRequested, kNotFound, kAlreadyFinished };
+  CancelOutcome cancel(const std::string& id);
+
+  // Progress stream: waits until the record's version exceeds `version` (or timeout); returns the
+  // progress view and updates `version`, nothing on timeout, or {"missing": true} for an unknown id.
+  std::optional<nlohmann::json> wait_change(const std::string& id, uint64_t& version,
+                                            std::chrono::milliseconds timeout) const;
+  static bool terminal(const std::string& status);
+  void shutdown();
+
+ private:
+  struct Run {
+    nlohmann::json record;   // id, benchmark, device, status, times, progress, message, error, request, result
+    RunRequest request;
+    uint64_t version = 1;
+    bool cancel_requested = false;
+    std::chrono::steady_clock::time_point started{};
+  };
+  class Control;
+
+  std::optional<Busy> busy_locked(int device) const;
+  void worker(int device);
+  void execute(const std::string& id);
+  void persist(const nlohmann::json& record) const;  // caller holds no lock requirement; writes atomically
+  void update(const std::string& id, const std::function<void(Run&)>& change, bool write);
+
+  std::filesystem::path dir_;
+  Backend& backend_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::map<std::string, std::shared_ptr<Run>> runs_;
+  std::map<int, std::deque<std::string>> queues_;   // per device: the job waiting or running (at most one)
+  std::map<int, std::string> running_;
+  std::vector<std::thread> workers_;
+  bool stopping_ = false;
+  mutable std::mutex write_mutex_;
+};
+
+}  // namespace layoutscope::agent

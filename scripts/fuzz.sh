@@ -9,7 +9,7 @@ seconds=${1:-30}
 cmake --build build-fuzz -j"${JOBS:-$(nproc)}" >/dev/null
 mkdir -p build-fuzz/corpus
 if build-fuzz/bin/layoutscope-fuzz-parse -max_total_time="$seconds" -max_len=512 -timeout=5 -rss_limit_mb=2048 \
-  build-fuzz/corpus tests/fuzz/corpus >build-fuzz/last-run.log 2>&1; then
+  -artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz/corpus >build-fuzz/last-run.log 2>&1; then
   tail -n1 build-fuzz/last-run.log
   echo "1 passed, 0 failed"
 else

@@ -81,6 +81,11 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
     return make_error("index " + std::to_string(index) + " is outside [0, " + std::to_string(c.size()) + ")", 0,
                       "index");
   }
+  if (c.replicas() > kMaxForwardReplicas) {
+    return make_error("the layout has " + std::to_string(c.replicas()) + " replicas per element, more than the " +
+                          std::to_string(kMaxForwardReplicas) + " one mapping lists",
+                      0, "R");
+  }
   const std::vector<std::string>& axes = c.axes();
   const auto axis_of = [&axes](const std::string& name) {
     return static_cast<size_t>(std::find(axes.begin(), axes.end(), name) - axes.begin());
@@ -224,10 +229,13 @@ Result<Table> table(const Layout& layout, const std::vector<int64_t>& shape, int
   auto compiled = prepare(layout, shape);
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
-  int64_t cells;
-  if (mul_overflows(c.size(), c.replicas(), &cells) || cells > cell_limit) {
+  int64_t cells, values;
+  if (mul_overflows(c.size(), c.replicas(), &cells) || cells > cell_limit ||
+      mul_overflows(cells, c.axis_count(), &values) || values / kValuesPerCellBudget > cell_limit) {
     return make_error("the table has " + std::to_string(c.size()) + " elements x " + std::to_string(c.replicas()) +
-                          " replicas, more than the limit of " + std::to_string(cell_limit) + " cells",
+                          " replicas on " + std::to_string(c.axis_count()) + " axes, more than the limit of " +
+                          std::to_string(cell_limit) + " cells (" + std::to_string(kValuesPerCellBudget) +
+                          " axis values a cell)",
                       0, "shape");
   }
   Table t;

@@ -183,6 +183,24 @@ TEST(Swizzle, UnapplyInvertsEveryParameterSet) {
   }
 }
 
+TEST(Limits, HugeInputsAreRefusedWithAMessageNotComputed) {
+  // 2^20 replicas of one element: forward would list them all; it refuses and names R.
+  auto many = forward_index(*parse_layout("S[4:1] + R[1048576:1@x]"), {4}, 0);
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error().field, "R");
+  // 2^40 elements: the table refuses before allocating.
+  auto big = table(*parse_layout("S[(1048576,1048576):(1048576,1)]"), {1048576, 1048576});
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("limit"), std::string::npos);
+  // Extents whose product overflows 64 bits.
+  auto overflow = forward_index(*parse_layout("S[(4294967296,4294967296,4):(1,1,1)]"), {4}, 0);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.error().message.find("overflows"), std::string::npos);
+  // Strides whose span overflows.
+  auto span = forward_index(*parse_layout("S[(4,4):(4611686018427387904,1)]"), {16}, 0);
+  ASSERT_FALSE(span.ok());
+}
+
 TEST(Swizzle, ZeroShiftIsRefused) {
   auto f = forward_index(*parse_layout("Swizzle<2,0,0> o S[8:1]"), {8}, 1);
   ASSERT_FALSE(f.ok());

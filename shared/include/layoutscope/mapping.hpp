@@ -54,6 +54,9 @@ struct Mapping {
 // Default logical shape when none is given: one dimension of layout_size().
 Result<std::vector<int64_t>> default_shape(const Layout& layout);
 
+// One mapping lists every replica of the element; layouts with more replicas than this are refused.
+inline constexpr int64_t kMaxForwardReplicas = int64_t{1} << 16;
+
 Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& shape, int64_t index);
 Result<Mapping> forward_coord(const Layout& layout, const std::vector<int64_t>& shape,
                               const std::vector<int64_t>& coord);
@@ -80,7 +83,8 @@ Result<std::vector<InverseHit>> inverse(const Layout& layout, const std::vector<
                                         int64_t cell_limit = kDefaultCellLimit);
 
 // All positions, flat: values[((x * replicas) + r) * axes.size() + a]. Refused above cell_limit
-// elements * replicas.
+// elements * replicas, or above kValuesPerCellBudget * cell_limit values (layouts naming many axes).
+inline constexpr int64_t kValuesPerCellBudget = 8;
 struct Table {
   std::vector<std::string> axes;
   std::vector<int64_t> shape;

@@ -44,6 +44,12 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     });
   }
 
+  if (config.test_endpoints) {
+    server.Get("/v1/_test/throw", [](const httplib::Request&, httplib::Response&) {
+      throw std::runtime_error("internal detail that must not reach the client: /secret/path");
+    });
+  }
+
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, {{"status", "ok"}});
   });

@@ -16,6 +16,7 @@ namespace layoutscope::agent {
 struct ApiConfig {
   int default_device = 0;
   std::optional<std::string> web_dir;  // a built page; the built-in page otherwise
+  bool test_endpoints = false;
 };
 
 void install_routes(httplib::Server& server, const RequestPolicy& policy, Backend& backend, RunStore& runs,

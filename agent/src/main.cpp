@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   pc.read_timeout_s = opt.read_timeout_s;
   RequestPolicy policy(pc);
   policy.install(server);
-  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir});
+  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir, opt.test_endpoints});
 
   g_server = &server;
   std::signal(SIGINT, on_signal);

@@ -30,6 +30,7 @@ usage: layoutscope-agent [options]
   --web DIR              serve the built page from DIR (default: a built-in page that lists the API)
   --threads N            HTTP worker threads (default 8, 2..64)
   --read-timeout S       seconds a connection may stay silent while sending a request (default 5, 1..60)
+  --test-endpoints       add GET /v1/_test/throw, whose handler throws (tests of the exception handler)
   --version              print the version and exit
   --help                 print this text and exit
 
@@ -77,6 +78,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       o.help = true;
     } else if (a == "--version") {
       o.version = true;
+    } else if (a == "--test-endpoints") {
+      o.test_endpoints = true;
     } else if (a == "--allow-remote") {
       o.allow_remote = true;
     } else if (a == "--host" || a == "--port" || a == "--allowed-origin" || a == "--allowed-host" ||

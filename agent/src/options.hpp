@@ -22,6 +22,7 @@ struct Options {
   std::optional<std::string> web_dir;
   int threads = 8;
   int read_timeout_s = 5;
+  bool test_endpoints = false;               // GET /v1/_test/throw (tests of the exception handler)
   bool help = false;
   bool version = false;
 };

@@ -1,0 +1,295 @@
+// Every endpoint over real HTTP, full runs end to end on the CPU backend, the results checked against
+// values worked out independently (B-09's sector counts, the definitions of useful bytes and ratios,
+// the transpose's own definition), JSON Schema 2020-12 and OpenAPI 3.1 validation, CSV, restart.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { Validator } from '@seriousme/openapi-schema-validator';
+
+import { postRun, readEvents, repoRoot, sharedAgent, startAgent, summary, tempDir, waitRun } from './lib/agent.js';
+
+const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+addFormats(ajv);
+const validateResults = ajv.compile(schema);
+
+function assertValid(result) {
+  const ok = validateResults(result);
+  assert.ok(ok, JSON.stringify(validateResults.errors, null, 1));
+}
+
+let agent;
+before(async () => { agent = await sharedAgent(); });
+after(async () => { await agent.stop(); });
+
+async function run(body) {
+  const r = await postRun(agent, body);
+  assert.equal(r.status, 202, await r.clone().text());
+  const j = await r.json();
+  assert.equal(r.headers.get('location'), `/v1/runs/${j.id}`);
+  return j.id;
+}
+
+describe('service endpoints', () => {
+  test('GET /healthz, /readyz, /version', async () => {
+    assert.deepEqual(await (await fetch(`${agent.base}/healthz`)).json(), { status: 'ok' });
+    const ready = await fetch(`${agent.base}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal((await ready.json()).ready, true);
+    const v = await (await fetch(`${agent.base}/version`)).json();
+    assert.match(v.version, /^\d+\.\d+\.\d+$/);
+    assert.match(v.results_schema_version, /^1\.\d+\.\d+$/);
+    assert.equal(v.name, 'layoutscope-agent');
+  });
+
+  test('GET /readyz is 503 when the asked backend cannot run', async (t) => {
+    const a = await startAgent([], { backend: 'cuda' });
+    t.after(() => a.stop());
+    const devices = await (await a.fetch('/v1/devices')).json();
+    if (devices.devices.length > 0) return t.skip('this machine has a working CUDA device');
+    const r = await fetch(`${a.base}/readyz`);
+    assert.equal(r.status, 503);
+    const j = await r.json();
+    assert.equal(j.ready, false);
+    assert.ok(j.reason.length > 0);
+    const post = await postRun(a, { benchmark: 'aos_soa' });
+    assert.equal(post.status, 503);
+  });
+
+  test('GET /openapi.json is a valid OpenAPI 3.1 document that lists every route', async () => {
+    const doc = await (await fetch(`${agent.base}/openapi.json`)).json();
+    const v = new Validator();
+    const res = await v.validate(doc);
+    assert.ok(res.valid, JSON.stringify(res.errors));
+    assert.equal(doc.openapi, '3.1.0');
+    const routes = { '/healthz': ['get'], '/readyz': ['get'], '/version': ['get'], '/openapi.json': ['get'],
+      '/v1/devices': ['get'], '/v1/benchmarks': ['get'], '/v1/runs': ['get', 'post'],
+      '/v1/runs/{id}': ['get', 'delete'], '/v1/runs/{id}/events': ['get'] };
+    assert.deepEqual(Object.keys(doc.paths).sort(), Object.keys(routes).sort());
+    for (const [p, methods] of Object.entries(routes)) {
+      for (const m of methods) assert.ok(doc.paths[p][m], `${m} ${p} documented`);
+    }
+  });
+
+  test('GET /v1/devices describes this machine\'s CPU', async () => {
+    const j = await (await agent.fetch('/v1/devices')).json();
+    assert.equal(j.backend, 'cpu');
+    assert.equal(j.devices.length, 1);
+    const d = j.devices[0];
+    assert.equal(d.kind, 'cpu');
+    assert.equal(d.multiprocessors, os.cpus().length);
+    assert.ok(Math.abs(d.global_memory_bytes - os.totalmem()) / os.totalmem() < 0.01);
+    assert.equal(d.sm_version, null);
+  });
+
+  test('GET /v1/benchmarks lists both benchmarks with defaults and bounds', async () => {
+    const j = await (await agent.fetch('/v1/benchmarks')).json();
+    const byName = Object.fromEntries(j.benchmarks.map((b) => [b.name, b]));
+    assert.deepEqual(Object.keys(byName).sort(), ['aos_soa', 'transpose']);
+    assert.deepEqual(byName.aos_soa.parameters.touch_fields.default, [1, 2, 4, 8]);
+    assert.deepEqual(byName.aos_soa.parameters.touch_fields.enum, [1, 2, 4, 8]);
+    assert.equal(byName.aos_soa.parameters.n.minimum, 32);
+    assert.deepEqual(byName.transpose.parameters.variants.default, ['copy', 'naive', 'tiled', 'pad']);
+    assert.equal(byName.transpose.parameters.dim.maximum, 32768);
+  });
+
+  test('GET / serves a page, /favicon.ico an icon', async () => {
+    const r = await fetch(`${agent.base}/`);
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type'), /text\/html/);
+    assert.match(await r.text(), /\/v1\/runs/);
+    assert.equal((await fetch(`${agent.base}/favicon.ico`)).status, 200);
+  });
+});
+
+describe('aos_soa sweep end to end', () => {
+  const n = 3000;  // not a multiple of 32: the last warp is partial
+  let id;
+  let record;
+
+  test('POST /v1/runs -> 202, the event stream reports progress and ends with the final status', async () => {
+    id = await run({ benchmark: 'aos_soa', params: { n, repetitions: 3, warmup: 1, seed: 12345 } });
+    const { res, events } = await readEvents(agent, id);
+    assert.match(res.headers.get('content-type'), /text\/event-stream/);
+    assert.equal(events.at(-1).event, 'end');
+    assert.equal(events.at(-1).data.status, 'succeeded');
+    const progress = events.map((e) => e.data.progress);
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i] >= progress[i - 1], 'progress never goes back');
+    record = await waitRun(agent, id);
+    assert.equal(record.status, 'succeeded');
+    assert.equal(record.progress, 1);
+  });
+
+  test('the result validates against schemas/results.schema.json', () => { assertValid(record.result); });
+
+  test('request echo with every default filled in, the seed as given', () => {
+    const p = record.result.meta.request.params;
+    assert.deepEqual(p.touch_fields, [1, 2, 4, 8]);
+    assert.equal(p.n, n);
+    assert.equal(p.seed, 12345);
+    assert.equal(p.cache, 'cold');
+    assert.equal(record.result.meta.backend, 'cpu');
+    assert.match(record.result.schema_version, /^1\.\d+\.\d+$/);
+  });
+
+  test('8 states (4 touch counts x 2 layouts), each verified exactly', () => {
+    const states = record.result.benchmarks[0].states;
+    assert.equal(states.length, 8);
+    for (const s of states) {
+      assert.equal(s.verification.passed, true, s.name);
+      assert.equal(s.verification.mismatches, 0);
+      assert.equal(s.verification.checked_elements, n * 8);
+    }
+  });
+
+  test('useful bytes, bandwidth and SoA/AoS speedup follow their definitions', () => {
+    const states = record.result.benchmarks[0].states;
+    const median = (s) => summary(s, 'time/cpu/median');
+    for (const s of states) {
+      const t = s.axis_values.touch_fields;
+      assert.equal(summary(s, 'layoutscope/useful_bytes'), n * t * 4 * 2);  // touched floats read + written
+      const bw = summary(s, 'nv/cold/bw/global/bytes_per_second');
+      assert.ok(Math.abs(bw - (n * t * 8) / median(s)) / bw < 1e-9);
+      assert.ok(summary(s, '/q1') <= median(s) && median(s) <= summary(s, '/q3'));
+      assert.ok(summary(s, '/min') <= summary(s, '/q1'));
+      assert.equal(summary(s, 'nv/cold/sample_size'), 3);
+      assert.equal(s.time_samples_s.length, 3);
+      const sorted = [...s.time_samples_s].sort((a, b) => a - b);
+      assert.equal(median(s), sorted[1]);  // median of three samples
+    }
+    for (const t of [1, 2, 4, 8]) {
+      const aos = states.find((s) => s.axis_values.layout === 'aos' && s.axis_values.touch_fields === t);
+      const soa = states.find((s) => s.axis_values.layout === 'soa' && s.axis_values.touch_fields === t);
+      const speedup = summary(soa, 'layoutscope/speedup_soa_over_aos');
+      assert.ok(Math.abs(speedup - median(aos) / median(soa)) < 1e-12 * speedup);
+    }
+  });
+
+  test('engine predictions match B-09\'s NCU table: AoS 32 sectors/request, SoA 4', () => {
+    for (const s of record.result.benchmarks[0].states) {
+      const g = s.predicted.global[0];
+      const expected = s.axis_values.layout === 'aos' ? 32 : 4;  // document §5.2: AoS 32 vs SoA 4
+      assert.equal(g.sectors_per_request, expected, s.name);
+      assert.equal(g.bytes_requested, 128);  // 32 lanes x 4 B
+      assert.equal(g.sector_efficiency, 128 / (expected * 32));
+    }
+  });
+
+  test('?format=csv: one row per state, units in the column names, same numbers', async () => {
+    const r = await agent.fetch(`/v1/runs/${id}?format=csv`);
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type'), /text\/csv/);
+    const lines = (await r.text()).trim().split('\n');
+    const header = lines[0].split(',');
+    for (const col of ['time_median_s', 'useful_bytes_B', 'useful_bandwidth_B_per_s', 'speedup_soa_over_aos',
+      'predicted_load_sectors_per_request', 'verified']) assert.ok(header.includes(col), col);
+    assert.equal(lines.length, 1 + 8);
+    const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i], v])));
+    const states = record.result.benchmarks[0].states;
+    rows.forEach((row, i) => {
+      assert.equal(row.layout, states[i].axis_values.layout);
+      assert.equal(Number(row.touch_fields), states[i].axis_values.touch_fields);
+      assert.equal(Number(row.time_median_s), summary(states[i], 'time/cpu/median'));
+      assert.equal(row.verified, 'true');
+      assert.equal(Number(row.predicted_load_sectors_per_request), row.layout === 'aos' ? 32 : 4);
+    });
+  });
+
+  test('GET /v1/runs lists it; unknown run -> 404; bad format -> 422', async () => {
+    const list = await (await agent.fetch('/v1/runs')).json();
+    assert.ok(list.runs.some((r) => r.id === id && r.status === 'succeeded'));
+    assert.equal((await agent.fetch('/v1/runs/20000101T000000Z-00000000')).status, 404);
+    const bad = await agent.fetch(`/v1/runs/${id}?format=xml`);
+    assert.equal(bad.status, 422);
+    assert.equal((await bad.json()).error.field, 'format');
+  });
+});
+
+describe('transpose end to end', () => {
+  const dims = [33, 64, 100];  // edges: not multiples of the 32x32 tile
+  let record;
+
+  test('all variants at three sizes, every output element verified', async () => {
+    const id = await run({ benchmark: 'transpose', params: { dim: dims, repetitions: 3, warmup: 0, cache: 'hot' } });
+    record = await waitRun(agent, id);
+    assert.equal(record.status, 'succeeded', record.error);
+    assertValid(record.result);
+    const states = record.result.benchmarks[0].states;
+    assert.equal(states.length, dims.length * 4);
+    for (const s of states) {
+      assert.equal(s.verification.passed, true, s.name);
+      assert.equal(s.verification.checked_elements, s.axis_values.dim ** 2);
+      assert.equal(summary(s, 'layoutscope/useful_bytes'), 2 * s.axis_values.dim ** 2 * 4);
+      assert.ok(s.summaries.every((x) => !x.tag.startsWith('nv/cold/')), 'hot mode is labelled hot');
+    }
+  });
+
+  test('fraction of copy = copy median / variant median at the same dim', () => {
+    const states = record.result.benchmarks[0].states;
+    for (const dim of dims) {
+      const copy = states.find((s) => s.axis_values.dim === dim && s.axis_values.variant === 'copy');
+      for (const s of states.filter((x) => x.axis_values.dim === dim)) {
+        const f = summary(s, 'layoutscope/fraction_of_copy');
+        const want = summary(copy, 'time/cpu/median') / summary(s, 'time/cpu/median');
+        assert.ok(Math.abs(f - want) <= 1e-12 * want, s.name);
+      }
+      assert.equal(summary(copy, 'layoutscope/fraction_of_copy'), 1);
+    }
+  });
+
+  test('engine predictions: naive store 32 sectors, tile column read 32-way, padded tile 1 wavefront', () => {
+    const states = record.result.benchmarks[0].states.filter((s) => s.axis_values.dim === 64);
+    const by = Object.fromEntries(states.map((s) => [s.axis_values.variant, s.predicted]));
+    // B-09 §5.2: naive ld 4 / st 32; tiled 4 / 4
+    assert.deepEqual(by.naive.global.map((g) => g.sectors_per_request), [4, 32]);
+    assert.deepEqual(by.tiled.global.map((g) => g.sectors_per_request), [4, 4]);
+    assert.deepEqual(by.pad.global.map((g) => g.sectors_per_request), [4, 4]);
+    // 32 lanes x 16 B = 512 B = 16 sectors, fully used
+    assert.deepEqual(by.copy.global.map((g) => g.sectors_per_request), [16, 16]);
+    // tile[32][32]: column read puts all 32 lanes in one bank; tile[32][33]: 32 banks (Harris; B-02)
+    assert.equal(by.tiled.shared[1].max_ways, 32);
+    assert.equal(by.tiled.shared[1].wavefronts, 32);
+    assert.equal(by.pad.shared[1].max_ways, 1);
+    assert.equal(by.pad.shared[1].wavefronts, 1);
+    assert.equal(by.tiled.shared[0].wavefronts, 1);  // the row write is conflict-free in both
+  });
+});
+
+describe('history and cancel across restarts', () => {
+  test('a finished run is listed again after a restart; an unfinished one comes back interrupted', async () => {
+    const dir = tempDir();
+    let a = await startAgent([], { dir });
+    const r = await postRun(a, { benchmark: 'transpose', params: { dim: 40, repetitions: 2 } });
+    const { id } = await r.json();
+    const before = await waitRun(a, id);
+    assert.equal(before.status, 'succeeded');
+    await a.stop();
+    const files = fs.readdirSync(a.resultsDir);
+    assert.deepEqual(files, [`${id}.json`], 'one file per run, no temporary left behind');
+    // A record of a run that was running when an agent died.
+    const stale = { ...before, id: '20000101T000000Z-deadbeef', status: 'running', result: null, finished_at: null };
+    fs.writeFileSync(path.join(a.resultsDir, `${stale.id}.json`), JSON.stringify(stale));
+    fs.writeFileSync(path.join(a.resultsDir, 'garbage.json'), '{not json');
+    a = await startAgent([], { dir });
+    try {
+      const list = (await (await a.fetch('/v1/runs')).json()).runs;
+      assert.deepEqual(list.map((x) => x.id), [stale.id, id]);  // oldest first
+      const again = await (await a.fetch(`/v1/runs/${id}`)).json();
+      assert.deepEqual(again.result, before.result);
+      const interrupted = await (await a.fetch(`/v1/runs/${stale.id}`)).json();
+      assert.equal(interrupted.status, 'interrupted');
+      assert.match(a.stderr, /garbage\.json: not a run record/);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  test('DELETE of an unknown run -> 404', async () => {
+    assert.equal((await agent.fetch('/v1/runs/19990101T000000Z-00000000', { method: 'DELETE' })).status, 404);
+  });
+});

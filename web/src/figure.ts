@@ -225,6 +225,7 @@ export abstract class LsFigure extends LitElement {
   protected focused = false;
 
   private onKey(e: KeyboardEvent) {
+    this.focused = true;
     const grid = this.navGrid();
     if (!grid.length) return;
     let [r, c] = this.cursor;
@@ -264,13 +265,26 @@ export abstract class LsFigure extends LitElement {
     this.cursor = [r, c];
   }
 
+  /** The hit under the pointer when it went down. A selection is made on pointerup over the same hit:
+   * re-rendering between down and up replaces the SVG nodes, after which Chromium sends no click. */
+  private downHit: string | null = null;
+  private hitOf(e: Event): string | null {
+    for (const el of e.composedPath()) if (el instanceof Element && el.hasAttribute('data-hit')) return el.getAttribute('data-hit');
+    return null;
+  }
+  private onViewDown(e: PointerEvent) {
+    this.downHit = this.hitOf(e);
+  }
+  private onViewUp(e: PointerEvent) {
+    const hit = this.hitOf(e);
+    if (hit && hit === this.downHit) this.select(hit);
+    this.downHit = null;
+  }
+
   protected onViewClick(e: MouseEvent) {
     const path = e.composedPath();
     for (const el of path) {
-      if (el instanceof Element && el.hasAttribute('data-hit')) {
-        this.select(el.getAttribute('data-hit'));
-        return;
-      }
+      if (el instanceof Element && el.hasAttribute('data-hit')) return; // handled on pointerup
       if (el instanceof HTMLCanvasElement && this.scene) {
         const rect = el.getBoundingClientRect();
         const x = ((e.clientX - rect.left) * this.scene.width) / rect.width;
@@ -367,10 +381,19 @@ export abstract class LsFigure extends LitElement {
         aria-label=${this.title_()}
         style="background:${p.bg}"
         @keydown=${this.onKey}
+        @pointerdown=${this.onViewDown}
+        @pointerup=${this.onViewUp}
         @click=${this.onViewClick}
-        @focus=${() => {
-          this.focused = true;
-          this.requestUpdate();
+        @focus=${(e: FocusEvent) => {
+          // the keyboard cursor is drawn only for keyboard focus (a mouse focus must not re-render)
+          this.focused = (e.target as Element).matches(':focus-visible');
+          if (this.focused) this.requestUpdate();
+        }}
+        @keyup=${() => {
+          if (!this.focused) {
+            this.focused = true;
+            this.requestUpdate();
+          }
         }}
         @blur=${() => {
           this.focused = false;

@@ -71,7 +71,7 @@ export function sceneToSvg(scene: Scene, title = ''): string {
     if (it.t === 'rect') {
       const stroke = it.stroke ? ` stroke="${it.stroke}" stroke-width="${it.sw ?? 1}"` : '';
       const rx = (it.rx ? ` rx="${it.rx}"` : '') + (it.dash ? ` stroke-dasharray="${it.dash}"` : '');
-      const hit = it.hit ? ` data-hit="${esc(it.hit)}"` : '';
+      const hit = it.hit ? ` data-hit="${esc(it.hit)}"` : ' pointer-events="none"';
       const t = it.title ? `<title>${esc(it.title)}</title>` : '';
       out.push(
         `<rect x="${it.x}" y="${it.y}" width="${it.w}" height="${it.h}" fill="${it.fill}"${stroke}${rx}${hit}>${t}</rect>`,
@@ -80,7 +80,7 @@ export function sceneToSvg(scene: Scene, title = ''): string {
       const font = it.mono ? ` font-family='${MONO}'` : '';
       out.push(
         `<text x="${it.x}" y="${it.y}" font-size="${it.size ?? 11}" fill="${it.fill}" text-anchor="${it.anchor ?? 'start'}"` +
-          ` dominant-baseline="central"${it.weight === 'bold' ? ' font-weight="bold"' : ''}${font}>${esc(it.s)}</text>`,
+          ` dominant-baseline="central" pointer-events="none"${it.weight === 'bold' ? ' font-weight="bold"' : ''}${font}>${esc(it.s)}</text>`,
       );
     } else {
       const dash = it.dash ? ` stroke-dasharray="${it.dash}"` : '';

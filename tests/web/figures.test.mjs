@@ -1,0 +1,222 @@
+// The page in Chromium: each figure's worked example from the chapter by real clicks and keys, URL round
+// trip, exports, no console errors, axe. Screenshots of every figure go to build/artifacts/.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { AxeBuilder, launch, root } from './browser.mjs';
+import { start } from './serve.mjs';
+
+const artifacts = join(root, 'build', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+let server, browser, context, page;
+const consoleErrors = [];
+
+async function open(hash = '') {
+  await page.goto(server.url + (hash ? '#' + hash : ''));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('main [id]')].filter((e) => e.tagName.startsWith('LS-')).every((e) => e.shadowRoot?.querySelector('.view')),
+  );
+}
+const live = (fig) => page.locator(`${fig} .live`).textContent();
+const details = (fig) => page.locator(`${fig} .details`).textContent();
+
+before(async () => {
+  server = await start(join(root, 'web', 'dist'));
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => r.status() >= 400 && consoleErrors.push(`HTTP ${r.status()}: ${r.url()}`));
+  await open();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('tile: click (5,6) -> unflatten (2,1,1,2), f_D = 46; memory rows 0 and 1', async () => {
+  await page.click('ls-tile-layout [data-hit="L:46"]');
+  const d = await details('ls-tile-layout');
+  assert.match(d, /unflatten\(46; 4,2,2,4\) = \(2, 1, 1, 2\)/);
+  assert.match(d, /f_D\(x\) = 2·16 \+ 1·4 \+ 1·8 \+ 2·1 = 46@m/);
+  const row = (r) => Promise.all(Array.from({ length: 8 }, (_, c) => page.locator(`ls-tile-layout rect[data-hit="P:${r * 8 + c}"] + text`).textContent()));
+  assert.deepEqual((await row(0)).map(Number), [0, 1, 2, 3, 8, 9, 10, 11]);
+  assert.deepEqual((await row(1)).map(Number), [4, 5, 6, 7, 12, 13, 14, 15]);
+  await page.locator('ls-tile-layout').screenshot({ path: join(artifacts, 'fig1-tile.png') });
+});
+
+test('tile: keyboard — one tab stop, arrows, Enter selects, Esc clears, live region reads it', async () => {
+  await page.locator('ls-tile-layout .view').focus();
+  await page.keyboard.press('Escape');
+  for (let i = 0; i < 8; ++i) await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 5; ++i) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < 6; ++i) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  assert.match(await live('ls-tile-layout'), /\(5, 6\), x = 46 → 46@m/);
+  await page.keyboard.press('Escape');
+  assert.match(await live('ls-tile-layout'), /Nothing selected/);
+  const tabbable = await page.evaluate(() => document.querySelector('ls-tile-layout').shadowRoot.querySelectorAll('.view [tabindex], .view a, .view button').length);
+  assert.equal(tabbable, 0, 'cells must not be tab stops');
+});
+
+test('fragment: cell 43 -> lane 21, slot 1; lane 21 -> elements 42, 43', async () => {
+  await page.click('ls-fragment [data-hit="L:43"]');
+  assert.match(await live('ls-fragment'), /cell 43 \(5, 3\): lane 21, slot 1/);
+  await page.click('ls-fragment [data-hit="N:21"]');
+  assert.match(await live('ls-fragment'), /lane 21: 42, 43/);
+  await page.click('ls-fragment [data-hit="L:43"]');
+  await page.locator('ls-fragment').screenshot({ path: join(artifacts, 'fig2-fragment.png') });
+});
+
+test('TMEM: 128x512 canvas, click TLane 5 TCol 200 -> element (5, 200); datapath F folds rows', async () => {
+  const canvas = page.locator('ls-tmem canvas');
+  const box = await canvas.boundingBox();
+  const scale = box.width / (44 + 512 * 2 + 12);
+  await canvas.click({ position: { x: (44 + 200 * 2 + 1) * scale, y: (22 + 5 * 3 + 1.5) * scale } });
+  assert.match(await live('ls-tmem'), /TLane 5, TCol 200: element \(5, 200\), x = 1480/);
+  await page.locator('ls-tmem').screenshot({ path: join(artifacts, 'fig3-tmem.png') });
+  await page.selectOption('ls-tmem select.datapath', 'F');
+  await canvas.click({ position: { x: (44 + 3 * 2 + 1) * scale, y: (22 + 33 * 3 + 1.5) * scale } });
+  // F: row r -> TLane 32*(r//16) + r%16, so TLane 33 holds row 17
+  assert.match(await live('ls-tmem'), /TLane 33, TCol 3: element \(17, 3\)/);
+  await page.locator('ls-tmem').screenshot({ path: join(artifacts, 'fig3-tmem-F.png') });
+  await page.selectOption('ls-tmem select.datapath', 'acc');
+});
+
+test('scale factors: SFA[64,2] -> (0,2,2) (32,2,2) (64,2,2) (96,2,2)', async () => {
+  await page.click('ls-scale-factors [data-hit="L:258"]');
+  assert.match(await live('ls-scale-factors'), /SFA\[64, 2\] → \(TLane, TCol, byte\) \(0,2,2\) \(32,2,2\) \(64,2,2\) \(96,2,2\)/);
+  await page.locator('ls-scale-factors').screenshot({ path: join(artifacts, 'fig4-scale-factors.png') });
+});
+
+test('mesh: element (1,2,3) -> m 19 on (0,1),(1,1) with a replica, on (1,1) with an offset', async () => {
+  await page.click('ls-mesh button.mode-replica');
+  await page.click('ls-mesh [data-hit="L:51"]');
+  assert.match(await details('ls-mesh'), /Element \(1, 2, 3\) → devices \{\(0, 1\), \(1, 1\)\}, local offset = 19/);
+  await page.locator('ls-mesh').screenshot({ path: join(artifacts, 'fig5-mesh-replica.png') });
+  await page.click('ls-mesh button.mode-offset');
+  await page.click('ls-mesh [data-hit="L:51"]');
+  assert.match(await details('ls-mesh'), /Element \(1, 2, 3\) → devices \{\(1, 1\)\}, local offset = 19/);
+  await page.click('ls-mesh button.mode-sharded');
+  await page.click('ls-mesh [data-hit="L:51"]');
+  assert.match(await details('ls-mesh'), /devices \{\(0, 1\)\}/);
+  await page.click('ls-mesh button.mode-replica');
+  await page.click('ls-mesh [data-hit="L:51"]');
+});
+
+test('bank conflicts: column 3 is 8 cycles row-major, 1 swizzled; SWIZZLE_128B 8 vs 1; step', async () => {
+  await page.click('ls-bank-conflicts [data-hit="C:3"]');
+  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycles/);
+  await page.click('ls-bank-conflicts button.step');
+  assert.match(await live('ls-bank-conflicts'), /cycle 0/);
+  await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-toy.png') });
+  await page.click('ls-bank-conflicts button.case-real');
+  await page.click('ls-bank-conflicts [data-hit="C:2"]');
+  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycles/);
+  await page.click('ls-bank-conflicts [data-hit="R:1"]');
+  assert.match(await live('ls-bank-conflicts'), /Row-major 1 cycles, XOR swizzle 1 cycles/);
+  await page.click('ls-bank-conflicts [data-hit="C:2"]');
+  await page.selectOption('ls-bank-conflicts select.width', '4');
+  assert.match(await details('ls-bank-conflicts'), /32 lanes \/ wavefront/);
+  await page.selectOption('ls-bank-conflicts select.width', '16');
+  await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-128B.png') });
+});
+
+test('swizzle atom: 128B f16 spelled in bytes and elements; a cell is remapped', async () => {
+  await page.selectOption('ls-swizzle-atom select.mode', '128B');
+  await page.selectOption('ls-swizzle-atom select.dtype', 'f16');
+  const d = await details('ls-swizzle-atom');
+  assert.match(d, /SWIZZLE_128B/);
+  assert.match(d, /Swizzle<3,4,3>/);
+  assert.match(d, /Swizzle<3,3,3>/);
+  assert.match(d, /ComposeLayout\(per_element=3, swizzle_len=3, atom_len=3/);
+  // row 1, element 0 (offset 64) lands in sector 1 of row 1: (1, 8)
+  await page.locator('ls-swizzle-atom .view').hover({ position: { x: 2, y: 2 } });
+  await page.click('ls-swizzle-atom [data-hit="E:64"] >> nth=0');
+  await page.mouse.move(0, 0);
+  assert.match(await live('ls-swizzle-atom'), /\(1, 0\) remapped to \(1, 8\)/);
+  await page.locator('ls-swizzle-atom').screenshot({ path: join(artifacts, 'fig7-swizzle-atom.png') });
+});
+
+test('playground: an error names its column; a valid layout gives linked views', async () => {
+  const pg = page.locator('ls-playground');
+  await pg.locator('input[name=layout]').fill('S[(8,4):(4,1]');
+  await pg.locator('button[type=submit]').click();
+  assert.match(await pg.locator('.findings').textContent(), /column 13/);
+  await pg.locator('input[name=layout]').fill('S[(8,4):(4@laneid,1@laneid)] + O[8@laneid]');
+  await pg.locator('input[name=shape]').fill('8,4');
+  await pg.locator('button[type=submit]').click();
+  assert.match(await pg.locator('.findings').textContent(), /hardware-range/);
+  await pg.locator('input[name=layout]').fill('S[(8,4,2):(4@laneid,1@laneid,1@reg)]');
+  await pg.locator('input[name=shape]').fill('8,8');
+  await pg.locator('button[type=submit]').click();
+  await page.click('ls-playground [data-hit="L:43"]');
+  assert.match(await live('ls-playground'), /laneid: 21, reg: 1/);
+  await page.click('ls-playground [data-hit="P:21,0"]');
+  assert.match(await details('ls-playground'), /x = 42/);
+  await pg.screenshot({ path: join(artifacts, 'fig8-playground.png') });
+});
+
+test('URL fragment round trip: reload restores every figure', async () => {
+  await page.click('ls-fragment [data-hit="L:43"]');
+  await page.click('ls-mesh button.mode-offset');
+  await page.click('ls-mesh [data-hit="L:51"]');
+  const url = page.url();
+  assert.match(url, /fragment\.sel=L%3A43/);
+  await page.goto('about:blank');
+  await page.goto(url);
+  await open(url.split('#')[1]);
+  assert.match(await live('ls-fragment'), /lane 21, slot 1/);
+  assert.match(await details('ls-mesh'), /devices \{\(1, 1\)\}/);
+  await page.click('ls-mesh button.mode-replica');
+});
+
+test('exports: SVG parses as SVG with the cells, JSON holds the table, PNG is a PNG', async () => {
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('ls-tile-layout button.export-svg')]);
+  const svg = await (await import('node:fs/promises')).readFile(await svgDl.path(), 'utf8');
+  const ok = await page.evaluate((s) => {
+    const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
+    return !doc.querySelector('parsererror') && doc.documentElement.localName === 'svg' && doc.querySelectorAll('rect[data-hit]').length;
+  }, svg);
+  assert.ok(ok >= 64 * 2, `svg rects: ${ok}`);
+  const [jsonDl] = await Promise.all([page.waitForEvent('download'), page.click('ls-scale-factors button.export-json')]);
+  const data = JSON.parse(await (await import('node:fs/promises')).readFile(await jsonDl.path(), 'utf8'));
+  assert.equal(data.elements, 512);
+  assert.equal(data.replicas, 4);
+  assert.equal(data.values.length, 512 * 4 * 3);
+  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click('ls-fragment button.export-png')]);
+  const png = await (await import('node:fs/promises')).readFile(await pngDl.path());
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+});
+
+test('Chinese labels and dark theme toggle', async () => {
+  await page.click('#lang-toggle');
+  await page.click('#theme-toggle');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.match(await page.locator('#h-tile').textContent(), /Tile 布局/);
+  await page.click('ls-fragment [data-hit="L:43"]');
+  assert.match(await live('ls-fragment'), /单元 43 .*lane 21, slot 1/);
+  await page.locator('ls-fragment').screenshot({ path: join(artifacts, 'fig2-fragment-dark-zh.png') });
+  await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-dark-zh.png') });
+  const axe = await new AxeBuilder({ page }).analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.length}`), []);
+  await page.click('#lang-toggle');
+  await page.click('#theme-toggle');
+});
+
+test('axe: no serious or critical violations (light, English)', async () => {
+  const axe = await new AxeBuilder({ page }).analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`), []);
+});
+
+test('no console errors, no failed requests (favicon included)', async () => {
+  await page.screenshot({ path: join(artifacts, 'page.png'), fullPage: true });
+  assert.deepEqual(consoleErrors, []);
+});

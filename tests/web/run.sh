@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Browser tests of the page (tests/web/*.test.mjs): npm ci in web/ when node_modules is missing, the Vite
+# build when web/dist is missing or older than the sources or the module, then node:test with playwright-core
+# driving /usr/bin/chromium against a static server on a free port (started and stopped by the tests).
+# Needs build-wasm/ (the Emscripten build). Screenshots: build/artifacts/. Last line: "N passed, N failed".
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+fail_setup() { echo "tests/web: $1"; echo "0 passed, 1 failed"; exit 1; }
+cd "$root/web" || fail_setup "no web/"
+if [[ ! -d node_modules/playwright-core || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund >/dev/null || fail_setup "npm ci failed"
+fi
+wasm="${LAYOUTSCOPE_WASM_DIR:-$root/build-wasm/wasm}/layoutscope.wasm"
+[[ -f "$wasm" ]] || fail_setup "no module at $wasm (build it: emcmake cmake -S . -B build-wasm && cmake --build build-wasm)"
+if [[ ! -f dist/index.html || -n "$(find src index.html public ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
+  npm run build >/dev/null || fail_setup "vite build failed (npm run build in web/)"
+fi
+log="$(mktemp)"
+node --test --test-concurrency=1 --test-reporter=spec "$here"/*.test.mjs 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+pass=$(grep -E '^ℹ pass [0-9]+' "$log" | awk '{print $3}' | tail -1)
+fail=$(grep -E '^ℹ fail [0-9]+' "$log" | awk '{print $3}' | tail -1)
+rm -f "$log"
+pass=${pass:-0}
+fail=${fail:-0}
+if [[ $rc -ne 0 && $fail -eq 0 ]]; then fail=1; fi
+echo "$pass passed, $fail failed"
+exit $(( rc != 0 || fail != 0 ))

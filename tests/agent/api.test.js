@@ -293,3 +293,27 @@ describe('history and cancel across restarts', () => {
     assert.equal((await agent.fetch('/v1/runs/19990101T000000Z-00000000', { method: 'DELETE' })).status, 404);
   });
 });
+
+describe('committed H200 results (docs/results/h200-*.json, measured with the CUDA backend)', () => {
+  for (const name of ['aos_soa', 'transpose']) {
+    test(`h200-${name}.json validates, verified every state, predictions are the document's`, (t) => {
+      const file = path.join(repoRoot, 'docs', 'results', `h200-${name}.json`);
+      if (!fs.existsSync(file)) return t.skip('no H200 result committed yet');
+      const result = JSON.parse(fs.readFileSync(file, 'utf8'));
+      assertValid(result);
+      assert.equal(result.meta.backend, 'cuda');
+      assert.equal(result.devices[0].sm_version, '9.0');
+      const states = result.benchmarks[0].states;
+      for (const s of states) {
+        assert.equal(s.verification.passed, true, s.name);
+        assert.ok(s.summaries.some((x) => x.tag === 'nv/cold/time/gpu/median'), s.name);
+      }
+      if (name === 'aos_soa') {
+        for (const s of states) assert.equal(s.predicted.global[0].sectors_per_request, s.axis_values.layout === 'aos' ? 32 : 4);
+      } else {
+        const copy = states.filter((s) => s.axis_values.variant === 'copy' && s.axis_values.dim >= 8192);
+        for (const s of copy) assert.ok(summary(s, 'bw/global/bytes_per_second') >= 3e12, 'copy >= 3 TB/s on H200');
+      }
+    });
+  }
+});

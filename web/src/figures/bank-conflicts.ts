@@ -23,7 +23,7 @@ const CASES: Record<'toy' | 'real', Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
   toy: { plain: 'S[(8,8):(8,1)]', swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]', shape: [8, 8], elemBytes: 4, perCell: 1, model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 }, bankLabel: (b) => `bank ${b}` },
   // SWIZZLE_128B on fp16 elements is Swizzle<3,3,3> (bytes: Swizzle<3,4,3>)
-  real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `banks ${b}-${b + 3}` },
+  real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `${b}–${b + 3}` },
 };
 
 interface Side {

@@ -114,8 +114,8 @@ export class LsScaleFactors extends LsFigure {
     // legend of the two fours
     const ly = oy + Math.max(32 * ch, lanes * rh) + 22;
     for (let c = 0; c < tcols; ++c) {
-      items.push({ t: 'rect', x: ox + c * 110, y: ly - 7, w: 14, h: 14, fill: p.cat[c % 8] });
-      small(items, p, ox + c * 110 + 20, ly, `Mgroup ${c} → TCol ${c}`, 'start');
+      items.push({ t: 'rect', x: ox + c * 150, y: ly - 7, w: 14, h: 14, fill: p.cat[c % 8] });
+      small(items, p, ox + c * 150 + 20, ly, `Mgroup ${c} → TCol ${c}`, 'start');
     }
     small(items, p, ox, ly + 22, this.tr('twoFours'), 'start');
     return { width: px + tcols * bytes * bw + 20, height: ly + 36, background: p.bg, items };

@@ -1,0 +1,89 @@
+// The issue's numbers (printed, not asserted): click -> highlight on the 128x512 TMEM view (p50/p95), time to
+// first interactive figure from a local server, gzip transfer size of JS+WASM+CSS, WASM vs native mappings/s
+// on the same layouts as bench/ (native from build/bin/layoutscope-bench when it exists).
+// Run: node tests/web/bench.mjs   (needs web/dist: tests/web/run.sh or `npm run build` in web/)
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadModule } from '../wasm/load.mjs';
+import { launch, root } from './browser.mjs';
+import { start } from './serve.mjs';
+
+const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+const WORKLOADS = {
+  BM_ForwardTile4Mode: 'S[(4,2,2,4):(16,4,8,1)]',
+  BM_ForwardTile4ModeLarge: 'S[(64,32,16,32):(16384,32,512,1)]',
+  BM_ForwardNonPow2: 'S[(3,5,7,9):(315,63,9,1)]',
+  BM_ForwardScaleFactorsWithReplicas: 'S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]',
+  BM_ForwardSwizzled: 'Swizzle<3,3,3> o S[(64,64):(64,1)]',
+};
+
+// 1. WASM vs native mappings/s
+const m = await loadModule();
+const wasm = {};
+for (const [name, layout] of Object.entries(WORKLOADS)) {
+  let passes = 1, r;
+  for (;;) {
+    r = m.mapThroughput(layout, passes);
+    if (!r.ok) throw new Error(r.error.message);
+    if (r.seconds > 0.25) break;
+    passes *= 4;
+  }
+  wasm[name] = r.mappings / r.seconds;
+}
+const native = {};
+const benchBin = join(root, 'build', 'bin', 'layoutscope-bench');
+if (existsSync(benchBin)) {
+  const out = JSON.parse(execFileSync(benchBin, ['--benchmark_format=json', '--benchmark_filter=BM_Forward'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  for (const b of out.benchmarks) if (b['mappings/s'] !== undefined) native[b.name] = b['mappings/s'];
+}
+console.log('WASM vs native mappings/s (same layouts as bench/):');
+for (const name of Object.keys(WORKLOADS)) {
+  const n = native[name];
+  console.log(`  ${name.padEnd(36)} wasm ${(wasm[name] / 1e6).toFixed(1).padStart(7)} M/s` + (n ? `   native ${(n / 1e6).toFixed(1).padStart(7)} M/s   ratio ${(wasm[name] / n).toFixed(2)}` : '   (native: build/bin/layoutscope-bench absent)'));
+}
+
+// 2. transfer size (gzip -9) of what the page loads
+const dist = join(root, 'web', 'dist');
+let gz = 0;
+const files = ['index.html', ...readdirSync(join(dist, 'assets')).map((f) => join('assets', f))].filter((f) => /\.(js|wasm|css|html)$/.test(f));
+for (const f of files) gz += gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
+console.log(`transfer size, gzip: ${(gz / 1024).toFixed(1)} KiB (${files.join(', ')}; target <= 300 KB)`);
+
+// 3. time to first interactive figure, 4. TMEM click -> highlight
+const server = await start(dist);
+const browser = await launch();
+try {
+  const ttfi = [];
+  for (let i = 0; i < 7; ++i) {
+    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await ctx.newPage();
+    await page.goto(server.url, { waitUntil: 'commit' });
+    await page.waitForFunction(() => !!document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view [data-hit]'), null, { polling: 'raf' });
+    ttfi.push(await page.evaluate(() => performance.now()));
+    await ctx.close();
+  }
+  console.log(`time to first interactive figure: median ${q(ttfi, 0.5).toFixed(0)} ms, max ${Math.max(...ttfi).toFixed(0)} ms over ${ttfi.length} cold loads (target <= 500 ms)`);
+
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(server.url + '#tmem.n=512');
+  const canvas = page.locator('ls-tmem canvas');
+  await canvas.waitFor();
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const scale = box.width / (44 + 512 * 2 + 12);
+  const lat = [];
+  for (let i = 0; i < 200; ++i) {
+    const lane = (i * 37) % 128, col = (i * 101) % 512;
+    await canvas.click({ position: { x: (44 + col * 2 + 1) * scale, y: (22 + lane * 3 + 1.5) * scale } });
+    // from the pointer event to the painted canvas, measured in the page
+    lat.push(Number(await page.locator('ls-tmem').getAttribute('data-latency')));
+  }
+  console.log(`TMEM 128x512 click -> highlight: p50 ${q(lat, 0.5).toFixed(2)} ms, p95 ${q(lat, 0.95).toFixed(2)} ms over ${lat.length} clicks (target p95 <= 16 ms)`);
+  await ctx.close();
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "build_info.hpp"
+#include "fault_injection.hpp"
 #include "params.hpp"
 #include "results.hpp"
 
@@ -48,6 +49,12 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     server.Get("/v1/_test/throw", [](const httplib::Request&, httplib::Response&) {
       throw std::runtime_error("internal detail that must not reach the client: /secret/path");
     });
+    if (auto* faults = config.faults) {
+      server.Post("/v1/_test/fail-next-run", [faults](const httplib::Request&, httplib::Response& res) {
+        faults->fail_next_run();
+        send_json(res, 200, {{"armed", true}});
+      });
+    }
   }
 
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {

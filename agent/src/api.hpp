@@ -13,10 +13,13 @@
 
 namespace layoutscope::agent {
 
+class FaultInjectingBackend;
+
 struct ApiConfig {
   int default_device = 0;
   std::optional<std::string> web_dir;  // a built page; the built-in page otherwise
   bool test_endpoints = false;
+  FaultInjectingBackend* faults = nullptr;  // set with test_endpoints
 };
 
 void install_routes(httplib::Server& server, const RequestPolicy& policy, Backend& backend, RunStore& runs,

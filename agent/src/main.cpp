@@ -9,6 +9,7 @@
 #include "api.hpp"
 #include "benchmark.hpp"
 #include "build_info.hpp"
+#include "fault_injection.hpp"
 #include "options.hpp"
 #include "policy.hpp"
 #include "run_store.hpp"
@@ -63,6 +64,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  FaultInjectingBackend* faults = nullptr;
+  if (opt.test_endpoints) {
+    auto wrapped = std::make_unique<FaultInjectingBackend>(std::move(backend));
+    faults = wrapped.get();
+    backend = std::move(wrapped);
+  }
+
   RunStore runs(opt.results_dir, *backend);
   for (const auto& problem : runs.load()) std::fprintf(stderr, "layoutscope-agent: %s\n", problem.c_str());
 
@@ -89,7 +97,7 @@ int main(int argc, char** argv) {
   pc.read_timeout_s = opt.read_timeout_s;
   RequestPolicy policy(pc);
   policy.install(server);
-  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir, opt.test_endpoints});
+  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults});
 
   g_server = &server;
   std::signal(SIGINT, on_signal);

@@ -317,3 +317,26 @@ describe('committed H200 results (docs/results/h200-*.json, measured with the CU
     });
   }
 });
+
+describe('--web DIR', () => {
+  test('serves the built page and its files, nothing outside DIR, with the same policy headers', async (t) => {
+    const web = tempDir('ls-web-');
+    fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>built page</title>');
+    fs.writeFileSync(path.join(web, 'app.js'), 'export const x = 1;\n');
+    fs.writeFileSync(path.join(path.dirname(web), 'outside-secret.txt'), 'secret');
+    const a = await startAgent(['--web', web]);
+    t.after(() => a.stop());
+    const page = await fetch(`${a.base}/`);
+    assert.equal(page.status, 200);
+    assert.equal(await page.text(), '<!doctype html><title>built page</title>');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    const js = await fetch(`${a.base}/app.js`);
+    assert.equal(await js.text(), 'export const x = 1;\n');
+    const { rawRequest, rawHttp } = await import('./lib/agent.js');
+    const escape = await rawRequest(a.port, rawHttp('GET', '/../outside-secret.txt', { Host: `127.0.0.1:${a.port}` }));
+    assert.notEqual(escape.status, 200);
+    assert.ok(!escape.body.includes('secret'));
+    // the API is still there, still behind the token
+    assert.equal((await fetch(`${a.base}/v1/devices`)).status, 401);
+  });
+});

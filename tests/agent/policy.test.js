@@ -298,6 +298,23 @@ describe('one job at a time, cancel', () => {
   });
 });
 
+describe('a failing run', () => {
+  test('an exception inside the benchmark (as CUDA out-of-memory throws) -> run "failed" with its reason; the agent keeps serving', async () => {
+    const arm = await agent.fetch('/v1/_test/fail-next-run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(arm.status, 200);
+    const r = await postRun(agent, { benchmark: 'transpose', params: { dim: 48, repetitions: 1 } });
+    assert.equal(r.status, 202);
+    const failed = await waitRun(agent, (await r.json()).id);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error, /out of memory/);
+    assert.equal(failed.result, null);
+    await alive();
+    const next = await postRun(agent, { benchmark: 'transpose', params: { dim: 48, repetitions: 1 } });
+    assert.equal(next.status, 202);
+    assert.equal((await waitRun(agent, (await next.json()).id)).status, 'succeeded');
+  });
+});
+
 describe('connection and response hygiene', () => {
   test('keep-alive is off: Connection: close, a pipelined second request is not answered', async () => {
     const one = rawHttp('GET', '/healthz', { Host: hostHeader() });

@@ -185,7 +185,7 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     auto version = std::make_shared<uint64_t>(0);
     auto finished = std::make_shared<bool>(false);
     res.set_chunked_content_provider("text/event-stream", [&runs, id, version, finished](size_t, httplib::DataSink& sink) {
-      if (*finished) {
+      if (*finished || runs.stopping()) {
         sink.done();
         return true;
       }

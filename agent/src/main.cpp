@@ -1,6 +1,9 @@
 // layoutscope-agent: wires options, backend, run store, policy and routes, then serves until SIGINT/SIGTERM.
 #include <httplib.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -14,15 +17,6 @@
 #include "policy.hpp"
 #include "run_store.hpp"
 
-namespace {
-
-httplib::Server* g_server = nullptr;
-
-void on_signal(int) {
-  if (g_server) g_server->stop();  // stop() only flips flags and shuts the listening socket down
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace layoutscope::agent;
@@ -42,6 +36,15 @@ int main(int argc, char** argv) {
                 std::string(build_info().build_type).c_str());
     return 0;
   }
+
+  // SIGINT/SIGTERM are blocked here, before any thread starts (threads inherit the mask), and taken by sigwait below, so shutdown runs as ordinary code:
+  // first the run store (a running job stops at its next sample, event streams end), then the server.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
 
   auto token = load_or_create_token(opt.token_file);
   if (!token) {
@@ -99,10 +102,6 @@ int main(int argc, char** argv) {
   policy.install(server);
   install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults});
 
-  g_server = &server;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGPIPE, SIG_IGN);
 
   std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n", std::string(build_info().version).c_str(),
                backend->kind().c_str(), backend->unavailable() ? " (unavailable)" : "", opt.results_dir.c_str());
@@ -111,8 +110,13 @@ int main(int argc, char** argv) {
   std::printf("layoutscope-agent: open http://%s:%d/#token=%s\n", shown_host.c_str(), port, token->c_str());
   std::fflush(stdout);
 
-  server.listen_after_bind();
+  std::thread listener([&server] { server.listen_after_bind(); });
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  std::fprintf(stderr, "layoutscope-agent: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   runs.shutdown();
+  server.stop();
+  listener.join();
   std::fprintf(stderr, "layoutscope-agent: stopped\n");
   return 0;
 }

@@ -99,6 +99,11 @@ void RunStore::shutdown() {
   for (auto& w : workers_) w.join();
 }
 
+bool RunStore::stopping() const {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
 bool RunStore::terminal(const std::string& s) {
   return s == "succeeded" || s == "failed" || s == "cancelled" || s == "interrupted";
 }
@@ -264,8 +269,9 @@ void RunStore::execute(const std::string& id) {
     else
       finish(backend_.run_transpose(req.device, req.transpose, control), req.transpose);
   } catch (const Cancelled&) {
-    status = "cancelled";
-    error = "cancelled by request";
+    std::lock_guard lock(mutex_);
+    status = stopping_ && !run->cancel_requested ? "interrupted" : "cancelled";
+    error = status == "interrupted" ? "the agent stopped during this run" : "cancelled by request";
   } catch (const std::bad_alloc&) {
     status = "failed";
     error = "out of host memory";

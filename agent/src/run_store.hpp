@@ -54,6 +54,7 @@ class RunStore {
   std::optional<nlohmann::json> wait_change(const std::string& id, uint64_t& version,
                                             std::chrono::milliseconds timeout) const;
   static bool terminal(const std::string& status);
+  bool stopping() const;
   void shutdown();
 
  private:

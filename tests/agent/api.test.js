@@ -289,6 +289,19 @@ describe('history and cancel across restarts', () => {
     }
   });
 
+  test('SIGTERM during a run: the agent exits promptly and records the run as interrupted', async () => {
+    const a = await startAgent();
+    const r = await postRun(a, { benchmark: 'aos_soa', params: { n: 1 << 16, repetitions: 1000, cache: 'hot' } });
+    const { id } = await r.json();
+    await new Promise((res) => setTimeout(res, 300));
+    const t0 = Date.now();
+    await a.stop();
+    assert.ok(Date.now() - t0 < 5000, 'stopped before the SIGKILL fallback');
+    assert.equal(a.proc.exitCode, 0);
+    const rec = JSON.parse(fs.readFileSync(path.join(a.resultsDir, `${id}.json`), 'utf8'));
+    assert.equal(rec.status, 'interrupted');
+  });
+
   test('DELETE of an unknown run -> 404', async () => {
     assert.equal((await agent.fetch('/v1/runs/19990101T000000Z-00000000', { method: 'DELETE' })).status, 404);
   });

@@ -290,7 +290,7 @@ describe('history and cancel across restarts', () => {
   });
 
   test('SIGTERM during a run: the agent exits promptly and records the run as interrupted', async () => {
-    const a = await startAgent();
+    const a = await startAgent([], { dir: tempDir() });
     const r = await postRun(a, { benchmark: 'aos_soa', params: { n: 1 << 16, repetitions: 1000, cache: 'hot' } });
     const { id } = await r.json();
     await new Promise((res) => setTimeout(res, 300));

@@ -16,7 +16,9 @@ export function tempDir(prefix = 'ls-agent-') {
 }
 
 // Starts an agent on a free port (--port 0) with the CPU backend; resolves once it printed its URL.
-export async function startAgent(extraArgs = [], { dir = tempDir(), backend = 'cpu' } = {}) {
+export async function startAgent(extraArgs = [], { dir, backend = 'cpu' } = {}) {
+  const ownDir = !dir;  // a folder we made is removed on stop(); a given one belongs to the caller
+  dir = dir || tempDir();
   const resultsDir = path.join(dir, 'results');
   const tokenFile = path.join(dir, 'token');
   const args = ['--port', '0', '--backend', backend, '--results-dir', resultsDir, '--token-file', tokenFile,
@@ -50,6 +52,7 @@ export async function startAgent(extraArgs = [], { dir = tempDir(), backend = 'c
       const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
       await done;
       clearTimeout(t);
+      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   return agent;

@@ -128,30 +128,40 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
     }
   }
 
-  auto lower = [&c](const std::vector<Mode>& modes, std::vector<Step>& steps) {
-    for (const Mode& mode : modes) {
-      const auto e = static_cast<uint64_t>(mode.extent);
+  auto lower = [&c](const std::vector<Mode>& modes, Steps& steps) {
+    for (auto it = modes.rbegin(); it != modes.rend(); ++it) {
+      const auto e = static_cast<uint64_t>(it->extent);
       const int log2 = std::has_single_bit(e) ? std::countr_zero(e) : -1;
-      steps.push_back(Step{mode.extent, mode.stride.k, axis_index(c.axes_, mode.stride.axis), log2});
+      steps.all_pow2 = steps.all_pow2 && log2 >= 0;
+      steps.steps.push_back(Step{it->extent, it->stride.k, it->extent - 1, axis_index(c.axes_, it->stride.axis), log2});
     }
   };
   lower(layout.shard, c.shard_);
-  for (const auto& group : layout.replicas) lower(group, c.replica_);
+  for (auto g = layout.replicas.rbegin(); g != layout.replicas.rend(); ++g) lower(*g, c.replica_);
   return c;
 }
 
-void CompiledLayout::add_digits(const std::vector<Step>& steps, int64_t x, int64_t* out) {
-  for (size_t i = steps.size(); i-- > 0;) {
-    const Step& s = steps[i];
-    int64_t digit;
-    if (s.log2 >= 0) {
-      digit = x & (s.extent - 1);
-      x >>= s.log2;
-    } else {
-      digit = x % s.extent;
-      x /= s.extent;
+void CompiledLayout::add_digits(const Steps& steps, int64_t x, int64_t* out) {
+  const Step* s = steps.steps.data();
+  const size_t n = steps.steps.size();
+  if (steps.all_pow2) {
+    for (size_t i = 0; i < n; ++i) {
+      out[s[i].axis] += (x & s[i].mask) * s[i].stride;
+      x >>= s[i].log2;
     }
-    out[s.axis] += digit * s.stride;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t digit;
+    if (s[i].log2 >= 0) {
+      digit = x & s[i].mask;
+      x >>= s[i].log2;
+    } else {
+      const int64_t q = x / s[i].extent;
+      digit = x - q * s[i].extent;
+      x = q;
+    }
+    out[s[i].axis] += digit * s[i].stride;
   }
 }
 
@@ -159,7 +169,7 @@ void CompiledLayout::map(int64_t x, int64_t r, int64_t* out) const {
   const int n = axis_count();
   for (int a = 0; a < n; ++a) out[a] = offset_[a];
   add_digits(shard_, x, out);
-  if (!replica_.empty()) add_digits(replica_, r, out);
+  if (!replica_.steps.empty()) add_digits(replica_, r, out);
   if (swizzle_ && memory_axis_ >= 0) out[memory_axis_] = apply_swizzle(*swizzle_, out[memory_axis_]);
 }
 

@@ -30,7 +30,14 @@ for (const [name, layout] of Object.entries(WORKLOADS)) {
     if (r.seconds > 0.25) break;
     passes *= 4;
   }
-  wasm[name] = r.mappings / r.seconds;
+  // V8 runs a wasm function in its baseline tier until it is hot and has no on-stack replacement, so
+  // one long call can be measured entirely in baseline code: repeat and keep the best (optimized) run.
+  let best = r.mappings / r.seconds;
+  for (let i = 0; i < 5; i++) {
+    r = m.mapThroughput(layout, passes);
+    best = Math.max(best, r.mappings / r.seconds);
+  }
+  wasm[name] = best;
 }
 const native = {};
 const benchBin = join(root, 'build', 'bin', 'layoutscope-bench');

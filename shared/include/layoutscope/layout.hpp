@@ -100,17 +100,23 @@ class CompiledLayout {
   void map(int64_t x, int64_t r, int64_t* out) const;
 
  private:
+  // One mode, innermost first (the order digits come off x).
   struct Step {
     int64_t extent;
     int64_t stride;
+    int64_t mask;  // extent - 1
     int axis;
     int log2;  // >= 0 when extent is a power of two
   };
-  static void add_digits(const std::vector<Step>& steps, int64_t x, int64_t* out);
+  struct Steps {
+    std::vector<Step> steps;
+    bool all_pow2 = true;  // then every digit is a mask and a shift: the common, fast case
+  };
+  static void add_digits(const Steps& steps, int64_t x, int64_t* out);
 
   std::vector<std::string> axes_;
-  std::vector<Step> shard_;
-  std::vector<Step> replica_;  // all R modes, concatenated (first R's modes are the most significant)
+  Steps shard_;
+  Steps replica_;  // all R modes, concatenated (first R's modes are the most significant)
   std::vector<int64_t> offset_;
   std::optional<Swizzle> swizzle_;
   int memory_axis_ = -1;

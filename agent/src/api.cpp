@@ -50,9 +50,16 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       throw std::runtime_error("internal detail that must not reach the client: /secret/path");
     });
     if (auto* faults = config.faults) {
-      server.Post("/v1/_test/fail-next-run", [faults](const httplib::Request&, httplib::Response& res) {
-        faults->fail_next_run();
-        send_json(res, 200, {{"armed", true}});
+      server.Post("/v1/_test/fail-next-run", [faults, &policy](const httplib::Request& req, httplib::Response& res) {
+        auto body = policy.parse_json_body(req.body.empty() ? "{}" : req.body);
+        const std::string kind = body && body->is_object() ? body->value("kind", "exception") : "";
+        if (kind != "exception" && kind != "device_allocation") {
+          send_error(res, 422, "invalid_parameter", "kind: expected exception or device_allocation", "kind");
+          return;
+        }
+        faults->fail_next_run(kind == "exception" ? FaultInjectingBackend::Fault::kException
+                                                  : FaultInjectingBackend::Fault::kDeviceAllocation);
+        send_json(res, 200, {{"armed", kind}});
       });
     }
   }

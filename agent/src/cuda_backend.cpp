@@ -10,6 +10,7 @@
 #include "benchmark.hpp"
 #include "cuda_check.hpp"
 #include "cuda_kernels.hpp"
+#include "fault_injection.hpp"
 #include "measure.hpp"
 #include "nvml.hpp"
 #include "verify.hpp"
@@ -230,6 +231,11 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+void cuda_allocation_probe(int device, int64_t bytes) {
+  LS_CUDA_CHECK(cudaSetDevice(device));
+  DeviceBuffer probe(static_cast<size_t>(bytes));  // throws CudaError naming cudaMalloc and the CUDA error
+}
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
 

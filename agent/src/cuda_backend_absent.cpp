@@ -1,5 +1,8 @@
 // Built when CMake found no CUDA compiler: the CUDA backend exists and says why it cannot run.
+#include <stdexcept>
+
 #include "benchmark.hpp"
+#include "fault_injection.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -21,6 +24,10 @@ class AbsentCudaBackend final : public Backend {
 };
 
 }  // namespace
+
+void cuda_allocation_probe(int, int64_t) {
+  throw std::runtime_error("device allocation of the test probe failed: this agent was built without CUDA");
+}
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<AbsentCudaBackend>(); }
 

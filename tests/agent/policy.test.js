@@ -313,6 +313,17 @@ describe('a failing run', () => {
     assert.equal(next.status, 202);
     assert.equal((await waitRun(agent, (await next.json()).id)).status, 'succeeded');
   });
+  test('a failing device allocation (1 PiB through the CUDA check) -> run "failed" naming the CUDA call', async () => {
+    const arm = await agent.fetch('/v1/_test/fail-next-run', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"kind":"device_allocation"}' });
+    assert.equal(arm.status, 200);
+    const r = await postRun(agent, { benchmark: 'aos_soa', params: { n: 64, repetitions: 1 } });
+    const failed = await waitRun(agent, (await r.json()).id);
+    assert.equal(failed.status, 'failed');
+    // with CUDA built in but no driver here: cudaSetDevice fails; without CUDA: the build says so
+    assert.match(failed.error, /cudaSetDevice\(device\) failed at cuda_backend\.cpp:\d+|cudaMalloc|without CUDA/);
+    await alive();
+  });
 });
 
 describe('connection and response hygiene', () => {

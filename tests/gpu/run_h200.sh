@@ -27,7 +27,7 @@ if ! "$bin" --version >>"$log" 2>&1; then
 fi
 
 work="$(mktemp -d)"
-"$bin" --port 0 --backend cuda --results-dir "$work/results" --token-file "$work/token" >"$work/out" 2>"$work/err" &
+"$bin" --port 0 --backend cuda --test-endpoints --results-dir "$work/results" --token-file "$work/token" >"$work/out" 2>"$work/err" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; cat "$work/err" >>"$log"' EXIT
 url=""
@@ -38,7 +38,7 @@ for _ in $(seq 100); do
 done
 [[ -n "$url" ]] || { cat "$work/err"; exit 1; }
 SECONDS=0
-python3 "$root/tests/gpu/drive_agent.py" --url "$url" --out "$out" --prefix h200
+python3 "$root/tests/gpu/drive_agent.py" --url "$url" --out "$out" --prefix h200 --repeat "${REPEAT:-2}" --fault-test
 status=$?
-echo "default sweep + transpose through HTTP: ${SECONDS} s wall" | tee -a "$log"
+echo "default sweep + transpose through HTTP (x${REPEAT:-2}) + fault test: ${SECONDS} s wall" | tee -a "$log"
 exit $status

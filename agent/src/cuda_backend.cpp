@@ -97,6 +97,7 @@ class CudaBackend final : public Backend {
   Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) override {
     std::lock_guard lock(mutex_);
     LS_CUDA_CHECK(cudaSetDevice(device));
+    (void)cudaGetLastError();  // start clean: no error left over from an earlier failed call on this worker
     AosSoaMeasurement m;
     const std::string bus = pci_bus_id(device);
     m.before = read_nvml_telemetry(bus);
@@ -140,6 +141,7 @@ class CudaBackend final : public Backend {
   Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p, RunControl& ctl) override {
     std::lock_guard lock(mutex_);
     LS_CUDA_CHECK(cudaSetDevice(device));
+    (void)cudaGetLastError();  // start clean: no error left over from an earlier failed call on this worker
     TransposeMeasurement m;
     const std::string bus = pci_bus_id(device);
     m.before = read_nvml_telemetry(bus);

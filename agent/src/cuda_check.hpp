@@ -15,8 +15,13 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failed call also leaves its error as the thread's "last error" (cudaGetLastError); a non-sticky one such
+// as cudaErrorMemoryAllocation would otherwise be reported again by the next launch check, failing the next
+// run too (seen on the H200: the run after an injected 1 PiB cudaMalloc failed with "out of memory").
+// Reading it here clears it; a sticky error (a kernel fault) stays and every later call reports it.
 inline void cuda_check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
+  (void)cudaGetLastError();
   std::string where = file;
   if (auto slash = where.find_last_of('/'); slash != std::string::npos) where = where.substr(slash + 1);
   throw CudaError(std::string(call) + " failed at " + where + ":" + std::to_string(line) + ": " +

@@ -56,6 +56,13 @@ std::string position_text(const std::vector<std::string>& axes, const Position& 
   return out + "}";
 }
 
+// The low `bits` bits of v, most significant first.
+std::string bits_text(int64_t v, int bits) {
+  std::string out;
+  for (int b = bits - 1; b >= 0; --b) out += ((v >> b) & 1) ? '1' : '0';
+  return out;
+}
+
 std::string terms_text(const std::vector<Term>& terms) {
   std::string out;
   for (size_t i = 0; i < terms.size(); ++i) {
@@ -162,9 +169,20 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
     const Swizzle& s = *layout.swizzle;
     d += "; swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) +
          "> on m:";
+    // Show the two bit fields: the source field is XORed into the target field.
+    const int src = s.inner ? s.base + s.shift : s.base;
+    const int dst = s.inner ? s.base : s.base + s.shift;
     for (const ReplicaStep& step : out.replica_steps) {
-      d += " " + std::to_string(step.m_before_swizzle) + " -> " + std::to_string(step.m_after_swizzle);
+      const int64_t m = step.m_before_swizzle;
+      d += " " + std::to_string(m);
+      if (s.bits > 0 && m >= 0) {
+        d += " (bits [" + std::to_string(src) + "," + std::to_string(src + s.bits) + ") = " + bits_text(m >> src, s.bits) +
+             " xor bits [" + std::to_string(dst) + "," + std::to_string(dst + s.bits) + ") = " +
+             bits_text(m >> dst, s.bits) + ")";
+      }
+      d += " -> " + std::to_string(step.m_after_swizzle) + ";";
     }
+    d.pop_back();
   }
   return out;
 }

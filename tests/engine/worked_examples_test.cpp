@@ -177,6 +177,15 @@ TEST(WorkedExamples, Swizzle128BFp16ColumnOver8RowsIs8WavefrontsThen1) {
   }
 }
 
+TEST(WorkedExamples, SwizzleDerivationShowsTheBitFields) {
+  // fp16 SWIZZLE_128B on elements, Swizzle<3,3,3>: element (1, 0) of an 8x64 tile is m = 64 = 0b001'000'000;
+  // bits [6,9) = 001 are XORed into bits [3,6) = 000 -> 0b001'001'000 = 72.
+  auto m = forward_coord(must_parse("Swizzle<3,3,3> o S[(8,64):(64,1)]"), {8, 64}, {1, 0});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->positions[0].values, std::vector<int64_t>{72});
+  EXPECT_NE(m->derivation.find("64 (bits [6,9) = 001 xor bits [3,6) = 000) -> 72"), std::string::npos) << m->derivation;
+}
+
 TEST(WorkedExamples, SectorsAoSIs32AndSoAIs4) {
   // struct { float f[8]; } (32 B): lane i reads p[i].f[0] -> stride 32 B; SoA x[i] -> stride 4 B.
   std::vector<int64_t> lanes(32);

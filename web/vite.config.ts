@@ -1,12 +1,46 @@
-import { defineConfig } from 'vite';
+import { cpSync, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
 
-// The page and its elements. `embed` is the one-script bundle docs sites load (issue 6 grows it).
+// Three HTML pages and one library entry:
+//   index.html   the page (figures + benchmark panel, which is loaded on demand)
+//   embed.html   iframe mode for docs sites that cannot load scripts: /embed.html#figure=tile&...
+//   layoutscope.js (src/embed.ts)  the one module script a docs site loads; it registers every <ls-*>
+//                element. Stable name at the root of dist/, next to assets/ (its .wasm).
+// web/examples/ is copied as it is to dist/examples/: those pages are written the way a docs author writes
+// them (a plain <script type="module" src="../layoutscope.js">), so Vite must not rewrite them.
+const here = dirname(fileURLToPath(import.meta.url));
+
+function copyExamples(): Plugin {
+  return {
+    name: 'layoutscope-copy-examples',
+    apply: 'build',
+    closeBundle() {
+      const from = resolve(here, 'examples');
+      if (existsSync(from)) cpSync(from, resolve(here, 'dist', 'examples'), { recursive: true });
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
+  plugins: [copyExamples()],
   build: {
     target: 'es2022',
     outDir: 'dist',
     emptyOutDir: true,
     assetsInlineLimit: 0,
+    rollupOptions: {
+      input: {
+        index: resolve(here, 'index.html'),
+        embed: resolve(here, 'embed.html'),
+        layoutscope: resolve(here, 'src/embed.ts'),
+      },
+      preserveEntrySignatures: 'allow-extension',
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'layoutscope' ? 'layoutscope.js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
 });

@@ -12,6 +12,7 @@ import type {
   LsMapping,
   LsParsedLayout,
   LsResult,
+  LsSectorAccess,
   LsShape,
   LsSwizzleAtom,
   LsTable,
@@ -19,6 +20,8 @@ import type {
 
 export type {
   LsBankAccess,
+  LsResult,
+  LsSectorAccess,
   LsError,
   LsFinding,
   LsInverseHit,
@@ -69,6 +72,9 @@ export class Engine {
   }
   laneAddresses(layout: string, shape: LsShape, indices: number[], elemBytes: number) {
     return this.m.laneAddresses(layout, shape, indices, elemBytes);
+  }
+  sectorAccess(addrs: number[], width: number): LsResult<LsSectorAccess> {
+    return this.m.sectorAccess(addrs, width);
   }
   swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom> {
     return this.m.swizzleAtom(mode, dtype);

@@ -2,12 +2,13 @@
 // region, state in the URL fragment, export (SVG, PNG, JSON), theme and language. A figure supplies its
 // scene (what to draw, computed by the engine), the grid of keyboard targets, and what a selection means.
 import { LitElement, css, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { engine, type Engine } from './engine.js';
 import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
-import { PALETTES, resolveTheme, type Palette } from './theme.js';
+import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
 
 export const SETTINGS_EVENT = 'ls-settings';
 
@@ -91,6 +92,12 @@ export abstract class LsFigure extends LitElement {
     .error {
       color: var(--ls-error, #b00020);
     }
+    .pre {
+      white-space: pre;
+    }
+    .full {
+      flex-basis: 100%;
+    }
     .sr {
       position: absolute;
       width: 1px;
@@ -161,6 +168,8 @@ export abstract class LsFigure extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     window.addEventListener(SETTINGS_EVENT, this.onSettings);
+    // a docs site that switches light/dark re-renders every figure (no inline style: CSSOM and re-render only)
+    watchHostTheme(() => window.dispatchEvent(new Event(SETTINGS_EVENT)));
     window.addEventListener('hashchange', this.onHash);
     this.media?.addEventListener?.('change', this.onSettings);
     engine().then(
@@ -334,6 +343,13 @@ export abstract class LsFigure extends LitElement {
 
   // ---- render ----------------------------------------------------------------------------------------
 
+  /** Attributes that change what the engine computes: a change after load recomputes (embedding hosts set them). */
+  private static readonly INPUTS = ['layout', 'shape', 'dtype', 'swizzle', 'compare', 'access', 'mode', 'datapath', 'n'];
+  protected override willUpdate(changed: PropertyValues) {
+    super.willUpdate(changed);
+    if (this.eng && !changed.has('eng') && LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.recompute();
+  }
+
   protected override updated(changed: PropertyValues) {
     super.updated(changed);
     const canvas = this.renderRoot.querySelector('canvas.scene') as HTMLCanvasElement | null;
@@ -354,7 +370,7 @@ export abstract class LsFigure extends LitElement {
   protected renderView(): TemplateResult {
     const scene = this.scene!;
     if (this.useCanvas())
-      return html`<canvas class="scene" role="img" aria-label=${this.title_()} style="width:${scene.width}px"></canvas>`;
+      return html`<canvas class="scene" role="img" aria-label=${this.title_()} ${styleProps({ width: `${scene.width}px` })}></canvas>`;
     return html`${unsafeSVG(sceneToSvg(scene))}`;
   }
 
@@ -379,7 +395,7 @@ export abstract class LsFigure extends LitElement {
         role="application"
         aria-roledescription="interactive figure"
         aria-label=${this.title_()}
-        style="background:${p.bg}"
+        ${styleProps({ background: p.bg })}
         @keydown=${this.onKey}
         @pointerdown=${this.onViewDown}
         @pointerup=${this.onViewUp}

@@ -85,5 +85,7 @@ export function t(lang: Lang, key: StringKey): string {
 export function resolveLang(attr: string | null | undefined): Lang {
   if (attr === 'en' || attr === 'zh') return attr;
   const page = document.documentElement.dataset.lsLang;
-  return page === 'zh' ? 'zh' : 'en';
+  if (page === 'zh' || page === 'en') return page;
+  // a host page that declares Chinese (<html lang="zh-CN">) gets Chinese labels
+  return /^zh\b/i.test(document.documentElement.lang) ? 'zh' : 'en';
 }

@@ -1,14 +1,8 @@
-// The page: registers every figure, and wires the language and theme toggles (which the figures follow
+// The page: registers every figure (through layoutscope.js, the embedding entry), loads the benchmark panel on
+// demand, and wires the language and theme toggles (which the figures follow
 // through the document's data-ls-lang / data-theme and the ls-settings event). Both are kept in the URL
 // fragment (lang=zh, theme=dark) so a shared link opens the same view.
-import './figures/tile-layout.js';
-import './figures/fragment.js';
-import './figures/tmem.js';
-import './figures/scale-factors.js';
-import './figures/mesh.js';
-import './figures/bank-conflicts.js';
-import './figures/swizzle-atom.js';
-import './figures/playground.js';
+import './embed.js';
 import { SETTINGS_EVENT } from './figure.js';
 import { readFragment, writeKey } from './state.js';
 
@@ -22,6 +16,9 @@ const ZH: Record<string, string> = {
   'nav.banks': '6 Bank conflict',
   'nav.atom': '7 Swizzle atom',
   'nav.play': '8 Playground',
+  'nav.bench': '9 Benchmarks',
+  'h.bench': '9. Benchmarks：实测与预测',
+  'p.bench': '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
   'h.tile': '1. Tile 布局：8×8 划分为 2×4 tiles',
   'p.tile': '点击任意 cell：显示它所在的 tile、unflatten 过程和 f_D(x)，两个网格联动高亮。',
   'h.fragment': '2. Register fragment（m8n8）',
@@ -87,3 +84,23 @@ for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a[href^="#sec-
 }
 const fig = readFragment().get('fig');
 if (fig) document.getElementById(`sec-${fig}`)?.scrollIntoView({ block: 'start' });
+
+// The benchmark panel (Observable Plot, the schema validator) is a separate chunk: the figures do not wait for it.
+const panelHost = document.getElementById('bench-panel');
+if (panelHost) {
+  const load = () => import('./bench/panel.js').catch((err) => {
+    panelHost.textContent = `The benchmark panel failed to load: ${err}`;
+  });
+  if (/(^|[#&])token=/.test(location.hash) || readFragment().get('fig') === 'bench') load();
+  else {
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        io.disconnect();
+        load();
+      }
+    }, { rootMargin: '600px' });
+    io.observe(panelHost);
+    // and in any case once the figures are up
+    window.setTimeout(load, 1500);
+  }
+}

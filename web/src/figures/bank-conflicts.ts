@@ -17,7 +17,11 @@ interface Case {
   perCell: number;
   model: { banks: number; wordBytes: number; wavefrontBytes: number } | null;
   bankLabel: (bank: number) => string;
+  /** the drawn sides' names (custom mode: the layouts themselves) */
+  names?: string[];
 }
+
+const DTYPE_BYTES: Record<string, number> = { f8: 1, e4m3: 1, e5m2: 1, f16: 2, bf16: 2, f32: 4, tf32: 4, f64: 8 };
 
 const CASES: Record<'toy' | 'real', Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
@@ -34,8 +38,28 @@ interface Side {
 }
 
 export class LsBankConflicts extends LsFigure {
-  static override properties = { ...LsFigure.properties, case_: { state: true }, op: { state: true }, width: { state: true }, step: { state: true } };
+  static override properties = {
+    ...LsFigure.properties,
+    case_: { state: true },
+    op: { state: true },
+    width: { state: true },
+    step: { state: true },
+    layout: { type: String },
+    compare: { type: String },
+    shape: { type: String },
+    dtype: { type: String },
+    swizzle: { type: String },
+  };
   case_: 'toy' | 'real' = 'toy';
+  /** Custom mode (any access pattern, e.g. from the benchmark panel): the layout read by the warp, */
+  layout = '';
+  /** an optional second layout drawn beside it (e.g. the padded tile), */
+  compare = '';
+  /** or a swizzle applied to `layout` for the second side: a PTX mode (128B, 64B, 32B) or Swizzle<B,M,S>. */
+  swizzle = '';
+  shape = '';
+  dtype = 'f32';
+  private customError = '';
   op: 'col' | 'row' = 'col';
   width = 16;
   step = -1;
@@ -44,13 +68,47 @@ export class LsBankConflicts extends LsFigure {
   private timer = 0;
 
   protected title_() {
+    if (this.custom) return `Bank conflicts: ${[this.layout, this.compare].filter((l) => l).join(' vs ')}`;
     return `${this.case_ === 'toy' ? this.tr('toy') : this.tr('real')}`;
   }
-  private get c() {
-    return CASES[this.case_];
+
+  override render() {
+    if (this.eng && this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
+    return super.render();
+  }
+  private get custom() {
+    return !!this.layout;
+  }
+  private customCase?: Case;
+  private get c(): Case {
+    return this.custom && this.customCase ? this.customCase : CASES[this.case_];
   }
   private get accessWidth() {
+    if (this.custom) return Math.max(4, this.c.elemBytes);
     return this.case_ === 'toy' ? 4 : this.width;
+  }
+  /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */
+  private buildCustom(): Case | undefined {
+    const e = this.eng!;
+    const elemBytes = DTYPE_BYTES[this.dtype] ?? 4;
+    const parsed = e.parse(this.layout);
+    if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
+    const shape = this.shape ? this.shape.split(',').map((v) => Number(v.trim())) : parsed.defaultShape;
+    if (shape.length !== 2 || shape.some((v) => !Number.isInteger(v) || v < 1)) throw new Error(`shape: expected "rows,cols", got "${this.shape}"`);
+    let second = this.compare;
+    if (!second && this.swizzle) {
+      let sw = this.swizzle.trim();
+      if (/^(128B|64B|32B|interleave)$/.test(sw)) {
+        const atom = must(e.swizzleAtom(sw, this.dtype));
+        sw = `Swizzle<${atom.elements.bits},${atom.elements.base},${atom.elements.shift}>`;
+      }
+      second = `${sw} o ${this.layout}`;
+    }
+    const layouts = [this.layout, ...(second ? [second] : [])];
+    for (const l of layouts) must(e.laneAddresses(l, shape, [0], elemBytes));
+    const perCell = Math.max(1, 4 / elemBytes);
+    if (shape[1] % perCell) throw new Error(`shape: ${shape[1]} columns of ${this.dtype} do not fill 4-byte words`);
+    return { plain: layouts[0], swizzled: layouts[1] ?? '', shape, elemBytes, perCell, model: null, bankLabel: (b) => String(b), names: layouts };
   }
   protected override extraState() {
     return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
@@ -88,10 +146,20 @@ export class LsBankConflicts extends LsFigure {
 
   protected override recompute() {
     if (!this.eng) return;
+    this.customError = '';
+    if (this.custom) {
+      try {
+        this.customCase = this.buildCustom();
+      } catch (err) {
+        this.customError = String((err as Error).message ?? err);
+        this.sides = [];
+        return;
+      }
+    }
     const c = this.c;
     const [rows, cols] = c.shape;
     const { idx, lanes } = this.laneIndices();
-    this.sides = [c.plain, c.swizzled].map((layout) => {
+    this.sides = [c.plain, c.swizzled].filter((l) => l).map((layout) => {
       // where each drawn cell lands: the bank of its first element, per row (engine: addresses and banks)
       const physCol: number[][] = [];
       const cellW = c.perCell * c.elemBytes;
@@ -105,6 +173,11 @@ export class LsBankConflicts extends LsFigure {
       const access = must(this.eng!.bankAccess(addrs, this.accessWidth, c.model));
       return { access, physCol, lanes };
     });
+  }
+
+  protected override willUpdate(changed: import('lit').PropertyValues) {
+    super.willUpdate(changed);
+    if (this.eng && changed.has('selection') && !changed.has('eng')) this.recompute();
   }
 
   override select(hit: string | null) {
@@ -129,7 +202,7 @@ export class LsBankConflicts extends LsFigure {
     this.saveState();
   }
   private maxCycles() {
-    return Math.max(...this.sides.map((s) => s.access.cycles));
+    return Math.max(1, ...this.sides.map((s) => s.access.cycles));
   }
   private doStep() {
     const n = this.maxCycles();
@@ -165,10 +238,11 @@ export class LsBankConflicts extends LsFigure {
     const c = this.c;
     const [rows, cols] = c.shape;
     const ncell = cols / c.perCell;
-    const cs = 36, oy = 64, gap = 70;
+    const cs = Math.max(12, Math.min(36, Math.floor(520 / ncell))), oy = 64, gap = 70;
     const cur = this.cursorHit();
     const { op, i } = this.target();
-    const names = [this.tr('rowMajor'), this.tr('swizzled')];
+    const names = c.names ?? [this.tr('rowMajor'), this.tr('swizzled')];
+    const maxCycles = Math.max(0, ...this.sides.map((sd) => sd.access.cycles));
     this.sides.forEach((side, s) => {
       const ox = 60 + s * (ncell * cs + gap);
       const a = side.access;
@@ -200,7 +274,7 @@ export class LsBankConflicts extends LsFigure {
           cell(items, p, ox + pc * cs, oy + r * cs, cs, cs, fill, {
             title: `row ${r}, logical col ${k} -> bank column ${pc}${read ? `, cycle ${cyc}` : ''}`,
             label: String(k),
-            labelSize: 12,
+            labelSize: Math.min(12, cs * 0.55),
             selected: now,
           });
         }
@@ -215,25 +289,40 @@ export class LsBankConflicts extends LsFigure {
     for (let k = 0; k < ncell; ++k) {
       const x = 60 + k * cs;
       items.push({ t: 'rect', x, y: oy + rows * cs + 34, w: cs - 2, h: 22, fill: p.cell, hit: `C:${k}`, title: `${this.tr('readColumn')} ${k}`, rx: 4 });
-      small(items, p, x + cs / 2, oy + rows * cs + 45, `col ${k}`);
+      small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `col ${k}` : String(k));
       if (cur === `C:${k}` || (op === 'col' && i === k))
         items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
     }
     small(items, p, 60, oy + rows * cs + 70, `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'} · ${this.accessWidth} B / lane`, 'start');
-    return { width: 60 + 2 * (ncell * cs) + gap + 20, height: oy + rows * cs + 84, background: p.bg, items };
+    const n = Math.max(1, this.sides.length);
+    const width = Math.max(60 + n * (ncell * cs) + (n - 1) * gap + 20, 60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20, 420);
+    return { width, height: oy + rows * cs + 84, background: p.bg, items };
   }
 
   protected announce(): string {
     const { op, i } = this.target();
     const [a, b] = this.sides.map((s) => s.access);
-    if (!a || !b) return '';
+    if (!a) return this.customError;
+    if (this.custom) {
+      const what = op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
+      return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
+    }
+    if (!b) return '';
     const what = op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
     return `${what}: ${this.tr('rowMajor')} ${a.cycles} ${this.tr('cycles')}, ${this.tr('swizzled')} ${b.cycles} ${this.tr('cycles')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
   }
 
   protected details() {
     const [a, b] = this.sides.map((s) => s.access);
+    if (this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
     if (!a) return html``;
+    if (this.custom)
+      return html`<p class="cycles">${this.announce()}</p>
+        ${this.sides.map(
+          (sd, k) =>
+            html`<p class="mono">${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes / wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}</p>`,
+        )}`;
+    if (!b) return html``;
     return html`<p class="cycles">${this.announce()}</p>
       <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups ${a.groupCycles.join('+')} = ${a.cycles}</p>
       <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
@@ -241,11 +330,14 @@ export class LsBankConflicts extends LsFigure {
 
   protected exportData() {
     const { idx } = this.laneIndices();
-    return { case: this.case_, width: this.accessWidth, indices: idx, layouts: [this.c.plain, this.c.swizzled], access: this.sides.map((s) => s.access) };
+    return { case: this.custom ? 'custom' : this.case_, width: this.accessWidth, indices: idx, layouts: [this.c.plain, this.c.swizzled].filter((l) => l), access: this.sides.map((s) => s.access) };
   }
 
   protected override controls() {
     const playing = !!this.timer;
+    if (this.custom)
+      return html`<button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
+        <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
     return html`<span role="group" aria-label="case">
         <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
         <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>

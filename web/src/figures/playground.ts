@@ -188,9 +188,9 @@ export class LsPlayground extends LsFigure {
         <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
         <button type="submit">${this.tr('apply')}</button>
       </form>
-      <div class="findings" style="flex-basis:100%">
+      <div class="findings full">
         ${err
-          ? html`<p class="error" role="alert">${err.column > 0 ? html`<code style="white-space:pre">${this.layout}</code><br /><code style="white-space:pre">${' '.repeat(err.column - 1)}^</code> column ${err.column}: ` : ''}${err.message}${err.field ? ` (${err.field})` : ''}</p>`
+          ? html`<p class="error" role="alert">${err.column > 0 ? html`<code class="pre">${this.layout}</code><br /><code class="pre">${' '.repeat(err.column - 1)}^</code> column ${err.column}: ` : ''}${err.message}${err.field ? ` (${err.field})` : ''}</p>`
           : this.findings.length
             ? html`<ul>${this.findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
             : html`<p>${this.tr('noFindings')}</p>`}

@@ -13,8 +13,10 @@ const MODES = ['128B', '64B', '32B', 'interleave'] as const;
 const DTYPES = ['f8', 'f16', 'f32'] as const;
 
 export class LsSwizzleAtom_ extends LsFigure {
-  static override properties = { ...LsFigure.properties, mode: { type: String }, dtype: { type: String }, hover: { state: true } };
+  static override properties = { ...LsFigure.properties, mode: { type: String }, dtype: { type: String }, swizzle: { type: String }, hover: { state: true } };
   mode: string = '128B';
+  /** The embedding attribute: the swizzle mode (128B, 64B, 32B, interleave); same as mode. */
+  swizzle = '';
   dtype: string = 'f16';
   hover: number | null = null;
   protected readonly defaultKey = 'atom';
@@ -36,6 +38,10 @@ export class LsSwizzleAtom_ extends LsFigure {
 
   protected override recompute() {
     if (!this.eng) return;
+    if (this.swizzle && (MODES as readonly string[]).includes(this.swizzle)) {
+      this.mode = this.swizzle;
+      this.swizzle = '';
+    }
     this.atom = must(this.eng.swizzleAtom(this.mode, this.dtype));
     const n = this.atom.rows * this.atom.elementsPerRow;
     this.to = must(this.eng.applySwizzle(this.atom.elements, Array.from({ length: n }, (_, o) => o))).offsets;

@@ -8,9 +8,17 @@ import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
 
 export class LsTileLayout extends LsFigure {
-  static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
+  static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String }, access: { type: String }, dtype: { type: String } };
   layout = 'S[(4,2,2,4):(16,4,8,1)]';
   shape = '8,8';
+  /** Elements one warp instruction touches, lane by lane: "0,8,16" or start:stop:step ("0:256:8"). Drawn as
+   * the lanes' cells, with the 32 B sectors they touch (the engine's sector_access). */
+  access = '';
+  /** Element type of the access (bytes per lane): f32 (default), f16, f64, f8. */
+  dtype = 'f32';
+  private lanes: number[] = [];
+  private sectorInfo?: { sectors: number; bytes: number; efficiency: number; addrs: number[] };
+  private accessError = '';
   protected readonly defaultKey = 'tile';
   private maps: LsMapping[] = [];
   private elementAt = new Map<number, number>();
@@ -33,6 +41,40 @@ export class LsTileLayout extends LsFigure {
       this.maps.push(f);
       this.elementAt.set(f.positions[0][0], x);
     }
+    this.computeAccess(t.elements);
+  }
+
+  private computeAccess(elements: number) {
+    this.lanes = [];
+    this.sectorInfo = undefined;
+    this.accessError = '';
+    const a = this.access.trim();
+    if (!a) return;
+    const m = /^(\d+):(\d+):(\d+)$/.exec(a);
+    const lanes = m
+      ? Array.from({ length: Math.max(0, Math.ceil((Number(m[2]) - Number(m[1])) / Math.max(1, Number(m[3])))) }, (_, k) => Number(m[1]) + k * Math.max(1, Number(m[3])))
+      : a.split(',').map((v) => Number(v.trim()));
+    if (!lanes.length || lanes.length > 32 || lanes.some((x) => !Number.isInteger(x) || x < 0 || x >= elements)) {
+      this.accessError = `access: expected 1 to 32 element indices below ${elements}, got "${a}"`;
+      return;
+    }
+    const width = this.accessWidth();
+    // f32x4: a 16 B vector per lane starting at an fp32 element
+    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, ({ f8: 1, f16: 2, bf16: 2, f64: 8 } as Record<string, number>)[this.dtype] ?? 4)).addrs;
+    const r = this.eng!.m.sectorAccess(addrs, width);
+    if (!r.ok) {
+      this.accessError = r.error.message;
+      return;
+    }
+    this.lanes = lanes;
+    this.sectorInfo = { sectors: r.sectors, bytes: r.bytes, efficiency: r.efficiency, addrs };
+  }
+  private accessWidth(): number {
+    return Math.max(4, ({ f8: 1, f16: 2, bf16: 2, f32: 4, f64: 8, f32x4: 16 } as Record<string, number>)[this.dtype] ?? 4);
+  }
+  /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its address is in. */
+  private colourIndex(x: number): number {
+    return this.maps[x].split.length === 4 ? this.tileOf(x) : Math.floor((this.addr(x) * 4) / 32);
   }
 
   private addr(x: number) {
@@ -58,13 +100,14 @@ export class LsTileLayout extends LsFigure {
 
   protected buildScene(p: Palette): Scene {
     const items: Item[] = [];
-    const cs = 34;
+    const cs = Math.max(12, Math.min(34, Math.floor(520 / Math.max(this.rows, this.cols))));
     const sel = this.selectedElement();
     const selTile = sel === null ? -1 : this.tileOf(sel);
     const cur = this.cursorHit();
-    const ox = 40, oy = 44, px = 400;
-    label(items, p, ox, 16, this.tr('logical88'));
-    label(items, p, px, 16, this.tr('physicalMem'));
+    const ox = 40, oy = 44, px = Math.max(400, ox + this.cols * cs + 60);
+    const is88 = this.rows === 8 && this.cols === 8;
+    label(items, p, ox, 16, is88 ? this.tr('logical88') : `${this.tr('logical')} ${this.rows}×${this.cols}`);
+    label(items, p, px, 16, is88 ? this.tr('physicalMem') : `${this.tr('physical')} @m (${this.cols} / row)`);
     for (let i = 0; i < this.rows; ++i) {
       small(items, p, ox - 14, oy + i * cs + cs / 2, `r${i}`);
       small(items, p, px - 14, oy + i * cs + cs / 2, `${i * this.cols}`, 'end');
@@ -73,8 +116,8 @@ export class LsTileLayout extends LsFigure {
     const n = this.maps.length;
     for (let x = 0; x < n; ++x) {
       const i = Math.floor(x / this.cols), j = x % this.cols;
-      const fill = p.cat[this.tileOf(x) % p.cat.length];
-      const related = sel !== null && this.tileOf(x) === selTile && x !== sel;
+      const fill = p.cat[this.colourIndex(x) % p.cat.length];
+      const related = (sel !== null && this.tileOf(x) === selTile && x !== sel) || this.lanes.includes(x);
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, fill, {
         hit: `L:${x}`,
         title: `(${i}, ${j}) x=${x} -> ${this.addr(x)}@m`,
@@ -101,32 +144,45 @@ export class LsTileLayout extends LsFigure {
     for (let a = 0; a < n; ++a) {
       const x = this.elementAt.get(a);
       if (x === undefined) continue;
-      cell(items, p, ox + a * sw, sy, sw, 26, p.cat[this.tileOf(x) % p.cat.length], {
+      cell(items, p, ox + a * sw, sy, sw, 26, p.cat[this.colourIndex(x) % p.cat.length], {
         hit: `M:${a}`,
         title: `@m ${a}: x=${x}`,
         selected: x === sel,
-        related: sel !== null && this.tileOf(x) === selTile && x !== sel,
+        related: (sel !== null && this.tileOf(x) === selTile && x !== sel) || this.lanes.includes(x),
       });
+      // the lanes' accesses: a mark under every address a lane touches
+      if (this.lanes.includes(x)) items.push({ t: 'rect', x: ox + a * sw, y: sy + 27, w: Math.max(2, sw), h: 4, fill: p.related });
       if (a % 8 === 0) small(items, p, ox + a * sw, sy + 36, String(a), 'start');
     }
     return { width: Math.max(px + this.cols * cs + 20, ox + n * sw + 20), height: sy + 48, background: p.bg, items };
   }
 
+  private accessText(): string {
+    const s = this.sectorInfo;
+    if (!s) return this.accessError;
+    return `${this.lanes.length} lanes × ${this.accessWidth()} B: ${s.sectors} sectors of 32 B per request, ${s.bytes} B requested, sector efficiency ${(s.efficiency * 100).toFixed(1)}%`;
+  }
+
   protected announce(): string {
     const x = this.selectedElement();
-    if (x === null) return this.tr('noSelection');
+    if (x === null) return this.sectorInfo ? this.accessText() : this.tr('noSelection');
     const f = this.maps[x];
     return `${this.tr('element')} (${f.coord.join(', ')}), x = ${f.index} → ${this.addr(x)}@m`;
   }
 
   protected details() {
     const x = this.selectedElement();
-    if (x === null) return html`<p>${this.tr('noSelection')}</p>`;
+    const access = this.access
+      ? html`<p class=${this.accessError ? 'error' : 'mono access'}>${this.accessText()}</p>${this.sectorInfo
+          ? html`<p class="mono">lane addresses (bytes): ${this.sectorInfo.addrs.join(', ')}</p>`
+          : ''}`
+      : nothing;
+    if (x === null) return html`${access}<p>${this.tr('noSelection')}</p>`;
     const f = this.maps[x];
     const ext = must(this.eng!.parse(this.layout)).shard.map((m) => m.extent);
     const cs = f.split.map((_, i) => `c${i}`).join(',');
     const terms = f.terms.map((t) => `${t.digit}·${t.k}`).join(' + ');
-    return html`<p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
+    return html`${access}<p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
       <p class="mono">(${cs}) = unflatten(${f.index}; ${ext.join(',')}) = (${f.split.join(', ')})</p>
       <p class="mono">f_D(x) = ${terms} = ${this.addr(x)}@m</p>
       <p class="mono derivation">${f.derivation}</p>`;

@@ -1,0 +1,927 @@
+// <ls-bench-panel>: connect to one or more layoutscope-agents, run the B-09 benchmarks with live progress, cancel,
+// history; view results (from an agent or from a dropped file, validated against the schema) as plots with a
+// table under each, next to the engine's predictions for each variant's access layout; export JSON, CSV,
+// SVG and PNG. Tokens come from the URL fragment the agent prints and stay in memory unless the user asks.
+import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import { styleProps } from '../style-props.js';
+import { engine, type Engine } from '../engine.js';
+import { SETTINGS_EVENT } from '../figure.js';
+import { readFragment, writeKey } from '../state.js';
+import { PALETTES, resolveTheme } from '../theme.js';
+import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
+import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction } from './plots.js';
+import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
+import { readResultsText, rowsOf, rowsToCsv, speedups, type ResultsDoc, type Row } from './results.js';
+
+interface Device {
+  id: number;
+  name: string;
+  kind: string;
+  multiprocessors: number;
+  global_memory_bytes: number;
+  peak_bandwidth_bytes_per_second: number | null;
+  sm_version: string | null;
+}
+interface ParamSpec {
+  type: string;
+  default: unknown;
+  minimum?: number;
+  maximum?: number;
+  enum?: (string | number)[];
+  maxItems?: number;
+  description?: string;
+}
+interface BenchSpec {
+  name: string;
+  title: string;
+  description: string;
+  parameters: Record<string, ParamSpec>;
+}
+interface RunSummary {
+  id: string;
+  benchmark: string;
+  device: number;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  error: string | null;
+}
+interface Agent {
+  key: number;
+  client: AgentClient;
+  label: string;
+  state: 'connecting' | 'ready' | 'not-ready' | 'error';
+  problem?: AgentError;
+  backend?: string;
+  devices: Device[];
+  unavailable?: string;
+  catalogue: BenchSpec[];
+  runs: RunSummary[];
+  remember: boolean;
+}
+interface Dataset {
+  key: string;
+  source: string;
+  doc: ResultsDoc;
+  /** the file's own text (offline), exported unchanged */
+  raw?: string;
+  agentKey?: number;
+  runId?: string;
+  shown: boolean;
+}
+interface ActiveRun {
+  agentKey: number;
+  id: string;
+  status: string;
+  progress: number;
+  message: string;
+  abort: AbortController;
+}
+
+const STORE = 'layoutscope.agents';
+const fmt = (v: number | null | undefined, d = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d));
+const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
+
+export class LsBenchPanel extends LitElement {
+  static override properties = {
+    agents: { state: true },
+    datasets: { state: true },
+    active: { state: true },
+    notice: { state: true },
+    offlineError: { state: true },
+    formError: { state: true },
+    figure: { state: true },
+    bench: { state: true },
+    runAgent: { state: true },
+    dragging: { state: true },
+  };
+
+  static override styles = css`
+    :host {
+      display: block;
+      color: var(--ls-fg, inherit);
+      font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
+    }
+    fieldset {
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      margin: 0 0 1rem;
+      padding: 0.5rem 0.8rem 0.8rem;
+    }
+    legend {
+      font-weight: 600;
+      padding: 0 0.3rem;
+    }
+    button,
+    select,
+    input {
+      font: inherit;
+      color: inherit;
+      background: var(--ls-control-bg, transparent);
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 4px;
+      padding: 0.15rem 0.5rem;
+    }
+    input[aria-invalid='true'] {
+      border-color: var(--ls-error, #b00020);
+      outline: 1px solid var(--ls-error, #b00020);
+    }
+    button.primary {
+      background: var(--ls-accent, #0062a0);
+      border-color: var(--ls-accent, #0062a0);
+      color: #fff;
+    }
+    button:disabled {
+      opacity: 0.55;
+    }
+    .row {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+      margin: 0.3rem 0;
+    }
+    .grow {
+      flex: 1 1 22rem;
+    }
+    .agent {
+      border-left: 4px solid var(--ls-border, #888);
+      padding: 0.3rem 0.6rem;
+      margin: 0.5rem 0;
+    }
+    .agent.ready {
+      border-color: #009e73;
+    }
+    .agent.error,
+    .agent.not-ready {
+      border-color: var(--ls-error, #b00020);
+    }
+    .badge {
+      font-size: 0.85em;
+      font-weight: 600;
+      border-radius: 9px;
+      padding: 0 0.5rem;
+      border: 1px solid currentColor;
+    }
+    .error,
+    .problem {
+      color: var(--ls-error, #b00020);
+    }
+    .muted {
+      color: var(--ls-muted, #555);
+    }
+    .mono,
+    code {
+      font-family: ui-monospace, 'DejaVu Sans Mono', monospace;
+      font-size: 0.92em;
+    }
+    .bar {
+      height: 14px;
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 7px;
+      overflow: hidden;
+      flex: 1 1 16rem;
+      max-width: 28rem;
+    }
+    .bar > div {
+      height: 100%;
+      background: var(--ls-accent, #0062a0);
+      transition: width 0.15s;
+    }
+    table {
+      border-collapse: collapse;
+      margin: 0.4rem 0 1rem;
+      font-size: 0.9em;
+    }
+    th,
+    td {
+      border-bottom: 1px solid var(--ls-border, #bbb);
+      padding: 0.15rem 0.5rem;
+      text-align: right;
+      vertical-align: top;
+    }
+    th:first-child,
+    td:first-child,
+    td.l,
+    th.l {
+      text-align: left;
+    }
+    .scroll {
+      overflow-x: auto;
+      max-width: 100%;
+    }
+    .plot svg {
+      display: block;
+      max-width: 100%;
+      height: auto;
+    }
+    .plot text,
+    .plot tspan {
+      white-space: pre;
+    }
+    .drop {
+      border: 2px dashed var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.8rem;
+      text-align: center;
+    }
+    .drop.over {
+      border-color: var(--ls-accent, #0062a0);
+    }
+    .chips button[aria-pressed='true'] {
+      background: var(--ls-accent, #0062a0);
+      border-color: var(--ls-accent, #0062a0);
+      color: #fff;
+    }
+    h3 {
+      margin: 1.2rem 0 0.3rem;
+      font-size: 1.05rem;
+    }
+    .ok {
+      color: #007a5a;
+    }
+    button.link {
+      border: none;
+      padding: 0;
+      text-decoration: underline;
+      color: var(--ls-accent, #0062a0);
+      cursor: pointer;
+    }
+    .figure-host {
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.5rem;
+    }
+  `;
+
+  agents: Agent[] = [];
+  datasets: Dataset[] = [];
+  active: ActiveRun | null = null;
+  notice = '';
+  offlineError = '';
+  formError: { message: string; field: string } | null = null;
+  figure: FigureSpec | null = null;
+  bench = 'aos_soa';
+  runAgent = -1;
+  dragging = false;
+  private eng?: Engine;
+  private nextKey = 1;
+  private plots = new Map<string, SVGSVGElement>();
+  private predictions = new Map<string, VariantPrediction | string>();
+
+  override connectedCallback() {
+    super.connectedCallback();
+    window.addEventListener(SETTINGS_EVENT, this.onSettings);
+    engine().then((e) => {
+      this.eng = e;
+      this.requestUpdate();
+    });
+    this.takeFragment();
+    for (const a of this.remembered()) this.addAgent(a, true);
+  }
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    window.removeEventListener(SETTINGS_EVENT, this.onSettings);
+  }
+  private onSettings = () => this.requestUpdate();
+
+  // ---- agents ------------------------------------------------------------------------------------------
+
+  /** #token=... (and optionally agent=URL) from the URL the agent printed; removed from the address bar at once,
+   * so a shared link or a screenshot of it never carries the token. */
+  private takeFragment() {
+    const f = readFragment();
+    const token = f.get('token');
+    if (!token) return;
+    const agentUrl = f.get('agent') ?? location.origin;
+    writeKey('token', null);
+    writeKey('agent', null);
+    try {
+      this.addAgent(parseAgentUrl(agentUrl, token), false);
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+    requestAnimationFrame(() => document.getElementById('sec-bench')?.scrollIntoView({ block: 'start' }));
+  }
+
+  private remembered(): AgentAddress[] {
+    try {
+      const v = JSON.parse(localStorage.getItem(STORE) ?? '[]');
+      return Array.isArray(v) ? v.filter((a) => typeof a?.base === 'string' && typeof a?.token === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+  private saveRemembered() {
+    const list = this.agents.filter((a) => a.remember).map((a) => a.client.address);
+    if (list.length) localStorage.setItem(STORE, JSON.stringify(list));
+    else localStorage.removeItem(STORE);
+  }
+
+  addAgent(address: AgentAddress, remember: boolean) {
+    const existing = this.agents.find((a) => a.client.base === address.base);
+    if (existing) this.agents = this.agents.filter((a) => a !== existing);
+    const agent: Agent = {
+      key: this.nextKey++,
+      client: new AgentClient(address),
+      label: new URL(address.base).host,
+      state: 'connecting',
+      devices: [],
+      catalogue: [],
+      runs: [],
+      remember,
+    };
+    this.agents = [...this.agents, agent];
+    if (this.runAgent < 0 || !this.agents.some((a) => a.key === this.runAgent)) this.runAgent = agent.key;
+    void this.refreshAgent(agent);
+  }
+
+  private update_(agent: Agent, change: Partial<Agent>) {
+    Object.assign(agent, change);
+    this.agents = [...this.agents];
+  }
+
+  async refreshAgent(agent: Agent) {
+    this.update_(agent, { state: 'connecting', problem: undefined });
+    try {
+      const [devices, catalogue, runs] = await Promise.all([
+        agent.client.json<{ backend: string; devices: Device[]; unavailable?: string }>('/v1/devices'),
+        agent.client.json<{ benchmarks: BenchSpec[] }>('/v1/benchmarks'),
+        agent.client.json<{ runs: RunSummary[] }>('/v1/runs'),
+      ]);
+      this.update_(agent, {
+        state: devices.unavailable ? 'not-ready' : 'ready',
+        backend: devices.backend,
+        devices: devices.devices,
+        unavailable: devices.unavailable,
+        catalogue: catalogue.benchmarks,
+        runs: runs.runs,
+      });
+    } catch (err) {
+      this.update_(agent, { state: 'error', problem: err instanceof AgentError ? err : new AgentError('http', String(err)) });
+    }
+  }
+
+  private removeAgent(agent: Agent) {
+    this.agents = this.agents.filter((a) => a !== agent);
+    this.saveRemembered();
+  }
+
+  private onAdd(e: SubmitEvent) {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const data = new FormData(form);
+    try {
+      const address = parseAgentUrl(String(data.get('url') ?? ''), String(data.get('token') ?? ''));
+      this.notice = '';
+      this.addAgent(address, data.get('remember') === 'on');
+      this.saveRemembered();
+      form.reset();
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+  }
+
+  // ---- runs --------------------------------------------------------------------------------------------
+
+  private get selectedAgent(): Agent | undefined {
+    return this.agents.find((a) => a.key === this.runAgent && a.state === 'ready') ?? this.agents.find((a) => a.state === 'ready');
+  }
+
+  /** The form's values as request params, each checked against the catalogue's bounds (as the agent will). */
+  private collect(form: HTMLFormElement, spec: BenchSpec): { params: Record<string, unknown> } | { message: string; field: string } {
+    const params: Record<string, unknown> = {};
+    for (const [name, p] of Object.entries(spec.parameters)) {
+      const field = `params.${name}`;
+      if (p.enum && (p.type.startsWith('array') || p.type.includes('array'))) {
+        const picked = [...form.querySelectorAll<HTMLInputElement>(`input[name="${name}"]:checked`)].map((i) => (typeof p.enum![0] === 'number' ? Number(i.value) : i.value));
+        if (!picked.length) return { message: `${name}: pick at least one`, field };
+        params[name] = picked;
+        continue;
+      }
+      const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
+      const raw = input?.value.trim() ?? '';
+      if (p.enum) {
+        params[name] = raw;
+        continue;
+      }
+      if (raw === '') {
+        if (p.default === null) continue; // optional (seed)
+        return { message: `${name}: required`, field };
+      }
+      const list = p.type.includes('array') ? raw.split(/[\s,]+/).filter(Boolean) : [raw];
+      const values: number[] = [];
+      for (const v of list) {
+        if (!/^\d+$/.test(v)) return { message: `${name}: "${v}" is not a whole number`, field };
+        const x = Number(v);
+        if (p.minimum !== undefined && x < p.minimum) return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
+        if (p.maximum !== undefined && x > p.maximum) return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
+        if (values.includes(x)) return { message: `${name}: ${x} is given twice`, field };
+        values.push(x);
+      }
+      if (p.maxItems !== undefined && values.length > p.maxItems) return { message: `${name}: at most ${p.maxItems} values`, field };
+      params[name] = p.type.includes('array') ? values : values[0];
+    }
+    return { params };
+  }
+
+  private onFormInput(e: Event) {
+    const form = (e.currentTarget as HTMLFormElement) ?? (e.target as HTMLElement).closest('form');
+    const spec = this.selectedAgent?.catalogue.find((b) => b.name === this.bench);
+    if (!form || !spec) return;
+    const r = this.collect(form, spec);
+    this.formError = 'params' in r ? null : r;
+  }
+
+  private async onRun(e: SubmitEvent) {
+    e.preventDefault();
+    const agent = this.selectedAgent;
+    const spec = agent?.catalogue.find((b) => b.name === this.bench);
+    if (!agent || !spec) return;
+    const form = e.target as HTMLFormElement;
+    const r = this.collect(form, spec);
+    if (!('params' in r)) {
+      this.formError = r;
+      return;
+    }
+    this.formError = null;
+    const device = Number((form.elements.namedItem('device') as HTMLSelectElement | null)?.value ?? 0);
+    this.notice = '';
+    try {
+      const res = await agent.client.json<{ id: string }>('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ benchmark: this.bench, params: r.params, device }),
+      });
+      await this.follow(agent, res.id);
+    } catch (err) {
+      const a = err as AgentError;
+      if (a.status === 422) this.formError = { message: `The agent refused the parameters: ${a.message}`, field: a.field };
+      else if (a.status === 409) this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
+      else this.notice = a.message;
+    }
+  }
+
+  /** Follows a run's progress stream to its end, then loads its result. */
+  private async follow(agent: Agent, id: string) {
+    const abort = new AbortController();
+    this.active = { agentKey: agent.key, id, status: 'queued', progress: 0, message: 'queued', abort };
+    try {
+      for await (const ev of agent.client.events(id, abort.signal)) {
+        const d = ev.data;
+        this.active = { ...this.active!, status: d.status, progress: Number(d.progress) || 0, message: d.message ?? '' };
+        if (ev.event === 'end') break;
+      }
+      const record = await agent.client.json<{ status: string; error: string | null; result: ResultsDoc | null }>(`/v1/runs/${encodeURIComponent(id)}`);
+      this.active = { ...this.active!, status: record.status, progress: record.status === 'succeeded' ? 1 : this.active!.progress, message: record.error ?? record.status };
+      if (record.result) this.addDataset(record.result, { agent, runId: id });
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') this.notice = (err as Error).message;
+    }
+    void this.refreshRuns(agent);
+  }
+
+  private async cancel() {
+    const run = this.active;
+    const agent = this.agents.find((a) => a.key === run?.agentKey);
+    if (!run || !agent) return;
+    try {
+      await agent.client.request(`/v1/runs/${encodeURIComponent(run.id)}`, { method: 'DELETE' });
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+  }
+
+  private async refreshRuns(agent: Agent) {
+    try {
+      this.update_(agent, { runs: (await agent.client.json<{ runs: RunSummary[] }>('/v1/runs')).runs });
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+  }
+
+  private async loadRun(agent: Agent, id: string) {
+    try {
+      const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(`/v1/runs/${encodeURIComponent(id)}`);
+      if (!record.result) this.notice = `Run ${id} has no result (status ${record.status}).`;
+      else this.addDataset(record.result, { agent, runId: id });
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+  }
+
+  // ---- datasets ----------------------------------------------------------------------------------------
+
+  addDataset(doc: ResultsDoc, from: { agent?: Agent; runId?: string; file?: string; raw?: string }) {
+    const device = doc.devices[0]?.name ?? 'device';
+    const source = from.agent ? `${from.agent.label} · ${device} · ${doc.meta.run_id.slice(-8)}` : `${from.file} · ${device}`;
+    const key = from.agent ? `${from.agent.client.base}/${from.runId}` : `file:${from.file}:${doc.meta.run_id}`;
+    const rest = this.datasets.filter((d) => d.key !== key);
+    // one document per benchmark and source is shown at first: the newest
+    for (const d of rest) if (d.doc.meta.request.benchmark === doc.meta.request.benchmark && d.agentKey !== undefined && d.agentKey === from.agent?.key) d.shown = false;
+    this.datasets = [...rest, { key, source, doc, raw: from.raw, agentKey: from.agent?.key, runId: from.runId, shown: true }];
+  }
+
+  private async openFile(file: File) {
+    this.offlineError = '';
+    const text = await file.text();
+    const r = readResultsText(text, file.name);
+    if ('error' in r) this.offlineError = r.error;
+    else this.addDataset(r.doc, { file: file.name, raw: text });
+  }
+
+  private async openUrl(e: SubmitEvent) {
+    e.preventDefault();
+    const url = String(new FormData(e.target as HTMLFormElement).get('resultsUrl') ?? '').trim();
+    this.offlineError = '';
+    if (!url) return;
+    let text: string;
+    try {
+      const res = await fetch(new URL(url, location.href), { cache: 'no-store', credentials: 'omit' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      text = await res.text();
+    } catch (err) {
+      this.offlineError = `Could not fetch ${url}: ${(err as Error).message}. The page may only fetch from its own origin and loopback agents (its Content-Security-Policy), and the server must allow CORS; download the file and drop it here instead.`;
+      return;
+    }
+    const r = readResultsText(text, url.split('/').pop() || url);
+    if ('error' in r) this.offlineError = r.error;
+    else this.addDataset(r.doc, { file: url.split('/').pop() || url, raw: text });
+  }
+
+  private onDrop(e: DragEvent) {
+    e.preventDefault();
+    this.dragging = false;
+    const file = e.dataTransfer?.files[0];
+    if (file) void this.openFile(file);
+  }
+
+  private download(name: string, blob: Blob) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    a.rel = 'noopener';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  }
+
+  private exportJson(d: Dataset) {
+    const text = d.raw ?? JSON.stringify(d.doc, null, 1) + '\n';
+    this.download(`${d.doc.meta.run_id}.json`, new Blob([text], { type: 'application/json' }));
+  }
+
+  private async exportCsv(d: Dataset) {
+    const agent = this.agents.find((a) => a.key === d.agentKey);
+    try {
+      const text = agent && d.runId ? await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text() : rowsToCsv(rowsOf(d.doc, d.source));
+      this.download(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
+    } catch (err) {
+      this.notice = (err as Error).message;
+    }
+  }
+
+  private async exportPlot(id: string, kind: 'svg' | 'png') {
+    const svg = this.plots.get(id);
+    if (!svg) return;
+    const p = PALETTES[resolveTheme(null)];
+    if (kind === 'svg') this.download(`layoutscope-${id}.svg`, new Blob([svgFile(svg, p.bg, p.fg)], { type: 'image/svg+xml' }));
+    else this.download(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
+  }
+
+  // ---- predictions -------------------------------------------------------------------------------------
+
+  private predict(r: Row): VariantPrediction | string {
+    const key = `${r.benchmark}/${r.variant}/${r.n}/${r.dim}`;
+    let p = this.predictions.get(key);
+    if (!p && this.eng) {
+      try {
+        p = r.benchmark === 'aos_soa' ? predictAosSoa(this.eng, r.variant as 'aos' | 'soa', r.n!) : predictTranspose(this.eng, r.variant, r.dim!);
+      } catch (err) {
+        p = `engine: ${(err as Error).message}`;
+      }
+      this.predictions.set(key, p);
+    }
+    return p ?? 'loading the engine…';
+  }
+
+  // ---- render ------------------------------------------------------------------------------------------
+
+  override render() {
+    return html`${this.renderAgents()} ${this.renderRun()} ${this.renderOffline()} ${this.renderResults()}`;
+  }
+
+  private renderAgents(): TemplateResult {
+    return html`<fieldset class="agents">
+      <legend>Agents</legend>
+      ${this.agents.length
+        ? this.agents.map((a) => this.renderAgent(a))
+        : html`<p class="muted">No agent yet. Start <code>layoutscope-agent</code> on a machine with a GPU and open the URL it prints, or paste that URL here.</p>`}
+      <form class="row add-agent" @submit=${this.onAdd}>
+        <label class="grow">Agent URL <input name="url" class="grow" size="40" placeholder="http://127.0.0.1:8765/#token=…" autocomplete="off" spellcheck="false" /></label>
+        <label>Token (if not in the URL) <input name="token" size="12" type="password" autocomplete="off" /></label>
+        <label><input type="checkbox" name="remember" /> remember on this device</label>
+        <button type="submit">Add agent</button>
+      </form>
+      ${this.notice ? html`<p class="error notice" role="alert">${this.notice}</p>` : nothing}
+    </fieldset>`;
+  }
+
+  private renderAgent(a: Agent): TemplateResult {
+    const badge = { connecting: 'connecting…', ready: 'ready', 'not-ready': 'not ready', error: 'error' }[a.state];
+    return html`<div class="agent ${a.state}" data-agent=${a.client.base}>
+      <div class="row">
+        <strong>${a.label}</strong> <span class="badge state">${badge}</span>
+        ${a.backend ? html`<span class="muted">backend ${a.backend}</span>` : nothing}
+        <span class="grow"></span>
+        <button type="button" @click=${() => this.refreshAgent(a)}>Refresh</button>
+        <button type="button" @click=${() => this.removeAgent(a)}>Remove</button>
+      </div>
+      ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${a.problem.message}</p>` : nothing}
+      ${a.unavailable ? html`<p class="problem" role="alert">No backend can run: ${a.unavailable}</p>` : nothing}
+      ${a.devices.length
+        ? html`<ul class="devices">
+            ${a.devices.map(
+              (d) =>
+                html`<li>
+                  device ${d.id}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
+                  ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'}, ${bytes(d.global_memory_bytes)}${d.peak_bandwidth_bytes_per_second
+                    ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
+                    : ''})
+                </li>`,
+            )}
+          </ul>`
+        : nothing}
+      ${a.runs.length ? this.renderHistory(a) : nothing}
+    </div>`;
+  }
+
+  private renderHistory(a: Agent): TemplateResult {
+    const runs = [...a.runs].reverse().slice(0, 12);
+    return html`<details class="history">
+      <summary>History (${a.runs.length} run${a.runs.length === 1 ? '' : 's'})</summary>
+      <div class="scroll">
+        <table>
+          <thead><tr><th>run</th><th class="l">benchmark</th><th class="l">status</th><th class="l">finished</th><th></th></tr></thead>
+          <tbody>
+            ${runs.map(
+              (r) => html`<tr>
+                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
+                <td class="l">${r.finished_at ?? '–'}</td>
+                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+    </details>`;
+  }
+
+  private renderRun(): TemplateResult | typeof nothing {
+    const ready = this.agents.filter((a) => a.state === 'ready');
+    if (!ready.length) return nothing;
+    const agent = this.selectedAgent!;
+    const spec = agent.catalogue.find((b) => b.name === this.bench) ?? agent.catalogue[0];
+    const run = this.active;
+    const running = !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+    return html`<fieldset class="run">
+      <legend>Run a benchmark</legend>
+      <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
+        <div class="row">
+          <label>Agent
+            <select name="agent" @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}>
+              ${ready.map((a) => html`<option value=${a.key} ?selected=${a === agent}>${a.label}</option>`)}
+            </select></label>
+          <label>Device
+            <select name="device">${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}</select></label>
+          <span role="group" aria-label="benchmark">
+            ${agent.catalogue.map(
+              (b) => html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${b.title}</button>`,
+            )}
+          </span>
+        </div>
+        <p class="muted">${spec.description}</p>
+        <div class="row params">${Object.entries(spec.parameters).map(([name, p]) => this.renderParam(name, p))}</div>
+        ${this.formError ? html`<p class="error form-error" role="alert">${this.formError.message}</p>` : nothing}
+        <div class="row">
+          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>Run ${spec.name}</button>
+          ${run
+            ? html`<div class="bar" role="progressbar" aria-label="run progress" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(run.progress * 100)}>
+                  <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
+                </div>
+                <span class="progress-text" aria-live="polite">${Math.round(run.progress * 100)}% · ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
+                ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
+            : nothing}
+        </div>
+      </form>
+    </fieldset>`;
+  }
+
+  private renderParam(name: string, p: ParamSpec): TemplateResult {
+    const invalid = this.formError?.field === `params.${name}`;
+    const title = `${p.description ?? ''}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
+    if (p.enum && p.type.includes('array')) {
+      const def = Array.isArray(p.default) ? p.default : [p.default];
+      return html`<span role="group" aria-label=${name} title=${title}>${name}:
+        ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span>`;
+    }
+    if (p.enum)
+      return html`<label title=${title}>${name}
+        <select name=${name}>${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}</select></label>`;
+    const def = p.default === null ? '' : Array.isArray(p.default) ? p.default.join(', ') : String(p.default);
+    const isList = p.type.includes('array');
+    return html`<label title=${title}>${name}
+      <input
+        name=${name}
+        .value=${def}
+        size=${isList ? 14 : name === 'n' ? 11 : 6}
+        inputmode="numeric"
+        placeholder=${p.default === null ? 'random' : ''}
+        aria-invalid=${invalid ? 'true' : 'false'}
+        data-min=${p.minimum ?? ''}
+        data-max=${p.maximum ?? ''}
+    /></label>`;
+  }
+
+  private renderOffline(): TemplateResult {
+    return html`<fieldset class="offline">
+      <legend>Open a results file (offline)</legend>
+      <div
+        class="drop ${this.dragging ? 'over' : ''}"
+        @dragover=${(e: DragEvent) => (e.preventDefault(), (this.dragging = true))}
+        @dragleave=${() => (this.dragging = false)}
+        @drop=${this.onDrop}
+      >
+        Drop a results JSON here (from an agent's export or <code>docs/results/*.json</code>), or
+        <label>choose a file <input type="file" class="file" accept=".json,application/json" @change=${(e: Event) => {
+          const f = (e.target as HTMLInputElement).files?.[0];
+          if (f) void this.openFile(f);
+        }} /></label>
+      </div>
+      <form class="row" @submit=${this.openUrl}>
+        <label class="grow">or a URL <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
+        <button type="submit">Open</button>
+      </form>
+      ${this.offlineError ? html`<p class="error offline-error" role="alert">${this.offlineError}</p>` : nothing}
+    </fieldset>`;
+  }
+
+  private renderResults(): TemplateResult | typeof nothing {
+    if (!this.datasets.length) return nothing;
+    const shown = this.datasets.filter((d) => d.shown);
+    const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
+    return html`<section class="results" aria-label="results">
+      <h3>Results</h3>
+      <div class="chips row">
+        ${this.datasets.map(
+          (d) => html`<span class="dataset">
+            <button type="button" aria-pressed=${d.shown} title="show or hide in the plots" @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
+              ${d.doc.meta.request.benchmark} · ${d.source}</button>
+            <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
+            <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
+          </span>`,
+        )}
+      </div>
+      ${this.renderAos(rows.filter((r) => r.benchmark === 'aos_soa'), shown)} ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))}
+      ${this.renderPredictions(rows)} ${this.renderFigure()}
+    </section>`;
+  }
+
+  private plotBox(id: string, svg: SVGSVGElement, caption: string): TemplateResult {
+    this.plots.set(id, svg);
+    return html`<figure class="plot" data-plot=${id}>
+      ${svg}
+      <figcaption class="row">
+        <span class="muted grow">${caption}</span>
+        <button type="button" class="plot-svg" @click=${() => this.exportPlot(id, 'svg')}>SVG</button>
+        <button type="button" class="plot-png" @click=${() => this.exportPlot(id, 'png')}>PNG</button>
+      </figcaption>
+    </figure>`;
+  }
+
+  private width() {
+    return Math.max(360, Math.min(900, this.clientWidth || 800));
+  }
+
+  private renderAos(rows: Row[], shown: Dataset[]): TemplateResult | typeof nothing {
+    if (!rows.length) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const sources = [...new Set(rows.map((r) => r.source))];
+    const o = { width: this.width(), fg: p.fg, sources };
+    // ceiling: a copy measured on the same device (a loaded transpose), else the device's peak from attributes
+    const ceilings = sources.flatMap((s) => {
+      const r = rows.find((x) => x.source === s)!;
+      const copy = this.datasets
+        .flatMap((d) => rowsOf(d.doc, d.source))
+        .filter((x) => x.benchmark === 'transpose' && x.variant === 'copy' && x.device === r.device && x.backend === r.backend && x.gbps)
+        .sort((a, b) => b.dim! - a.dim!)[0];
+      if (copy) return [{ source: s, gbps: copy.gbps!, label: `copy ${copy.dim}² ${copy.gbps!.toFixed(0)} GB/s` }];
+      const peak = shown.find((d) => d.source === s)?.doc.devices[0]?.peak_bandwidth_bytes_per_second;
+      return peak ? [{ source: s, gbps: peak / 1e9, label: `peak (attributes) ${(peak / 1e9).toFixed(0)} GB/s` }] : [];
+    });
+    const speed = speedups(rows);
+    const bound = this.eng ? [1, 2, 4, 8].map((t) => ({ touch: t, bound: speedupBound(this.eng!, t) })) : [];
+    const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.touch! - b.touch! || a.variant.localeCompare(b.variant));
+    return html`<h3>AoS vs SoA (touch_fields sweep)</h3>
+      ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), ceilings.length ? 'Dashed: the copy ceiling.' : 'No copy ceiling: load a transpose run of the same device, or a device with a known peak.')}
+      <div class="scroll">
+        <table class="aos-table">
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
+          <tbody>
+            ${sorted.map(
+              (r) => html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${this.plotBox('aos-speedup', aosSpeedup(speed, bound, o), 'Dashed: the DRAM bound from the engine’s sectors per request (AoS moves its sectors once per element, SoA t times its own): 8/t.')}
+      <div class="scroll">
+        <table class="speedup-table">
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th>SoA/AoS measured</th><th>sector-model bound</th></tr></thead>
+          <tbody>
+            ${speed.map((s) => html`<tr><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound.find((b) => b.touch === s.touch)?.bound)}</td></tr>`)}
+          </tbody>
+        </table>
+      </div>`;
+  }
+
+  private renderTranspose(rows: Row[]): TemplateResult | typeof nothing {
+    if (!rows.length) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const sources = [...new Set(rows.map((r) => r.source))];
+    const o = { width: this.width(), fg: p.fg, sources };
+    const order = ['copy', 'naive', 'tiled', 'pad'];
+    const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.dim! - b.dim! || order.indexOf(a.variant) - order.indexOf(b.variant));
+    return html`<h3>Transpose (fp32)</h3>
+      ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), 'Dashed: copy of the same run and size (the ceiling).')}
+      ${this.plotBox('transpose-fraction', transposeFraction(rows, o), 'Fraction of copy: copy time / variant time.')}
+      <div class="scroll">
+        <table class="transpose-table">
+          <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>
+          <tbody>
+            ${sorted.map(
+              (r) => html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>`;
+  }
+
+  private renderPredictions(rows: Row[]): TemplateResult {
+    const seen = new Set<string>();
+    const list = rows.filter((r) => {
+      const k = `${r.source}/${r.benchmark}/${r.variant}/${r.touch ?? ''}/${r.dim ?? ''}`;
+      if (seen.has(k) || (r.benchmark === 'aos_soa' && r.touch !== 1 && rows.some((x) => x.source === r.source && x.variant === r.variant && x.touch === 1))) return false;
+      seen.add(k);
+      return true;
+    });
+    return html`<h3>Predicted vs measured</h3>
+      <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
+      <div class="scroll">
+        <table class="predictions">
+          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request</th></tr></thead>
+          <tbody>
+            ${list.map((r) => {
+              const p = this.predict(r);
+              const label = r.benchmark === 'aos_soa' ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}` : `${r.variant} ${r.dim}`;
+              if (typeof p === 'string') return html`<tr><td>${r.source}</td><td class="l">${label}</td><td class="l error" colspan="7">${p}</td></tr>`;
+              const agentG = r.state.predicted.global ?? [];
+              const agentS = r.state.predicted.shared ?? [];
+              const g = p.accesses.filter((a) => a.kind === 'global');
+              const s = p.accesses.filter((a) => a.kind === 'shared');
+              const agrees = g.every((a, i) => agentG[i]?.sectors_per_request === a.sectors) && s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
+              return html`<tr class="prediction" data-variant=${label}>
+                <td>${r.source}</td>
+                <td class="l"><button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>${label}</button></td>
+                <td class="l">${p.accesses.map((a) => html`${a.access}<br />`)}</td>
+                <td class="l mono">${[...new Set(p.accesses.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
+                <td class="sectors">${g.map((a) => a.sectors).join(' / ')}</td>
+                <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
+                <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
+                <td>${fmt(r.gbps, 1)}</td>
+                <td>${r.measuredSectors !== null ? fmt(r.measuredSectors, 1) : html`<span class="muted">no profile run</span>`}</td>
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+      </div>`;
+  }
+
+  private renderFigure(): TemplateResult | typeof nothing {
+    const f = this.figure;
+    if (!f) return nothing;
+    const attrs = f.attrs;
+    const fig =
+      f.tag === 'ls-bank-conflicts'
+        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} selection=${attrs.selection ?? 'C:0'}></ls-bank-conflicts>`
+        : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
+    return html`<h3>Access pattern</h3>
+      <div class="figure-host">
+        <div class="row"><strong class="grow figure-title">${f.title}</strong><button type="button" @click=${() => (this.figure = null)}>Close</button></div>
+        ${fig}
+      </div>`;
+  }
+}
+
+customElements.define('ls-bench-panel', LsBenchPanel);

@@ -1,0 +1,147 @@
+// A results document (schemas/results.schema.json) as flat rows for plots and tables. Only reading: every number
+// here is a measurement the agent wrote; the page adds ratios of measurements (SoA/AoS speedup) and nothing else.
+import validate from '../generated/validate-results.js';
+
+export interface ResultsDoc {
+  schema_version: string;
+  meta: { run_id: string; backend: string; request: { benchmark: string; params: Record<string, unknown> }; created_at: string; finished_at: string };
+  devices: { id: number; name: string; kind: string; peak_bandwidth_bytes_per_second?: number | null }[];
+  benchmarks: { name: string; backend: string; devices: number[]; axes: unknown[]; states: State[] }[];
+}
+
+export interface Summary {
+  tag: string;
+  name: string;
+  unit: string;
+  value: number;
+}
+export interface State {
+  name: string;
+  axis_values: Record<string, string | number>;
+  is_skipped: boolean;
+  skip_reason?: string | null;
+  summaries: Summary[];
+  verification: { passed: boolean; mismatches: number; method: string };
+  predicted: {
+    source: string;
+    error?: string;
+    global?: { access: string; layout: string; bytes_per_lane: number; sectors_per_request: number }[];
+    shared?: { access: string; layout: string; wavefronts: number; max_ways: number }[];
+  };
+}
+
+export interface Row {
+  /** which loaded document (agent + run, or file) */
+  source: string;
+  benchmark: 'aos_soa' | 'transpose';
+  /** "aos" / "soa" or a transpose variant */
+  variant: string;
+  touch: number | null;
+  n: number | null;
+  dim: number | null;
+  timeS: number | null;
+  gbps: number | null;
+  usefulBytes: number | null;
+  fractionOfCopy: number | null;
+  verified: boolean;
+  skipped: string | null;
+  /** measured sectors per request, when a profiler run added them (tag ending in sectors_per_request) */
+  measuredSectors: number | null;
+  state: State;
+  device: string;
+  backend: string;
+}
+
+function summary(state: State, re: RegExp): number | null {
+  const s = state.summaries.find((x) => re.test(x.tag));
+  return s ? s.value : null;
+}
+
+export function rowsOf(doc: ResultsDoc, source: string): Row[] {
+  const rows: Row[] = [];
+  for (const b of doc.benchmarks) {
+    const device = doc.devices.find((d) => d.id === b.devices[0])?.name ?? doc.devices[0]?.name ?? '';
+    for (const st of b.states) {
+      const av = st.axis_values;
+      const bw = summary(st, /\/bw\/global\/bytes_per_second$/);
+      rows.push({
+        source,
+        benchmark: b.name as Row['benchmark'],
+        variant: String(b.name === 'aos_soa' ? av.layout : av.variant),
+        touch: av.touch_fields !== undefined ? Number(av.touch_fields) : null,
+        n: av.n !== undefined ? Number(av.n) : null,
+        dim: av.dim !== undefined ? Number(av.dim) : null,
+        timeS: summary(st, /\/time\/(gpu|cpu)\/median$/),
+        gbps: bw === null ? null : bw / 1e9,
+        usefulBytes: summary(st, /^layoutscope\/useful_bytes$/),
+        fractionOfCopy: summary(st, /fraction_of_copy$/),
+        verified: st.verification.passed,
+        skipped: st.is_skipped ? (st.skip_reason ?? 'skipped') : null,
+        measuredSectors: summary(st, /sectors_per_request$/),
+        state: st,
+        device,
+        backend: b.backend,
+      });
+    }
+  }
+  return rows;
+}
+
+/** SoA/AoS speedup per touch_fields: AoS median time / SoA median time (the same useful bytes). */
+export function speedups(rows: Row[]): { source: string; touch: number; speedup: number }[] {
+  const out: { source: string; touch: number; speedup: number }[] = [];
+  for (const a of rows.filter((r) => r.benchmark === 'aos_soa' && r.variant === 'aos' && r.timeS)) {
+    const s = rows.find((r) => r.source === a.source && r.variant === 'soa' && r.touch === a.touch && r.n === a.n && r.timeS);
+    if (s) out.push({ source: a.source, touch: a.touch!, speedup: a.timeS! / s.timeS! });
+  }
+  return out;
+}
+
+export interface Validation {
+  ok: boolean;
+  message: string;
+}
+
+/** Validates a parsed document against the results schema (Ajv, compiled at build time). */
+export function validateResults(doc: unknown): Validation {
+  if (validate(doc)) return { ok: true, message: '' };
+  const errs = validate.errors ?? [];
+  const lines = errs.slice(0, 5).map((e) => `${e.instancePath || '(document)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`);
+  return {
+    ok: false,
+    message: `This file does not match the layoutscope results schema (schemas/results.schema.json, ${errs.length} problem${errs.length === 1 ? '' : 's'}): ${lines.join('; ')}${errs.length > 5 ? '; …' : ''}`,
+  };
+}
+
+/** Parses and validates the text of a results file: the document, or a message saying what is wrong. */
+export function readResultsText(text: string, name: string): { doc: ResultsDoc } | { error: string } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { error: `${name} is not JSON: ${(err as Error).message}` };
+  }
+  // a run record from GET /v1/runs/{id} holds the document under "result"
+  if (doc && typeof doc === 'object' && 'result' in doc && 'status' in doc) doc = (doc as { result: unknown }).result;
+  const v = validateResults(doc);
+  if (!v.ok) return { error: `${name}: ${v.message}` };
+  return { doc: doc as ResultsDoc };
+}
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** CSV of the rows, units in the column names (the agent's own CSV is used for its runs). */
+export function rowsToCsv(rows: Row[]): string {
+  const head = ['source', 'benchmark', 'device', 'backend', 'variant', 'touch_fields', 'n', 'dim', 'time_median_s', 'useful_bytes_B', 'useful_bandwidth_B_per_s', 'fraction_of_copy', 'verified', 'skipped'];
+  const lines = [head.join(',')];
+  for (const r of rows)
+    lines.push(
+      [r.source, r.benchmark, r.device, r.backend, r.variant, r.touch, r.n, r.dim, r.timeS, r.usefulBytes, r.gbps === null ? null : r.gbps * 1e9, r.fractionOfCopy, r.verified, r.skipped]
+        .map(csvCell)
+        .join(','),
+    );
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,32 @@
+// layoutscope.js: the one module script a docs site loads. It registers every <ls-*> element; each element
+// loads the WebAssembly engine (assets/layoutscope-*.wasm, next to this file) on first use.
+//
+//   <script type="module" src="/static/layoutscope.js"></script>
+//   <ls-fragment layout="S[(8,4,2):(4@laneid,1@laneid,1@reg)]" shape="8,8" selection="L:43"></ls-fragment>
+//
+// Attributes (docs/embedding.md has the full table): layout, shape, dtype, swizzle, selection, theme
+// (light | dark | auto: follows the host page), lang (en | zh), state-key. Needs only
+// script-src 'self' 'wasm-unsafe-eval' (no inline script, no inline style, no string eval).
+import './figures/tile-layout.js';
+import './figures/fragment.js';
+import './figures/tmem.js';
+import './figures/scale-factors.js';
+import './figures/mesh.js';
+import './figures/bank-conflicts.js';
+import './figures/swizzle-atom.js';
+import './figures/playground.js';
+
+export { LsFigure, SETTINGS_EVENT } from './figure.js';
+export { engine, loadEngine } from './engine.js';
+
+/** Tag names of the elements this module defines. */
+export const ELEMENTS = [
+  'ls-tile-layout',
+  'ls-fragment',
+  'ls-tmem',
+  'ls-scale-factors',
+  'ls-mesh',
+  'ls-bank-conflicts',
+  'ls-swizzle-atom',
+  'ls-playground',
+] as const;

@@ -2,11 +2,18 @@
 // parameters), what it measured (plain values), and the backend interface. No JSON, no HTTP here:
 // benchmarks never format output (printers live in results_json.cpp / results_csv.cpp).
 //
-// The two benchmarks are the ones of B-09 (shared/seeds/003_bcf48fc33ae5e473.txt):
+// The two benchmarks are the ones of B-09 (shared/seeds/003_bcf48fc33ae5e473.txt), plus the fast variants
+// of issue 5 so that a user sees what vector width and layout each contribute:
 //   aos_soa    struct { float f[8]; } (32 B); each of the first touch_fields fields is incremented by 1
 //              and written back, field by field (the document's §6 forbids a whole-struct copy).
-//   transpose  fp32 dim x dim: copy (ceiling), naive (coalesced read, strided write),
-//              tiled (32x32 shared tile), pad (tile[32][33]).
+//              layouts: aos, soa (the document's scalar kernels), aos_vec (the struct read with 16 B loads),
+//              soa_vec (each field array read and written as float4).
+//   transpose  fp32 dim x dim: copy (float4 copy, the document's ceiling), naive (coalesced read, strided
+//              write), tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and tile64_swizzle (64x64
+//              tile, 16 B global and shared accesses, a 4x4 block per thread, the shared tile padded by 16 B
+//              every 4 rows or XOR-swizzled).
+// Every run also measures the ceilings at the same size (cudaMemcpy device-to-device, the float4 copy,
+// a one-float-per-thread copy; on the CPU memcpy and loops), reported beside the states.
 #pragma once
 
 #include <atomic>
@@ -23,21 +30,40 @@ namespace layoutscope::agent {
 
 enum class CacheMode { kCold, kHot };  // cold: L2 (or the CPU's last-level cache) overwritten before each sample
 
+// Sampling (NOTES.md §5): warm-up launches, then samples until the relative IQR of the kept samples is at
+// most `noise` after at least `min_samples`, or `max_time_s` has passed (after min_samples), or
+// `max_samples`; `repetitions` > 0 asks for exactly that many kept samples instead (no adaptive stop).
+// A sample taken while the GPU reports a throttle reason is dropped and counted.
 struct Sampling {
   int warmup = 3;
-  int repetitions = 30;
+  int repetitions = 0;  // 0: adaptive
+  int min_samples = 10;
+  int max_samples = 1000;
+  double max_time_s = 0.25;
+  double noise = 0.005;
   CacheMode cache = CacheMode::kCold;
   uint64_t seed = 1;  // random input of the verification pass
+  bool raw_samples = true;    // time_samples_s and per-sample SM clocks in the result
+  bool profile_once = false;  // internal (ncu child): fill, one launch per state, no verification, no timing
 };
 
+enum class AosSoaLayout { kAos, kSoa, kAosVec, kSoaVec };
+const char* to_string(AosSoaLayout l);
+inline bool is_soa(AosSoaLayout l) { return l == AosSoaLayout::kSoa || l == AosSoaLayout::kSoaVec; }
+
 struct AosSoaParams {
-  int64_t n = 0;                   // elements (structs)
+  std::vector<int64_t> ns;         // elements (structs); several = a size sweep
   std::vector<int> touch_fields;   // subset of {1, 2, 4, 8}, in order
+  std::vector<AosSoaLayout> layouts;
   Sampling sampling;
 };
 
-enum class TransposeVariant { kCopy, kNaive, kTiled, kPad };
+enum class TransposeVariant { kCopy, kNaive, kTiled, kPad, kTile64Pad, kTile64Swizzle };
 const char* to_string(TransposeVariant v);
+
+// Ceilings measured in the same run at the same size (bytes copied = the benchmark's working set).
+enum class Ceiling { kMemcpy, kCopyVec4, kCopyScalar };
+const char* to_string(Ceiling c);
 
 struct TransposeParams {
   std::vector<int64_t> dims;
@@ -48,8 +74,18 @@ struct TransposeParams {
 // Median, quartiles (linear interpolation between order statistics) and extremes of the samples, seconds.
 struct TimingSummary {
   int samples = 0;
-  double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, max_s = 0, mean_s = 0;
+  double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, max_s = 0, mean_s = 0, stdev_s = 0;
   std::vector<double> samples_s;
+  std::vector<double> sm_clock_hz;   // per kept sample, where a clock source answers
+  int throttled_dropped = 0;         // samples dropped because the GPU reported a throttle reason
+  std::string clock_source;          // "nvml", "clock kernel", or why none
+  std::string stop_reason;           // "noise", "time_limit", "max_samples", "repetitions"
+};
+
+// One SM-clock reading taken right after a sample.
+struct ClockReading {
+  std::optional<double> sm_clock_hz;
+  bool throttled = false;
 };
 
 struct Verification {
@@ -61,7 +97,7 @@ struct Verification {
 };
 
 struct AosSoaState {
-  std::string layout;   // "aos" | "soa"
+  std::string layout;   // "aos" | "soa" | "aos_vec" | "soa_vec"
   int touch_fields = 0;
   int64_t n = 0;
   TimingSummary time;
@@ -75,8 +111,18 @@ struct TransposeState {
   Verification verification;
 };
 
+struct CeilingState {
+  Ceiling ceiling = Ceiling::kCopyVec4;
+  int64_t bytes = 0;   // bytes copied (read once, written once)
+  int64_t size = 0;    // the benchmark's size axis value (n or dim) it belongs to
+  TimingSummary time;
+  Verification verification;
+};
+
 struct Telemetry {
   std::optional<double> sm_clock_hz, memory_clock_hz, power_w, temperature_c;
+  std::optional<int64_t> ecc_corrected_volatile, ecc_uncorrected_volatile;  // NVML volatile ECC counters
+  std::optional<uint64_t> clock_event_reasons;                             // NVML clocks event reasons mask
   std::string source;  // "nvml", or why there is none
 };
 
@@ -109,11 +155,13 @@ struct Cancelled {};
 
 struct AosSoaMeasurement {
   std::vector<AosSoaState> states;
+  std::vector<CeilingState> ceilings;
   Telemetry before, after;
 };
 
 struct TransposeMeasurement {
   std::vector<TransposeState> states;
+  std::vector<CeilingState> ceilings;
   Telemetry before, after;
 };
 

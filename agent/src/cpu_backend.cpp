@@ -53,13 +53,58 @@ void soa_touch(float* fields, int64_t n, int64_t b, int64_t e) {
   }
 }
 
-void touch(float* data, bool soa, int64_t n, int t) {
+// The struct read and written in 16 B halves (the CUDA aos_vec kernel's access; the compiler picks the
+// instructions here).
+template <int kTouch>
+void aos_vec_touch(float* rec, int64_t b, int64_t e) {
+  for (int64_t i = b; i < e; ++i) {
+    float half[2][4];
+    std::memcpy(half[0], rec + i * 8, 16);
+    if (kTouch == 8) std::memcpy(half[1], rec + i * 8 + 4, 16);
+    for (int k = 0; k < kTouch; ++k) half[k / 4][k % 4] += 1.0f;
+    std::memcpy(rec + i * 8, half[0], 16);
+    if (kTouch == 8) std::memcpy(rec + i * 8 + 4, half[1], 16);
+  }
+}
+
+void touch(float* data, AosSoaLayout layout, int64_t n, int t) {
   parallel_for(n, [&](int64_t b, int64_t e) {
+    const bool soa = is_soa(layout), vec = layout == AosSoaLayout::kAosVec;
     switch (t) {
-      case 1: soa ? soa_touch<1>(data, n, b, e) : aos_touch<1>(data, b, e); break;
-      case 2: soa ? soa_touch<2>(data, n, b, e) : aos_touch<2>(data, b, e); break;
-      case 4: soa ? soa_touch<4>(data, n, b, e) : aos_touch<4>(data, b, e); break;
-      default: soa ? soa_touch<8>(data, n, b, e) : aos_touch<8>(data, b, e); break;
+      case 1: soa ? soa_touch<1>(data, n, b, e) : vec ? aos_vec_touch<1>(data, b, e) : aos_touch<1>(data, b, e); break;
+      case 2: soa ? soa_touch<2>(data, n, b, e) : vec ? aos_vec_touch<2>(data, b, e) : aos_touch<2>(data, b, e); break;
+      case 4: soa ? soa_touch<4>(data, n, b, e) : vec ? aos_vec_touch<4>(data, b, e) : aos_touch<4>(data, b, e); break;
+      default: soa ? soa_touch<8>(data, n, b, e) : vec ? aos_vec_touch<8>(data, b, e) : aos_touch<8>(data, b, e); break;
+    }
+  });
+}
+
+// 64x64 tiles (the CUDA tile64 variants' blocking; on the CPU the shared-memory layout has no bank model).
+void transpose_tile64(const float* in, float* out, int64_t dim) {
+  const int64_t tiles = (dim + 63) / 64;
+  parallel_for(tiles * tiles, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t r0 = (t / tiles) * 64, c0 = (t % tiles) * 64;
+      const int64_t rows = std::min<int64_t>(64, dim - r0), cols = std::min<int64_t>(64, dim - c0);
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < rows; ++r) out[(c0 + c) * dim + r0 + r] = in[(r0 + r) * dim + c0 + c];
+    }
+  });
+}
+
+void copy_ceiling(Ceiling c, const float* in, float* out, int64_t count) {
+  parallel_for(count, [&](int64_t b, int64_t e) {
+    switch (c) {
+      case Ceiling::kMemcpy: std::memcpy(out + b, in + b, static_cast<size_t>(e - b) * sizeof(float)); break;
+      case Ceiling::kCopyVec4: {
+        int64_t i = b;
+        for (; i + 4 <= e; i += 4) std::memcpy(out + i, in + i, 16);
+        for (; i < e; ++i) out[i] = in[i];
+        break;
+      }
+      case Ceiling::kCopyScalar:
+        for (int64_t i = b; i < e; ++i) out[i] = in[i];
+        break;
     }
   });
 }
@@ -95,6 +140,8 @@ void run_variant(TransposeVariant v, const float* in, float* out, int64_t dim) {
       break;
     case TransposeVariant::kTiled: transpose_tiled<0>(in, out, dim); break;
     case TransposeVariant::kPad: transpose_tiled<1>(in, out, dim); break;
+    case TransposeVariant::kTile64Pad:
+    case TransposeVariant::kTile64Swizzle: transpose_tile64(in, out, dim); break;
   }
 }
 
@@ -130,26 +177,39 @@ class CpuBackend final : public Backend {
   Result<AosSoaMeasurement> run_aos_soa(int, const AosSoaParams& p, RunControl& ctl) override {
     AosSoaMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";
-    std::vector<float> buf(static_cast<size_t>(p.n * 8));
-    const int total = static_cast<int>(p.touch_fields.size()) * 2;
+    const int total = static_cast<int>(p.ns.size() * (p.touch_fields.size() * p.layouts.size() + 3));
     int done = 0;
-    for (int t : p.touch_fields) {
-      for (bool soa : {false, true}) {
-        if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done) / total,
-                     std::string(soa ? "soa" : "aos") + " touch_fields=" + std::to_string(t));
-        AosSoaState s;
-        s.layout = soa ? "soa" : "aos";
-        s.touch_fields = t;
-        s.n = p.n;
-        fill(buf.data(), soa, p.n, p.sampling.seed);
-        touch(buf.data(), soa, p.n, t);
-        s.verification = verify_aos_soa(buf, soa, p.n, t, p.sampling.seed);
-        s.time = sample(
-            p.sampling, ctl, [&] { flush(); }, [&] { touch(buf.data(), soa, p.n, t); },
-            [&] { return timed([&] { touch(buf.data(), soa, p.n, t); }); });
-        m.states.push_back(std::move(s));
-        ++done;
+    for (int64_t n : p.ns) {
+      std::vector<float> buf(static_cast<size_t>(n * 8));
+      {
+        std::vector<float> copy(buf.size());
+        fill(buf.data(), false, n, p.sampling.seed);
+        for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
+          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
+          m.ceilings.push_back(ceiling(c, buf.data(), copy.data(), n * 8, n, p.sampling, ctl, [&] {
+            return verify_aos_soa(copy, false, n, 0, p.sampling.seed);
+          }));
+        }
+      }
+      for (int t : p.touch_fields) {
+        for (AosSoaLayout layout : p.layouts) {
+          if (ctl.cancelled()) throw Cancelled{};
+          const bool soa = is_soa(layout);
+          ctl.progress(static_cast<double>(done++) / total,
+                       std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
+          AosSoaState s;
+          s.layout = to_string(layout);
+          s.touch_fields = t;
+          s.n = n;
+          fill(buf.data(), soa, n, p.sampling.seed);
+          touch(buf.data(), layout, n, t);
+          s.verification = verify_aos_soa(buf, soa, n, t, p.sampling.seed);
+          s.time = sample(
+              p.sampling, ctl, [&] { flush(); }, [&] { touch(buf.data(), layout, n, t); },
+              [&] { return timed([&] { touch(buf.data(), layout, n, t); }); }, [] { return ClockReading{}; },
+              "none: CPU backend");
+          m.states.push_back(std::move(s));
+        }
       }
     }
     ctl.progress(1.0, "done");
@@ -159,17 +219,21 @@ class CpuBackend final : public Backend {
   Result<TransposeMeasurement> run_transpose(int, const TransposeParams& p, RunControl& ctl) override {
     TransposeMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";
-    const int total = static_cast<int>(p.dims.size() * p.variants.size());
+    const int total = static_cast<int>(p.dims.size() * (p.variants.size() + 3));
     int done = 0;
     for (int64_t dim : p.dims) {
       std::vector<float> in(static_cast<size_t>(dim * dim)), out(in.size());
       parallel_for(dim * dim, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) in[i] = random_input(p.sampling.seed, static_cast<uint64_t>(i));
       });
+      for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
+        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
+        m.ceilings.push_back(ceiling(c, in.data(), out.data(), dim * dim, dim, p.sampling, ctl,
+                                     [&] { return verify_transpose(out, dim, false, p.sampling.seed); }));
+      }
       for (TransposeVariant v : p.variants) {
         if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done) / total,
-                     std::string(to_string(v)) + " dim=" + std::to_string(dim));
+        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
         TransposeState s;
         s.variant = v;
         s.dim = dim;
@@ -178,9 +242,9 @@ class CpuBackend final : public Backend {
         s.verification = verify_transpose(out, dim, v != TransposeVariant::kCopy, p.sampling.seed);
         s.time = sample(
             p.sampling, ctl, [&] { flush(); }, [&] { run_variant(v, in.data(), out.data(), dim); },
-            [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); });
+            [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); }, [] { return ClockReading{}; },
+            "none: CPU backend");
         m.states.push_back(std::move(s));
-        ++done;
       }
     }
     ctl.progress(1.0, "done");
@@ -224,6 +288,23 @@ class CpuBackend final : public Backend {
     std::memset(flush_.data(), ++flush_value_, flush_.size());
   }
 
+  template <class Verify>
+  CeilingState ceiling(Ceiling c, const float* in, float* out, int64_t count, int64_t size, const Sampling& sampling,
+                       RunControl& ctl, Verify verify) {
+    CeilingState st;
+    st.ceiling = c;
+    st.bytes = count * static_cast<int64_t>(sizeof(float));
+    st.size = size;
+    std::memset(out, 0xff, static_cast<size_t>(st.bytes));
+    copy_ceiling(c, in, out, count);
+    st.verification = verify();
+    st.time = sample(
+        sampling, ctl, [&] { flush(); }, [&] { copy_ceiling(c, in, out, count); },
+        [&] { return timed([&] { copy_ceiling(c, in, out, count); }); }, [] { return ClockReading{}; },
+        "none: CPU backend");
+    return st;
+  }
+
   std::vector<unsigned char> flush_;
   unsigned char flush_value_ = 0;
 };
@@ -236,6 +317,27 @@ const char* to_string(TransposeVariant v) {
     case TransposeVariant::kNaive: return "naive";
     case TransposeVariant::kTiled: return "tiled";
     case TransposeVariant::kPad: return "pad";
+    case TransposeVariant::kTile64Pad: return "tile64_pad";
+    case TransposeVariant::kTile64Swizzle: return "tile64_swizzle";
+  }
+  return "?";
+}
+
+const char* to_string(AosSoaLayout l) {
+  switch (l) {
+    case AosSoaLayout::kAos: return "aos";
+    case AosSoaLayout::kSoa: return "soa";
+    case AosSoaLayout::kAosVec: return "aos_vec";
+    case AosSoaLayout::kSoaVec: return "soa_vec";
+  }
+  return "?";
+}
+
+const char* to_string(Ceiling c) {
+  switch (c) {
+    case Ceiling::kMemcpy: return "memcpy";
+    case Ceiling::kCopyVec4: return "copy_vec4";
+    case Ceiling::kCopyScalar: return "copy_scalar";
   }
   return "?";
 }

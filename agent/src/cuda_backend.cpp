@@ -1,9 +1,12 @@
-// The CUDA backend: device facts from cudaDeviceGetAttribute, the B-09 kernels (cuda_kernels.cu) timed
-// with CUDA events, one launch per sample; cold mode overwrites a buffer of twice the L2 before each
-// sample (outside the timed region). Every run first verifies one launch on fresh random input.
+// The CUDA backend: device facts from cudaDeviceGetAttribute, the B-09 kernels and the fast variants
+// (cuda_kernels.cu) timed with CUDA events, one launch per sample (measure.hpp: adaptive count, SM clock per
+// sample, throttled samples dropped); cold mode overwrites a buffer of twice the L2 before each sample
+// (outside the timed region). Every state first verifies one launch on fresh random input, exactly, on the
+// device; the ceilings (cudaMemcpy D2D, float4 copy, scalar copy) are measured at the same size in the same run.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -13,7 +16,7 @@
 #include "fault_injection.hpp"
 #include "measure.hpp"
 #include "nvml.hpp"
-#include "verify.hpp"
+#include "random_input.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -59,6 +62,136 @@ class Events {
   cudaEvent_t start_{}, stop_{};
 };
 
+constexpr Ceiling kAllCeilings[] = {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar};
+constexpr int kCeilings = 3;
+
+// Twice the L2 (NOTES.md §5: memset a buffer >= L2 before each sample), at least 64 MiB.
+int64_t flush_bytes(int device) {
+  int l2 = 0;
+  LS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  return std::max<int64_t>(2 * int64_t{l2}, int64_t{64} << 20);
+}
+
+Verification profile_pass_verification() {
+  Verification v;
+  v.passed = true;
+  v.method = "not verified: profile pass (one launch per state under Nsight Compute)";
+  return v;
+}
+
+float read_float(const float* p) {
+  float v = 0;
+  LS_CUDA_CHECK(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+std::string bits_text(const char* where, float want, float got) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s: expected 0x%08x, got 0x%08x", where, float_bits(want), float_bits(got));
+  return buf;
+}
+
+std::string describe_field(const float* data, int64_t n, bool soa, int touch, uint64_t seed, int64_t flat) {
+  const int64_t i = flat / 8, k = flat % 8;
+  const float in = random_input(seed, static_cast<uint64_t>(flat));
+  const std::string where = "element " + std::to_string(i) + " field " + std::to_string(k);
+  return bits_text(where.c_str(), k < touch ? in + 1.0f : in, read_float(data + (soa ? k * n + i : flat)));
+}
+
+std::string describe_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed, int64_t flat) {
+  const int64_t r = flat / dim, c = flat % dim;
+  const std::string where = "out(" + std::to_string(r) + ", " + std::to_string(c) + ")";
+  return bits_text(where.c_str(), random_input(seed, static_cast<uint64_t>(transposed ? c * dim + r : flat)),
+                   read_float(out + flat));
+}
+
+// Runs a device check kernel (cuda_kernels.hpp check_*) and turns its two counters into a Verification.
+template <class Check, class Describe>
+Verification device_check(Check check, int64_t total, Describe describe, std::string method) {
+  DeviceBuffer counters(2 * sizeof(unsigned long long));
+  LS_CUDA_CHECK(cudaMemset(counters.get(), 0, sizeof(unsigned long long)));
+  LS_CUDA_CHECK(cudaMemset(static_cast<char*>(counters.get()) + sizeof(unsigned long long), 0xff, sizeof(unsigned long long)));
+  LS_CUDA_CHECK(check(static_cast<unsigned long long*>(counters.get())));
+  unsigned long long host[2] = {};
+  LS_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
+  Verification v;
+  v.checked = total;
+  v.mismatches = static_cast<int64_t>(host[0]);
+  v.passed = host[0] == 0;
+  v.method = std::move(method);
+  if (!v.passed) v.first_mismatch = describe(static_cast<int64_t>(host[1]));
+  return v;
+}
+
+// Samples one launch at a time (measure.hpp) with CUDA events, a cold-L2 flush, and the SM clock read after
+// each sample: NVML where it answers, else the clock kernel (a sample below 80% of the maximum SM clock from
+// cudaDevAttrClockRate counts as throttled there).
+class Sampler {
+ public:
+  Sampler(int device, std::string bus, const Sampling& s, RunControl& ctl)
+      : bus_(std::move(bus)), s_(s), ctl_(ctl), flush_(static_cast<size_t>(flush_bytes(device))), clock_buf_(sizeof(double)) {
+    if (auto why = nvml_clock_unavailable(bus_)) {
+      int khz = 0;
+      LS_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+      max_clock_hz_ = khz * 1e3;
+      source_ = "clock kernel (clock64 against %globaltimer over 20 us; NVML: " + *why + ")";
+    } else {
+      source_ = "nvml";
+    }
+  }
+
+  template <class Launch>
+  TimingSummary run(Launch launch) {
+    return sample(
+        s_, ctl_, [&] { LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes())); }, launch,
+        [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
+  }
+
+  template <class Verify>
+  CeilingState ceiling(Ceiling c, const float* in, float* out, int64_t count, int64_t size, Verify verify) {
+    auto launch = [&] {
+      switch (c) {
+        case Ceiling::kMemcpy:
+          LS_CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<size_t>(count) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+          break;
+        case Ceiling::kCopyVec4: LS_CUDA_CHECK(cuda::copy_vec4(in, out, count, nullptr)); break;
+        case Ceiling::kCopyScalar: LS_CUDA_CHECK(cuda::copy_scalar(in, out, count, nullptr)); break;
+      }
+    };
+    CeilingState st;
+    st.ceiling = c;
+    st.bytes = count * static_cast<int64_t>(sizeof(float));
+    st.size = size;
+    LS_CUDA_CHECK(cudaMemset(out, 0xff, static_cast<size_t>(st.bytes)));
+    launch();
+    st.verification = verify();
+    st.time = run(launch);
+    return st;
+  }
+
+ private:
+  ClockReading clock() {
+    if (max_clock_hz_ == 0) return read_nvml_clock(bus_);
+    LS_CUDA_CHECK(cuda::sm_clock(static_cast<double*>(clock_buf_.get()), nullptr));
+    double cycles_per_ns = 0;
+    LS_CUDA_CHECK(cudaMemcpy(&cycles_per_ns, clock_buf_.get(), sizeof cycles_per_ns, cudaMemcpyDeviceToHost));
+    ClockReading r;
+    r.sm_clock_hz = cycles_per_ns * 1e9;
+    r.throttled = *r.sm_clock_hz < 0.8 * max_clock_hz_;
+    return r;
+  }
+
+  std::string bus_;
+  const Sampling& s_;
+  RunControl& ctl_;
+  DeviceBuffer flush_;
+  DeviceBuffer clock_buf_;
+  Events events_;
+  int flush_value_ = 0;
+  double max_clock_hz_ = 0;  // non-zero: the clock kernel is the source
+  std::string source_;
+};
+
 class CudaBackend final : public Backend {
  public:
   CudaBackend() {
@@ -101,35 +234,60 @@ class CudaBackend final : public Backend {
     AosSoaMeasurement m;
     const std::string bus = pci_bus_id(device);
     m.before = read_nvml_telemetry(bus);
-    const size_t bytes = static_cast<size_t>(p.n) * 8 * sizeof(float);
-    DeviceBuffer data(bytes);
-    DeviceBuffer flush(static_cast<size_t>(flush_bytes(device)));
-    Events ev;
-    std::vector<float> host(static_cast<size_t>(p.n) * 8);
-    const int total = static_cast<int>(p.touch_fields.size()) * 2;
-    int done = 0, flush_value = 0;
-    for (int t : p.touch_fields) {
-      for (bool soa : {false, true}) {
-        if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done) / total,
-                     std::string(soa ? "soa" : "aos") + " touch_fields=" + std::to_string(t));
-        auto launch = [&] {
-          LS_CUDA_CHECK(soa ? cuda::soa_touch(data.f(), p.n, t, nullptr) : cuda::aos_touch(data.f(), p.n, t, nullptr));
-        };
-        AosSoaState s;
-        s.layout = soa ? "soa" : "aos";
-        s.touch_fields = t;
-        s.n = p.n;
-        LS_CUDA_CHECK(cuda::fill_fields(data.f(), p.n, soa, p.sampling.seed, nullptr));
-        launch();
-        LS_CUDA_CHECK(cudaMemcpy(host.data(), data.get(), bytes, cudaMemcpyDeviceToHost));
-        s.verification = verify_aos_soa(host, soa, p.n, t, p.sampling.seed);
-        s.time = sample(
-            p.sampling, ctl,
-            [&] { LS_CUDA_CHECK(cudaMemsetAsync(flush.get(), ++flush_value & 0xff, flush.bytes())); },
-            launch, [&] { return ev.time(launch); });
-        m.states.push_back(std::move(s));
-        ++done;
+    Sampler sampler(device, bus, p.sampling, ctl);
+    const bool once = p.sampling.profile_once;
+    const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilings);
+    const int total = static_cast<int>(p.ns.size()) * per_n;
+    int done = 0;
+    for (int64_t n : p.ns) {
+      const size_t bytes = static_cast<size_t>(n) * 8 * sizeof(float);
+      DeviceBuffer data(bytes);
+      if (!once) {
+        DeviceBuffer copy(bytes);
+        for (Ceiling c : kAllCeilings) {
+          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
+          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
+          m.ceilings.push_back(sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
+            return device_check([&](unsigned long long* mm) { return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr); },
+                                n * 8, [&](int64_t flat) { return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat); },
+                                "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                                    "), destination poisoned with 0xffffffff, every element compared bit-exact on the device");
+          }));
+        }
+      }
+      for (int t : p.touch_fields) {
+        for (AosSoaLayout layout : p.layouts) {
+          if (ctl.cancelled()) throw Cancelled{};
+          const bool soa = is_soa(layout);
+          ctl.progress(static_cast<double>(done++) / total,
+                       std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
+          auto launch = [&] {
+            switch (layout) {
+              case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
+            }
+          };
+          AosSoaState s;
+          s.layout = to_string(layout);
+          s.touch_fields = t;
+          s.n = n;
+          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
+          launch();
+          if (once) {
+            LS_CUDA_CHECK(cudaDeviceSynchronize());
+            s.verification = profile_pass_verification();
+          } else {
+            s.verification = device_check(
+                [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
+                [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
+                "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                    "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
+            s.time = sampler.run(launch);
+          }
+          m.states.push_back(std::move(s));
+        }
       }
     }
     LS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -145,24 +303,39 @@ class CudaBackend final : public Backend {
     TransposeMeasurement m;
     const std::string bus = pci_bus_id(device);
     m.before = read_nvml_telemetry(bus);
-    DeviceBuffer flush(static_cast<size_t>(flush_bytes(device)));
-    Events ev;
-    const int total = static_cast<int>(p.dims.size() * p.variants.size());
-    int done = 0, flush_value = 0;
+    Sampler sampler(device, bus, p.sampling, ctl);
+    const bool once = p.sampling.profile_once;
+    const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilings)));
+    int done = 0;
     for (int64_t dim : p.dims) {
       const size_t bytes = static_cast<size_t>(dim * dim) * sizeof(float);
       DeviceBuffer in(bytes), out(bytes);
-      std::vector<float> host(static_cast<size_t>(dim * dim));
       LS_CUDA_CHECK(cuda::fill_linear(in.f(), dim * dim, p.sampling.seed, nullptr));
+      auto check = [&](bool transposed) {
+        return device_check(
+            [&](unsigned long long* mm) { return cuda::check_matrix(out.f(), dim, transposed, p.sampling.seed, mm, nullptr); },
+            dim * dim, [&](int64_t flat) { return describe_matrix(out.f(), dim, transposed, p.sampling.seed, flat); },
+            std::string("random input (splitmix64, seed ") + std::to_string(p.sampling.seed) +
+                "), output poisoned with 0xffffffff, every element compared bit-exact on the device with " +
+                (transposed ? "in(c, r)" : "in(r, c)"));
+      };
+      if (!once) {
+        for (Ceiling c : kAllCeilings) {
+          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
+          m.ceilings.push_back(sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); }));
+        }
+      }
       for (TransposeVariant v : p.variants) {
         if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
+        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
         auto launch = [&] {
           switch (v) {
             case TransposeVariant::kCopy: LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr)); break;
             case TransposeVariant::kNaive: LS_CUDA_CHECK(cuda::transpose_naive(in.f(), out.f(), dim, nullptr)); break;
             case TransposeVariant::kTiled: LS_CUDA_CHECK(cuda::transpose_tiled(in.f(), out.f(), dim, nullptr)); break;
             case TransposeVariant::kPad: LS_CUDA_CHECK(cuda::transpose_pad(in.f(), out.f(), dim, nullptr)); break;
+            case TransposeVariant::kTile64Pad: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, false, nullptr)); break;
+            case TransposeVariant::kTile64Swizzle: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr)); break;
           }
         };
         TransposeState s;
@@ -170,14 +343,14 @@ class CudaBackend final : public Backend {
         s.dim = dim;
         LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
         launch();
-        LS_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), bytes, cudaMemcpyDeviceToHost));
-        s.verification = verify_transpose(host, dim, v != TransposeVariant::kCopy, p.sampling.seed);
-        s.time = sample(
-            p.sampling, ctl,
-            [&] { LS_CUDA_CHECK(cudaMemsetAsync(flush.get(), ++flush_value & 0xff, flush.bytes())); },
-            launch, [&] { return ev.time(launch); });
+        if (once) {
+          LS_CUDA_CHECK(cudaDeviceSynchronize());
+          s.verification = profile_pass_verification();
+        } else {
+          s.verification = check(v != TransposeVariant::kCopy);
+          s.time = sampler.run(launch);
+        }
         m.states.push_back(std::move(s));
-        ++done;
       }
     }
     LS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -199,10 +372,6 @@ class CudaBackend final : public Backend {
     return buf;
   }
 
-  // Twice the L2 (NOTES.md §5: memset a buffer >= L2 before each sample), at least 64 MiB.
-  static int64_t flush_bytes(int device) {
-    return std::max<int64_t>(2 * int64_t{attribute(cudaDevAttrL2CacheSize, device)}, int64_t{64} << 20);
-  }
 
   static DeviceInfo describe(int device) {
     cudaDeviceProp prop{};

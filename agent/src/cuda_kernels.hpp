@@ -18,7 +18,28 @@ cudaError_t fill_linear(float* data, int64_t count, uint64_t seed, cudaStream_t 
 cudaError_t aos_touch(float* records, int64_t n, int touch, cudaStream_t stream);
 cudaError_t soa_touch(float* fields, int64_t n, int touch, cudaStream_t stream);
 
-// dim x dim fp32. copy: 16 B accesses where aligned (grid-stride), scalar tail.
+// The struct read/written with 16 B accesses (the halves holding touched fields); SoA as float4 (n % 4 == 0,
+// else the scalar kernel).
+cudaError_t aos_vec_touch(float* records, int64_t n, int touch, cudaStream_t stream);
+cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stream);
+
+// Ceilings: count floats copied with 16 B accesses (4 per thread in flight, scalar tail) or one per thread.
+cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t stream);
+cudaError_t copy_scalar(const float* in, float* out, int64_t count, cudaStream_t stream);
+
+// 64x64 tile, 16 B accesses, 4x4 block per thread; shared tile padded by 16 B every 4 rows or XOR-swizzled.
+cudaError_t transpose_tile64(const float* in, float* out, int64_t dim, bool swizzle, cudaStream_t stream);
+
+// Device-side exact checks: mismatch[0] += mismatches, mismatch[1] = min(mismatch[1], first flat index).
+cudaError_t check_fields(const float* data, int64_t n, bool soa, int touch, uint64_t seed,
+                         unsigned long long* mismatch, cudaStream_t stream);
+cudaError_t check_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed, unsigned long long* mismatch,
+                         cudaStream_t stream);
+
+// SM clock in cycles per ns (= GHz) from clock64 against %globaltimer over 20 us (fallback where NVML is absent).
+cudaError_t sm_clock(double* cycles_per_ns, cudaStream_t stream);
+
+// dim x dim fp32. copy: copy_vec4 over dim^2 floats.
 cudaError_t copy_matrix(const float* in, float* out, int64_t dim, cudaStream_t stream);
 // Mark Harris, "An Efficient Matrix Transpose in CUDA C/C++" (NVIDIA blog, 2013): 32x8 threads per 32x32
 // tile, each thread 4 rows; every kernel guards the edges so any dim works.

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <chrono>
 #include <thread>
 
 #include "api.hpp"
@@ -14,8 +15,77 @@
 #include "build_info.hpp"
 #include "fault_injection.hpp"
 #include "options.hpp"
+#include "params.hpp"
 #include "policy.hpp"
+#include "profile.hpp"
+#include "results.hpp"
 #include "run_store.hpp"
+
+namespace {
+
+using namespace layoutscope::agent;
+
+// --run / --profile-child: one request in this process, no HTTP (the same backend, sampling and printers as
+// a POST /v1/runs job, so HTTP-path timings can be compared with these).
+class QuietControl final : public RunControl {
+ public:
+  bool cancelled() const override { return false; }
+  void progress(double, const std::string&) override {}
+};
+
+int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
+  const bool child = opt.profile_child.has_value();
+  auto body = nlohmann::json::parse(child ? *opt.profile_child : *opt.run_request, nullptr, false);
+  if (body.is_discarded()) {
+    std::fprintf(stderr, "layoutscope-agent: the request is not valid JSON\n");
+    return 2;
+  }
+  if (auto why = backend->unavailable()) {
+    std::fprintf(stderr, "layoutscope-agent: backend unavailable: %s\n", why->c_str());
+    return 1;
+  }
+  const auto devices = backend->devices();
+  auto parsed = parse_run_request(body, backend->kind(), static_cast<int>(devices.size()),
+                               [&](int d) { return backend->memory_budget_bytes(d); });
+  if (!parsed) {
+    std::fprintf(stderr, "layoutscope-agent: %s\n", parsed.error().message.c_str());
+    return 2;
+  }
+  RunRequest request = std::move(parsed).value();
+  RunRequest* req = &request;
+  req->aos_soa.sampling.profile_once = req->transpose.sampling.profile_once = child;
+  QuietControl control;
+  RunContext ctx;
+  ctx.run_id = "in-process";
+  ctx.backend = backend->kind();
+  ctx.request = req->resolved;
+  ctx.device = devices[static_cast<size_t>(req->device)];
+  ctx.created_at = ctx.started_at = iso8601_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  nlohmann::json result;
+  try {
+    auto finish = [&](auto measured, const auto& params) {
+      if (!measured) throw std::runtime_error(measured.error().message);
+      ctx.finished_at = iso8601_now();
+      ctx.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!child) result = results_json(ctx, *measured, params);
+    };
+    if (req->kind == BenchmarkKind::kAosSoa)
+      finish(backend->run_aos_soa(req->device, req->aos_soa, control), req->aos_soa);
+    else
+      finish(backend->run_transpose(req->device, req->transpose, control), req->transpose);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "layoutscope-agent: run failed: %s\n", e.what());
+    return 1;
+  }
+  if (child) return 0;
+  if (req->profile) attach_profile(result, *req, backend->kind());
+  std::puts(result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::string why;
+  return all_verified(result, &why) ? 0 : 3;
+}
+
+}  // namespace
 
 
 int main(int argc, char** argv) {
@@ -35,6 +105,12 @@ int main(int argc, char** argv) {
                 std::string(build_info().git_sha).c_str(), build_info().cuda ? "cuda " : "",
                 std::string(build_info().build_type).c_str());
     return 0;
+  }
+
+  if (opt.run_request || opt.profile_child) {
+    std::unique_ptr<Backend> b = opt.backend == "cpu" ? make_cpu_backend() : make_cuda_backend();
+    if (opt.backend == "auto" && b->unavailable()) b = make_cpu_backend();
+    return run_in_process(opt, std::move(b));
   }
 
   // SIGINT/SIGTERM are blocked here, before any thread starts (threads inherit the mask), and taken by sigwait below, so shutdown runs as ordinary code:

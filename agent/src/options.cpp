@@ -31,6 +31,10 @@ usage: layoutscope-agent [options]
   --threads N            HTTP worker threads (default 8, 2..64)
   --read-timeout S       seconds a connection may stay silent while sending a request (default 5, 1..60)
   --test-endpoints       add GET /v1/_test/throw, whose handler throws (tests of the exception handler)
+  --run JSON             run one request body ({"benchmark": ..., "params": ...}) in this process, without
+                         HTTP, print the result JSON on stdout and exit (overhead comparison, scripts)
+  --profile-child JSON   internal: run each state of a request once (no timing, no verification); the
+                         agent starts itself this way under Nsight Compute for "profile": true
   --version              print the version and exit
   --help                 print this text and exit
 
@@ -84,13 +88,15 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       o.allow_remote = true;
     } else if (a == "--host" || a == "--port" || a == "--allowed-origin" || a == "--allowed-host" ||
                a == "--token-file" || a == "--backend" || a == "--device" || a == "--results-dir" || a == "--web" ||
-               a == "--threads" || a == "--read-timeout") {
+               a == "--threads" || a == "--read-timeout" || a == "--run" || a == "--profile-child") {
       auto v = value();
       if (!v) return v.error();
       if (a == "--host") o.host = *v;
       if (a == "--token-file") o.token_file = *v;
       if (a == "--results-dir") o.results_dir = *v;
       if (a == "--web") o.web_dir = *v;
+      if (a == "--run") o.run_request = *v;
+      if (a == "--profile-child") o.profile_child = *v;
       if (a == "--allowed-host") o.allowed_hosts.push_back(*v);
       if (a == "--allowed-origin") {
         if (!valid_origin(*v))

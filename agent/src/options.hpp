@@ -23,6 +23,8 @@ struct Options {
   int threads = 8;
   int read_timeout_s = 5;
   bool test_endpoints = false;               // GET /v1/_test/throw (tests of the exception handler)
+  std::optional<std::string> run_request;      // --run JSON: in-process run, result JSON on stdout
+  std::optional<std::string> profile_child;    // --profile-child JSON: one launch per state (under ncu)
   bool help = false;
   bool version = false;
 };

@@ -12,18 +12,24 @@ using nlohmann::json;
 struct Defaults {
   int64_t n;
   int64_t dim;
-  int repetitions;
   int warmup;
+  int min_samples;
+  double max_time_s;
 };
 
 // GPU defaults: 2^26 structs = 2 GiB (> 4x the H200's 60 MiB L2, NOTES.md §4); dim 4096 as in the
-// document. CPU defaults are small so a CI machine with 2 cores finishes a sweep in about a second.
+// document; at least 10 samples, at most 0.25 s per state once those are in. CPU defaults are small so a
+// CI machine with 2 cores finishes a sweep in a few seconds.
 Defaults defaults_for(const std::string& backend) {
-  if (backend == "cuda") return {int64_t{1} << 26, 4096, 30, 3};
-  return {int64_t{1} << 20, 1024, 5, 1};
+  if (backend == "cuda") return {int64_t{1} << 26, 4096, 3, 10, 0.25};
+  return {int64_t{1} << 20, 1024, 1, 5, 0.05};
 }
 
-const std::vector<std::string> kVariantNames = {"copy", "naive", "tiled", "pad"};
+constexpr double kDefaultNoise = 0.005;
+constexpr double kMaxTimeLimit = 10.0;
+
+const std::vector<std::string> kVariantNames = {"copy", "naive", "tiled", "pad", "tile64_pad", "tile64_swizzle"};
+const std::vector<std::string> kLayoutNames = {"aos", "soa", "aos_vec", "soa_vec"};
 
 Error field_error(const std::string& field, const std::string& message) {
   return make_error(field + ": " + message, 0, field);
@@ -52,19 +58,57 @@ Result<int64_t> integer(const json& v, const std::string& field, int64_t lo, int
   return x;
 }
 
+// A number in [lo, hi], or an error naming the field.
+Result<double> number(const json& v, const std::string& field, double lo, double hi) {
+  if (!v.is_number()) return field_error(field, "expected a number, got " + type_name(v));
+  const double x = v.get<double>();
+  if (!(x >= lo && x <= hi))
+    return field_error(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  return x;
+}
+
 Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
   Sampling s;
-  s.repetitions = d.repetitions;
+  s.repetitions = 0;
   s.warmup = d.warmup;
-  if (p.contains("repetitions")) {
+  s.min_samples = d.min_samples;
+  s.max_samples = kMaxRepetitions;
+  s.max_time_s = d.max_time_s;
+  s.noise = kDefaultNoise;
+  if (p.contains("repetitions") && !p["repetitions"].is_null()) {
     auto r = integer(p["repetitions"], "params.repetitions", 1, kMaxRepetitions);
     if (!r) return r.error();
     s.repetitions = static_cast<int>(*r);
+  }
+  if (p.contains("min_samples")) {
+    auto r = integer(p["min_samples"], "params.min_samples", 1, kMaxRepetitions);
+    if (!r) return r.error();
+    s.min_samples = static_cast<int>(*r);
+  }
+  if (p.contains("max_samples")) {
+    auto r = integer(p["max_samples"], "params.max_samples", 1, kMaxRepetitions);
+    if (!r) return r.error();
+    s.max_samples = static_cast<int>(*r);
+  }
+  if (s.min_samples > s.max_samples) return field_error("params.min_samples", "must not exceed params.max_samples");
+  if (p.contains("max_time_s")) {
+    auto r = number(p["max_time_s"], "params.max_time_s", 0.0, kMaxTimeLimit);
+    if (!r) return r.error();
+    s.max_time_s = *r;
+  }
+  if (p.contains("noise")) {
+    auto r = number(p["noise"], "params.noise", 0.0, 1.0);
+    if (!r) return r.error();
+    s.noise = *r;
   }
   if (p.contains("warmup")) {
     auto r = integer(p["warmup"], "params.warmup", 0, kMaxWarmup);
     if (!r) return r.error();
     s.warmup = static_cast<int>(*r);
+  }
+  if (p.contains("raw_samples")) {
+    if (!p["raw_samples"].is_boolean()) return field_error("params.raw_samples", "expected true or false");
+    s.raw_samples = p["raw_samples"].get<bool>();
   }
   if (p.contains("cache")) {
     const json& c = p["cache"];
@@ -112,16 +156,31 @@ Result<bool> check_known(const json& p, const std::set<std::string>& known) {
 std::string bytes_text(int64_t b) { return std::to_string(b) + " bytes"; }
 
 json sampling_resolved(const Sampling& s) {
-  return {{"repetitions", s.repetitions},
+  return {{"repetitions", s.repetitions > 0 ? json(s.repetitions) : json(nullptr)},
+          {"min_samples", s.min_samples},
+          {"max_samples", s.max_samples},
+          {"max_time_s", s.max_time_s},
+          {"noise", s.noise},
           {"warmup", s.warmup},
+          {"raw_samples", s.raw_samples},
           {"cache", s.cache == CacheMode::kCold ? "cold" : "hot"},
           {"seed", s.seed}};
 }
 
 json sampling_catalogue(const Defaults& d) {
   return {
-      {"repetitions", {{"type", "integer"}, {"default", d.repetitions}, {"minimum", 1}, {"maximum", kMaxRepetitions},
-                       {"description", "timed samples per state; the summary is their median, quartiles, minimum"}}},
+      {"repetitions", {{"type", "integer"}, {"default", nullptr}, {"minimum", 1}, {"maximum", kMaxRepetitions},
+                       {"description", "exactly this many kept samples per state (no adaptive stop); absent: adaptive"}}},
+      {"min_samples", {{"type", "integer"}, {"default", d.min_samples}, {"minimum", 1}, {"maximum", kMaxRepetitions},
+                       {"description", "adaptive sampling: at least this many kept samples per state"}}},
+      {"max_samples", {{"type", "integer"}, {"default", kMaxRepetitions}, {"minimum", 1}, {"maximum", kMaxRepetitions},
+                       {"description", "adaptive sampling: at most this many kept samples per state"}}},
+      {"max_time_s", {{"type", "number"}, {"default", d.max_time_s}, {"minimum", 0}, {"maximum", kMaxTimeLimit},
+                      {"description", "adaptive sampling: stop after this many seconds per state (once min_samples are kept)"}}},
+      {"noise", {{"type", "number"}, {"default", kDefaultNoise}, {"minimum", 0}, {"maximum", 1},
+                 {"description", "adaptive sampling: stop once the relative IQR of the kept samples is at most this"}}},
+      {"raw_samples", {{"type", "boolean"}, {"default", true},
+                       {"description", "include every sample time and per-sample SM clock in the result"}}},
       {"warmup", {{"type", "integer"}, {"default", d.warmup}, {"minimum", 0}, {"maximum", kMaxWarmup},
                   {"description", "untimed launches before the samples"}}},
       {"cache", {{"type", "string"}, {"default", "cold"}, {"enum", {"cold", "hot"}},
@@ -136,26 +195,33 @@ json sampling_catalogue(const Defaults& d) {
 json benchmark_catalogue(const std::string& backend_kind) {
   const Defaults d = defaults_for(backend_kind);
   json aos = sampling_catalogue(d);
-  aos["n"] = {{"type", "integer"}, {"default", d.n}, {"minimum", kMinElements}, {"maximum", kMaxElements},
-              {"description", "elements of struct { float f[8]; } (32 B each)"}};
+  aos["n"] = {{"type", "integer or array of integers"}, {"default", d.n}, {"minimum", kMinElements},
+              {"maximum", kMaxElements}, {"maxItems", kMaxDims},
+              {"description", "elements of struct { float f[8]; } (32 B each); an array runs a size sweep (e.g. across the L2 size)"}};
+  aos["layouts"] = {{"type", "array of strings"}, {"default", kLayoutNames}, {"enum", kLayoutNames},
+                    {"description", "aos / soa: the document's scalar kernels; aos_vec: the struct read with 16 B loads; "
+                                    "soa_vec: field arrays as float4"}};
   aos["touch_fields"] = {{"type", "integer or array of integers"}, {"default", {1, 2, 4, 8}}, {"enum", {1, 2, 4, 8}},
                          {"description", "fields incremented per element; an array runs a sweep"}};
   json tr = sampling_catalogue(d);
   tr["dim"] = {{"type", "integer or array of integers"}, {"default", {d.dim}}, {"minimum", 1}, {"maximum", kMaxDim},
                {"maxItems", kMaxDims}, {"description", "fp32 matrix is dim x dim; any dim (edges are handled)"}};
   tr["variants"] = {{"type", "array of strings"}, {"default", kVariantNames}, {"enum", kVariantNames},
-                    {"description", "copy is the ceiling; naive, tiled (32x32 shared tile), pad (tile[32][33])"}};
+                    {"description", "copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and "
+                                    "tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)"}};
   return {
       {"backend", backend_kind},
       {"benchmarks",
        {{{"name", "aos_soa"},
          {"title", "AoS vs SoA touch_fields sweep (B-09)"},
          {"description", "Each touched field of struct { float f[8]; } is incremented and written back, AoS "
-                         "kernel vs SoA kernel. Useful bytes = touched fields read + written."},
+                         "kernel vs SoA kernel (scalar and 16 B vector versions). Useful bytes = touched fields read + "
+                         "written. Ceilings (cudaMemcpy, float4 copy, scalar copy of the same 32 n bytes) in the same run."},
          {"parameters", aos}},
         {{"name", "transpose"},
          {"title", "fp32 transpose vs copy (B-09)"},
-         {"description", "copy / naive / tiled / pad at each dim; useful bytes = 2 x dim^2 x 4."},
+         {"description", "copy / naive / tiled / pad / tile64_pad / tile64_swizzle at each dim; useful bytes = 2 x "
+                         "dim^2 x 4. Ceilings (cudaMemcpy, float4 copy, scalar copy of dim^2 floats) in the same run."},
          {"parameters", tr}}}},
   };
 }
@@ -164,7 +230,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
                                           const std::function<int64_t(int)>& memory_budget) {
   if (!body.is_object()) return field_error("body", "expected a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it)
-    if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device")
+    if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
       return field_error(it.key(), "unknown field");
   if (!body.contains("benchmark")) return field_error("benchmark", "required (\"aos_soa\" or \"transpose\")");
   const json& b = body["benchmark"];
@@ -181,6 +247,10 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   } else if (device_count <= 0) {
     return field_error("device", "no device is available");
   }
+  if (body.contains("profile")) {
+    if (!body["profile"].is_boolean()) return field_error("profile", "expected true or false");
+    req.profile = body["profile"].get<bool>();
+  }
   const json empty = json::object();
   const json& p = body.contains("params") ? body["params"] : empty;
   if (!p.is_object()) return field_error("params", "expected a JSON object");
@@ -189,14 +259,34 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   if (!sampling) return sampling.error();
 
   if (req.kind == BenchmarkKind::kAosSoa) {
-    if (auto k = check_known(p, {"n", "touch_fields", "repetitions", "warmup", "cache", "seed"}); !k) return k.error();
+    if (auto k = check_known(p, {"n", "touch_fields", "layouts", "repetitions", "min_samples", "max_samples",
+                                 "max_time_s", "noise", "raw_samples", "warmup", "cache", "seed"});
+        !k)
+      return k.error();
     AosSoaParams& a = req.aos_soa;
     a.sampling = *sampling;
-    a.n = d.n;
+    a.ns = {d.n};
     if (p.contains("n")) {
-      auto n = integer(p["n"], "params.n", kMinElements, kMaxElements);
+      auto n = integer_list(p["n"], "params.n", kMinElements, kMaxElements, kMaxDims);
       if (!n) return n.error();
-      a.n = *n;
+      a.ns = *n;
+    }
+    if (p.contains("layouts")) {
+      const json& v = p["layouts"];
+      if (!v.is_array() || v.empty()) return field_error("params.layouts", "expected a non-empty array of names");
+      if (v.size() > kLayoutNames.size()) return field_error("params.layouts", "at most 4 names");
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string f = "params.layouts[" + std::to_string(i) + "]";
+        if (!v[i].is_string()) return field_error(f, "expected a string");
+        const auto it = std::find(kLayoutNames.begin(), kLayoutNames.end(), v[i].get<std::string>());
+        if (it == kLayoutNames.end()) return field_error(f, "expected one of aos, soa, aos_vec, soa_vec");
+        const auto layout = static_cast<AosSoaLayout>(it - kLayoutNames.begin());
+        if (std::find(a.layouts.begin(), a.layouts.end(), layout) != a.layouts.end())
+          return field_error(f, "duplicate layout");
+        a.layouts.push_back(layout);
+      }
+    } else {
+      a.layouts = {AosSoaLayout::kAos, AosSoaLayout::kSoa, AosSoaLayout::kAosVec, AosSoaLayout::kSoaVec};
     }
     if (p.contains("touch_fields")) {
       auto t = integer_list(p["touch_fields"], "params.touch_fields", 1, 8, 4);
@@ -212,17 +302,24 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     } else {
       a.touch_fields = {1, 2, 4, 8};
     }
-    const int64_t need = a.n * 32;
+    const int64_t largest = *std::max_element(a.ns.begin(), a.ns.end());
+    const int64_t need = largest * 32 * 2;  // the structs + the destination of the copy ceilings
     const int64_t budget = memory_budget(req.device);
     if (need > budget)
-      return field_error("params.n", std::to_string(a.n) + " elements need " + bytes_text(need) + ", the " +
+      return field_error("params.n", std::to_string(largest) + " elements need " + bytes_text(need) + " (data + copy ceiling), the " +
                                          backend_kind + " device has " + bytes_text(budget) + " available");
+    json layouts = json::array();
+    for (auto l : a.layouts) layouts.push_back(to_string(l));
     req.resolved = {{"benchmark", req.benchmark},
                     {"device", req.device},
-                    {"params", {{"n", a.n}, {"touch_fields", a.touch_fields}}}};
+                    {"params", {{"n", a.ns.size() == 1 ? json(a.ns[0]) : json(a.ns)}, {"touch_fields", a.touch_fields},
+                                {"layouts", layouts}}}};
     req.resolved["params"].update(sampling_resolved(a.sampling));
   } else {
-    if (auto k = check_known(p, {"dim", "variants", "repetitions", "warmup", "cache", "seed"}); !k) return k.error();
+    if (auto k = check_known(p, {"dim", "variants", "repetitions", "min_samples", "max_samples", "max_time_s", "noise",
+                                 "raw_samples", "warmup", "cache", "seed"});
+        !k)
+      return k.error();
     TransposeParams& t = req.transpose;
     t.sampling = *sampling;
     t.dims = {d.dim};
@@ -234,20 +331,21 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     if (p.contains("variants")) {
       const json& v = p["variants"];
       if (!v.is_array() || v.empty()) return field_error("params.variants", "expected a non-empty array of names");
-      if (v.size() > kVariantNames.size()) return field_error("params.variants", "at most 4 names");
+      if (v.size() > kVariantNames.size()) return field_error("params.variants", "at most 6 names");
       for (size_t i = 0; i < v.size(); ++i) {
         const std::string f = "params.variants[" + std::to_string(i) + "]";
         if (!v[i].is_string()) return field_error(f, "expected a string");
         const auto it = std::find(kVariantNames.begin(), kVariantNames.end(), v[i].get<std::string>());
-        if (it == kVariantNames.end()) return field_error(f, "expected one of copy, naive, tiled, pad");
+        if (it == kVariantNames.end())
+          return field_error(f, "expected one of copy, naive, tiled, pad, tile64_pad, tile64_swizzle");
         const auto variant = static_cast<TransposeVariant>(it - kVariantNames.begin());
         if (std::find(t.variants.begin(), t.variants.end(), variant) != t.variants.end())
           return field_error(f, "duplicate variant");
         t.variants.push_back(variant);
       }
     } else {
-      t.variants = {TransposeVariant::kCopy, TransposeVariant::kNaive, TransposeVariant::kTiled,
-                    TransposeVariant::kPad};
+      t.variants = {TransposeVariant::kCopy,  TransposeVariant::kNaive,     TransposeVariant::kTiled,
+                    TransposeVariant::kPad,   TransposeVariant::kTile64Pad, TransposeVariant::kTile64Swizzle};
     }
     const int64_t largest = *std::max_element(t.dims.begin(), t.dims.end());
     const int64_t need = 2 * largest * largest * 4;
@@ -262,6 +360,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
                     {"params", {{"dim", t.dims}, {"variants", variants}}}};
     req.resolved["params"].update(sampling_resolved(t.sampling));
   }
+  req.resolved["profile"] = req.profile;
   return req;
 }
 

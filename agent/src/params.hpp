@@ -28,6 +28,7 @@ struct RunRequest {
   int device = 0;
   AosSoaParams aos_soa;
   TransposeParams transpose;
+  bool profile = false;        // also run each state once under Nsight Compute (profile.hpp)
   nlohmann::json resolved;     // the request with every default filled in (echoed in meta.request)
 };
 

@@ -32,18 +32,19 @@ Result<json> sectors(const std::string& layout_text, const std::vector<int64_t>&
               {"sector_efficiency", s->efficiency}};
 }
 
-// The shared-memory cost of one warp instruction on a 32x32 fp32 tile.
-Result<json> banks(const std::string& layout_text, const std::vector<int64_t>& indices, const std::string& access) {
+// The shared-memory cost of one warp instruction on an fp32 tile of `extent` x `extent`, `width` bytes per lane.
+Result<json> banks(const std::string& layout_text, const std::vector<int64_t>& indices, const std::string& access,
+                   int64_t extent = 32, int width = 4) {
   auto layout = parse_layout(layout_text);
   if (!layout) return layout.error();
-  auto addrs = lane_addresses(*layout, {32, 32}, indices, 4);
+  auto addrs = lane_addresses(*layout, {extent, extent}, indices, 4);
   if (!addrs) return addrs.error();
-  auto b = bank_access(*addrs, 4);
+  auto b = bank_access(*addrs, width);
   if (!b) return b.error();
   return json{{"access", access},
               {"layout", layout_text},
               {"lanes", indices.size()},
-              {"bytes_per_lane", 4},
+              {"bytes_per_lane", width},
               {"wavefronts", b->cycles},
               {"ideal_wavefronts", b->groups},
               {"max_ways", b->max_ways}};
@@ -54,16 +55,68 @@ std::string dims_text(int64_t a, int64_t b) { return std::to_string(a) + "," + s
 }  // namespace
 
 Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
-  const std::string text = layout == "aos" ? "S[(" + dims_text(n, 8) + "):(8,1)]"
-                                           : "S[(" + dims_text(n, 8) + "):(1," + std::to_string(n) + ")]";
+  const bool aos = layout == "aos" || layout == "aos_vec";
+  const std::string text = aos ? "S[(" + dims_text(n, 8) + "):(8,1)]"
+                               : "S[(" + dims_text(n, 8) + "):(1," + std::to_string(n) + ")]";
   std::vector<int64_t> idx;
-  for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);  // element i, field 0
-  auto g = sectors(text, {n, 8}, idx, 4, "lane i loads (and stores) field k of element i");
+  int width = 4;
+  std::string access = "lane i loads (and stores) field k of element i";
+  if (layout == "aos_vec") {  // lane i: 16 B at fields 0-3 of element i
+    width = 16;
+    access = "lane i loads (and stores) fields 0-3 of element i as one 16 B access (4-7 likewise at t = 8)";
+    for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);
+  } else if (layout == "soa_vec" && n % 4 == 0 && n >= 4 * kWarp) {  // lane i: 16 B at elements 4i..4i+3
+    width = 16;
+    access = "lane i loads (and stores) field k of elements 4i..4i+3 as one 16 B access";
+    for (int64_t i = 0; i < kWarp; ++i) idx.push_back(4 * i * 8);
+  } else {
+    for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);  // element i, field 0
+  }
+  auto g = sectors(text, {n, 8}, idx, width, access);
   if (!g) return g.error();
   return json{{"source", "layoutscope engine (sector_access)"}, {"global", json::array({*g})}};
 }
 
+// 64x64 tile kernels (cuda_kernels.cu transpose_tile64_kernel): a warp's first load instruction reads rows r,
+// r + 1 as 16 lanes x 16 B each; the shared tile is written the same way and read as a column of 16 B chunks
+// (lane l reads tile(4 (l % 16), 4 (l / 16))). The padded and swizzled tile layouts are given to the engine
+// as layouts; the row-major 64x64 tile is shown beside them as the reference (8 lanes in one bank group).
+Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
+  json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
+              {"shared", json::array()}};
+  if (dim < 64 || dim % 4 != 0) {
+    out["note"] = "dim < 64 or dim % 4 != 0: every tile takes the kernel's scalar edge path; no prediction";
+    return out;
+  }
+  const std::string global = "S[(" + dims_text(dim, dim) + "):(" + std::to_string(dim) + ",1)]";
+  std::vector<int64_t> rows2, tile_rows2, tile_col;
+  for (int64_t l = 0; l < kWarp; ++l) {
+    rows2.push_back((l / 16) * dim + 4 * (l % 16));
+    tile_rows2.push_back((l / 16) * 64 + 4 * (l % 16));
+    tile_col.push_back(4 * (l % 16) * 64 + 4 * (l / 16));
+  }
+  for (const char* a : {"load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))",
+                        "store: lane l writes 16 B at out(r + l / 16, c0 + 4 (l % 16))"}) {
+    auto g = sectors(global, {dim, dim}, rows2, 16, a);
+    if (!g) return g.error();
+    out["global"].push_back(*g);
+  }
+  const std::string tile = variant == TransposeVariant::kTile64Swizzle ? "Swizzle<3,2,6> o S[(64,64):(64,1)]"
+                                                                       : "S[(16,4,64):(260,64,1)]";
+  auto w = banks(tile, tile_rows2, "shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)", 64, 16);
+  if (!w) return w.error();
+  auto r = banks(tile, tile_col, "shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)", 64, 16);
+  if (!r) return r.error();
+  auto ref = banks("S[(64,64):(64,1)]", tile_col,
+                   "reference, not run: the same column read from a row-major 64x64 tile without pad or swizzle", 64, 16);
+  if (!ref) return ref.error();
+  out["shared"] = json::array({*w, *r, *ref});
+  return out;
+}
+
 Result<json> predict_transpose(TransposeVariant variant, int64_t dim) {
+  if (variant == TransposeVariant::kTile64Pad || variant == TransposeVariant::kTile64Swizzle)
+    return predict_tile64(variant, dim);
   const std::string global = "S[(" + dims_text(dim, dim) + "):(" + std::to_string(dim) + ",1)]";
   const int64_t lanes = std::min<int64_t>(kWarp, dim);
   std::vector<int64_t> row, column;

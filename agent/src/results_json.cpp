@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "build_info.hpp"
 #include "predict.hpp"
@@ -22,7 +24,10 @@ json telemetry_json(const Telemetry& t) {
           {"sm_clock_hz", opt(t.sm_clock_hz)},
           {"memory_clock_hz", opt(t.memory_clock_hz)},
           {"power_w", opt(t.power_w)},
-          {"temperature_c", opt(t.temperature_c)}};
+          {"temperature_c", opt(t.temperature_c)},
+          {"ecc_corrected_volatile", opt(t.ecc_corrected_volatile)},
+          {"ecc_uncorrected_volatile", opt(t.ecc_uncorrected_volatile)},
+          {"clock_event_reasons", opt(t.clock_event_reasons)}};
 }
 
 namespace {
@@ -48,14 +53,33 @@ json time_summaries(const TimingSummary& t, const Sampling& s, const std::string
   out.push_back(summary(p + "time/" + clock + "/max", label + " (max)", "s", t.max_s));
   out.push_back(summary(p + "time/" + clock + "/mean", label + " (mean)", "s", t.mean_s));
   out.push_back(summary(p + "sample_size", "Samples", "count", t.samples));
+  out.push_back(summary("layoutscope/throttled_samples_dropped", "Samples dropped: GPU reported a throttle reason",
+                        "count", t.throttled_dropped));
+  if (!t.sm_clock_hz.empty()) {
+    const auto [lo, hi] = std::minmax_element(t.sm_clock_hz.begin(), t.sm_clock_hz.end());
+    out.push_back(summary("layoutscope/sm_clock/min", "SM clock after a kept sample (min)", "Hz", *lo));
+    out.push_back(summary("layoutscope/sm_clock/max", "SM clock after a kept sample (max)", "Hz", *hi));
+  }
   if (t.median_s > 0) {
     out.push_back(summary("layoutscope/time/relative_iqr", "Relative interquartile range", "ratio",
                           (t.q3_s - t.q1_s) / t.median_s));
+    if (t.mean_s > 0)
+      out.push_back(summary(p + "time/" + clock + "/stdev/relative", label + " (relative standard deviation)", "ratio",
+                            t.stdev_s / t.mean_s));
     out.push_back(summary(p + "bw/global/bytes_per_second", "Useful payload bandwidth (median time)", "B/s",
                           useful_bytes / t.median_s));
   }
   out.push_back(summary("layoutscope/useful_bytes", "Useful payload bytes (read + written)", "B",
                         static_cast<int64_t>(useful_bytes)));
+  return out;
+}
+
+json sampling_json(const TimingSummary& t, bool raw) {
+  json out = {{"stop_reason", t.stop_reason},
+              {"kept_samples", t.samples},
+              {"throttled_samples_dropped", t.throttled_dropped},
+              {"clock_source", t.clock_source}};
+  if (raw) out["sm_clock_samples_hz"] = t.sm_clock_hz;
   return out;
 }
 
@@ -130,11 +154,75 @@ json predicted_or_error(const Result<json>& r) {
 
 }  // namespace
 
+// The ceilings of one size, as bandwidth (bytes read + written per second, median time).
+struct CeilingBandwidth {
+  double copy_vec4 = 0, best = 0;
+  std::string best_name;
+};
+
+std::map<int64_t, CeilingBandwidth> ceiling_bandwidths(const std::vector<CeilingState>& ceilings) {
+  std::map<int64_t, CeilingBandwidth> out;
+  for (const auto& c : ceilings) {
+    if (c.time.median_s <= 0) continue;
+    const double bw = 2.0 * static_cast<double>(c.bytes) / c.time.median_s;
+    auto& e = out[c.size];
+    if (c.ceiling == Ceiling::kCopyVec4) e.copy_vec4 = bw;
+    if (bw > e.best) e.best = bw, e.best_name = to_string(c.ceiling);
+  }
+  return out;
+}
+
+const char* ceiling_description(Ceiling c) {
+  switch (c) {
+    case Ceiling::kMemcpy: return "cudaMemcpyAsync device-to-device (CPU: memcpy)";
+    case Ceiling::kCopyVec4: return "float4 copy, 4 x 16 B in flight per thread (CPU: 16 B memcpy per step)";
+    case Ceiling::kCopyScalar: return "one float per thread (CPU: a float loop)";
+  }
+  return "";
+}
+
+json ceilings_json(const std::vector<CeilingState>& ceilings, const Sampling& s, const std::string& backend,
+                   const char* size_axis) {
+  json out = json::array();
+  for (const auto& c : ceilings) {
+    json j = {{"name", to_string(c.ceiling)},
+              {"description", ceiling_description(c.ceiling)},
+              {"axis_values", {{size_axis, c.size}}},
+              {"bytes_copied", c.bytes},
+              {"summaries", time_summaries(c.time, s, backend, 2.0 * static_cast<double>(c.bytes))},
+              {"sampling", sampling_json(c.time, s.raw_samples)},
+              {"verification", verification_json(c.verification)}};
+    if (s.raw_samples) j["time_samples_s"] = c.time.samples_s;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// fraction_of_copy (the float4 copy: the "copy" state where there is one, else the copy_vec4 ceiling) and
+// fraction_of_ceiling (the fastest ceiling of the same size), both as useful bandwidth over the reference's.
+void add_fractions(json& st, double useful_bw, std::optional<double> copy_state_bw, const CeilingBandwidth* c) {
+  const double copy_bw = copy_state_bw ? *copy_state_bw : c ? c->copy_vec4 : 0;
+  if (copy_bw > 0)
+    st["summaries"].push_back(summary("layoutscope/fraction_of_copy", "Fraction of the float4 copy (bandwidth ratio)",
+                                      "ratio", useful_bw / copy_bw));
+  if (c && c->best > 0)
+    st["summaries"].push_back(summary("layoutscope/fraction_of_ceiling",
+                                      "Fraction of the fastest measured ceiling (" + c->best_name + ")", "ratio",
+                                      useful_bw / c->best));
+}
+
+json state_extras(json st, const TimingSummary& t, const Sampling& s) {
+  st["sampling"] = sampling_json(t, s.raw_samples);
+  if (!s.raw_samples) st.erase("time_samples_s");
+  return st;
+}
+
 json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p) {
   json out = base(ctx, m.before, m.after);
-  std::map<int, double> aos_median;  // touch_fields -> AoS median time
+  std::map<std::tuple<std::string, int, int64_t>, double> aos_median;  // (layout, touch, n) -> AoS median time
   for (const auto& s : m.states)
-    if (s.layout == "aos") aos_median[s.touch_fields] = s.time.median_s;
+    if (s.layout == "aos" || s.layout == "aos_vec") aos_median[{s.layout, s.touch_fields, s.n}] = s.time.median_s;
+  const auto ceilings = ceiling_bandwidths(m.ceilings);
   json states = json::array();
   for (const auto& s : m.states) {
     const double useful = static_cast<double>(s.n) * s.touch_fields * 4 * 2;  // read + write each touched float
@@ -146,26 +234,43 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
                {"time_samples_s", s.time.samples_s},
                {"verification", verification_json(s.verification)},
                {"predicted", predicted_or_error(predict_aos_soa(s.layout, s.n))}};
-    if (s.layout == "soa" && aos_median.count(s.touch_fields) && s.time.median_s > 0)
-      st["summaries"].push_back(summary("layoutscope/speedup_soa_over_aos", "SoA speedup over AoS (median times)",
-                                        "ratio", aos_median[s.touch_fields] / s.time.median_s));
-    states.push_back(std::move(st));
+    const std::string partner = s.layout == "soa" ? "aos" : s.layout == "soa_vec" ? "aos_vec" : "";
+    if (!partner.empty() && aos_median.count({partner, s.touch_fields, s.n}) && s.time.median_s > 0) {
+      const double speedup = aos_median[{partner, s.touch_fields, s.n}] / s.time.median_s;
+      st["summaries"].push_back(summary("layoutscope/speedup_soa_over_aos",
+                                        "SoA speedup over " + partner + " (median times)", "ratio", speedup));
+      // DRAM moves whole 32 B sectors: AoS reads + writes 64 B per element whatever t, SoA 8 t B (NOTES.md §4).
+      const double bound = 8.0 / s.touch_fields;
+      st["summaries"].push_back(summary("layoutscope/dram_sector_bound_speedup",
+                                        "DRAM sector bound on the SoA/AoS speedup (8 / touch_fields)", "ratio", bound));
+      st["summaries"].push_back(summary("layoutscope/fraction_of_sector_bound", "Speedup / sector bound", "ratio",
+                                        speedup / bound));
+    }
+    const auto c = ceilings.find(s.n);
+    if (s.time.median_s > 0)
+      add_fractions(st, useful / s.time.median_s, std::nullopt, c == ceilings.end() ? nullptr : &c->second);
+    states.push_back(state_extras(std::move(st), s.time, p.sampling));
   }
+  json layouts = json::array();
+  for (auto l : p.layouts) layouts.push_back(to_string(l));
   out["benchmarks"] = json::array({{{"name", "aos_soa"},
                                     {"backend", ctx.backend},
                                     {"devices", {ctx.device.id}},
-                                    {"axes", {axis("layout", "string", {"aos", "soa"}),
+                                    {"axes", {axis("layout", "string", layouts),
                                               axis("touch_fields", "int64", p.touch_fields),
-                                              axis("n", "int64", {p.n})}},
-                                    {"states", states}}});
+                                              axis("n", "int64", p.ns)}},
+                                    {"states", states},
+                                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "n")}}});
   return out;
 }
 
 json results_json(const RunContext& ctx, const TransposeMeasurement& m, const TransposeParams& p) {
   json out = base(ctx, m.before, m.after);
-  std::map<int64_t, double> copy_median;  // dim -> copy median time
+  std::map<int64_t, double> copy_bw;  // dim -> useful bandwidth of the "copy" state
   for (const auto& s : m.states)
-    if (s.variant == TransposeVariant::kCopy) copy_median[s.dim] = s.time.median_s;
+    if (s.variant == TransposeVariant::kCopy && s.time.median_s > 0)
+      copy_bw[s.dim] = 2.0 * static_cast<double>(s.dim) * static_cast<double>(s.dim) * 4 / s.time.median_s;
+  const auto ceilings = ceiling_bandwidths(m.ceilings);
   json states = json::array();
   json variants = json::array();
   for (auto v : p.variants) variants.push_back(to_string(v));
@@ -178,21 +283,29 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
                {"time_samples_s", s.time.samples_s},
                {"verification", verification_json(s.verification)},
                {"predicted", predicted_or_error(predict_transpose(s.variant, s.dim))}};
-    if (copy_median.count(s.dim) && s.time.median_s > 0)
-      st["summaries"].push_back(summary("layoutscope/fraction_of_copy", "Fraction of copy (copy time / time)",
-                                        "ratio", copy_median[s.dim] / s.time.median_s));
-    states.push_back(std::move(st));
+    const auto c = ceilings.find(s.dim);
+    if (s.time.median_s > 0)
+      add_fractions(st, useful / s.time.median_s,
+                    copy_bw.count(s.dim) ? std::optional<double>(copy_bw[s.dim]) : std::nullopt,
+                    c == ceilings.end() ? nullptr : &c->second);
+    states.push_back(state_extras(std::move(st), s.time, p.sampling));
   }
   out["benchmarks"] = json::array({{{"name", "transpose"},
                                     {"backend", ctx.backend},
                                     {"devices", {ctx.device.id}},
                                     {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
-                                    {"states", states}}});
+                                    {"states", states},
+                                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "dim")}}});
   return out;
 }
 
 bool all_verified(const json& results, std::string* why) {
-  for (const auto& b : results.at("benchmarks"))
+  for (const auto& b : results.at("benchmarks")) {
+    for (const auto& c : b.value("ceilings", json::array()))
+      if (!c.at("verification").at("passed").get<bool>()) {
+        if (why) *why = "verification failed in ceiling " + c.at("name").get<std::string>();
+        return false;
+      }
     for (const auto& s : b.at("states"))
       if (!s.at("verification").at("passed").get<bool>()) {
         if (why) {
@@ -202,6 +315,7 @@ bool all_verified(const json& results, std::string* why) {
         }
         return false;
       }
+  }
   return true;
 }
 

@@ -1,5 +1,7 @@
 #include "run_store.hpp"
 
+#include "profile.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -268,6 +270,10 @@ void RunStore::execute(const std::string& id) {
       finish(backend_.run_aos_soa(req.device, req.aos_soa, control), req.aos_soa);
     else
       finish(backend_.run_transpose(req.device, req.transpose, control), req.transpose);
+    if (req.profile && result.is_object()) {
+      control.progress(1.0, "profiling each state once under ncu");
+      attach_profile(result, req, backend_.kind());
+    }
   } catch (const Cancelled&) {
     std::lock_guard lock(mutex_);
     status = stopping_ && !run->cancel_requested ? "interrupted" : "cancelled";

@@ -26,6 +26,9 @@ TimingSummary summarize(std::vector<double> samples_s) {
   s.min_s = samples_s.front();
   s.max_s = samples_s.back();
   s.mean_s = std::accumulate(samples_s.begin(), samples_s.end(), 0.0) / static_cast<double>(samples_s.size());
+  double ss = 0;
+  for (double x : samples_s) ss += (x - s.mean_s) * (x - s.mean_s);
+  s.stdev_s = samples_s.size() > 1 ? std::sqrt(ss / static_cast<double>(samples_s.size() - 1)) : 0.0;
   return s;
 }
 

@@ -1,0 +1,216 @@
+#include "profile.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <map>
+#include <optional>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+namespace layoutscope::agent {
+namespace {
+
+using nlohmann::json;
+
+const char* const kMetricList[] = {
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",        "smsp__sass_inst_executed_op_shared_st.sum",
+};
+
+std::string find_ncu() {
+  if (const char* env = std::getenv("LAYOUTSCOPE_NCU"); env && *env) return env;
+  std::vector<std::filesystem::path> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.emplace_back(d);
+  }
+  dirs.emplace_back("/usr/local/cuda/bin");
+  std::error_code ec;
+  for (const auto& base : {std::filesystem::path("/opt/nvidia/nsight-compute"), std::filesystem::path("/usr/local/cuda")})
+    if (std::filesystem::is_directory(base, ec))
+      for (const auto& e : std::filesystem::directory_iterator(base, ec))
+        if (e.is_directory()) dirs.push_back(e.path());
+  for (const auto& d : dirs) {
+    const auto p = d / "ncu";
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Splits one CSV line (double-quoted fields, "" as a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cur += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur), cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::optional<double> number_of(std::string s) {
+  std::string t;
+  for (char c : s)
+    if (c != ',' && c != ' ') t += c;
+  if (t.empty() || t == "n/a") return std::nullopt;
+  try {
+    size_t used = 0;
+    const double v = std::stod(t, &used);
+    if (used != t.size()) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+struct KernelRow {
+  std::string name;
+  std::map<std::string, double> metrics;
+};
+
+json ratio(const std::map<std::string, double>& m, const char* num, const char* den) {
+  const auto a = m.find(num), b = m.find(den);
+  if (a == m.end() || b == m.end() || b->second <= 0) return nullptr;
+  return a->second / b->second;
+}
+
+json value(const std::map<std::string, double>& m, const char* key) {
+  const auto a = m.find(key);
+  return a == m.end() ? json(nullptr) : json(a->second);
+}
+
+void mark_all(json& result, const json& profile) {
+  for (auto& b : result["benchmarks"])
+    for (auto& s : b["states"]) s["profile"] = profile;
+}
+
+}  // namespace
+
+std::string profiled_kernel(const json& state, const std::string& benchmark) {
+  const auto& ax = state.at("axis_values");
+  if (benchmark == "aos_soa") {
+    const std::string l = ax.at("layout").get<std::string>();
+    if (l == "aos") return "aos_touch_kernel";
+    if (l == "soa") return "soa_touch_kernel";
+    if (l == "aos_vec") return "aos_vec_touch_kernel";
+    return ax.at("n").get<int64_t>() % 4 == 0 ? "soa_vec_touch_kernel" : "soa_touch_kernel";
+  }
+  const std::string v = ax.at("variant").get<std::string>();
+  if (v == "copy") return "copy_vec4_unrolled_kernel";
+  if (v == "naive") return "transpose_naive_kernel";
+  if (v == "tiled" || v == "pad") return "transpose_tiled_kernel";
+  return "transpose_tile64_kernel";
+}
+
+void attach_profile(json& result, const RunRequest& request, const std::string& backend_kind) {
+  if (backend_kind != "cuda") {
+    mark_all(result, {{"available", false}, {"reason", kProfileCpuReason}});
+    return;
+  }
+  const std::string ncu = find_ncu();
+  if (ncu.empty()) {
+    mark_all(result, {{"available", false},
+                      {"reason", "not measured: ncu (Nsight Compute) not found (searched $LAYOUTSCOPE_NCU, PATH, "
+                                 "/usr/local/cuda/bin, /opt/nvidia/nsight-compute/*)"}});
+    return;
+  }
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  json child = {{"benchmark", request.benchmark}, {"device", request.device}, {"params", request.resolved["params"]}};
+  std::string metrics;
+  for (const char* m : kMetricList) metrics += (metrics.empty() ? "" : ",") + std::string(m);
+  const std::string cmd = shell_quote(ncu) + " --clock-control none --csv --page raw --print-units base" +
+                          " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " +
+                          shell_quote(self) + " --profile-child " + shell_quote(child.dump()) + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) {
+    mark_all(result, {{"available", false}, {"reason", "not measured: could not start ncu"}});
+    return;
+  }
+  std::string output;
+  std::array<char, 4096> buf{};
+  while (size_t got = std::fread(buf.data(), 1, buf.size(), pipe)) output.append(buf.data(), got);
+  const int rc = ::pclose(pipe);
+  // CSV: a header row (quoted names), a units row, then one row per profiled kernel launch.
+  std::vector<KernelRow> rows;
+  std::vector<std::string> header;
+  std::stringstream lines(output);
+  std::string line;
+  int name_col = -1;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '"') continue;
+    auto f = csv_fields(line);
+    if (header.empty()) {
+      for (size_t i = 0; i < f.size(); ++i)
+        if (f[i] == "Kernel Name") name_col = static_cast<int>(i);
+      if (name_col >= 0) header = f;
+      continue;
+    }
+    if (f.size() != header.size() || f[static_cast<size_t>(name_col)].empty()) continue;
+    KernelRow r;
+    r.name = f[static_cast<size_t>(name_col)];
+    for (size_t i = 0; i < f.size(); ++i)
+      if (auto v = number_of(f[i])) r.metrics[header[i]] = *v;
+    if (!r.metrics.empty() && r.metrics.count(kMetricList[0])) rows.push_back(std::move(r));
+  }
+  std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
+  const std::string command = "ncu --clock-control none --csv --page raw --print-units base --kernel-name regex:'aos_|soa_|"
+                              "transpose_|copy_vec4_unrolled' --metrics " + metrics + " layoutscope-agent --profile-child '" +
+                              child.dump() + "'";
+  for (auto& b : result["benchmarks"]) {
+    b["profile"] = {{"tool", "ncu"}, {"path", ncu}, {"command", command}, {"exit_status", rc},
+                    {"kernels_profiled", rows.size()}};
+    size_t next = 0;
+    const std::string bench = b["name"].get<std::string>();
+    for (auto& s : b["states"]) {
+      const std::string want = profiled_kernel(s, bench);
+      while (next < rows.size() && rows[next].name.find(want) == std::string::npos) ++next;
+      if (next >= rows.size()) {
+        s["profile"] = {{"available", false},
+                        {"reason", "not measured: ncu gave no row for kernel " + want + " (exit status " +
+                                       std::to_string(rc) + "; output tail: " + tail + ")"}};
+        continue;
+      }
+      const auto& m = rows[next++].metrics;
+      s["profile"] = {
+          {"available", true},
+          {"kernel", want},
+          {"global_load_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")},
+          {"global_store_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")},
+          {"shared_load_wavefronts_per_instruction", ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum")},
+          {"shared_store_wavefronts_per_instruction", ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum")},
+          {"shared_load_bank_conflicts", value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")},
+          {"shared_store_bank_conflicts", value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")},
+          {"metrics", m}};
+    }
+  }
+}
+
+}  // namespace layoutscope::agent

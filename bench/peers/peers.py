@@ -8,7 +8,9 @@ Method (NOTES.md §5, the same as the agent's): cold L2 before every sample (a m
 size outside the timed region), warm-up, CUDA events around the operation only, adaptive sample count
 (at least 10, stop when the relative IQR is <= 0.5% or after --seconds per case), median / q1 / q3 / min.
 Useful bytes of a dim x dim fp32 transpose or copy: one read and one write of every element.
-Every transpose output is checked exactly against x.t() on the first sample.
+Every transpose output is checked exactly against x.t() (torch.equal) before it is timed.
+Peers: torch-eager copy_ (contiguous y.copy_(x)), torch-eager transpose (x.t().contiguous()), torch-eager copy_T
+(y.copy_(x.t())), torch.compile transpose, CuPy transpose (cupy.ascontiguousarray(x.T)).
 """
 import argparse
 import datetime
@@ -92,7 +94,9 @@ def main():
         ref = x.t().contiguous().cpu()
         y = torch.full_like(x, float("nan"))
 
-        record("cudaMemcpy", "copy", dim, measure(lambda: y.copy_(x), flush, args.seconds))
+        # contiguous same-dtype copy_: PyTorch hands it to cudaMemcpyAsync device-to-device
+        record("torch-eager", "copy_", dim, measure(lambda: y.copy_(x), flush, args.seconds))
+        assert torch.equal(y, x), "torch copy_ is wrong"
         y.fill_(float("nan"))
         out = x.t().contiguous()
         assert torch.equal(out.cpu(), ref), "torch eager transpose is wrong"

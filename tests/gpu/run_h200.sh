@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Run on the H200 machine (the `run` tool), from the repository root, with .carry/ carried:
 #   .carry/bin/layoutscope-agent  a CUDA build made on the development machine (tried first)
-#   .carry/lib                    libcpp-httplib.so.0.11 (+ brotli, OpenSSL) for it
-#   .carry/include                httplib.h, nlohmann/, openssl/, zlib.h, brotli/ for a build from source
-# Builds from source (sm_90 + compute_90 PTX) when the carried binary does not start, starts the agent with
-# --backend cuda, runs the default sweep and transpose 4096/8192/16384 through HTTP (drive_agent.py),
-# checks verification and sanity, and leaves the result JSON/CSV under $OUT. Changes no GPU setting.
+#   .carry/lib, .carry/include    libcpp-httplib (+ brotli, OpenSSL) and headers for a build from source
+# One call does everything issue 5 asks to measure, and changes no GPU setting:
+#   1. the agent (--backend cuda) over HTTP: default sweep + default transpose (wall time), transpose at
+#      4096/8192/16384, size sweeps across the L2 size, profile runs under ncu (drive_agent.py)
+#   2. the same default sweep and headline transpose in-process (--run): HTTP-path overhead
+#   3. the peers (bench/peers/peers.py: PyTorch eager, copy_, torch.compile, CuPy) with the same method
+#   4. tables (tests/gpu/report.py)
+# Everything lands in $OUT/h200.tar.gz (plus the summary markdown and the log beside it).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 out="${OUT:-$root/.gpu-out}"
-mkdir -p "$out"
-log="$out/h200-log.txt"
+res="$out/res"
+mkdir -p "$res"
+log="$res/h200-log.txt"
 : >"$log"
 export LD_LIBRARY_PATH="$root/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version | tail -2; } >>"$log" 2>&1
+export PYTHONUNBUFFERED=1
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu,ecc.mode.current --format=csv; nvcc --version | tail -2; command -v ncu || ls /opt/nvidia/nsight-compute/ 2>&1; } >>"$log" 2>&1
 
 bin="$root/.carry/bin/layoutscope-agent"
 if ! "$bin" --version >>"$log" 2>&1; then
@@ -23,13 +28,11 @@ if ! "$bin" --version >>"$log" 2>&1; then
     -DLAYOUTSCOPE_HTTPLIB_ROOT="$root/.carry" -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >>"$log" 2>&1 &&
     cmake --build build-gpu -j16 --target layoutscope-agent >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
   bin="$root/build-gpu/bin/layoutscope-agent"
-  "$bin" --version | tee -a "$log"
 fi
 
 work="$(mktemp -d)"
 "$bin" --port 0 --backend cuda --test-endpoints --results-dir "$work/results" --token-file "$work/token" >"$work/out" 2>"$work/err" &
 pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; cat "$work/err" >>"$log"' EXIT
 url=""
 for _ in $(seq 100); do
   url="$(grep -o 'http://[^ ]*' "$work/out" | head -1)"
@@ -37,8 +40,20 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [[ -n "$url" ]] || { cat "$work/err"; exit 1; }
+echo "== HTTP runs $(date -u +%FT%TZ)" | tee -a "$log"
+timeout 400 python3 tests/gpu/drive_agent.py --url "$url" --out "$res" --dims 4096,8192,16384 --fault-test 2>&1 | tee -a "$log"
+kill -TERM $pid; wait $pid 2>/dev/null; cat "$work/err" >>"$log"
+
+echo "== in-process runs $(date -u +%FT%TZ)" | tee -a "$log"
 SECONDS=0
-python3 "$root/tests/gpu/drive_agent.py" --url "$url" --out "$out" --prefix h200 --repeat "${REPEAT:-2}" --fault-test
-status=$?
-echo "default sweep + transpose through HTTP (x${REPEAT:-2}) + fault test: ${SECONDS} s wall" | tee -a "$log"
-exit $status
+"$bin" --backend cuda --run '{"benchmark":"aos_soa"}' >"$res/h200-inprocess-aos_soa.json" 2>>"$log"
+"$bin" --backend cuda --run '{"benchmark":"transpose","params":{"dim":[4096,8192,16384]}}' >"$res/h200-inprocess-transpose.json" 2>>"$log"
+echo "in-process: ${SECONDS} s" | tee -a "$log"
+
+echo "== peers $(date -u +%FT%TZ)" | tee -a "$log"
+timeout 240 python3 bench/peers/peers.py --dims 4096,8192,16384 --seconds 1 --out "$res/h200-peers-raw.json" 2>&1 | tail -30 | tee -a "$log"
+
+python3 tests/gpu/report.py --dir "$res" 2>&1 | tee -a "$log"
+cp "$res/h200-summary.md" "$out/" 2>/dev/null
+(cd "$res" && tar czf "$out/h200.tar.gz" .)
+cp "$log" "$out/"

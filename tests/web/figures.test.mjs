@@ -15,7 +15,7 @@ const consoleErrors = [];
 async function open(hash = '') {
   await page.goto(server.url + (hash ? '#' + hash : ''));
   await page.waitForFunction(() =>
-    [...document.querySelectorAll('main [id]')].filter((e) => e.tagName.startsWith('LS-')).every((e) => e.shadowRoot?.querySelector('.view')),
+    [...document.querySelectorAll('main [id]')].filter((e) => e.tagName.startsWith('LS-') && e.tagName !== 'LS-BENCH-PANEL').every((e) => e.shadowRoot?.querySelector('.view')),
   );
 }
 const live = (fig) => page.locator(`${fig} .live`).textContent();

@@ -2,7 +2,9 @@
 # Browser tests of the page (tests/web/*.test.mjs): npm ci in web/ when node_modules is missing, the Vite
 # build when web/dist is missing or older than the sources or the module, then node:test with playwright-core
 # driving /usr/bin/chromium against a static server on a free port (started and stopped by the tests).
-# Needs build-wasm/ (the Emscripten build). Screenshots: build/artifacts/. Last line: "N passed, N failed".
+# Needs build-wasm/ (the Emscripten build) and, for the panel and embedding tests, a built layoutscope-agent
+# (build/bin/, or LAYOUTSCOPE_AGENT_BIN), which they start with --backend cpu on a free port and stop.
+# Screenshots: build/artifacts/. Last line: "N passed, N failed".
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -14,7 +16,7 @@ if [[ ! -d node_modules/playwright-core || package-lock.json -nt node_modules/.p
 fi
 wasm="${LAYOUTSCOPE_WASM_DIR:-$root/build-wasm/wasm}/layoutscope.wasm"
 [[ -f "$wasm" ]] || fail_setup "no module at $wasm (build it: emcmake cmake -S . -B build-wasm && cmake --build build-wasm)"
-if [[ ! -f dist/index.html || -n "$(find src index.html public ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
+if [[ ! -f dist/index.html || ! -f dist/layoutscope.js || -n "$(find src index.html embed.html examples public scripts vite.config.ts ../schemas ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
   npm run build >/dev/null || fail_setup "vite build failed (npm run build in web/)"
 fi
 log="$(mktemp)"

@@ -400,14 +400,26 @@ export class LsBenchPanel extends LitElement {
         continue;
       }
       const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
+      if (p.type === 'boolean') {
+        params[name] = (input as HTMLInputElement | null)?.checked ?? Boolean(p.default);
+        continue;
+      }
       const raw = input?.value.trim() ?? '';
       if (p.enum) {
         params[name] = raw;
         continue;
       }
       if (raw === '') {
-        if (p.default === null) continue; // optional (seed)
+        if (p.default === null) continue; // optional (seed, repetitions)
         return { message: `${name}: required`, field };
+      }
+      if (p.type === 'number') {
+        const x = Number(raw);
+        if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !Number.isFinite(x)) return { message: `${name}: "${raw}" is not a number`, field };
+        if (p.minimum !== undefined && x < p.minimum) return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
+        if (p.maximum !== undefined && x > p.maximum) return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
+        params[name] = x;
+        continue;
       }
       const list = p.type.includes('array') ? raw.split(/[\s,]+/).filter(Boolean) : [raw];
       const values: number[] = [];
@@ -597,7 +609,7 @@ export class LsBenchPanel extends LitElement {
     let p = this.predictions.get(key);
     if (!p && this.eng) {
       try {
-        p = r.benchmark === 'aos_soa' ? predictAosSoa(this.eng, r.variant as 'aos' | 'soa', r.n!) : predictTranspose(this.eng, r.variant, r.dim!);
+        p = r.benchmark === 'aos_soa' ? predictAosSoa(this.eng, r.variant, r.n!) : predictTranspose(this.eng, r.variant, r.dim!);
       } catch (err) {
         p = `engine: ${(err as Error).message}`;
       }
@@ -726,6 +738,8 @@ export class LsBenchPanel extends LitElement {
       return html`<span role="group" aria-label=${name} title=${title}>${name}:
         ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span>`;
     }
+    if (p.type === 'boolean')
+      return html`<label title=${title}><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label>`;
     if (p.enum)
       return html`<label title=${title}>${name}
         <select name=${name}>${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}</select></label>`;
@@ -736,7 +750,7 @@ export class LsBenchPanel extends LitElement {
         name=${name}
         .value=${def}
         size=${isList ? 14 : name === 'n' ? 11 : 6}
-        inputmode="numeric"
+        inputmode=${p.type === 'number' ? 'decimal' : 'numeric'}
         placeholder=${p.default === null ? 'random' : ''}
         aria-invalid=${invalid ? 'true' : 'false'}
         data-min=${p.minimum ?? ''}

@@ -42,7 +42,7 @@ export function aosBandwidth(rows: Row[], ceilings: { source: string; gbps: numb
       ...base(o),
       height: 220 * Math.max(1, o.sources.length),
       fx: { label: 'touch_fields' },
-      x: { label: null, domain: ['aos', 'soa'] },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))] },
       y: { label: 'useful GB/s', grid: true },
       marks: [
         Plot.barY(data, { fx: 'touch', x: 'variant', y: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} t=${r.touch}: ${r.gbps!.toFixed(1)} GB/s` }),
@@ -89,7 +89,7 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
       ...base(o),
       height: 220 * Math.max(1, o.sources.length),
       fx: { label: 'dim' },
-      x: { label: null, domain: ['copy', 'naive', 'tiled', 'pad'].filter((v) => data.some((r) => r.variant === v)) },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: data.some((r) => r.variant.length > 6) ? -20 : 0 },
       y: { label: 'useful GB/s', grid: true },
       marks: [
         Plot.barY(data, { fx: 'dim', x: 'variant', y: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.gbps!.toFixed(1)} GB/s` }),
@@ -110,7 +110,7 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
       ...base(o),
       height: 200 * Math.max(1, o.sources.length),
       fx: { label: 'dim' },
-      x: { label: null, domain: ['copy', 'naive', 'tiled', 'pad'].filter((v) => data.some((r) => r.variant === v)) },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: data.some((r) => r.variant.length > 6) ? -20 : 0 },
       y: { label: 'fraction of copy', grid: true, domain: [0, Math.max(1.05, ...data.map((r) => r.fractionOfCopy! + 0.05))] },
       marks: [
         Plot.barY(data, { fx: 'dim', x: 'variant', y: 'fractionOfCopy', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-fraction-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} of copy` }),

@@ -43,21 +43,75 @@ function shared(e: Engine, layout: string, idx: number[], access: string): Acces
   return { kind: 'shared', access, layout, bytesPerLane: 4, wavefronts: b.cycles, ways: b.maxWays };
 }
 
-/** AoS S[(n,8):(8,1)] or SoA S[(n,8):(1,n)]: lane i touches field k of element i, 4 B. */
-export function predictAosSoa(e: Engine, layout: 'aos' | 'soa', n: number): VariantPrediction {
-  const text = layout === 'aos' ? `S[(${n},8):(8,1)]` : `S[(${n},8):(1,${n})]`;
+/** AoS S[(n,8):(8,1)] or SoA S[(n,8):(1,n)]. aos / soa: lane i touches field k of element i, 4 B. aos_vec: lane i
+ * touches fields 0-3 of element i as one 16 B access. soa_vec: lane i touches field k of elements 4i..4i+3 as
+ * one 16 B access (when n is a multiple of 4 and at least 128; else the scalar path). */
+export function predictAosSoa(e: Engine, layout: string, n: number): VariantPrediction {
+  if (!['aos', 'soa', 'aos_vec', 'soa_vec'].includes(layout)) throw new Error(`no access model for layout "${layout}"`);
+  const aos = layout.startsWith('aos');
+  const text = aos ? `S[(${n},8):(8,1)]` : `S[(${n},8):(1,${n})]`;
   const lanes = Math.min(WARP, n);
-  const g = global(e, text, [n, 8], range(lanes, (i) => i * 8), 4, 'lane i loads (and stores) field k of element i');
-  // the figure: the same layout over one warp's 32 elements, lanes reading field 0
-  const small = layout === 'aos' ? 'S[(32,8):(8,1)]' : 'S[(32,8):(1,32)]';
+  let idx = range(lanes, (i) => i * 8);
+  let width = 4;
+  let access = 'lane i loads (and stores) field k of element i';
+  if (layout === 'aos_vec') {
+    width = 16;
+    access = 'lane i loads (and stores) fields 0-3 of element i as one 16 B access';
+  } else if (layout === 'soa_vec' && n % 4 === 0 && n >= 4 * WARP) {
+    width = 16;
+    access = 'lane i loads (and stores) field k of elements 4i..4i+3 as one 16 B access';
+    idx = range(WARP, (i) => 4 * i * 8);
+  }
+  const g = global(e, text, [n, 8], idx, width, access);
+  // the figure: the same layout over one warp's 32 elements (128 for soa_vec), lanes reading field 0
+  const rows = layout === 'soa_vec' && width === 16 ? 128 : 32;
+  const small = aos ? `S[(${rows},8):(8,1)]` : `S[(${rows},8):(1,${rows})]`;
+  const step = layout === 'soa_vec' && width === 16 ? 32 : 8;
   return {
     accesses: [g],
-    figure: { tag: 'ls-tile-layout', title: `${layout.toUpperCase()}: lane i reads field 0 of element i (${small}, one warp)`, attrs: { layout: small, shape: '32,8', access: '0:256:8', dtype: 'f32' } },
+    figure: {
+      tag: 'ls-tile-layout',
+      title: `${layout}: ${access} (${small}, one warp)`,
+      attrs: { layout: small, shape: `${rows},8`, access: `0:${rows * 8}:${step}`, dtype: width === 16 ? 'f32x4' : 'f32' },
+    },
+  };
+}
+
+/** The 64x64 tile kernels: 16 lanes x 16 B per row, two rows per instruction; the shared tile read as a column of
+ * 16 B chunks; padded S[(16,4,64):(260,64,1)] or swizzled Swizzle<3,2,6> o S[(64,64):(64,1)], and the
+ * row-major tile beside them as the reference. */
+function predictTile64(e: Engine, variant: string, dim: number): VariantPrediction {
+  if (dim < 64 || dim % 4 !== 0) throw new Error(`dim ${dim}: the 64x64 kernels take their scalar edge path (dim < 64 or not a multiple of 4), no access model`);
+  const g = `S[(${dim},${dim}):(${dim},1)]`;
+  const rows2 = range(WARP, (l) => Math.floor(l / 16) * dim + 4 * (l % 16));
+  const tileRows2 = range(WARP, (l) => Math.floor(l / 16) * 64 + 4 * (l % 16));
+  const tileCol = range(WARP, (l) => 4 * (l % 16) * 64 + 4 * Math.floor(l / 16));
+  const tile = variant === 'tile64_swizzle' ? 'Swizzle<3,2,6> o S[(64,64):(64,1)]' : 'S[(16,4,64):(260,64,1)]';
+  const bank = (layout: string, idx: number[], access: string): AccessPrediction => {
+    const addrs = must(e.laneAddresses(layout, [64, 64], idx, 4)).addrs;
+    const b = must(e.bankAccess(addrs, 16));
+    return { kind: 'shared', access, layout, bytesPerLane: 16, wavefronts: b.cycles, ways: b.maxWays };
+  };
+  return {
+    accesses: [
+      global(e, g, [dim, dim], rows2, 16, 'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))'),
+      global(e, g, [dim, dim], rows2, 16, 'store: lane l writes 16 B at out(r + l / 16, c0 + 4 (l % 16))'),
+      bank(tile, tileRows2, 'shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)'),
+      bank(tile, tileCol, 'shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)'),
+      bank('S[(64,64):(64,1)]', tileCol, 'reference, not run: the same column read from a row-major 64x64 tile'),
+    ],
+    figure: {
+      tag: 'ls-bank-conflicts',
+      title: `${variant}: 16 B chunks read down column 0 of the 64×64 tile, rows 0-31 (${tile}) beside the row-major tile`,
+      attrs: { layout: tile, compare: 'S[(64,64):(64,1)]', shape: '64,64', dtype: 'f32x4', selection: 'C:0' },
+    },
   };
 }
 
 /** The transpose variants on an fp32 dim x dim matrix S[(dim,dim):(dim,1)]. */
 export function predictTranspose(e: Engine, variant: string, dim: number): VariantPrediction {
+  if (variant === 'tile64_pad' || variant === 'tile64_swizzle') return predictTile64(e, variant, dim);
+  if (!['copy', 'naive', 'tiled', 'pad'].includes(variant)) throw new Error(`no access model for variant "${variant}"`);
   const g = `S[(${dim},${dim}):(${dim},1)]`;
   const lanes = Math.min(WARP, dim);
   const row = range(lanes, (l) => l);

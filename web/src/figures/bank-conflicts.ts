@@ -21,7 +21,7 @@ interface Case {
   names?: string[];
 }
 
-const DTYPE_BYTES: Record<string, number> = { f8: 1, e4m3: 1, e5m2: 1, f16: 2, bf16: 2, f32: 4, tf32: 4, f64: 8 };
+const DTYPE_BYTES: Record<string, number> = { f32x4: 4, f8: 1, e4m3: 1, e5m2: 1, f16: 2, bf16: 2, f32: 4, tf32: 4, f64: 8 };
 
 const CASES: Record<'toy' | 'real', Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
@@ -84,7 +84,7 @@ export class LsBankConflicts extends LsFigure {
     return this.custom && this.customCase ? this.customCase : CASES[this.case_];
   }
   private get accessWidth() {
-    if (this.custom) return Math.max(4, this.c.elemBytes);
+    if (this.custom) return this.dtype === 'f32x4' ? 16 : Math.max(4, this.c.elemBytes);
     return this.case_ === 'toy' ? 4 : this.width;
   }
   /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */

@@ -139,8 +139,11 @@ __global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float* __restri
 }
 
 // The float4 copy ceiling: each thread copies kCopyItems float4s, kThreads apart, all loads first (no
-// grid-stride loop: one pass, kCopyItems x 16 B in flight per thread).
-constexpr int kCopyItems = 4;
+// grid-stride loop). Measured on the H200 (docs/results/h200-experiments.txt, 8192^2 / 16384^2 fp32): one
+// float4 per thread 4.14 / 4.25 TB/s (= cudaMemcpy 4.12 / 4.23), 2 per thread 3.99 / 4.12, 4 per thread
+// 3.95 / 4.05, grid-stride loops 3.76 / 3.84, streaming cache hints 3.73 / 3.88: more bytes in flight per
+// thread lose here, so one it is.
+constexpr int kCopyItems = 1;
 __global__ void __launch_bounds__(kThreads) copy_vec4_unrolled_kernel(const float4* __restrict__ in,
                                                                       float4* __restrict__ out, int64_t count4) {
   const int64_t base = blockIdx.x * int64_t{kThreads * kCopyItems} + threadIdx.x;
@@ -170,6 +173,9 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 //   swizzle:  offset(r, c) = (r * 64 + c) ^ (((r >> 2) & 7) << 2)  layout Swizzle<3,2,6> o S[(64,64):(64,1)]
 // Both keep every 16 B chunk contiguous and aligned; the engine predicts one wavefront per 8 lanes for both
 // accesses (predict.cpp asks it). Partial edge tiles and dim % 4 != 0 take a scalar path with the same tile.
+// Global accesses use the streaming hints (ld.global.cs / st.global.cs, evict-first): on the H200 the same
+// kernel without them ran 2.96 / 2.41 TB/s at 8192^2 / 16384^2, with them 3.73 / 3.86
+// (docs/results/h200-experiments.txt); the copy kernel, by contrast, loses with them.
 constexpr int kTile64 = 64;
 template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {
@@ -187,8 +193,7 @@ __global__ void __launch_bounds__(kThreads) transpose_tile64_kernel(const float*
     const int r = t / 16, c4 = t % 16;
     float4 v[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
-      v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+    for (int i = 0; i < 4; ++i) v[i] = __ldcs(reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4));
 #pragma unroll
     for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[tile64_offset<kSwizzle>(r + 16 * i, 4 * c4)]) = v[i];
     __syncthreads();
@@ -197,10 +202,10 @@ __global__ void __launch_bounds__(kThreads) transpose_tile64_kernel(const float*
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[tile64_offset<kSwizzle>(4 * a + k, 4 * b)]);
     float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-    *reinterpret_cast<float4*>(o) = make_float4(q[0].x, q[1].x, q[2].x, q[3].x);
-    *reinterpret_cast<float4*>(o + dim) = make_float4(q[0].y, q[1].y, q[2].y, q[3].y);
-    *reinterpret_cast<float4*>(o + 2 * dim) = make_float4(q[0].z, q[1].z, q[2].z, q[3].z);
-    *reinterpret_cast<float4*>(o + 3 * dim) = make_float4(q[0].w, q[1].w, q[2].w, q[3].w);
+    __stcs(reinterpret_cast<float4*>(o), make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
+    __stcs(reinterpret_cast<float4*>(o + dim), make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
+    __stcs(reinterpret_cast<float4*>(o + 2 * dim), make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
+    __stcs(reinterpret_cast<float4*>(o + 3 * dim), make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
     return;
   }
   for (int idx = t; idx < kTile64 * kTile64; idx += kThreads) {

@@ -14,7 +14,7 @@
 
 namespace layoutscope::agent {
 
-inline constexpr const char* kResultsSchemaVersion = "1.0.0";
+inline constexpr const char* kResultsSchemaVersion = "1.1.0";
 
 struct RunContext {
   std::string run_id;

@@ -94,7 +94,11 @@ describe('service endpoints', () => {
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.default, [1, 2, 4, 8]);
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.enum, [1, 2, 4, 8]);
     assert.equal(byName.aos_soa.parameters.n.minimum, 32);
-    assert.deepEqual(byName.transpose.parameters.variants.default, ['copy', 'naive', 'tiled', 'pad']);
+    assert.deepEqual(byName.transpose.parameters.variants.default,
+      ['copy', 'naive', 'tiled', 'pad', 'tile64_pad', 'tile64_swizzle']);
+    assert.deepEqual(byName.aos_soa.parameters.layouts.default, ['aos', 'soa', 'aos_vec', 'soa_vec']);
+    assert.equal(byName.aos_soa.parameters.min_samples.default, 5);  // CPU backend (CUDA: 10)
+    assert.equal(byName.aos_soa.parameters.noise.default, 0.005);
     assert.equal(byName.transpose.parameters.dim.maximum, 32768);
   });
 
@@ -137,9 +141,16 @@ describe('aos_soa sweep end to end', () => {
     assert.match(record.result.schema_version, /^1\.\d+\.\d+$/);
   });
 
-  test('8 states (4 touch counts x 2 layouts), each verified exactly', () => {
+  test('16 states (4 touch counts x 4 layouts) and 3 ceilings, each verified exactly', () => {
     const states = record.result.benchmarks[0].states;
-    assert.equal(states.length, 8);
+    assert.equal(states.length, 16);
+    const ceilings = record.result.benchmarks[0].ceilings;
+    assert.deepEqual(ceilings.map((c) => c.name), ['memcpy', 'copy_vec4', 'copy_scalar']);
+    for (const c of ceilings) {
+      assert.equal(c.verification.passed, true, c.name);
+      assert.equal(c.bytes_copied, n * 32);  // the whole 32 B x n working set
+      assert.equal(summary(c, 'layoutscope/useful_bytes'), 2 * n * 32);
+    }
     for (const s of states) {
       assert.equal(s.verification.passed, true, s.name);
       assert.equal(s.verification.mismatches, 0);
@@ -163,20 +174,31 @@ describe('aos_soa sweep end to end', () => {
       assert.equal(median(s), sorted[1]);  // median of three samples
     }
     for (const t of [1, 2, 4, 8]) {
-      const aos = states.find((s) => s.axis_values.layout === 'aos' && s.axis_values.touch_fields === t);
-      const soa = states.find((s) => s.axis_values.layout === 'soa' && s.axis_values.touch_fields === t);
-      const speedup = summary(soa, 'layoutscope/speedup_soa_over_aos');
-      assert.ok(Math.abs(speedup - median(aos) / median(soa)) < 1e-12 * speedup);
+      for (const [a, b] of [['aos', 'soa'], ['aos_vec', 'soa_vec']]) {
+        const aos = states.find((s) => s.axis_values.layout === a && s.axis_values.touch_fields === t);
+        const soa = states.find((s) => s.axis_values.layout === b && s.axis_values.touch_fields === t);
+        const speedup = summary(soa, 'layoutscope/speedup_soa_over_aos');
+        assert.ok(Math.abs(speedup - median(aos) / median(soa)) < 1e-12 * speedup);
+        assert.equal(summary(soa, 'layoutscope/dram_sector_bound_speedup'), 8 / t);  // 64 B vs 8t B per element
+      }
+    }
+    // fraction of the float4 copy: useful bandwidth / the copy_vec4 ceiling's (2 x 32 n bytes per its median)
+    const cv = record.result.benchmarks[0].ceilings.find((c) => c.name === 'copy_vec4');
+    for (const s of states) {
+      const want = (n * s.axis_values.touch_fields * 8 / median(s)) / (2 * n * 32 / summary(cv, 'time/cpu/median'));
+      assert.ok(Math.abs(summary(s, 'layoutscope/fraction_of_copy') - want) <= 1e-12 * want, s.name);
     }
   });
 
-  test('engine predictions match B-09\'s NCU table: AoS 32 sectors/request, SoA 4', () => {
+  test('engine predictions match B-09\'s NCU table: AoS 32 sectors/request, SoA 4; 16 B versions 32 and 16', () => {
+    // aos_vec: 32 lanes x 16 B at a 32 B stride -> 32 sectors, half of each used; soa_vec: 512 contiguous B -> 16
+    const want = { aos: [32, 128], soa: [4, 128], aos_vec: [32, 512], soa_vec: [16, 512] };
     for (const s of record.result.benchmarks[0].states) {
       const g = s.predicted.global[0];
-      const expected = s.axis_values.layout === 'aos' ? 32 : 4;  // document §5.2: AoS 32 vs SoA 4
-      assert.equal(g.sectors_per_request, expected, s.name);
-      assert.equal(g.bytes_requested, 128);  // 32 lanes x 4 B
-      assert.equal(g.sector_efficiency, 128 / (expected * 32));
+      const [sectors, bytes] = want[s.axis_values.layout];  // document §5.2: AoS 32 vs SoA 4
+      assert.equal(g.sectors_per_request, sectors, s.name);
+      assert.equal(g.bytes_requested, bytes);
+      assert.equal(g.sector_efficiency, bytes / (sectors * 32));
     }
   });
 
@@ -188,7 +210,7 @@ describe('aos_soa sweep end to end', () => {
     const header = lines[0].split(',');
     for (const col of ['time_median_s', 'useful_bytes_B', 'useful_bandwidth_B_per_s', 'speedup_soa_over_aos',
       'predicted_load_sectors_per_request', 'verified']) assert.ok(header.includes(col), col);
-    assert.equal(lines.length, 1 + 8);
+    assert.equal(lines.length, 1 + 16);
     const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i], v])));
     const states = record.result.benchmarks[0].states;
     rows.forEach((row, i) => {
@@ -196,7 +218,7 @@ describe('aos_soa sweep end to end', () => {
       assert.equal(Number(row.touch_fields), states[i].axis_values.touch_fields);
       assert.equal(Number(row.time_median_s), summary(states[i], 'time/cpu/median'));
       assert.equal(row.verified, 'true');
-      assert.equal(Number(row.predicted_load_sectors_per_request), row.layout === 'aos' ? 32 : 4);
+      assert.equal(Number(row.predicted_load_sectors_per_request), { aos: 32, soa: 4, aos_vec: 32, soa_vec: 16 }[row.layout]);
     });
   });
 
@@ -220,7 +242,9 @@ describe('transpose end to end', () => {
     assert.equal(record.status, 'succeeded', record.error);
     assertValid(record.result);
     const states = record.result.benchmarks[0].states;
-    assert.equal(states.length, dims.length * 4);
+    assert.equal(states.length, dims.length * 6);
+    assert.equal(record.result.benchmarks[0].ceilings.length, dims.length * 3);
+    for (const c of record.result.benchmarks[0].ceilings) assert.equal(c.verification.passed, true, c.name);
     for (const s of states) {
       assert.equal(s.verification.passed, true, s.name);
       assert.equal(s.verification.checked_elements, s.axis_values.dim ** 2);
@@ -257,6 +281,40 @@ describe('transpose end to end', () => {
     assert.equal(by.pad.shared[1].max_ways, 1);
     assert.equal(by.pad.shared[1].wavefronts, 1);
     assert.equal(by.tiled.shared[0].wavefronts, 1);  // the row write is conflict-free in both
+    // 64x64 tiles, 16 B per lane: 8 lanes per wavefront, 4 wavefronts when conflict-free. Column of 16 B
+    // chunks (rows 0, 4, 8, ...): row-major pitch 256 B puts lanes 0-7 in the same 4 banks (8-way, 32
+    // wavefronts); 16 B pad every 4 rows shifts each by one chunk, Swizzle<3,2,6> XORs the chunk with row / 4.
+    for (const v of ['tile64_pad', 'tile64_swizzle']) {
+      assert.deepEqual(by[v].global.map((g) => g.sectors_per_request), [16, 16], v);
+      assert.deepEqual(by[v].shared.slice(0, 2).map((x) => [x.wavefronts, x.ideal_wavefronts, x.max_ways]), [[4, 4, 1], [4, 4, 1]], v);
+      assert.deepEqual([by[v].shared[2].wavefronts, by[v].shared[2].max_ways], [32, 8], v);
+    }
+    assert.equal(by.tile64_swizzle.shared[1].layout, 'Swizzle<3,2,6> o S[(64,64):(64,1)]');
+  });
+
+  test('adaptive sampling (no repetitions): at least min_samples, a stop reason, null repetitions echoed', async () => {
+    const id = await run({ benchmark: 'transpose', params: { dim: 64, variants: ['copy'], min_samples: 12, max_time_s: 0.02, cache: 'hot' } });
+    const rec = await waitRun(agent, id);
+    assert.equal(rec.status, 'succeeded', rec.error);
+    assertValid(rec.result);
+    assert.equal(rec.result.meta.request.params.repetitions, null);
+    const s = rec.result.benchmarks[0].states[0];
+    assert.ok(summary(s, 'sample_size') >= 12);
+    assert.ok(['noise', 'time_limit', 'max_samples'].includes(s.sampling.stop_reason), s.sampling.stop_reason);
+    assert.equal(s.sampling.throttled_samples_dropped, 0);
+    assert.equal(s.time_samples_s.length, summary(s, 'sample_size'));
+  });
+
+  test('"profile": true on the CPU backend: every state says why there is no ncu measurement', async () => {
+    const id = await run({ benchmark: 'aos_soa', profile: true, params: { n: 1024, touch_fields: 1, repetitions: 1 } });
+    const rec = await waitRun(agent, id);
+    assert.equal(rec.status, 'succeeded', rec.error);
+    assertValid(rec.result);
+    assert.equal(rec.result.meta.request.profile, true);
+    for (const s of rec.result.benchmarks[0].states) {
+      assert.equal(s.profile.available, false);
+      assert.equal(s.profile.reason, 'not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu backend');
+    }
   });
 });
 
@@ -321,11 +379,35 @@ describe('committed H200 results (docs/results/h200-*.json, measured with the CU
         assert.equal(s.verification.passed, true, s.name);
         assert.ok(s.summaries.some((x) => x.tag === 'nv/cold/time/gpu/median'), s.name);
       }
+      for (const c of result.benchmarks[0].ceilings ?? []) assert.equal(c.verification.passed, true, c.name);
       if (name === 'aos_soa') {
-        for (const s of states) assert.equal(s.predicted.global[0].sectors_per_request, s.axis_values.layout === 'aos' ? 32 : 4);
+        const want = { aos: 32, soa: 4, aos_vec: 32, soa_vec: 16 };
+        for (const s of states) assert.equal(s.predicted.global[0].sectors_per_request, want[s.axis_values.layout]);
       } else {
         const copy = states.filter((s) => s.axis_values.variant === 'copy' && s.axis_values.dim >= 8192);
         for (const s of copy) assert.ok(summary(s, 'bw/global/bytes_per_second') >= 3e12, 'copy >= 3 TB/s on H200');
+      }
+    });
+  }
+});
+
+describe('committed H200 profile runs (ncu): measured counters agree with the engine', () => {
+  for (const name of ['aos_soa', 'transpose']) {
+    test(`h200-profile-${name}.json`, (t) => {
+      const file = path.join(repoRoot, 'docs', 'results', `h200-profile-${name}.json`);
+      if (!fs.existsSync(file)) return t.skip('no profile run committed yet');
+      const result = JSON.parse(fs.readFileSync(file, 'utf8'));
+      assertValid(result);
+      for (const s of result.benchmarks[0].states) {
+        assert.equal(s.profile.available, true, s.name);
+        const g = s.predicted.global;
+        assert.equal(s.profile.global_load_sectors_per_request, g[0].sectors_per_request, s.name);
+        assert.equal(s.profile.global_store_sectors_per_request, (g[1] ?? g[0]).sectors_per_request, s.name);
+        const sh = s.predicted.shared ?? [];
+        if (sh.length > 1) {  // measured wavefronts per instruction include partial tiles and replays: within 15%
+          const m = s.profile.shared_load_wavefronts_per_instruction;
+          assert.ok(Math.abs(m - sh[1].wavefronts) <= 0.15 * sh[1].wavefronts, `${s.name}: ${m} vs ${sh[1].wavefronts}`);
+        }
       }
     });
   }

@@ -173,9 +173,12 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 //   swizzle:  offset(r, c) = (r * 64 + c) ^ (((r >> 2) & 7) << 2)  layout Swizzle<3,2,6> o S[(64,64):(64,1)]
 // Both keep every 16 B chunk contiguous and aligned; the engine predicts one wavefront per 8 lanes for both
 // accesses (predict.cpp asks it). Partial edge tiles and dim % 4 != 0 take a scalar path with the same tile.
-// Global accesses use the streaming hints (ld.global.cs / st.global.cs, evict-first): on the H200 the same
-// kernel without them ran 2.96 / 2.41 TB/s at 8192^2 / 16384^2, with them 3.73 / 3.86
-// (docs/results/h200-experiments.txt); the copy kernel, by contrast, loses with them.
+// The stores carry the streaming hint (st.global.cs, evict-first); the loads are plain. On the H200 at
+// 8192^2 / 16384^2: no hints 2.96 / 2.41 TB/s, hints on loads and stores 3.75 / 3.88, on the stores only
+// 3.94 / 4.01, on the loads only 2.96 / 2.41 (docs/results/h200-experiments{,2,3}.txt, tests/gpu/tile_experiments*.cu):
+// the output tile's 64 scattered 256 B row pieces are what must not linger in L2. The copy kernel, by
+// contrast, loses with hints. Two tiles per block or a 128x128 tile (512 B per warp access, like the copy)
+// measured the same as this one (h200-experiments3.txt).
 constexpr int kTile64 = 64;
 template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {
@@ -193,7 +196,7 @@ __global__ void __launch_bounds__(kThreads) transpose_tile64_kernel(const float*
     const int r = t / 16, c4 = t % 16;
     float4 v[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = __ldcs(reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4));
+    for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
 #pragma unroll
     for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[tile64_offset<kSwizzle>(r + 16 * i, 4 * c4)]) = v[i];
     __syncthreads();

@@ -101,20 +101,10 @@ test('clicking a variant opens the tile figure on its access pattern', async () 
   await page.waitForFunction(() => /: 4 sectors/.test(document.querySelector('ls-bench-panel').shadowRoot.querySelector('ls-tile-layout')?.shadowRoot.querySelector('.access')?.textContent ?? ''));
 });
 
-test('downloads: the JSON is the agent result and validates against the schema; the CSV parses', async (t) => {
+test('downloads: the JSON is the agent result and validates against the schema; the CSV parses', async () => {
   const [jsonDl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} .export-json >> nth=0`)]);
   const doc = JSON.parse(readFileSync(await jsonDl.path(), 'utf8'));
-  if (!validate(doc)) {
-    // Known agent/schema disagreement (reported to the lead): summaries tagged .../time/cpu/stdev/relative carry
-    // unit "ratio" where the schema wants "s" for every /time/(gpu|cpu)/ tag. Any other error fails the test.
-    const summaryAt = (path) => path.split('/').slice(1).reduce((o, k) => o?.[k], doc);
-    const other = validate.errors.filter((e) => {
-      const m = /^(\/benchmarks\/\d+\/states\/\d+\/summaries\/\d+)/.exec(e.instancePath);
-      return !(m && /\/stdev\/relative$/.test(summaryAt(m[1])?.tag ?? ''));
-    });
-    assert.deepEqual(other, [], 'schema errors other than the known stdev/relative unit');
-    t.todo('agent writes nv/.../time/cpu/stdev/relative with unit ratio; the schema wants s (see .layoutscope/requests.md)');
-  }
+  assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 5)));
   const record = await agent.fetch(`/v1/runs/${runId}`).then((r) => r.json());
   assert.deepEqual(doc, record.result);
   const [csvDl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} .export-csv >> nth=0`)]);

@@ -1,5 +1,5 @@
 // Second and third rounds of transpose experiments (round 2 results: docs/results/h200-experiments2.txt,
-// round 3: h200-experiments3.txt) (after tile_experiments.cu): block order, which streaming hint
+// round 3: h200-experiments3.txt, round 4 (grouped block order): h200-experiments4.txt) (after tile_experiments.cu): block order, which streaming hint
 // matters, and a 128x32 tile whose output rows are 512 B per warp store (as wide as the copy's).
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments2.cu -o /tmp/tx2 && /tmp/tx2
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; outputs compared exactly
@@ -162,6 +162,34 @@ __global__ void __launch_bounds__(512) t128(const float* __restrict__ in, float*
   }
 }
 
+// Grouped block order (like Triton's GROUP_M): a 1-D grid walks G tile-rows down before moving one tile-column
+// right, so the ~1000 blocks resident at once cover a G x (1000 / G) patch of tiles: their input rows and their
+// output rows are then each written/read in runs of (1000 / G) x 256 B instead of a few 256 B pieces.
+template <int G>
+__global__ void __launch_bounds__(256) t64g(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(16) float tile[64 * 64];
+  const int nt = static_cast<int>(dim / 64);
+  const int id = blockIdx.x, group = id / (G * nt), first = group * G;
+  const int rows = min(G, nt - first), in_group = id % (G * nt);
+  const int64_t r0 = (first + in_group % rows) * 64LL, c0 = (in_group / rows) * 64LL;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = ld<false, true>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  const int a = t % 16, b = t / 16;
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
+  st<true>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
+  st<true>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
+  st<true>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
+  st<true>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+}
+
 template <class F>
 double timeit(F f, void* flush, size_t fb) {
   cudaEvent_t a, b;
@@ -225,22 +253,14 @@ int main() {
     auto f = [&] { kern<<<grid, 256>>>(in, out, dim); };                 \
     report(name, timeit(f, flush, fb), ref)(f);                          \
   }
-    T("t64 hints ld+st (agent)", (t64<true, true, false>), g64);
     T("t64 hint st only (round 2 best)", (t64<false, true, false>), g64);
     dim3 g64x2(dim / 64, dim / 128), g128x128(dim / 128, dim / 128);
+    dim3 g1(static_cast<unsigned>((dim / 64) * (dim / 64)));
+    T("t64 grouped G=4, hint st", (t64g<4>), g1);
+    T("t64 grouped G=8, hint st", (t64g<8>), g1);
+    T("t64 grouped G=16, hint st", (t64g<16>), g1);
+    T("t64 grouped G=32, hint st", (t64g<32>), g1);
     T("t64x2 hint st", (t64x2<true>), g64x2);
-    T("t64x2 no hints", (t64x2<false>), g64x2);
-    CK(cudaFuncSetAttribute(t128<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
-    CK(cudaFuncSetAttribute(t128<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
-    {
-      auto f = [&] { t128<true><<<g128x128, 512, 65536>>>(in, out, dim); };
-      report("t128x128 hint st", timeit(f, flush, fb), ref)(f);
-    }
-    {
-      auto f = [&] { t128<false><<<g128x128, 512, 65536>>>(in, out, dim); };
-      report("t128x128 no hints", timeit(f, flush, fb), ref)(f);
-    }
-    T("t128x32 hint st only", (t128x32<false, true, false>), g128);
     CK(cudaFree(in));
     CK(cudaFree(out));
     CK(cudaFree(ref));

@@ -8,6 +8,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# shellcheck source=../lib/node-test.sh
+source "$root/tests/lib/node-test.sh"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 fail_setup() { echo "tests/web: $1"; echo "0 passed, 1 failed"; exit 1; }
 cd "$root/web" || fail_setup "no web/"
@@ -19,14 +21,4 @@ wasm="${LAYOUTSCOPE_WASM_DIR:-$root/build-wasm/wasm}/layoutscope.wasm"
 if [[ ! -f dist/index.html || ! -f dist/layoutscope.js || -n "$(find src index.html embed.html examples public scripts vite.config.ts ../schemas ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
   npm run build >/dev/null || fail_setup "vite build failed (npm run build in web/)"
 fi
-log="$(mktemp)"
-node --test --test-concurrency=1 --test-reporter=spec "$here"/*.test.mjs 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-pass=$(grep -E '^ℹ pass [0-9]+' "$log" | awk '{print $3}' | tail -1)
-fail=$(grep -E '^ℹ fail [0-9]+' "$log" | awk '{print $3}' | tail -1)
-rm -f "$log"
-pass=${pass:-0}
-fail=${fail:-0}
-if [[ $rc -ne 0 && $fail -eq 0 ]]; then fail=1; fi
-echo "$pass passed, $fail failed"
-exit $(( rc != 0 || fail != 0 ))
+run_node_tests --test-concurrency=1 "$here"/*.test.mjs

@@ -3,6 +3,7 @@
 // (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
 import { html } from 'lit';
 import { must, type LsBankAccess } from '../engine.js';
+import { accessBytes, elementBytes } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -21,7 +22,6 @@ interface Case {
   names?: string[];
 }
 
-const DTYPE_BYTES: Record<string, number> = { f32x4: 4, f8: 1, e4m3: 1, e5m2: 1, f16: 2, bf16: 2, f32: 4, tf32: 4, f64: 8 };
 
 const CASES: Record<'toy' | 'real', Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
@@ -84,13 +84,13 @@ export class LsBankConflicts extends LsFigure {
     return this.custom && this.customCase ? this.customCase : CASES[this.case_];
   }
   private get accessWidth() {
-    if (this.custom) return this.dtype === 'f32x4' ? 16 : Math.max(4, this.c.elemBytes);
+    if (this.custom) return accessBytes(this.dtype);
     return this.case_ === 'toy' ? 4 : this.width;
   }
   /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */
   private buildCustom(): Case | undefined {
     const e = this.eng!;
-    const elemBytes = DTYPE_BYTES[this.dtype] ?? 4;
+    const elemBytes = elementBytes(this.dtype);
     const parsed = e.parse(this.layout);
     if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
     const shape = this.shape ? this.shape.split(',').map((v) => Number(v.trim())) : parsed.defaultShape;

@@ -2,6 +2,7 @@
 // memory grid (addresses wrapped 8 per row) and the memory strip; every number comes from the engine.
 import { html, nothing } from 'lit';
 import { must, type LsMapping } from '../engine.js';
+import { accessBytes, elementBytes } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -60,7 +61,7 @@ export class LsTileLayout extends LsFigure {
     }
     const width = this.accessWidth();
     // f32x4: a 16 B vector per lane starting at an fp32 element
-    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, ({ f8: 1, f16: 2, bf16: 2, f64: 8 } as Record<string, number>)[this.dtype] ?? 4)).addrs;
+    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.dtype))).addrs;
     const r = this.eng!.m.sectorAccess(addrs, width);
     if (!r.ok) {
       this.accessError = r.error.message;
@@ -70,11 +71,12 @@ export class LsTileLayout extends LsFigure {
     this.sectorInfo = { sectors: r.sectors, bytes: r.bytes, efficiency: r.efficiency, addrs };
   }
   private accessWidth(): number {
-    return Math.max(4, ({ f8: 1, f16: 2, bf16: 2, f32: 4, f64: 8, f32x4: 16 } as Record<string, number>)[this.dtype] ?? 4);
+    return accessBytes(this.dtype);
   }
-  /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its address is in. */
+  /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its byte address is in
+   * (the engine's sector_access counts sectors but does not name each lane's). */
   private colourIndex(x: number): number {
-    return this.maps[x].split.length === 4 ? this.tileOf(x) : Math.floor((this.addr(x) * 4) / 32);
+    return this.maps[x].split.length === 4 ? this.tileOf(x) : Math.floor((this.addr(x) * elementBytes(this.dtype)) / 32);
   }
 
   private addr(x: number) {

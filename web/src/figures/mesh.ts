@@ -6,6 +6,7 @@ import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
+import { mappingOf, selectedElements } from './selection.js';
 
 const BASE = 'S[(2,4,8):(1@gpuid_y,8@m,1@m)]';
 export const MESH_MODES = {
@@ -54,18 +55,9 @@ export class LsMesh extends LsFigure {
   private refresh() {
     this.hl.clear();
     this.mapping = undefined;
-    const s = this.selection;
-    if (!s || !this.eng) return;
-    const v = s.split(':').slice(1).map(Number);
-    if (s.startsWith('L:')) this.hl.add(v[0]);
-    else {
-      const inv = this.eng.inverse(this.layout, this.shape, { gpuid_x: v[0], gpuid_y: v[1], m: v[2] });
-      if (inv.ok) for (const h of inv.hits) this.hl.add(h.index);
-    }
-    if (this.hl.size === 1) {
-      const f = this.eng.forward(this.layout, this.shape, [...this.hl][0]);
-      if (f.ok) this.mapping = f;
-    }
+    if (!this.selection || !this.eng) return;
+    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([x, y, m]) => ({ gpuid_x: x, gpuid_y: y, m }));
+    if (this.hl.size === 1) this.mapping = mappingOf(this.eng, this.layout, this.shape, [...this.hl][0]);
   }
 
   private setMode(m: MeshMode) {

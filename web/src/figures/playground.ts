@@ -7,6 +7,7 @@ import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
+import { mappingOf, selectedElements } from './selection.js';
 
 export class LsPlayground extends LsFigure {
   static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
@@ -90,20 +91,12 @@ export class LsPlayground extends LsFigure {
     this.hl.clear();
     this.mapping = undefined;
     const s = this.selection;
-    if (!s || !this.eng || !this.t) return;
+    const t = this.t;
+    if (!s || !this.eng || !t || !(s.startsWith('L:') || s.startsWith('P:'))) return;
     const shape = this.shape.trim() === '' ? null : this.shape;
-    if (s.startsWith('L:')) this.hl.add(Number(s.slice(2)));
-    else if (s.startsWith('P:')) {
-      const vals = s.slice(2).split(',').map(Number);
-      const q: Record<string, number> = {};
-      this.t.axes.forEach((a, i) => (q[a] = vals[i]));
-      const inv = this.eng.inverse(this.layout, shape, q);
-      if (inv.ok) for (const h of inv.hits) this.hl.add(h.index);
-    }
-    if (this.hl.size >= 1) {
-      const f = this.eng.forward(this.layout, shape, [...this.hl][0]);
-      if (f.ok) this.mapping = f;
-    }
+    this.hl = selectedElements(this.eng, this.layout, shape, s, (vals) => Object.fromEntries(t.axes.map((a, i) => [a, vals[i]])));
+    // several elements may share a position (a non-injective layout): the derivation shows the first
+    if (this.hl.size >= 1) this.mapping = mappingOf(this.eng, this.layout, shape, [...this.hl][0]);
   }
 
   private apply(e: Event) {

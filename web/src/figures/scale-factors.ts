@@ -7,6 +7,7 @@ import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
+import { mappingOf, selectedElements } from './selection.js';
 
 export class LsScaleFactors extends LsFigure {
   static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
@@ -38,18 +39,9 @@ export class LsScaleFactors extends LsFigure {
   private refreshSelection() {
     this.hl.clear();
     this.mapping = undefined;
-    const s = this.selection;
-    if (!s || !this.eng) return;
-    const v = s.split(':').slice(1).map(Number);
-    if (s.startsWith('L:')) this.hl.add(v[0]);
-    else {
-      const inv = this.eng.inverse(this.layout, this.shape, { TLane: v[0], TCol: v[1], byte: v[2] });
-      if (inv.ok) for (const h of inv.hits) this.hl.add(h.index);
-    }
-    if (this.hl.size === 1) {
-      const f = this.eng.forward(this.layout, this.shape, [...this.hl][0]);
-      if (f.ok) this.mapping = f;
-    }
+    if (!this.selection || !this.eng) return;
+    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([TLane, TCol, byte]) => ({ TLane, TCol, byte }));
+    if (this.hl.size === 1) this.mapping = mappingOf(this.eng, this.layout, this.shape, [...this.hl][0]);
   }
 
   protected navGrid(): string[][] {

@@ -187,6 +187,17 @@ test('offline: a results file is validated, plotted and tabled; a file that does
   await page.locator(P).screenshot({ path: join(artifacts, 'panel-offline.png') });
 });
 
+test('offline: a profile run shows the measured sectors per request next to the prediction', async () => {
+  await page.setInputFiles(`${P} input.file`, join(root, 'docs', 'results', 'h200-profile-transpose.json'));
+  // The document's NCU table: naive transpose loads 4 sectors/request (a warp reads 128 contiguous bytes) and
+  // stores 32 (each lane writes a different row, one sector each); the tiled kernel is 4 / 4.
+  const cell = (variant) =>
+    page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: 'h200-profile-transpose' }).locator('td.measured');
+  await page.waitForFunction(() => [...document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('tr.prediction td.measured')].some((td) => /\d/.test(td.textContent)));
+  assert.match(await cell('naive 4096').textContent(), /^\s*4\.0 \/ 32\.0/);
+  assert.match(await cell('tiled 4096').textContent(), /^\s*4\.0 \/ 4\.0/);
+});
+
 test('no console errors while connected, running, plotting and exporting', () => {
   assert.deepEqual(consoleErrors, []);
 });

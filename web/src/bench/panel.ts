@@ -3,6 +3,7 @@
 // table under each, next to the engine's predictions for each variant's access layout; export JSON, CSV,
 // SVG and PNG. Tokens come from the URL fragment the agent prints and stay in memory unless the user asks.
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import { controlStyles } from '../control-styles.js';
 import { styleProps } from '../style-props.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
@@ -96,7 +97,9 @@ export class LsBenchPanel extends LitElement {
     dragging: { state: true },
   };
 
-  static override styles = css`
+  static override styles = [
+    controlStyles,
+    css`
     :host {
       display: block;
       color: var(--ls-fg, inherit);
@@ -111,16 +114,6 @@ export class LsBenchPanel extends LitElement {
     legend {
       font-weight: 600;
       padding: 0 0.3rem;
-    }
-    button,
-    select,
-    input {
-      font: inherit;
-      color: inherit;
-      background: var(--ls-control-bg, transparent);
-      border: 1px solid var(--ls-border, #888);
-      border-radius: 4px;
-      padding: 0.15rem 0.5rem;
     }
     input[aria-invalid='true'] {
       border-color: var(--ls-error, #b00020);
@@ -252,7 +245,8 @@ export class LsBenchPanel extends LitElement {
       border-radius: 6px;
       padding: 0.5rem;
     }
-  `;
+  `,
+  ];
 
   agents: Agent[] = [];
   datasets: Dataset[] = [];
@@ -894,7 +888,7 @@ export class LsBenchPanel extends LitElement {
       <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
       <div class="scroll">
         <table class="predictions">
-          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request</th></tr></thead>
+          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request (ld / st, ncu)</th></tr></thead>
           <tbody>
             ${list.map((r) => {
               const p = this.predict(r);
@@ -914,7 +908,9 @@ export class LsBenchPanel extends LitElement {
                 <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
                 <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
                 <td>${fmt(r.gbps, 1)}</td>
-                <td>${r.measuredSectors !== null ? fmt(r.measuredSectors, 1) : html`<span class="muted">no profile run</span>`}</td>
+                <td class="measured">${r.measured
+                  ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                  : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? 'not measured' : 'no profile run'}</span>`}</td>
               </tr>`;
             })}
           </tbody>

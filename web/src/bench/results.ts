@@ -28,6 +28,21 @@ export interface State {
     global?: { access: string; layout: string; bytes_per_lane: number; sectors_per_request: number }[];
     shared?: { access: string; layout: string; wavefronts: number; max_ways: number }[];
   };
+  /** Nsight Compute counters of a profile run ("profile": true), or why there are none */
+  profile?: {
+    available: boolean;
+    reason?: string;
+    global_load_sectors_per_request?: number | null;
+    global_store_sectors_per_request?: number | null;
+    shared_load_wavefronts_per_instruction?: number | null;
+  };
+}
+
+/** What a profile run measured for one state (ncu): global sectors per request and shared wavefronts. */
+export interface Measured {
+  loadSectors: number | null;
+  storeSectors: number | null;
+  sharedLoadWavefronts: number | null;
 }
 
 export interface Row {
@@ -45,8 +60,10 @@ export interface Row {
   fractionOfCopy: number | null;
   verified: boolean;
   skipped: string | null;
-  /** measured sectors per request, when a profiler run added them (tag ending in sectors_per_request) */
-  measuredSectors: number | null;
+  /** counters of a profile run; null when the run was not profiled */
+  measured: Measured | null;
+  /** why a profiled run has no counters (no ncu, CPU backend), else null */
+  measuredNote: string | null;
   state: State;
   device: string;
   backend: string;
@@ -77,7 +94,14 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
         fractionOfCopy: summary(st, /fraction_of_copy$/),
         verified: st.verification.passed,
         skipped: st.is_skipped ? (st.skip_reason ?? 'skipped') : null,
-        measuredSectors: summary(st, /sectors_per_request$/),
+        measured: st.profile?.available
+          ? {
+              loadSectors: st.profile.global_load_sectors_per_request ?? null,
+              storeSectors: st.profile.global_store_sectors_per_request ?? null,
+              sharedLoadWavefronts: st.profile.shared_load_wavefronts_per_instruction ?? null,
+            }
+          : null,
+        measuredNote: st.profile && !st.profile.available ? (st.profile.reason ?? 'not measured') : null,
         state: st,
         device,
         backend: b.backend,

@@ -2,6 +2,7 @@
 // region, state in the URL fragment, export (SVG, PNG, JSON), theme and language. A figure supplies its
 // scene (what to draw, computed by the engine), the grid of keyboard targets, and what a selection means.
 import { LitElement, css, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { controlStyles } from './control-styles.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { engine, type Engine } from './engine.js';
@@ -23,7 +24,9 @@ export abstract class LsFigure extends LitElement {
     failure: { state: true },
   };
 
-  static override styles = css`
+  static override styles = [
+    controlStyles,
+    css`
     :host {
       display: block;
       color: var(--ls-fg, inherit);
@@ -39,16 +42,6 @@ export abstract class LsFigure extends LitElement {
     }
     .bar .spacer {
       flex: 1;
-    }
-    button,
-    select,
-    input {
-      font: inherit;
-      color: inherit;
-      background: var(--ls-control-bg, transparent);
-      border: 1px solid var(--ls-border, #888);
-      border-radius: 4px;
-      padding: 0.15rem 0.5rem;
     }
     button[aria-pressed='true'] {
       background: var(--ls-accent, #0072b2);
@@ -106,7 +99,8 @@ export abstract class LsFigure extends LitElement {
       clip: rect(0 0 0 0);
       white-space: nowrap;
     }
-  `;
+  `,
+  ];
 
   theme?: string;
   override lang = '';

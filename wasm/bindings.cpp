@@ -370,6 +370,7 @@ val js_sector_access(val addrs, int width) {
   out.set("sectors", static_cast<double>(r->sectors));
   out.set("bytes", static_cast<double>(r->bytes));
   out.set("efficiency", r->efficiency);
+  out.set("laneSector", number_array(r->lane_sector));
   return out;
 }
 

@@ -123,6 +123,8 @@ export interface LsSectorAccess {
   sectors: number;
   bytes: number;
   efficiency: number;
+  /** the 32 B sector (byte address / 32) of each lane's first byte */
+  laneSector: number[];
 }
 
 export interface LsSwizzleAtom {

@@ -80,6 +80,7 @@ Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
   if (addrs.empty() || addrs.size() > kMaxLanes) {
     return make_error("give 1 to " + std::to_string(kMaxLanes) + " lane addresses", 0, "addrs");
   }
+  SectorAccess out;
   std::unordered_set<int64_t> sectors;
   std::unordered_set<int64_t> bytes;
   for (size_t lane = 0; lane < addrs.size(); ++lane) {
@@ -93,8 +94,8 @@ Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
       bytes.insert(addrs[lane] + b);
       sectors.insert((addrs[lane] + b) / kSectorBytes);
     }
+    out.lane_sector.push_back(addrs[lane] / kSectorBytes);
   }
-  SectorAccess out;
   out.sectors = static_cast<int64_t>(sectors.size());
   out.bytes = static_cast<int64_t>(addrs.size()) * width;
   out.efficiency = static_cast<double>(bytes.size()) / static_cast<double>(out.sectors * kSectorBytes);
@@ -105,14 +106,15 @@ Result<std::vector<int64_t>> lane_addresses(const Layout& layout, const std::vec
                                             std::span<const int64_t> indices, int elem_bytes) {
   if (elem_bytes < 1 || elem_bytes > 1024) return make_error("element size must be 1 to 1024 bytes", 0, "elem_bytes");
   if (indices.size() > kMaxLanes) return make_error("at most 1024 lanes", 0, "indices");
+  const std::vector<std::string> axes = layout_axes(layout);
+  if (std::find(axes.begin(), axes.end(), kMemoryAxis) == axes.end()) {
+    return make_error("the layout has no @m axis, so no memory address", 0, "layout");
+  }
   std::vector<int64_t> out;
   out.reserve(indices.size());
   for (int64_t x : indices) {
     auto mapping = forward_index(layout, shape, x);
     if (!mapping) return mapping.error();
-    const std::vector<std::string> axes = layout_axes(layout);
-    const auto m = static_cast<size_t>(std::find(axes.begin(), axes.end(), kMemoryAxis) - axes.begin());
-    if (m == axes.size()) return make_error("the layout has no @m axis, so no memory address", 0, "layout");
     // Replica 0: the first position of the replica steps, after the swizzle.
     const ReplicaStep& step = mapping->replica_steps.front();
     int64_t addr;

@@ -73,6 +73,10 @@ TEST(Sectors, CountsDistinct32ByteSectors) {
   EXPECT_DOUBLE_EQ(sector_access(strided(32, 8), 4)->efficiency, 0.5);
   EXPECT_EQ(sector_access(std::vector<int64_t>(32, 0), 4)->sectors, 1);
   EXPECT_EQ(sector_access(strided(32, 4, 16), 4)->sectors, 5);  // misaligned to the sector: one more
+  // Each lane's sector: 4 B lanes from byte 16 -> lanes 0..3 in sector 0, 4..11 in sector 1, ...
+  const auto lanes = sector_access(strided(32, 4, 16), 4)->lane_sector;
+  ASSERT_EQ(lanes.size(), 32u);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(lanes[static_cast<size_t>(i)], (16 + 4 * i) / 32) << "lane " << i;
 }
 
 TEST(DTypes, SwizzleAtomsInBytesAndElements) {

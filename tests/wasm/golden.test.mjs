@@ -126,3 +126,17 @@ test('errors come back as values with message, column and field', () => {
   assert.equal(bad.ok, false);
   assert.equal(bad.error.field, 'shape');
 });
+
+test('sectors: AoS struct { float f[8]; } field 0 is 32 sectors, SoA is 4; each lane names its sector', () => {
+  const lanes = Array.from({ length: 32 }, (_, i) => i);
+  // AoS: lane i reads element i, field 0 = flat index 8 i of S[(1024,8):(8,1)], byte 32 i: sector i.
+  const aos = ok(m.laneAddresses('S[(1024,8):(8,1)]', [1024, 8], lanes.map((i) => 8 * i), 4));
+  const a = ok(m.sectorAccess(aos.addrs, 4));
+  assert.equal(a.sectors, 32);
+  assert.deepEqual(a.laneSector, lanes);
+  // SoA: lane i reads x[i], byte 4 i: sector floor(4 i / 32) = floor(i / 8).
+  const soa = ok(m.laneAddresses('S[(8,1024):(1024,1)]', [8, 1024], lanes, 4));
+  const s = ok(m.sectorAccess(soa.addrs, 4));
+  assert.equal(s.sectors, 4);
+  assert.deepEqual(s.laneSector, lanes.map((i) => Math.floor(i / 8)));
+});

@@ -47,6 +47,7 @@ struct SectorAccess {
   int64_t sectors = 0;   // distinct 32 B sectors
   int64_t bytes = 0;     // bytes requested by the lanes
   double efficiency = 0; // bytes / (sectors * 32)
+  std::vector<int64_t> lane_sector;  // the 32 B sector (byte address / 32) of each lane's first byte
 };
 
 inline constexpr int kSectorBytes = 32;

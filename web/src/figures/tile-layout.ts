@@ -40,7 +40,7 @@ export class LsTileLayout extends LsFigure {
     for (let x = 0; x < t.elements; ++x) {
       const f = must(this.eng.forward(this.layout, this.shape, x));
       this.maps.push(f);
-      this.elementAt.set(f.positions[0][0], x);
+      this.elementAt.set(f.replicaSteps[0].mAfterSwizzle, x);
     }
     this.computeAccess(t.elements);
   }
@@ -79,8 +79,9 @@ export class LsTileLayout extends LsFigure {
     return this.maps[x].split.length === 4 ? this.tileOf(x) : Math.floor((this.addr(x) * elementBytes(this.dtype)) / 32);
   }
 
+  /** The @m address of element x (replica 0, after any swizzle), wherever m sits among the layout's axes. */
   private addr(x: number) {
-    return this.maps[x].positions[0][0];
+    return this.maps[x].replicaSteps[0].mAfterSwizzle;
   }
   /** The tile of x: its digits over the "outer" modes (c0, c2 for the chapter's 4-mode split). */
   private tileOf(x: number): number {

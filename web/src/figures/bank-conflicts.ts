@@ -93,8 +93,10 @@ export class LsBankConflicts extends LsFigure {
     const elemBytes = elementBytes(this.dtype);
     const parsed = e.parse(this.layout);
     if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
-    const shape = this.shape ? this.shape.split(',').map((v) => Number(v.trim())) : parsed.defaultShape;
-    if (shape.length !== 2 || shape.some((v) => !Number.isInteger(v) || v < 1)) throw new Error(`shape: expected "rows,cols", got "${this.shape}"`);
+    const ps = this.shape ? e.m.parseShape(this.shape) : null;
+    if (ps && !ps.ok) throw new Error(`shape: ${ps.error.message} (column ${ps.error.column} of "${this.shape}")`);
+    const shape = ps && ps.ok ? ps.shape : parsed.defaultShape;
+    if (shape.length !== 2) throw new Error(`shape: expected "rows,cols" (two extents), got "${this.shape ?? shape.join(',')}"`);
     let second = this.compare;
     if (!second && this.swizzle) {
       let sw = this.swizzle.trim();

@@ -141,36 +141,4 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
   return c;
 }
 
-void CompiledLayout::add_digits(const Steps& steps, int64_t x, int64_t* out) {
-  const Step* s = steps.steps.data();
-  const size_t n = steps.steps.size();
-  if (steps.all_pow2) {
-    for (size_t i = 0; i < n; ++i) {
-      out[s[i].axis] += (x & s[i].mask) * s[i].stride;
-      x >>= s[i].log2;
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    int64_t digit;
-    if (s[i].log2 >= 0) {
-      digit = x & s[i].mask;
-      x >>= s[i].log2;
-    } else {
-      const int64_t q = x / s[i].extent;
-      digit = x - q * s[i].extent;
-      x = q;
-    }
-    out[s[i].axis] += digit * s[i].stride;
-  }
-}
-
-void CompiledLayout::map(int64_t x, int64_t r, int64_t* out) const {
-  const int n = axis_count();
-  for (int a = 0; a < n; ++a) out[a] = offset_[a];
-  add_digits(shard_, x, out);
-  if (!replica_.steps.empty()) add_digits(replica_, r, out);
-  if (swizzle_ && memory_axis_ >= 0) out[memory_axis_] = apply_swizzle(*swizzle_, out[memory_axis_]);
-}
-
 }  // namespace layoutscope

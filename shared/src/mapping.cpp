@@ -264,9 +264,8 @@ Result<Table> table(const Layout& layout, const std::vector<int64_t>& shape, int
   const size_t n_axes = t.axes.size();
   t.values.resize(static_cast<size_t>(cells) * n_axes);
   int64_t* out = t.values.data();
-  for (int64_t x = 0; x < c.size(); ++x) {
-    for (int64_t r = 0; r < c.replicas(); ++r, out += n_axes) c.map(x, r, out);
-  }
+  const auto row = static_cast<int64_t>(n_axes) * c.replicas();
+  for (int64_t x = 0; x < c.size(); ++x, out += row) c.map_replicas(x, out);
   t.min.assign(n_axes, 0);
   t.max.assign(n_axes, 0);
   for (size_t a = 0; a < n_axes; ++a) {

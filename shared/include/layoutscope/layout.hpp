@@ -99,6 +99,15 @@ class CompiledLayout {
   // Overflow cannot happen: compile() proved every position fits in int64.
   void map(int64_t x, int64_t r, int64_t* out) const;
 
+  // Positions of element x in every replica, out[r * axis_count() + a]: the shard digits are split once,
+  // then each replica adds its own digits (what a whole table needs).
+  void map_replicas(int64_t x, int64_t* out) const;
+
+  // Maps every (element, replica) once and folds the positions into a checksum. This is the workload of the
+  // throughput benchmarks, natively (bench/forward_bench.cpp) and in WebAssembly (mapThroughput), so that
+  // the two rates measure the same code doing the same work.
+  uint64_t checksum_all() const;
+
  private:
   // One mode, innermost first (the order digits come off x).
   struct Step {
@@ -123,5 +132,64 @@ class CompiledLayout {
   int64_t size_ = 1;
   int64_t replicas_ = 1;
 };
+
+// Inline: map() is the hot path of table(), inverse() and the benchmark; a call per element costs as much as
+// the arithmetic.
+inline void CompiledLayout::add_digits(const Steps& steps, int64_t x, int64_t* out) {
+  const Step* s = steps.steps.data();
+  const size_t n = steps.steps.size();
+  if (steps.all_pow2) {
+    for (size_t i = 0; i < n; ++i) {
+      out[s[i].axis] += (x & s[i].mask) * s[i].stride;
+      x >>= s[i].log2;
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t digit;
+    if (s[i].log2 >= 0) {
+      digit = x & s[i].mask;
+      x >>= s[i].log2;
+    } else {
+      const int64_t q = x / s[i].extent;
+      digit = x - q * s[i].extent;
+      x = q;
+    }
+    out[s[i].axis] += digit * s[i].stride;
+  }
+}
+
+inline void CompiledLayout::map(int64_t x, int64_t r, int64_t* out) const {
+  const int n = axis_count();
+  for (int a = 0; a < n; ++a) out[a] = offset_[a];
+  add_digits(shard_, x, out);
+  if (!replica_.steps.empty()) add_digits(replica_, r, out);
+  if (swizzle_ && memory_axis_ >= 0) out[memory_axis_] = apply_swizzle(*swizzle_, out[memory_axis_]);
+}
+
+inline void CompiledLayout::map_replicas(int64_t x, int64_t* out) const {
+  const int n = axis_count();
+  for (int a = 0; a < n; ++a) out[a] = offset_[a];
+  add_digits(shard_, x, out);
+  for (int64_t r = 1; r < replicas_; ++r) {
+    int64_t* row = out + r * n;
+    for (int a = 0; a < n; ++a) row[a] = out[a];
+    add_digits(replica_, r, row);  // replica 0 adds nothing: every digit of r = 0 is 0
+  }
+  if (swizzle_ && memory_axis_ >= 0) {
+    for (int64_t r = 0; r < replicas_; ++r) out[r * n + memory_axis_] = apply_swizzle(*swizzle_, out[r * n + memory_axis_]);
+  }
+}
+
+inline uint64_t CompiledLayout::checksum_all() const {
+  const size_t row = static_cast<size_t>(axis_count()) * static_cast<size_t>(replicas_);
+  std::vector<int64_t> pos(row + 1);
+  uint64_t sum = 0;
+  for (int64_t x = 0; x < size_; ++x) {
+    map_replicas(x, pos.data());
+    for (size_t i = 0; i < row; ++i) sum += static_cast<uint64_t>(pos[i]);
+  }
+  return sum;
+}
 
 }  // namespace layoutscope

@@ -1,5 +1,6 @@
 // Second and third rounds of transpose experiments (round 2 results: docs/results/h200-experiments2.txt,
-// round 3: h200-experiments3.txt, round 4 (grouped block order): h200-experiments4.txt) (after tile_experiments.cu): block order, which streaming hint
+// round 3: h200-experiments3.txt, round 4 (grouped block order): h200-experiments4.txt, round 5 (threads per tile, load paths):
+// h200-experiments5.txt) (after tile_experiments.cu): block order, which streaming hint
 // matters, and a 128x32 tile whose output rows are 512 B per warp store (as wide as the copy's).
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments2.cu -o /tmp/tx2 && /tmp/tx2
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; outputs compared exactly
@@ -190,6 +191,45 @@ __global__ void __launch_bounds__(256) t64g(const float* __restrict__ in, float*
   st<true>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
 }
 
+// Round 5: the tile64 kernel with a different thread count per 64x64 tile (kThreads = 128: 8 float4 each way per
+// thread; 512: 2), read-only-path loads (__ldg) or L2::256B prefetch, all with evict-first stores.
+template <int kT, int kLoad>  // kLoad 0: plain, 1: __ldg, 2: ld.global.L2::256B
+__global__ void __launch_bounds__(kT) t64v(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(16) float tile[64 * 64];
+  constexpr int kPer = 1024 / kT;      // float4 per thread each way
+  constexpr int kRows = kT / 16;       // tile rows covered per load pass
+  const int64_t r0 = blockIdx.y * 64LL, c0 = blockIdx.x * 64LL;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[kPer];
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) {
+    const float* p = in + (r0 + r + kRows * i) * dim + c0 + 4 * c4;
+    if (kLoad == 1) {
+      v[i] = __ldg(reinterpret_cast<const float4*>(p));
+    } else if (kLoad == 2) {
+      asm volatile("ld.global.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v[i].x), "=f"(v[i].y), "=f"(v[i].z), "=f"(v[i].w) : "l"(p));
+    } else {
+      v[i] = *reinterpret_cast<const float4*>(p);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + kRows * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  // 4x4 blocks: 256 of them; thread t takes blocks t, t + kT, ...
+#pragma unroll
+  for (int blk = t; blk < 256; blk += kT) {
+    const int a = blk % 16, b = blk / 16;
+    float4 q[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+    float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
+    st<true>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
+    st<true>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
+    st<true>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
+    st<true>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  }
+}
+
 template <class F>
 double timeit(F f, void* flush, size_t fb) {
   cudaEvent_t a, b;
@@ -253,14 +293,17 @@ int main() {
     auto f = [&] { kern<<<grid, 256>>>(in, out, dim); };                 \
     report(name, timeit(f, flush, fb), ref)(f);                          \
   }
-    T("t64 hint st only (round 2 best)", (t64<false, true, false>), g64);
-    dim3 g64x2(dim / 64, dim / 128), g128x128(dim / 128, dim / 128);
-    dim3 g1(static_cast<unsigned>((dim / 64) * (dim / 64)));
-    T("t64 grouped G=4, hint st", (t64g<4>), g1);
-    T("t64 grouped G=8, hint st", (t64g<8>), g1);
-    T("t64 grouped G=16, hint st", (t64g<16>), g1);
-    T("t64 grouped G=32, hint st", (t64g<32>), g1);
-    T("t64x2 hint st", (t64x2<true>), g64x2);
+    T("t64 hint st only (agent)", (t64<false, true, false>), g64);
+#define TT(name, kern, grid, threads)                                    \
+  {                                                                      \
+    auto f = [&] { kern<<<grid, threads>>>(in, out, dim); };             \
+    report(name, timeit(f, flush, fb), ref)(f);                          \
+  }
+    TT("t64 128 threads", (t64v<128, 0>), g64, 128);
+    TT("t64 512 threads", (t64v<512, 0>), g64, 512);
+    TT("t64 256 threads, __ldg", (t64v<256, 1>), g64, 256);
+    TT("t64 256 threads, L2::256B", (t64v<256, 2>), g64, 256);
+    TT("t64 128 threads, L2::256B", (t64v<128, 2>), g64, 128);
     CK(cudaFree(in));
     CK(cudaFree(out));
     CK(cudaFree(ref));

@@ -96,6 +96,23 @@ TEST(Laws, TableMatchesTheDefinitionOverTheWholeDomain) {
   }
 }
 
+TEST(Laws, BenchmarkChecksumIsTheSumOfEveryPosition) {
+  // The throughput workload must do the whole mapping: its checksum equals the sum of the reference table.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    const Layout l = random_layout(rng, true);
+    auto c = CompiledLayout::compile(l);
+    ASSERT_TRUE(c.ok());
+    uint64_t want = 0;
+    for (int64_t x = 0; x < c->size(); ++x) {
+      for (const AxisMap& p : reference_positions(l, x)) {
+        for (const auto& [axis, v] : p) want += static_cast<uint64_t>(v);
+      }
+    }
+    EXPECT_EQ(c->checksum_all(), want) << to_string(l);
+  }
+}
+
 TEST(Laws, ParseOfToStringIsIdentity) {
   std::mt19937 rng(2);
   for (int trial = 0; trial < 500; ++trial) {

@@ -162,6 +162,29 @@ test('playground: an error names its column; a valid layout gives linked views',
   await pg.screenshot({ path: join(artifacts, 'fig8-playground.png') });
 });
 
+test('playground: a large layout is drawn as rasters; clicks still name the right element', async () => {
+  const pg = page.locator('ls-playground');
+  // 20480 elements (above the raster threshold): the transpose of a 128x160 row-major matrix, element (i, j)
+  // at m = i + 128 j.
+  await pg.locator('input[name=layout]').fill('S[(128,160):(1,128)]');
+  await pg.locator('input[name=shape]').fill('128,160');
+  await pg.locator('button[type=submit]').click();
+  const canvas = pg.locator('canvas.scene');
+  await canvas.waitFor();
+  // Logical cell (5, 3): the view starts at (30, 40) in scene units and cells are 2 units (440 / 160, floored).
+  const box = await canvas.boundingBox();
+  const sceneWidth = await canvas.evaluate((c) => c.width / Math.min(2, window.devicePixelRatio || 1));
+  const k = box.width / sceneWidth;
+  await page.mouse.click(box.x + (30 + 3 * 2 + 1) * k, box.y + (40 + 5 * 2 + 1) * k);
+  // x = 5 * 160 + 3 = 803; m = 5 * 1 + 3 * 128 = 389.
+  assert.match(await details('ls-playground'), /x = 803 .*\{m: 389\}/);
+  await pg.screenshot({ path: join(artifacts, 'fig8-playground-raster.png') });
+  // back to the small layout for the round-trip test below
+  await pg.locator('input[name=layout]').fill('S[(8,4,2):(4@laneid,1@laneid,1@reg)]');
+  await pg.locator('input[name=shape]').fill('8,8');
+  await pg.locator('button[type=submit]').click();
+});
+
 test('URL fragment round trip: reload restores every figure', async () => {
   await page.click('ls-fragment [data-hit="L:43"]');
   await page.click('ls-mesh button.mode-offset');

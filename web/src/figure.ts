@@ -137,9 +137,10 @@ export abstract class LsFigure extends LitElement {
   protected applyExtraState(_s: Record<string, string>): void {}
   /** Called once the engine is there, and whenever inputs change: recompute cached engine results. */
   protected recompute(): void {}
-  /** Draw on a canvas instead of SVG (large figures). */
+  /** Draw on a canvas instead of SVG (large figures, and any scene holding a raster). */
   protected useCanvas(): boolean {
-    return (this.scene?.items.length ?? 0) > 6000;
+    const items = this.scene?.items ?? [];
+    return items.length > 6000 || items.some((it) => it.t === 'image');
   }
 
   get key(): string {

@@ -42,7 +42,22 @@ export interface LineItem {
   dash?: string;
 }
 
-export type Item = RectItem | TextItem | LineItem;
+/** A raster of pw x ph cells drawn into (x, y, w, h): for views with too many cells to draw one by one
+ * (hundreds of thousands); hitAt names the cell under a point. */
+export interface ImageItem {
+  t: 'image';
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  pw: number;
+  ph: number;
+  /** RGBA, row-major, pw * ph * 4 bytes */
+  pixels: Uint8ClampedArray<ArrayBuffer>;
+  hitAt?: (col: number, row: number) => string | undefined;
+}
+
+export type Item = RectItem | TextItem | LineItem | ImageItem;
 
 export interface Scene {
   width: number;
@@ -56,6 +71,27 @@ const MONO = 'ui-monospace, "DejaVu Sans Mono", monospace';
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const rasters = new WeakMap<ImageItem, HTMLCanvasElement>();
+
+/** The item's pixels on a canvas of pw x ph (made once per item). */
+function rasterOf(it: ImageItem): HTMLCanvasElement {
+  let c = rasters.get(it);
+  if (!c) {
+    c = document.createElement('canvas');
+    c.width = it.pw;
+    c.height = it.ph;
+    c.getContext('2d')!.putImageData(new ImageData(it.pixels, it.pw, it.ph), 0, 0);
+    rasters.set(it, c);
+  }
+  return c;
+}
+
+/** "#rrggbb" as [r, g, b]: for filling rasters with the palette's colours. */
+export function rgbOf(hex: string): [number, number, number] {
+  const v = parseInt(hex.slice(1, 7), 16);
+  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
 }
 
 /** A standalone SVG document of the scene (the export, and the page's own SVG markup). */
@@ -75,6 +111,11 @@ export function sceneToSvg(scene: Scene, title = ''): string {
       const t = it.title ? `<title>${esc(it.title)}</title>` : '';
       out.push(
         `<rect x="${it.x}" y="${it.y}" width="${it.w}" height="${it.h}" fill="${it.fill}"${stroke}${rx}${hit}>${t}</rect>`,
+      );
+    } else if (it.t === 'image') {
+      out.push(
+        `<image x="${it.x}" y="${it.y}" width="${it.w}" height="${it.h}" preserveAspectRatio="none" ` +
+          `style="image-rendering:pixelated" href="${rasterOf(it).toDataURL('image/png')}"/>`,
       );
     } else if (it.t === 'text') {
       const font = it.mono ? ` font-family='${MONO}'` : '';
@@ -112,6 +153,11 @@ export function drawScene(ctx: CanvasRenderingContext2D, scene: Scene, items: It
         ctx.strokeRect(it.x, it.y, it.w, it.h);
         ctx.setLineDash([]);
       }
+    } else if (it.t === 'image') {
+      const smoothing = ctx.imageSmoothingEnabled;
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(rasterOf(it), it.x, it.y, it.w, it.h);
+      ctx.imageSmoothingEnabled = smoothing;
     } else if (it.t === 'text') {
       ctx.fillStyle = it.fill;
       ctx.font = `${it.weight === 'bold' ? 'bold ' : ''}${it.size ?? 11}px ${it.mono ? MONO : FONT}`;
@@ -147,6 +193,12 @@ export function hitTest(scene: Scene, x: number, y: number): RectItem | undefine
   for (let i = scene.items.length - 1; i >= 0; --i) {
     const it = scene.items[i];
     if (it.t === 'rect' && it.hit && x >= it.x && x < it.x + it.w && y >= it.y && y < it.y + it.h) return it;
+    if (it.t === 'image' && it.hitAt && x >= it.x && x < it.x + it.w && y >= it.y && y < it.y + it.h) {
+      const col = Math.floor(((x - it.x) * it.pw) / it.w);
+      const row = Math.floor(((y - it.y) * it.ph) / it.h);
+      const hit = it.hitAt(col, row);
+      if (hit) return { t: 'rect', x: it.x + (col * it.w) / it.pw, y: it.y + (row * it.h) / it.ph, w: it.w / it.pw, h: it.h / it.ph, fill: 'none', hit };
+    }
   }
   return undefined;
 }

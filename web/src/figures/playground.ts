@@ -4,10 +4,17 @@
 import { html } from 'lit';
 import type { LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
 import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
+import { rgbOf, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
 import { mappingOf, selectedElements } from './selection.js';
+
+/** Above this many table cells both views are drawn as rasters (see rasterViews). */
+const RASTER_CELLS = 16384;
+/** Largest raster (cells of a view's grid) the page draws; beyond it, one object per cell as before. */
+const RASTER_AREA = 1 << 23;
+/** Selection marks drawn at most (a position selection can name many elements). */
+const MAX_MARKS = 4096;
 
 export class LsPlayground extends LsFigure {
   static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
@@ -19,8 +26,9 @@ export class LsPlayground extends LsFigure {
   private findings: LsFinding[] = [];
   private hl = new Set<number>();
   private mapping?: LsMapping;
-  private physKey: string[] = [];
-  private physRC: [number, number][] = [];
+  /** physical row and column of each table cell (element x replica) */
+  private physR = new Int32Array(0);
+  private physC = new Int32Array(0);
   private physRows = 1;
   private physCols = 1;
   private rows = 1;
@@ -62,24 +70,30 @@ export class LsPlayground extends LsFigure {
     const span = t.axes.map((_, a) => t.max[a] - t.min[a] + 1);
     this.physRows = k > 1 ? span[0] : Math.ceil(span[0] / Math.min(span[0], Math.max(8, this.cols)));
     this.physCols = k > 1 ? span.slice(1).reduce((a, b) => a * b, 1) : Math.min(span[0], Math.max(8, this.cols));
-    this.physKey = [];
-    this.physRC = [];
-    for (let i = 0; i < t.elements * t.replicas; ++i) {
-      const pos = Array.from(t.values.subarray(i * k, i * k + k));
-      let r: number, c: number;
+    const cells = t.elements * t.replicas;
+    this.physR = new Int32Array(cells);
+    this.physC = new Int32Array(cells);
+    for (let i = 0; i < cells; ++i) {
+      const o = i * k;
       if (k > 1) {
-        r = pos[0] - t.min[0];
-        c = 0;
-        for (let a = 1; a < k; ++a) c = c * span[a] + (pos[a] - t.min[a]);
+        let c = 0;
+        for (let a = 1; a < k; ++a) c = c * span[a] + (t.values[o + a] - t.min[a]);
+        this.physR[i] = t.values[o] - t.min[0];
+        this.physC[i] = c;
       } else {
-        const v0 = pos[0] - t.min[0];
-        r = Math.floor(v0 / this.physCols);
-        c = v0 % this.physCols;
+        const v0 = t.values[o] - t.min[0];
+        this.physR[i] = Math.floor(v0 / this.physCols);
+        this.physC[i] = v0 % this.physCols;
       }
-      this.physRC.push([r, c]);
-      this.physKey.push(pos.join(','));
     }
     this.refresh();
+  }
+
+  /** The position of table cell i as the hit key's text: "3,17" (axis values in the table's order). */
+  private posKey(i: number): string {
+    const t = this.t!;
+    const k = t.axes.length;
+    return Array.from(t.values.subarray(i * k, i * k + k)).join(',');
   }
 
   override select(hit: string | null) {
@@ -127,35 +141,85 @@ export class LsPlayground extends LsFigure {
     const cur = this.cursorHit();
     label(items, p, ox, 14, `${this.tr('logical')} (${t.shape.join('×')})`);
     label(items, p, px, 14, `${this.tr('physical')}: ${t.axes[0]}${t.axes.length > 1 ? ' ↓ ' + t.axes.slice(1).join('·') + ' →' : ''}`);
-    const big = t.elements * t.replicas > 4096;
-    for (let x = 0; x < t.elements; ++x) {
-      const r = Math.floor(x / this.cols), c = x % this.cols;
-      cell(items, p, ox + c * cs, oy + r * cs, cs, cs, p.cat[r % 8], {
-        hit: `L:${x}`,
-        title: big ? undefined : `x=${x}`,
-        label: cs >= 18 ? String(x) : undefined,
-        labelSize: 9,
-        selected: this.hl.has(x),
-        cursor: cur === `L:${x}`,
-      });
-    }
-    const seen = new Set<string>();
-    for (let i = 0; i < this.physRC.length; ++i) {
-      const x = Math.floor(i / t.replicas);
-      const [r, c] = this.physRC[i];
-      const key = this.physKey[i];
-      const alias = seen.has(key);
-      seen.add(key);
-      cell(items, p, px + c * ps, oy + r * ps, ps, ps, p.cat[Math.floor(x / this.cols) % 8], {
-        hit: `P:${key}`,
-        title: big ? undefined : `${t.axes.map((a, j) => `${a}=${key.split(',')[j]}`).join(' ')}: x=${x}`,
-        label: ps >= 18 && !alias ? String(x) : undefined,
-        labelSize: 9,
-        selected: this.hl.has(x),
-      });
+    const cells = t.elements * t.replicas;
+    if (cells > RASTER_CELLS && this.rows * this.cols <= RASTER_AREA && this.physRows * this.physCols <= RASTER_AREA) {
+      this.rasterViews(items, p, ox, oy, cs, px, ps);
+    } else {
+      const big = cells > 4096;
+      for (let x = 0; x < t.elements; ++x) {
+        const r = Math.floor(x / this.cols), c = x % this.cols;
+        cell(items, p, ox + c * cs, oy + r * cs, cs, cs, p.cat[r % 8], {
+          hit: `L:${x}`,
+          title: big ? undefined : `x=${x}`,
+          label: cs >= 18 ? String(x) : undefined,
+          labelSize: 9,
+          selected: this.hl.has(x),
+          cursor: cur === `L:${x}`,
+        });
+      }
+      const seen = new Set<string>();
+      for (let i = 0; i < cells; ++i) {
+        const x = Math.floor(i / t.replicas);
+        const key = this.posKey(i);
+        const alias = seen.has(key);
+        seen.add(key);
+        cell(items, p, px + this.physC[i] * ps, oy + this.physR[i] * ps, ps, ps, p.cat[Math.floor(x / this.cols) % 8], {
+          hit: `P:${key}`,
+          title: big ? undefined : `${t.axes.map((a, j) => `${a}=${key.split(',')[j]}`).join(' ')}: x=${x}`,
+          label: ps >= 18 && !alias ? String(x) : undefined,
+          labelSize: 9,
+          selected: this.hl.has(x),
+        });
+      }
     }
     small(items, p, ox, oy + this.rows * cs + 14, `${t.elements} elements × ${t.replicas} replicas`, 'start');
     return { width: px + this.physCols * ps + 20, height: oy + Math.max(this.rows * cs, this.physRows * ps) + 26, background: p.bg, items };
+  }
+
+  /** Both views as rasters, one pixel block per cell, with the selection and cursor drawn on top: the path for
+   * tables of more than RASTER_CELLS cells, where one scene object per cell would take seconds. */
+  private rasterViews(items: Item[], p: Palette, ox: number, oy: number, cs: number, px: number, ps: number) {
+    const t = this.t!;
+    const cols = this.cols, rows = this.rows, pc = this.physCols, pr = this.physRows;
+    const cat = p.cat.map(rgbOf);
+    const logical = new Uint8ClampedArray(rows * cols * 4);
+    for (let x = 0; x < t.elements; ++x) {
+      const [r, g, b] = cat[Math.floor(x / cols) % cat.length];
+      logical.set([r, g, b, 255], x * 4);
+    }
+    const physical = new Uint8ClampedArray(pr * pc * 4);
+    const [br, bg, bb] = rgbOf(p.cell);
+    for (let o = 0; o < physical.length; o += 4) physical.set([br, bg, bb, 255], o);
+    const cellAt = new Int32Array(pr * pc).fill(-1);  // first table cell at each physical place
+    for (let i = 0; i < t.elements * t.replicas; ++i) {
+      const at = this.physR[i] * pc + this.physC[i];
+      if (cellAt[at] < 0) cellAt[at] = i;
+      const [r, g, b] = cat[Math.floor(Math.floor(i / t.replicas) / cols) % cat.length];
+      physical.set([r, g, b, 255], at * 4);
+    }
+    items.push({ t: 'image', x: ox, y: oy, w: cols * cs, h: rows * cs, pw: cols, ph: rows, pixels: logical,
+      hitAt: (c, r) => (r * cols + c < t.elements ? `L:${r * cols + c}` : undefined) });
+    items.push({ t: 'image', x: px, y: oy, w: pc * ps, h: pr * ps, pw: pc, ph: pr, pixels: physical,
+      hitAt: (c, r) => (cellAt[r * pc + c] >= 0 ? `P:${this.posKey(cellAt[r * pc + c])}` : undefined) });
+    // marks: at least 3 px wide so that one selected cell among a million can be seen
+    const mark = (x: number, y: number, size: number, dash?: string) => {
+      const m = Math.max(size, 3);
+      items.push({ t: 'rect', x: x - (m - size) / 2, y: y - (m - size) / 2, w: m, h: m, fill: 'none', stroke: dash ? p.related : p.select, sw: dash ? 1 : 1.5, dash });
+    };
+    let marks = 0;
+    for (const x of this.hl) {
+      if (++marks > MAX_MARKS) break;
+      mark(ox + (x % cols) * cs, oy + Math.floor(x / cols) * cs, cs);
+      for (let r = 0; r < t.replicas; ++r) {
+        const i = x * t.replicas + r;
+        mark(px + this.physC[i] * ps, oy + this.physR[i] * ps, ps);
+      }
+    }
+    const cur = this.cursorHit();
+    if (cur?.startsWith('L:')) {
+      const x = Number(cur.slice(2));
+      mark(ox + (x % cols) * cs, oy + Math.floor(x / cols) * cs, cs, '2 1');
+    }
   }
 
   protected announce(): string {

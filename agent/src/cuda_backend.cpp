@@ -147,6 +147,20 @@ class Sampler {
         [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
   }
 
+  // One state: a first launch, then either the exact check and the timed samples, or, in a profile pass
+  // (one launch per state under Nsight Compute), nothing more.
+  template <class State, class Launch, class Verify>
+  void measure(State& st, Launch launch, Verify verify) {
+    launch();
+    if (s_.profile_once) {
+      LS_CUDA_CHECK(cudaDeviceSynchronize());
+      st.verification = profile_pass_verification();
+      return;
+    }
+    st.verification = verify();
+    st.time = run(launch);
+  }
+
   template <class Verify>
   CeilingState ceiling(Ceiling c, const float* in, float* out, int64_t count, int64_t size, Verify verify) {
     auto launch = [&] {
@@ -163,7 +177,7 @@ class Sampler {
     st.bytes = count * static_cast<int64_t>(sizeof(float));
     st.size = size;
     LS_CUDA_CHECK(cudaMemset(out, 0xff, static_cast<size_t>(st.bytes)));
-    launch();
+    launch();  // ceilings are not measured in a profile pass: always verified and timed
     st.verification = verify();
     st.time = run(launch);
     return st;
@@ -274,18 +288,13 @@ class CudaBackend final : public Backend {
           s.touch_fields = t;
           s.n = n;
           LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
-          launch();
-          if (once) {
-            LS_CUDA_CHECK(cudaDeviceSynchronize());
-            s.verification = profile_pass_verification();
-          } else {
-            s.verification = device_check(
+          sampler.measure(s, launch, [&] {
+            return device_check(
                 [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
                 [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
                 "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
                     "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
-            s.time = sampler.run(launch);
-          }
+          });
           m.states.push_back(std::move(s));
         }
       }
@@ -342,14 +351,7 @@ class CudaBackend final : public Backend {
         s.variant = v;
         s.dim = dim;
         LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
-        launch();
-        if (once) {
-          LS_CUDA_CHECK(cudaDeviceSynchronize());
-          s.verification = profile_pass_verification();
-        } else {
-          s.verification = check(v != TransposeVariant::kCopy);
-          s.time = sampler.run(launch);
-        }
+        sampler.measure(s, launch, [&] { return check(v != TransposeVariant::kCopy); });
         m.states.push_back(std::move(s));
       }
     }

@@ -164,21 +164,27 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 
 // 64x64 transpose tile, 256 threads, 16 B global and shared accesses.
 //   load:  thread (r = t / 16, c4 = t % 16) reads in(r0 + r + 16 i, c0 + 4 c4 .. +3), i = 0..3, and stores the
-//          float4 at tile(r + 16 i, 4 c4): a warp reads two 512 B... two 256 B row pieces (16 sectors).
+//          float4 at tile(r + 16 i, 4 c4): a warp reads two 256 B row pieces (16 sectors).
 //   store: thread (a = t % 16, b = t / 16) reads the 4x4 block tile(4a + k, 4b .. 4b+3), k = 0..3, as four
-//          float4, transposes it in registers and writes out(c0 + 4b + j, r0 + 4a .. +3), j = 0..3.
+//          float4 and transposes it in registers: out(c0 + 4b + j, r0 + 4a .. +3), j = 0..3, leave through a
+//          staging tile and bulk stores (below) on sm_90, as st.global.cs float4 stores elsewhere.
 // The second shared access walks down a column of 16 B chunks (rows 4a, lanes a = 0..7 in one wavefront):
 // row-major 64-float rows put all eight in the same four banks (8-way). Two tile layouts remove that:
 //   kPad:     offset(r, c) = r * 64 + c + 4 * (r / 4)           layout S[(16,4,64):(260,64,1)]
 //   swizzle:  offset(r, c) = (r * 64 + c) ^ (((r >> 2) & 7) << 2)  layout Swizzle<3,2,6> o S[(64,64):(64,1)]
 // Both keep every 16 B chunk contiguous and aligned; the engine predicts one wavefront per 8 lanes for both
 // accesses (predict.cpp asks it). Partial edge tiles and dim % 4 != 0 take a scalar path with the same tile.
-// The stores carry the streaming hint (st.global.cs, evict-first); the loads are plain. On the H200 at
-// 8192^2 / 16384^2: no hints 2.96 / 2.41 TB/s, hints on loads and stores 3.75 / 3.88, on the stores only
-// 3.94 / 4.01, on the loads only 2.96 / 2.41 (docs/results/h200-experiments{,2,3}.txt, tests/gpu/tile_experiments*.cu):
-// the output tile's 64 scattered 256 B row pieces are what must not linger in L2. The copy kernel, by
-// contrast, loses with hints. Two tiles per block or a 128x128 tile (512 B per warp access, like the copy)
-// measured the same as this one (h200-experiments3.txt).
+//
+// Where the output goes matters more on the H200 than anything inside the tile (docs/results/h200-summary.md,
+// tests/gpu/tile_experiments3.cu, h200-experiments6.txt): the same tiles copied in place run at 0.99 of the
+// float4 copy, and written at the transposed position at 0.94, shared memory or not. With blocks in row-major
+// tile order the ~1000 resident blocks read a band of whole input rows but write 256 B pieces into every
+// output row; in column-major order (block id walks down a tile column) they write a band of whole output rows
+// and read the pieces instead, which this GPU absorbs better (0.96). The stores then leave through the Hopper
+// bulk-copy (TMA) unit: each warp stages its 8 output rows of the transposed tile in a plain row-major tile and
+// 8 lanes issue one 256 B cp.async.bulk store each (0.97; st.global.cs from registers: 0.96; default-policy
+// stores: 0.56-0.70). Bulk loads, a persistent double-buffered kernel, clusters, wider or taller tiles, and
+// 3-5 or 8 blocks per SM instead of 6 all measured slower.
 constexpr int kTile64 = 64;
 template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {
@@ -186,11 +192,17 @@ __device__ __forceinline__ int tile64_offset(int r, int c) {
   return r * kTile64 + c + 4 * (r >> 2);
 }
 
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
 template <bool kSwizzle>
-__global__ void __launch_bounds__(kThreads) transpose_tile64_kernel(const float* __restrict__ in,
+__global__ void __launch_bounds__(kThreads, 6) transpose_tile64_kernel(const float* __restrict__ in,
                                                                     float* __restrict__ out, int64_t dim) {
   __shared__ __align__(16) float tile[kSwizzle ? kTile64 * kTile64 : kTile64 * kTile64 + kTile64];
-  const int64_t r0 = blockIdx.y * int64_t{kTile64}, c0 = blockIdx.x * int64_t{kTile64};
+  __shared__ __align__(128) float staging[kTile64 * kTile64];  // the transposed tile, row-major
+  const unsigned tiles = static_cast<unsigned>((dim + kTile64 - 1) / kTile64);  // column-major tile order (above)
+  const int64_t r0 = (blockIdx.x % tiles) * int64_t{kTile64}, c0 = (blockIdx.x / tiles) * int64_t{kTile64};
   const int t = threadIdx.x;
   if (dim % 4 == 0 && r0 + kTile64 <= dim && c0 + kTile64 <= dim) {
     const int r = t / 16, c4 = t % 16;
@@ -200,15 +212,32 @@ __global__ void __launch_bounds__(kThreads) transpose_tile64_kernel(const float*
 #pragma unroll
     for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[tile64_offset<kSwizzle>(r + 16 * i, 4 * c4)]) = v[i];
     __syncthreads();
-    const int a = t % 16, b = t / 16;
+    const int a = t % 16, b = t / 16;  // this thread's 4x4 block: tile rows 4a.., columns 4b..
     float4 q[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[tile64_offset<kSwizzle>(4 * a + k, 4 * b)]);
+    const float4 w[4] = {make_float4(q[0].x, q[1].x, q[2].x, q[3].x), make_float4(q[0].y, q[1].y, q[2].y, q[3].y),
+                         make_float4(q[0].z, q[1].z, q[2].z, q[3].z), make_float4(q[0].w, q[1].w, q[2].w, q[3].w)};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Output rows 4b + j, columns 4a..4a+3: warp `warp` holds b = 2 warp, 2 warp + 1, i.e. rows 8 warp .. + 7.
+#pragma unroll
+    for (int j = 0; j < 4; ++j) *reinterpret_cast<float4*>(&staging[(4 * b + j) * kTile64 + 4 * a]) = w[j];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // make the staging writes visible to the TMA unit
+    __syncwarp();
+    const int warp = t / 32, lane = t % 32;
+    if (lane < 8) {
+      const int row = 8 * warp + lane;
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 256;" ::"l"(out + (c0 + row) * dim + r0),
+                   "r"(shared_address(&staging[row * kTile64]))
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the staging tile must outlive the copy
+    }
+#else
     float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-    __stcs(reinterpret_cast<float4*>(o), make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    __stcs(reinterpret_cast<float4*>(o + dim), make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    __stcs(reinterpret_cast<float4*>(o + 2 * dim), make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    __stcs(reinterpret_cast<float4*>(o + 3 * dim), make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+#pragma unroll
+    for (int j = 0; j < 4; ++j) __stcs(reinterpret_cast<float4*>(o + j * dim), w[j]);
+#endif
     return;
   }
   for (int idx = t; idx < kTile64 * kTile64; idx += kThreads) {
@@ -270,9 +299,9 @@ dim3 tile_grid(int64_t dim) {
   return dim3(tiles, tiles);
 }
 
-dim3 tile64_grid(int64_t dim) {
-  const auto tiles = static_cast<unsigned>((dim + kTile64 - 1) / kTile64);
-  return dim3(tiles, tiles);
+unsigned tile64_blocks(int64_t dim) {
+  const int64_t tiles = (dim + kTile64 - 1) / kTile64;
+  return static_cast<unsigned>(tiles * tiles);
 }
 
 }  // namespace
@@ -356,9 +385,9 @@ cudaError_t copy_scalar(const float* in, float* out, int64_t count, cudaStream_t
 
 cudaError_t transpose_tile64(const float* in, float* out, int64_t dim, bool swizzle, cudaStream_t stream) {
   if (swizzle)
-    transpose_tile64_kernel<true><<<tile64_grid(dim), kThreads, 0, stream>>>(in, out, dim);
+    transpose_tile64_kernel<true><<<tile64_blocks(dim), kThreads, 0, stream>>>(in, out, dim);
   else
-    transpose_tile64_kernel<false><<<tile64_grid(dim), kThreads, 0, stream>>>(in, out, dim);
+    transpose_tile64_kernel<false><<<tile64_blocks(dim), kThreads, 0, stream>>>(in, out, dim);
   return cudaGetLastError();
 }
 

@@ -77,10 +77,13 @@ Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
   return json{{"source", "layoutscope engine (sector_access)"}, {"global", json::array({*g})}};
 }
 
-// 64x64 tile kernels (cuda_kernels.cu transpose_tile64_kernel): a warp's first load instruction reads rows r,
-// r + 1 as 16 lanes x 16 B each; the shared tile is written the same way and read as a column of 16 B chunks
-// (lane l reads tile(4 (l % 16), 4 (l / 16))). The padded and swizzled tile layouts are given to the engine
-// as layouts; the row-major 64x64 tile is shown beside them as the reference (8 lanes in one bank group).
+// 64x64 tile kernels (cuda_kernels.cu transpose_tile64_kernel): a warp's load instruction reads rows r, r + 1
+// as 16 lanes x 16 B each; the shared tile is written the same way and read as a column of 16 B chunks
+// (lane l reads tile(4 (l % 16), 4 (l / 16))); the transposed 4x4 blocks are written to a row-major staging
+// tile (lane l: staging(4 (l / 16) + j, 4 (l % 16)), rows of 16 chunks), and each output row piece leaves as one
+// 256 B bulk copy (cp.async.bulk on sm_90: the TMA unit, not an LSU instruction, so ncu's per-request LSU
+// counters do not see it), given to the engine as its 16 chunks of 16 B. The padded and swizzled tile layouts
+// are given as layouts; the row-major 64x64 tile is shown last as the reference (8 lanes in one bank group).
 Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
   json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
               {"shared", json::array()}};
@@ -89,28 +92,33 @@ Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
     return out;
   }
   const std::string global = "S[(" + dims_text(dim, dim) + "):(" + std::to_string(dim) + ",1)]";
-  std::vector<int64_t> rows2, tile_rows2, tile_col;
+  std::vector<int64_t> rows2, out_row, tile_rows2, tile_col;
   for (int64_t l = 0; l < kWarp; ++l) {
     rows2.push_back((l / 16) * dim + 4 * (l % 16));
     tile_rows2.push_back((l / 16) * 64 + 4 * (l % 16));
     tile_col.push_back(4 * (l % 16) * 64 + 4 * (l / 16));
   }
-  for (const char* a : {"load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))",
-                        "store: lane l writes 16 B at out(r + l / 16, c0 + 4 (l % 16))"}) {
-    auto g = sectors(global, {dim, dim}, rows2, 16, a);
-    if (!g) return g.error();
-    out["global"].push_back(*g);
-  }
+  for (int64_t k = 0; k < 16; ++k) out_row.push_back(4 * k);  // out(c0 + j, r0 + 4k), k = 0..15: 256 B
+  auto load = sectors(global, {dim, dim}, rows2, 16, "load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))");
+  if (!load) return load.error();
+  auto store = sectors(global, {dim, dim}, out_row, 16,
+                       "store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), "
+                       "shown as its 16 chunks of 16 B");
+  if (!store) return store.error();
+  out["global"] = json::array({*load, *store});
   const std::string tile = variant == TransposeVariant::kTile64Swizzle ? "Swizzle<3,2,6> o S[(64,64):(64,1)]"
                                                                        : "S[(16,4,64):(260,64,1)]";
   auto w = banks(tile, tile_rows2, "shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)", 64, 16);
   if (!w) return w.error();
   auto r = banks(tile, tile_col, "shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)", 64, 16);
   if (!r) return r.error();
+  auto st = banks("S[(64,64):(64,1)]", tile_rows2,
+                  "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)", 64, 16);
+  if (!st) return st.error();
   auto ref = banks("S[(64,64):(64,1)]", tile_col,
                    "reference, not run: the same column read from a row-major 64x64 tile without pad or swizzle", 64, 16);
   if (!ref) return ref.error();
-  out["shared"] = json::array({*w, *r, *ref});
+  out["shared"] = json::array({*w, *r, *st, *ref});
   return out;
 }
 

@@ -284,10 +284,14 @@ describe('transpose end to end', () => {
     // 64x64 tiles, 16 B per lane: 8 lanes per wavefront, 4 wavefronts when conflict-free. Column of 16 B
     // chunks (rows 0, 4, 8, ...): row-major pitch 256 B puts lanes 0-7 in the same 4 banks (8-way, 32
     // wavefronts); 16 B pad every 4 rows shifts each by one chunk, Swizzle<3,2,6> XORs the chunk with row / 4.
+    // Load: 32 lanes x 16 B = two 256 B row pieces = 16 sectors. Store: one bulk copy of a 256 B output row
+    // piece (64 floats) = 8 sectors, every byte used. The staging tile is written in rows of 16 chunks: 8 lanes
+    // per wavefront on 8 different chunks, 4 wavefronts.
     for (const v of ['tile64_pad', 'tile64_swizzle']) {
-      assert.deepEqual(by[v].global.map((g) => g.sectors_per_request), [16, 16], v);
-      assert.deepEqual(by[v].shared.slice(0, 2).map((x) => [x.wavefronts, x.ideal_wavefronts, x.max_ways]), [[4, 4, 1], [4, 4, 1]], v);
-      assert.deepEqual([by[v].shared[2].wavefronts, by[v].shared[2].max_ways], [32, 8], v);
+      assert.deepEqual(by[v].global.map((g) => g.sectors_per_request), [16, 8], v);
+      assert.deepEqual(by[v].global.map((g) => [g.bytes_requested, g.sector_efficiency]), [[512, 1], [256, 1]], v);
+      assert.deepEqual(by[v].shared.slice(0, 3).map((x) => [x.wavefronts, x.ideal_wavefronts, x.max_ways]), [[4, 4, 1], [4, 4, 1], [4, 4, 1]], v);
+      assert.deepEqual([by[v].shared[3].wavefronts, by[v].shared[3].max_ways], [32, 8], v);
     }
     assert.equal(by.tile64_swizzle.shared[1].layout, 'Swizzle<3,2,6> o S[(64,64):(64,1)]');
   });

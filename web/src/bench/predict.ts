@@ -78,14 +78,16 @@ export function predictAosSoa(e: Engine, layout: string, n: number): VariantPred
 }
 
 /** The 64x64 tile kernels: 16 lanes x 16 B per row, two rows per instruction; the shared tile read as a column of
- * 16 B chunks; padded S[(16,4,64):(260,64,1)] or swizzled Swizzle<3,2,6> o S[(64,64):(64,1)], and the
- * row-major tile beside them as the reference. */
+ * 16 B chunks; padded S[(16,4,64):(260,64,1)] or swizzled Swizzle<3,2,6> o S[(64,64):(64,1)]; the transposed
+ * 4x4 blocks written as rows of a row-major staging tile, each output row piece leaving as one 256 B bulk copy
+ * (TMA, sm_90; given as its 16 chunks of 16 B); the row-major tile last as the reference. */
 function predictTile64(e: Engine, variant: string, dim: number): VariantPrediction {
   if (dim < 64 || dim % 4 !== 0) throw new Error(`dim ${dim}: the 64x64 kernels take their scalar edge path (dim < 64 or not a multiple of 4), no access model`);
   const g = `S[(${dim},${dim}):(${dim},1)]`;
   const rows2 = range(WARP, (l) => Math.floor(l / 16) * dim + 4 * (l % 16));
   const tileRows2 = range(WARP, (l) => Math.floor(l / 16) * 64 + 4 * (l % 16));
   const tileCol = range(WARP, (l) => 4 * (l % 16) * 64 + 4 * Math.floor(l / 16));
+  const outRow = range(16, (k) => 4 * k);
   const tile = variant === 'tile64_swizzle' ? 'Swizzle<3,2,6> o S[(64,64):(64,1)]' : 'S[(16,4,64):(260,64,1)]';
   const bank = (layout: string, idx: number[], access: string): AccessPrediction => {
     const addrs = must(e.laneAddresses(layout, [64, 64], idx, 4)).addrs;
@@ -95,9 +97,10 @@ function predictTile64(e: Engine, variant: string, dim: number): VariantPredicti
   return {
     accesses: [
       global(e, g, [dim, dim], rows2, 16, 'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))'),
-      global(e, g, [dim, dim], rows2, 16, 'store: lane l writes 16 B at out(r + l / 16, c0 + 4 (l % 16))'),
+      global(e, g, [dim, dim], outRow, 16, 'store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), shown as its 16 chunks of 16 B'),
       bank(tile, tileRows2, 'shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)'),
       bank(tile, tileCol, 'shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)'),
+      bank('S[(64,64):(64,1)]', tileRows2, "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)"),
       bank('S[(64,64):(64,1)]', tileCol, 'reference, not run: the same column read from a row-major 64x64 tile'),
     ],
     figure: {

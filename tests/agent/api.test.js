@@ -406,11 +406,28 @@ describe('committed H200 profile runs (ncu): measured counters agree with the en
         assert.equal(s.profile.available, true, s.name);
         const g = s.predicted.global;
         assert.equal(s.profile.global_load_sectors_per_request, g[0].sectors_per_request, s.name);
-        assert.equal(s.profile.global_store_sectors_per_request, (g[1] ?? g[0]).sectors_per_request, s.name);
+        if ((g[1]?.access ?? '').startsWith('store: one bulk copy')) {
+          // tile64 stores only through bulk copies (TMA): no LSU store request at all, so no ratio
+          assert.equal(s.profile.metrics['l1tex__t_requests_pipe_lsu_mem_global_op_st.sum'], 0, s.name);
+          assert.equal(s.profile.global_store_sectors_per_request, null, s.name);
+        } else {
+          assert.equal(s.profile.global_store_sectors_per_request, (g[1] ?? g[0]).sectors_per_request, s.name);
+        }
         const sh = s.predicted.shared ?? [];
-        if (sh.length > 1) {  // measured wavefronts per instruction include partial tiles and replays: within 15%
+        if (sh.length > 1) {
           const m = s.profile.shared_load_wavefronts_per_instruction;
-          assert.ok(Math.abs(m - sh[1].wavefronts) <= 0.15 * sh[1].wavefronts, `${s.name}: ${m} vs ${sh[1].wavefronts}`);
+          const want = sh[1].wavefronts;
+          assert.ok(m >= 0.99 * want, `${s.name}: ${m} below the engine's minimum ${want}`);
+          if (sh.length > 3) {
+            // tile64: the bulk copies read the staging tile while warps use the banks, which ncu counts as extra
+            // wavefronts the per-access model does not see; the column read must stay next to the conflict-free
+            // count, within an eighth of the way to the row-major reference tile (8-way: 32)
+            const ref = sh[sh.length - 1].wavefronts;
+            assert.ok(m <= want + (ref - want) / 8, `${s.name}: ${m} vs ${want} (row-major ${ref})`);
+          } else {
+            // partial tiles and replays: within 15%
+            assert.ok(m <= 1.15 * want, `${s.name}: ${m} vs ${want}`);
+          }
         }
       }
     });

@@ -244,6 +244,15 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t b
                "l"(src), "r"(bytes), "r"(smem(bar))
                : "memory");
 }
+// kEvictFirst: an L2 evict-first policy on the store (true), none (false); bulk_store_last: evict-last.
+__device__ __forceinline__ void bulk_store_last(void* dst, const void* src, uint32_t bytes) {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst), "r"(smem(src)),
+               "r"(bytes), "l"(policy)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 template <bool kEvictFirst>
 __device__ __forceinline__ void bulk_store(void* dst, const void* src, uint32_t bytes) {
   if (kEvictFirst) {
@@ -448,6 +457,66 @@ void launch_tg(const float* in, float* out, int64_t dim) {
   tg<H, Wc><<<static_cast<unsigned>((dim / H) * (dim / Wc)), 256, bytes>>>(in, out, dim);
 }
 
+// Two tiles per block, stacked in the tile column (column-major order over tile pairs): all 8 float4 loads are in
+// flight before the first tile is transposed; then each warp stages and bulk-stores its rows of tile 0, waits for
+// the copy to read them, and does tile 1 (swizzled input tiles, so two of them and the staging tile fit in 48 KiB).
+// kLast: an L2 evict-last policy on the bulk stores.
+template <bool kLast>
+__global__ void __launch_bounds__(256) tcs2(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[2][64 * 64];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt2 = dim / 128, r0 = (blockIdx.x % nt2) * 128, c0 = (blockIdx.x / nt2) * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) *reinterpret_cast<float4*>(&tile[i / 4][swz64(r + 16 * (i % 4), 4 * c4)]) = v[i];
+  __syncthreads();
+  const int a = t % 16, b = t / 16, w = t / 32, lane = t % 32;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float4 q[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[h][swz64(4 * a + k, 4 * b)]);
+    if (h == 1 && lane < 8) bulk_store_wait_read<0>();
+    __syncwarp();
+    stage_block(staging, a, b, q);
+    fence_async_smem();
+    __syncwarp();
+    if (lane < 8) {
+      float* dst = out + (c0 + 8 * w + lane) * dim + r0 + 64 * h;
+      if (kLast) bulk_store_last(dst, &staging[(8 * w + lane) * 64], 256);
+      else bulk_store<false>(dst, &staging[(8 * w + lane) * 64], 256);
+    }
+  }
+  if (lane < 8) bulk_store_wait_read<0>();
+}
+
+// tcs (warp store) with an L2 evict-last policy on the bulk stores.
+__global__ void __launch_bounds__(256) tcs_last(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[kPadTileFloats];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  float4 q[4];
+  read_block(tile, t % 16, t / 16, q);
+  stage_block(staging, t % 16, t / 16, q);
+  fence_async_smem();
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    bulk_store_last(out + (c0 + 8 * w + lane) * dim + r0, &staging[(8 * w + lane) * 64], 256);
+    bulk_store_wait_read<0>();
+  }
+}
+
 // Persistent, double-buffered: block g takes tiles g, g + G, ... (row-major tile order); the bulk load of the next
 // tile is in flight while the current one is transposed and its bulk stores are issued; two staging tiles, so a
 // store may still be reading one while the other is filled. Dynamic shared memory: 2 padded input tiles + 2
@@ -601,6 +670,9 @@ int main() {
       T("column-major, ld, bulk store", (tb<false, true, false, true><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: barrier store", (tcs<false, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: warp store", (tcs<true, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
+      T("tcs2: two tiles per block", (tcs2<false><<<g1 / 2, 256>>>(in, out, dim)), ref, dim);
+      T("tcs2: two tiles per block, evict-last", (tcs2<true><<<g1 / 2, 256>>>(in, out, dim)), ref, dim);
+      T("tcs: warp store, evict-last", (tcs_last<<<g1, 256>>>(in, out, dim)), ref, dim);
       // Occupancy: unused dynamic shared memory limits the blocks per SM (6 without it: 40 registers, 33 KB).
       CK(cudaFuncSetAttribute(tcs<true, false, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024));
       for (int extra_kb : {8, 20, 40}) {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Run on the H200 machine (the `run` tool) with .carry/ carried (see run_h200.sh): the headline transpose (8192, 16384:
+# copy, tile64_pad, tile64_swizzle) and aos_soa (t = 1, 8: aos_vec, soa_vec) in-process, three times each, to show
+# how much the fractions of the copy move between runs. JSON in $OUT/rep-*.json, one line per state on stdout.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+export OUT="${OUT:-$PWD/.gpu-out}"; mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/.carry/lib
+b=.carry/bin/layoutscope-agent
+for i in 1 2 3; do
+  $b --backend cuda --run '{"benchmark":"transpose","params":{"dim":[8192,16384],"variants":["copy","tile64_pad","tile64_swizzle"]}}' > $OUT/rep-transpose-$i.json 2>>$OUT/rep.log
+  $b --backend cuda --run '{"benchmark":"aos_soa","params":{"touch_fields":[1,8],"layouts":["aos_vec","soa_vec"]}}' > $OUT/rep-aos-$i.json 2>>$OUT/rep.log
+done
+python3 - <<'PY'
+import json, os, glob
+out = os.environ["OUT"]
+for f in sorted(glob.glob(out + "/rep-*.json")):
+    r = json.load(open(f))
+    b = r["benchmarks"][0]
+    cs = {c["name"]: c for c in b.get("ceilings", [])}
+    for s in b["states"]:
+        fr = {x["tag"].split("/")[-1]: x["value"] for x in s["summaries"] if "fraction" in x["tag"] or "speedup" in x["tag"] or "bytes_per_second" in x["tag"]}
+        print(os.path.basename(f), r["meta"]["started_at"], s["name"], {k: round(v / 1e12, 3) if v > 1e6 else round(v, 4) for k, v in fr.items()})
+PY

@@ -10,8 +10,8 @@
 //              soa_vec (each field array read and written as float4).
 //   transpose  fp32 dim x dim: copy (float4 copy, the document's ceiling), naive (coalesced read, strided
 //              write), tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and tile64_swizzle (64x64
-//              tile, 16 B global and shared accesses, a 4x4 block per thread, the shared tile padded by 16 B
-//              every 4 rows or XOR-swizzled).
+//              tile, 16 B loads and shared accesses, a 4x4 block per thread, the shared tile padded by 16 B
+//              every 4 rows or XOR-swizzled, tiles in column-major order, 256 B bulk stores on sm_90).
 // Every run also measures the ceilings at the same size (cudaMemcpy device-to-device, the float4 copy,
 // a one-float-per-thread copy; on the CPU memcpy and loops), reported beside the states.
 #pragma once

@@ -148,6 +148,31 @@ test('transpose: 4 variants; tiled predicts 32 wavefronts, pad 1; the bank figur
   await page.locator(P).screenshot({ path: join(artifacts, 'panel-transpose.png') });
 });
 
+test('transpose tile64: the page and the agent agree on the bulk store (8 sectors per 256 B row) and 4 wavefronts', async () => {
+  await page.click(`${P} button.bench-transpose`);
+  await page.fill(`${P} input[name=dim]`, '128');
+  await page.fill(`${P} input[name=repetitions]`, '3');
+  await page.fill(`${P} input[name=warmup]`, '0');
+  await uncheckAllBut('variants', ['tile64_pad', 'tile64_swizzle']);
+  await page.click(`${P} .run-button`);
+  await page.waitForFunction(
+    () => {
+      const root = document.querySelector('ls-bench-panel').shadowRoot;
+      return /100% · succeeded/.test(root.querySelector('.progress-text')?.textContent ?? '') && root.querySelector('tr.prediction[data-variant="tile64_swizzle 128"]');
+    },
+    null,
+    { timeout: 30_000 },
+  );
+  for (const v of ['tile64_pad 128', 'tile64_swizzle 128']) {
+    // load: 32 lanes x 16 B = two 256 B row pieces = 16 sectors; store: one 256 B bulk copy = 8 sectors
+    assert.equal((await page.locator(`${P} tr.prediction[data-variant="${v}"] td.sectors`).textContent()).trim(), '16 / 8', v);
+    // tile fill, column read, staging rows: 4 wavefronts (1 per 8 lanes); the row-major reference: 32 (8-way)
+    assert.equal((await page.locator(`${P} tr.prediction[data-variant="${v}"] td.wavefronts`).textContent()).trim(), '4 / 4 / 4 / 32', v);
+  }
+  assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0, 'the agent and the page agree');
+  await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-tile64.png') });
+});
+
 test('a wrong token and an unreachable agent each say so', async () => {
   await page.fill(`${P} input[name=url]`, `${agent.base}/#token=${'0'.repeat(64)}`);
   await page.click(`${P} .add-agent button[type=submit]`);

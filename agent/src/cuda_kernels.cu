@@ -105,37 +105,19 @@ __global__ void aos_vec_touch_kernel(float4* __restrict__ records, int64_t n) {
   }
 }
 
-// SoA with float4: thread handles kItems float4s of every touched field array, kThreads float4s apart (so
-// each load instruction of a warp reads 512 contiguous bytes), all loads issued before the first store:
-// kTouch x kItems independent 16 B loads in flight per thread. Needs n % 4 == 0 (the launcher checks).
-// kSoaItems: 2 float4 per field for t <= 2, 1 for t >= 4 (t x 1 loads are already enough in flight, and the
-// register count stays low enough for 5 blocks per SM).
-template <int kTouch>
-constexpr int kSoaItemsFor = kTouch >= 4 ? 1 : 2;
-template <int kTouch>
-__global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float* __restrict__ fields, int64_t n) {
-  constexpr int kSoaItems = kSoaItemsFor<kTouch>;
-  const int64_t n4 = n / 4;
-  const int64_t base = blockIdx.x * int64_t{kThreads * kSoaItems} + threadIdx.x;
-  float4 v[kTouch][kSoaItems];
-#pragma unroll
-  for (int k = 0; k < kTouch; ++k)
-#pragma unroll
-    for (int j = 0; j < kSoaItems; ++j) {
-      const int64_t i = base + j * kThreads;
-      if (i < n4) v[k][j] = reinterpret_cast<const float4*>(fields + k * n)[i];
-    }
-#pragma unroll
-  for (int k = 0; k < kTouch; ++k)
-#pragma unroll
-    for (int j = 0; j < kSoaItems; ++j) {
-      const int64_t i = base + j * kThreads;
-      if (i < n4) {
-        float4 x = v[k][j];
-        x.x += 1.0f, x.y += 1.0f, x.z += 1.0f, x.w += 1.0f;
-        reinterpret_cast<float4*>(fields + k * n)[i] = x;
-      }
-    }
+// SoA with float4. The touched fields 0..t-1 of every element are one contiguous range of t x n floats in this
+// layout, so the kernel walks that range as one array, one float4 per thread, like the copy: blocks in launch
+// order touch field 0 first, then field 1, ... With each thread touching all t fields instead (2t address streams
+// in flight per block) the H200 measured 0.93 / 0.92 / 0.97 / 0.97 of the copy at t = 1 / 2 / 4 / 8
+// (docs/results/h200-run4/); the number of DRAM streams in flight at once is what the transpose experiments
+// found too (h200-experiments6.txt). Needs n % 4 == 0 (the launcher checks).
+__global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float4* __restrict__ touched, int64_t count4) {
+  const int64_t i = blockIdx.x * int64_t{kThreads} + threadIdx.x;
+  if (i < count4) {
+    float4 x = touched[i];
+    x.x += 1.0f, x.y += 1.0f, x.z += 1.0f, x.w += 1.0f;
+    touched[i] = x;
+  }
 }
 
 // The float4 copy ceiling: each thread copies kCopyItems float4s, kThreads apart, all loads first (no
@@ -355,15 +337,10 @@ cudaError_t aos_vec_touch(float* records, int64_t n, int touch, cudaStream_t str
 
 cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stream) {
   if (n % 4 != 0) return soa_touch(fields, n, touch, stream);  // field arrays not 16 B aligned: scalar path
-  auto blocks_of = [&](int items) { return static_cast<unsigned>((n / 4 + kThreads * items - 1) / (kThreads * items)); };
-  const unsigned blocks = blocks_of(touch >= 4 ? kSoaItemsFor<4> : kSoaItemsFor<1>);
-  switch (touch) {
-    case 1: soa_vec_touch_kernel<1><<<blocks, kThreads, 0, stream>>>(fields, n); break;
-    case 2: soa_vec_touch_kernel<2><<<blocks, kThreads, 0, stream>>>(fields, n); break;
-    case 4: soa_vec_touch_kernel<4><<<blocks, kThreads, 0, stream>>>(fields, n); break;
-    case 8: soa_vec_touch_kernel<8><<<blocks, kThreads, 0, stream>>>(fields, n); break;
-    default: return cudaErrorInvalidValue;
-  }
+  if (touch != 1 && touch != 2 && touch != 4 && touch != 8) return cudaErrorInvalidValue;
+  const int64_t count4 = touch * (n / 4);  // fields 0..touch-1: contiguous
+  const auto blocks = static_cast<unsigned>((count4 + kThreads - 1) / kThreads);
+  soa_vec_touch_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<float4*>(fields), count4);
   return cudaGetLastError();
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run on the H200 machine (the `run` tool) with .carry/ carried (see run_h200.sh): the headline transpose (8192, 16384:
 # copy, tile64_pad, tile64_swizzle) and aos_soa (t = 1, 8: aos_vec, soa_vec) in-process, three times each, to show
-# how much the fractions of the copy move between runs. JSON in $OUT/rep-*.json, one line per state on stdout.
+# how much the fractions of the copy move between runs. JSON in $OUT/rep-*.json (and all of them in
+# $OUT/repeats.tar.gz, so that they come back from the device as one file), one line per state on stdout.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export OUT="${OUT:-$PWD/.gpu-out}"; mkdir -p "$OUT"
@@ -22,3 +23,4 @@ for f in sorted(glob.glob(out + "/rep-*.json")):
         fr = {x["tag"].split("/")[-1]: x["value"] for x in s["summaries"] if "fraction" in x["tag"] or "speedup" in x["tag"] or "bytes_per_second" in x["tag"]}
         print(os.path.basename(f), r["meta"]["started_at"], s["name"], {k: round(v / 1e12, 3) if v > 1e6 else round(v, 4) for k, v in fr.items()})
 PY
+(cd "$OUT" && tar czf repeats.tar.gz rep-*.json)

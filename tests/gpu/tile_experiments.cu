@@ -3,22 +3,7 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments.cu -o /tmp/tx && /tmp/tx
 // Cold L2 (memset of 2x L2 before each sample), CUDA events, median of 30 samples; outputs compared exactly
 // with the naive transpose (or the input for copies).
-#include <cuda_runtime.h>
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cstdint>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-__global__ void naive(const float* in, float* out, int64_t dim) {
-  int64_t x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[x * dim + y + j] = in[(y + j) * dim + x];
-}
-__global__ void cmp(const float* a, const float* b, int64_t n, unsigned long long* bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    if (__float_as_uint(a[i]) != __float_as_uint(b[i])) atomicAdd(bad, 1ull);
-}
+#include "experiment_harness.cuh"
 
 template <int U, bool kStream>
 __global__ void __launch_bounds__(256) copyU(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
@@ -108,21 +93,6 @@ __global__ void pad32(const float* __restrict__ in, float* __restrict__ out, int
   for (int j = 0; j < 32; j += 8) out[(y + j) * dim + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-template <class F>
-double timeit(F f, void* flush, size_t fb) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> s;
-  for (int i = 0; i < 30; ++i) {
-    CK(cudaMemsetAsync(flush, i, fb));
-    CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-    float ms; CK(cudaEventElapsedTime(&ms, a, b)); s.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(s.begin(), s.end());
-  return s[15] * 1e-3;
-}
-
 int main() {
   size_t fb = 128 << 20; void* flush; CK(cudaMalloc(&flush, fb));
   unsigned long long* bad; CK(cudaMalloc(&bad, 8));
@@ -133,10 +103,10 @@ int main() {
     // make input non-uniform: copy index-dependent pattern via naive on a different buffer isn't needed; use memset + cmp with naive
     std::vector<float> h(n); for (size_t i = 0; i < n; ++i) h[i] = (float)(i % 1000003);
     CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
-    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim);
+    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
     double gb = 2.0 * bytes;
     auto report = [&](const char* name, double s, const float* want) {
-      CK(cudaMemset(bad, 0, 8)); cmp<<<1024, 256>>>(out, want, n, bad);
+      CK(cudaMemset(bad, 0, 8)); cmp<<<1024, 256>>>(out, want, 1, n, n, bad);
       unsigned long long hb; CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
       printf("dim %6lld %-28s %9.1f us %6.3f TB/s  %s\n", (long long)dim, name, s * 1e6, gb / s / 1e12, hb ? "WRONG" : "ok");
     };

@@ -5,27 +5,7 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments2.cu -o /tmp/tx2 && /tmp/tx2
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; outputs compared exactly
 // with a naive transpose.
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-__global__ void naive(const float* in, float* out, int64_t dim) {
-  int64_t x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[x * dim + y + j] = in[(y + j) * dim + x];
-}
-__global__ void cmp(const float* a, const float* b, int64_t n, unsigned long long* bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    if (__float_as_uint(a[i]) != __float_as_uint(b[i])) atomicAdd(bad, 1ull);
-}
-__global__ void __launch_bounds__(256) copy1(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
-  int64_t i = blockIdx.x * 256LL + threadIdx.x;
-  if (i < n4) out[i] = in[i];
-}
+#include "experiment_harness.cuh"
 
 template <bool kLd, bool kSt>
 __device__ __forceinline__ float4 ld(const float* p) { return kLd ? __ldcs(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p); }
@@ -230,28 +210,6 @@ __global__ void __launch_bounds__(kT) t64v(const float* __restrict__ in, float* 
   }
 }
 
-template <class F>
-double timeit(F f, void* flush, size_t fb) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> s;
-  for (int i = 0; i < 30; ++i) {
-    CK(cudaMemsetAsync(flush, i, fb));
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    s.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(s.begin(), s.end());
-  return s[15] * 1e-3;
-}
-
 int main() {
   size_t fb = 128 << 20;
   void* flush;
@@ -267,7 +225,7 @@ int main() {
     std::vector<float> h(n);
     for (size_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
     CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
-    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim);
+    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
     double gb = 2.0 * bytes;
     double copy_s = 0;
     auto report = [&](const char* name, double s, const float* want) {
@@ -276,7 +234,7 @@ int main() {
         run();
         CK(cudaDeviceSynchronize());
         CK(cudaMemset(bad, 0, 8));
-        cmp<<<1024, 256>>>(out, want, n, bad);
+        cmp<<<1024, 256>>>(out, want, 1, n, n, bad);
         unsigned long long hb;
         CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
         printf("dim %6lld %-34s %9.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, name, s * 1e6, gb / s / 1e12,

@@ -21,30 +21,7 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments3.cu -o /tmp/tx3 && /tmp/tx3
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every output compared
 // exactly with a naive transpose (or with the input for the tiled copy).
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-__global__ void naive(const float* in, float* out, int64_t dim, int64_t pitch) {
-  int64_t x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[x * pitch + y + j] = in[(y + j) * pitch + x];
-}
-// Counts differing words among the first `cols` of each of `rows` rows (pitch apart).
-__global__ void cmp(const float* a, const float* b, int64_t rows, int64_t cols, int64_t pitch, unsigned long long* bad) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows * cols; i += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t at = (i / cols) * pitch + i % cols;
-    if (__float_as_uint(a[at]) != __float_as_uint(b[at])) atomicAdd(bad, 1ull);
-  }
-}
-__global__ void __launch_bounds__(256) copy1(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
-  int64_t i = blockIdx.x * 256LL + threadIdx.x;
-  if (i < n4) out[i] = in[i];
-}
+#include "experiment_harness.cuh"
 
 __device__ __forceinline__ void st_cs(float* p, float4 v) { __stcs(reinterpret_cast<float4*>(p), v); }
 __device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
@@ -559,28 +536,6 @@ __global__ void __launch_bounds__(256) tp(const float* __restrict__ in, float* _
     }
   }
   if (t < 64) bulk_store_wait_read<0>();
-}
-
-template <class F>
-double timeit(F f, void* flush, size_t fb) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> s;
-  for (int i = 0; i < 30; ++i) {
-    CK(cudaMemsetAsync(flush, i, fb));
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    s.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(s.begin(), s.end());
-  return s[15] * 1e-3;
 }
 
 int main() {

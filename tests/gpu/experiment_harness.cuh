@@ -1,0 +1,57 @@
+// What the transpose experiments (tile_experiments*.cu) share: error checks, the reference transpose, an exact
+// comparison and the cold-L2 timer. Not part of the agent; the agent's method is agent/src/measure.hpp.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+
+// The reference: out(x, y) = in(y, x) on a dim x dim matrix whose rows are `pitch` floats apart; grid (dim/32,
+// dim/32), block (32, 8).
+__global__ void naive(const float* in, float* out, int64_t dim, int64_t pitch) {
+  int64_t x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8) out[x * pitch + y + j] = in[(y + j) * pitch + x];
+}
+
+// Counts differing words among the first `cols` of each of `rows` rows (pitch apart); *bad must start at 0.
+__global__ void cmp(const float* a, const float* b, int64_t rows, int64_t cols, int64_t pitch, unsigned long long* bad) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows * cols; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t at = (i / cols) * pitch + i % cols;
+    if (__float_as_uint(a[at]) != __float_as_uint(b[at])) atomicAdd(bad, 1ull);
+  }
+}
+
+// The float4 copy, one per thread (the agent's copy_vec4 with kCopyItems = 1).
+__global__ void __launch_bounds__(256) copy1(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
+  int64_t i = blockIdx.x * 256LL + threadIdx.x;
+  if (i < n4) out[i] = in[i];
+}
+
+// Median of 30 CUDA-event samples after 3 warm-up launches, with `fb` bytes of `flush` overwritten before each
+// sample (cold L2; the memset is outside the events).
+template <class F>
+double timeit(F f, void* flush, size_t fb) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> s;
+  for (int i = 0; i < 30; ++i) {
+    CK(cudaMemsetAsync(flush, i, fb));
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    s.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  std::sort(s.begin(), s.end());
+  return s[15] * 1e-3;
+}

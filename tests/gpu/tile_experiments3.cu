@@ -494,6 +494,50 @@ __global__ void __launch_bounds__(256) tcs_last(const float* __restrict__ in, fl
   }
 }
 
+// tcs made persistent: gridDim.x resident blocks walk the column-major tile sequence (tile = blockIdx.x + k x
+// gridDim.x), so no block is launched after the first wave and the tail is at most one tile per block.
+// kPrefetch: the next tile's four float4 loads are issued before the current tile is transposed and stored.
+template <bool kPrefetch>
+__global__ void __launch_bounds__(256) tcsp(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[kPadTileFloats];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, tiles = nt * nt;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16, w = t / 32, lane = t % 32;
+  auto load = [&](int64_t id, float4 (&v)[4]) {
+    const int64_t r0 = (id % nt) * 64, c0 = (id / nt) * 64;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  };
+  float4 v[4], nv[4];
+  int64_t id = blockIdx.x;
+  if (kPrefetch && id < tiles) load(id, nv);
+  for (; id < tiles; id += gridDim.x) {
+    if (kPrefetch) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = nv[i];
+      if (id + gridDim.x < tiles) load(id + gridDim.x, nv);
+    } else {
+      load(id, v);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+    __syncthreads();
+    float4 q[4];
+    read_block(tile, t % 16, t / 16, q);
+    if (lane < 8) bulk_store_wait_read<0>();  // this warp's staging rows are free again
+    __syncwarp();
+    stage_block(staging, t % 16, t / 16, q);
+    fence_async_smem();
+    __syncwarp();
+    if (lane < 8) {
+      const int64_t r0 = (id % nt) * 64, c0 = (id / nt) * 64;
+      bulk_store<false>(out + (c0 + 8 * w + lane) * dim + r0, &staging[(8 * w + lane) * 64], 256);
+    }
+    __syncthreads();  // every thread has read the tile before the next one overwrites it
+  }
+  if (lane < 8) bulk_store_wait_read<0>();
+}
+
 // Persistent, double-buffered: block g takes tiles g, g + G, ... (row-major tile order); the bulk load of the next
 // tile is in flight while the current one is transposed and its bulk stores are issued; two staging tiles, so a
 // store may still be reading one while the other is filled. Dynamic shared memory: 2 padded input tiles + 2
@@ -625,6 +669,16 @@ int main() {
       T("column-major, ld, bulk store", (tb<false, true, false, true><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: barrier store", (tcs<false, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: warp store", (tcs<true, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
+      {
+        int b0 = 0, b1 = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, tcsp<false>, 256, 0));
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1, tcsp<true>, 256, 0));
+        char name[64];
+        snprintf(name, sizeof name, "tcsp: persistent, %d blocks/SM", b0);
+        T(name, (tcsp<false><<<b0 * sms, 256>>>(in, out, dim)), ref, dim);
+        snprintf(name, sizeof name, "tcsp: persistent + prefetch, %d blocks/SM", b1);
+        T(name, (tcsp<true><<<b1 * sms, 256>>>(in, out, dim)), ref, dim);
+      }
       T("tcs2: two tiles per block", (tcs2<false><<<g1 / 2, 256>>>(in, out, dim)), ref, dim);
       T("tcs2: two tiles per block, evict-last", (tcs2<true><<<g1 / 2, 256>>>(in, out, dim)), ref, dim);
       T("tcs: warp store, evict-last", (tcs_last<<<g1, 256>>>(in, out, dim)), ref, dim);

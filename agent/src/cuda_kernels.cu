@@ -183,8 +183,11 @@ __global__ void __launch_bounds__(kThreads, 6) transpose_tile64_kernel(const flo
                                                                     float* __restrict__ out, int64_t dim) {
   __shared__ __align__(16) float tile[kSwizzle ? kTile64 * kTile64 : kTile64 * kTile64 + kTile64];
   __shared__ __align__(128) float staging[kTile64 * kTile64];  // the transposed tile, row-major
-  const unsigned tiles = static_cast<unsigned>((dim + kTile64 - 1) / kTile64);  // column-major tile order (above)
-  const int64_t r0 = (blockIdx.x % tiles) * int64_t{kTile64}, c0 = (blockIdx.x / tiles) * int64_t{kTile64};
+  // Column-major tile order (above). When dim % 64 != 0 the last tile column is partial and takes the slow scalar
+  // path; it goes first, so that its blocks overlap the full tiles instead of forming the kernel's tail.
+  const unsigned tiles = static_cast<unsigned>((dim + kTile64 - 1) / kTile64);
+  const unsigned column = dim % kTile64 == 0 ? blockIdx.x / tiles : (blockIdx.x / tiles + tiles - 1) % tiles;
+  const int64_t r0 = (blockIdx.x % tiles) * int64_t{kTile64}, c0 = column * int64_t{kTile64};
   const int t = threadIdx.x;
   if (dim % 4 == 0 && r0 + kTile64 <= dim && c0 + kTile64 <= dim) {
     const int r = t / 16, c4 = t % 16;

@@ -669,6 +669,7 @@ int main() {
       T("column-major, ld, bulk store", (tb<false, true, false, true><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: barrier store", (tcs<false, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: warp store", (tcs<true, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
+      T("tg 64x128 (two tile columns per block)", (launch_tg<64, 128>(in, out, dim)), ref, dim);
       {
         int b0 = 0, b1 = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, tcsp<false>, 256, 0));

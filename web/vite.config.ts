@@ -2,6 +2,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { REFERENCE_RUNS } from './src/bench/reference-runs';
 
 // Three HTML pages and one library entry:
 //   index.html   the page (figures + benchmark panel, which is loaded on demand)
@@ -23,9 +24,24 @@ function copyExamples(): Plugin {
   };
 }
 
+// The committed H200 runs (docs/results/, agent result documents) go to dist/results/, so that the benchmark
+// panel can open them without a GPU (its "H200 reference runs" button).
+function copyReferenceRuns(): Plugin {
+  return {
+    name: 'layoutscope-copy-reference-runs',
+    apply: 'build',
+    closeBundle() {
+      for (const name of REFERENCE_RUNS) {
+        const from = resolve(here, '..', 'docs', 'results', name);
+        if (existsSync(from)) cpSync(from, resolve(here, 'dist', 'results', name));
+      }
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [copyExamples()],
+  plugins: [copyExamples(), copyReferenceRuns()],
   build: {
     target: 'es2022',
     outDir: 'dist',

@@ -223,6 +223,28 @@ test('offline: a profile run shows the measured sectors per request next to the 
   assert.match(await cell('tiled 4096').textContent(), /^\s*4\.0 \/ 4\.0/);
 });
 
+test('offline: the reference-runs button opens the four committed H200 runs, and the page agrees with their predictions', async () => {
+  await page.click(`${P} button.open-reference`);
+  await page.waitForFunction(() => /h200-profile-aos_soa\.json/.test(document.querySelector('ls-bench-panel').shadowRoot.querySelector('.chips')?.textContent ?? ''), null, { timeout: 15_000 });
+  const chips = await page.locator(`${P} .chips`).textContent();
+  for (const name of ['h200-transpose.json', 'h200-aos_soa.json', 'h200-profile-transpose.json', 'h200-profile-aos_soa.json']) assert.match(chips, new RegExp(name.replace('.', '\\.')), name);
+  assert.equal(await page.locator(`${P} .offline-error`).count(), 0);
+  // the committed file's tile64_pad 16384 state: useful bytes per second, shown in GB/s with one decimal
+  const doc = JSON.parse(readFileSync(join(root, 'docs', 'results', 'h200-transpose.json'), 'utf8'));
+  const st = doc.benchmarks[0].states.find((s) => s.axis_values.variant === 'tile64_pad' && s.axis_values.dim === 16384);
+  const bw = st.summaries.find((x) => x.tag.endsWith('bw/global/bytes_per_second')).value;
+  const row = (variant, file) => page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: file });
+  assert.equal((await row('tile64_pad 16384', 'h200-transpose.json').locator('td:nth-child(8)').textContent()).trim(), (bw / 1e9).toFixed(1));
+  // ncu on the H200: tile64 loads 32 lanes x 16 B = 512 B = 16 sectors per request; its stores are bulk copies,
+  // which make no LSU request at all (shown as –); AoS 32 / 32 and SoA 4 / 4 as in the document's table
+  assert.match(await row('tile64_swizzle 4096', 'h200-profile-transpose').locator('td.measured').textContent(), /^\s*16\.0 \/ –/);
+  assert.match(await row('AOS (t=1)', 'h200-profile-aos_soa').locator('td.measured').textContent(), /^\s*32\.0 \/ 32\.0/);
+  assert.match(await row('SOA (t=1)', 'h200-profile-aos_soa').locator('td.measured').textContent(), /^\s*4\.0 \/ 4\.0/);
+  // every committed prediction (written by the agent on the H200) equals what this page's engine computes
+  assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0);
+  await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-reference-runs.png') });
+});
+
 test('no console errors while connected, running, plotting and exporting', () => {
   assert.deepEqual(consoleErrors, []);
 });

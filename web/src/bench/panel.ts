@@ -13,6 +13,7 @@ import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './cli
 import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction } from './plots.js';
 import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
 import { readResultsText, rowsOf, rowsToCsv, speedups, type ResultsDoc, type Row } from './results.js';
+import { REFERENCE_RUNS } from './reference-runs.js';
 
 interface Device {
   id: number;
@@ -540,7 +541,17 @@ export class LsBenchPanel extends LitElement {
     e.preventDefault();
     const url = String(new FormData(e.target as HTMLFormElement).get('resultsUrl') ?? '').trim();
     this.offlineError = '';
-    if (!url) return;
+    if (url) await this.fetchResults(url);
+  }
+
+  /** The H200 runs committed in docs/results/, which the build copies to ./results/ (vite.config.ts). */
+  private async openReferenceRuns() {
+    this.offlineError = '';
+    for (const name of REFERENCE_RUNS) if (!(await this.fetchResults(`./results/${name}`))) return;
+  }
+
+  /** Fetches a results document and adds it; false (with offlineError set) when it cannot. */
+  private async fetchResults(url: string): Promise<boolean> {
     let text: string;
     try {
       const res = await fetch(new URL(url, location.href), { cache: 'no-store', credentials: 'omit' });
@@ -548,11 +559,15 @@ export class LsBenchPanel extends LitElement {
       text = await res.text();
     } catch (err) {
       this.offlineError = `Could not fetch ${url}: ${(err as Error).message}. The page may only fetch from its own origin and loopback agents (its Content-Security-Policy), and the server must allow CORS; download the file and drop it here instead.`;
-      return;
+      return false;
     }
     const r = readResultsText(text, url.split('/').pop() || url);
-    if ('error' in r) this.offlineError = r.error;
-    else this.addDataset(r.doc, { file: url.split('/').pop() || url, raw: text });
+    if ('error' in r) {
+      this.offlineError = r.error;
+      return false;
+    }
+    this.addDataset(r.doc, { file: url.split('/').pop() || url, raw: text });
+    return true;
   }
 
   private onDrop(e: DragEvent) {
@@ -771,6 +786,10 @@ export class LsBenchPanel extends LitElement {
         <label class="grow">or a URL <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
         <button type="submit">Open</button>
       </form>
+      <p class="row">
+        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>Open the H200 reference runs</button>
+        <span class="muted">measured on an NVIDIA H200 and committed in <code>docs/results/</code>: transpose and AoS/SoA, and their Nsight Compute profiles</span>
+      </p>
       ${this.offlineError ? html`<p class="error offline-error" role="alert">${this.offlineError}</p>` : nothing}
     </fieldset>`;
   }

@@ -315,14 +315,25 @@ __global__ void __launch_bounds__(256) tb(const float* __restrict__ in, float* _
 // so that 8 blocks fit on an SM (with kMinBlocks = 8, at most 32 registers).
 // W: the grid walks W tile columns right, then one tile row down, the whole height, then the next W columns
 // (W = 1: column-major; nt must be a multiple of W).
+// G (call 17): only G tile rows are walked down a tile column before the next column (G = nt: the whole column);
+// after the last column the next G tile rows start (nt must be a multiple of G).
 template <bool kWarpStore, bool kReuse, int kMinBlocks>
 __global__ void __launch_bounds__(256, kMinBlocks) tcs(const float* __restrict__ in, float* __restrict__ out, int64_t dim,
-                                                       int W = 1) {
+                                                       int W = 1, int G = 0) {
   __shared__ __align__(128) float tile[kPadTileFloats];
   __shared__ __align__(128) float staging_own[kReuse ? 4 : 64 * 64];
   float* staging = kReuse ? tile : staging_own;
-  const int64_t nt = dim / 64, band = blockIdx.x / (W * nt), in_band = blockIdx.x % (W * nt);
-  const int64_t r0 = (in_band / W) * 64, c0 = (band * W + in_band % W) * 64;
+  const int64_t nt = dim / 64;
+  int64_t r0, c0;
+  if (G > 0) {
+    const int64_t group = blockIdx.x / (G * nt), in_group = blockIdx.x % (G * nt);
+    r0 = (group * G + in_group % G) * 64;
+    c0 = (in_group / G) * 64;
+  } else {
+    const int64_t band = blockIdx.x / (W * nt), in_band = blockIdx.x % (W * nt);
+    r0 = (in_band / W) * 64;
+    c0 = (band * W + in_band % W) * 64;
+  }
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[4];
 #pragma unroll
@@ -669,7 +680,11 @@ int main() {
       T("column-major, ld, bulk store", (tb<false, true, false, true><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: barrier store", (tcs<false, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
       T("tcs: warp store", (tcs<true, false, 1><<<g1, 256>>>(in, out, dim)), ref, dim);
-      T("tg 64x128 (two tile columns per block)", (launch_tg<64, 128>(in, out, dim)), ref, dim);
+      for (int G : {nt / 2, nt / 4}) {
+        char name[64];
+        snprintf(name, sizeof name, "tcs: warp store, G=%d tile rows per column", G);
+        T(name, (tcs<true, false, 1><<<g1, 256>>>(in, out, dim, 1, G)), ref, dim);
+      }
       {
         int b0 = 0, b1 = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, tcsp<false>, 256, 0));

@@ -144,7 +144,7 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
     out[i] = in[i];
 }
 
-// 64x64 transpose tile, 256 threads, 16 B global and shared accesses.
+// 64x64 transpose tile, 256 threads, 16 B loads and shared accesses, 256 B bulk stores (sm_90).
 //   load:  thread (r = t / 16, c4 = t % 16) reads in(r0 + r + 16 i, c0 + 4 c4 .. +3), i = 0..3, and stores the
 //          float4 at tile(r + 16 i, 4 c4): a warp reads two 256 B row pieces (16 sectors).
 //   store: thread (a = t % 16, b = t / 16) reads the 4x4 block tile(4a + k, 4b .. 4b+3), k = 0..3, as four
@@ -160,13 +160,14 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 // Where the output goes matters more on the H200 than anything inside the tile (docs/results/h200-summary.md,
 // tests/gpu/tile_experiments3.cu, h200-experiments6.txt): the same tiles copied in place run at 0.99 of the
 // float4 copy, and written at the transposed position at 0.94, shared memory or not. With blocks in row-major
-// tile order the ~1000 resident blocks read a band of whole input rows but write 256 B pieces into every
+// tile order the ~800 resident blocks (6 per SM) read a band of whole input rows but write 256 B pieces into every
 // output row; in column-major order (block id walks down a tile column) they write a band of whole output rows
 // and read the pieces instead, which this GPU absorbs better (0.96). The stores then leave through the Hopper
 // bulk-copy (TMA) unit: each warp stages its 8 output rows of the transposed tile in a plain row-major tile and
 // 8 lanes issue one 256 B cp.async.bulk store each (0.97; st.global.cs from registers: 0.96; default-policy
 // stores: 0.56-0.70). Bulk loads, a persistent double-buffered kernel, clusters, wider or taller tiles, and
-// 3-5 or 8 blocks per SM instead of 6 all measured slower.
+// 3-5 or 8 blocks per SM instead of 6 measured slower or the same; so did walking half or a quarter of each
+// tile column at a time (0.94-0.95: whole output rows matter).
 constexpr int kTile64 = 64;
 template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {

@@ -26,6 +26,23 @@ __global__ void cmp(const float* a, const float* b, int64_t rows, int64_t cols, 
   }
 }
 
+// Stores of one float4: plain, or evict-first (st.global.cs).
+struct StorePlain {
+  __device__ __forceinline__ void operator()(float* p, float4 v) const { *reinterpret_cast<float4*>(p) = v; }
+};
+struct StoreCs {
+  __device__ __forceinline__ void operator()(float* p, float4 v) const { __stcs(reinterpret_cast<float4*>(p), v); }
+};
+// The 4x4 block held as four rows q[0..3], written transposed: row j of the result (q[0].j, q[1].j, q[2].j, q[3].j)
+// goes to o + j * pitch, 16 B each, through `store`.
+template <class Store>
+__device__ __forceinline__ void store_transposed(float* o, int64_t pitch, const float4 (&q)[4], Store store) {
+  store(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
+  store(o + pitch, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
+  store(o + 2 * pitch, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
+  store(o + 3 * pitch, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+}
+
 // The float4 copy, one per thread (the agent's copy_vec4 with kCopyItems = 1).
 __global__ void __launch_bounds__(256) copy1(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
   int64_t i = blockIdx.x * 256LL + threadIdx.x;

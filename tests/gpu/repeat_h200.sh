@@ -18,7 +18,6 @@ out = os.environ["OUT"]
 for f in sorted(glob.glob(out + "/rep-*.json")):
     r = json.load(open(f))
     b = r["benchmarks"][0]
-    cs = {c["name"]: c for c in b.get("ceilings", [])}
     for s in b["states"]:
         fr = {x["tag"].split("/")[-1]: x["value"] for x in s["summaries"] if "fraction" in x["tag"] or "speedup" in x["tag"] or "bytes_per_second" in x["tag"]}
         print(os.path.basename(f), r["meta"]["started_at"], s["name"], {k: round(v / 1e12, 3) if v > 1e6 else round(v, 4) for k, v in fr.items()})

@@ -60,13 +60,8 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  float4 w[4] = {make_float4(q[0].x, q[1].x, q[2].x, q[3].x), make_float4(q[0].y, q[1].y, q[2].y, q[3].y),
-                 make_float4(q[0].z, q[1].z, q[2].z, q[3].z), make_float4(q[0].w, q[1].w, q[2].w, q[3].w)};
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    float4* p = reinterpret_cast<float4*>(o + j * dim);
-    if (kMode == 2) __stcs(p, w[j]); else *p = w[j];
-  }
+  if (kMode == 2) store_transposed(o, dim, q, StoreCs{});
+  else store_transposed(o, dim, q, StorePlain{});
 }
 
 // 32x32 tile, float4 loads (8 threads per row, 4 rows per pass), scalar column reads from tile[32][33],

@@ -10,7 +10,11 @@
 template <bool kLd, bool kSt>
 __device__ __forceinline__ float4 ld(const float* p) { return kLd ? __ldcs(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p); }
 template <bool kSt>
-__device__ __forceinline__ void st(float* p, float4 v) { if (kSt) __stcs(reinterpret_cast<float4*>(p), v); else *reinterpret_cast<float4*>(p) = v; }
+__device__ __forceinline__ void st(float* p, float4 v) { if (kSt) StoreCs{}(p, v); else StorePlain{}(p, v); }
+template <bool kSt>
+struct St {
+  __device__ __forceinline__ void operator()(float* p, float4 v) const { st<kSt>(p, v); }
+};
 
 // Block (bx, by) of a square grid of n x n tiles; kDiag: diagonal reordering (Ruetsch & Micikevicius,
 // "Optimizing Matrix Transpose in CUDA", 2009) so that concurrently running blocks spread over memory.
@@ -42,10 +46,7 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  st<kSt>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-  st<kSt>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-  st<kSt>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-  st<kSt>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  store_transposed(o, dim, q, St<kSt>{});
 }
 
 // 128 (input rows) x 32 (input cols) tile, 256 threads. Load: thread (r = t / 8, c4 = t % 8) reads input rows
@@ -80,10 +81,7 @@ __global__ void __launch_bounds__(256) t128x32(const float* __restrict__ in, flo
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz128(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  st<kSt>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-  st<kSt>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-  st<kSt>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-  st<kSt>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  store_transposed(o, dim, q, St<kSt>{});
 }
 
 // Two stacked 64x64 tiles per block (rows r0..r0+127): 8 float4 loads in flight per thread before any store.
@@ -105,10 +103,7 @@ __global__ void __launch_bounds__(256) t64x2(const float* __restrict__ in, float
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[h][swz64(4 * a + k, 4 * b)]);
     float* o = out + (c0 + 4 * b) * dim + r0 + 64 * h + 4 * a;
-    st<kSt>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    st<kSt>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    st<kSt>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    st<kSt>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+    store_transposed(o, dim, q, St<kSt>{});
   }
 }
 
@@ -136,10 +131,7 @@ __global__ void __launch_bounds__(512) t128(const float* __restrict__ in, float*
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz128x128(4 * a + k, 4 * bb)]);
     float* o = out + (c0 + 4 * bb) * dim + r0 + 4 * a;
-    st<kSt>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    st<kSt>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    st<kSt>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    st<kSt>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+    store_transposed(o, dim, q, St<kSt>{});
   }
 }
 
@@ -165,10 +157,7 @@ __global__ void __launch_bounds__(256) t64g(const float* __restrict__ in, float*
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  st<true>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-  st<true>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-  st<true>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-  st<true>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  store_transposed(o, dim, q, StoreCs{});
 }
 
 // Round 5: the tile64 kernel with a different thread count per 64x64 tile (kThreads = 128: 8 float4 each way per
@@ -203,10 +192,7 @@ __global__ void __launch_bounds__(kT) t64v(const float* __restrict__ in, float* 
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
     float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-    st<true>(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    st<true>(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    st<true>(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    st<true>(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+    store_transposed(o, dim, q, StoreCs{});
   }
 }
 

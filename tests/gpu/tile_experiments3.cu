@@ -23,7 +23,7 @@
 // exactly with a naive transpose (or with the input for the tiled copy).
 #include "experiment_harness.cuh"
 
-__device__ __forceinline__ void st_cs(float* p, float4 v) { __stcs(reinterpret_cast<float4*>(p), v); }
+__device__ __forceinline__ void st_cs(float* p, float4 v) { StoreCs{}(p, v); }
 __device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
 // 16 B of padding after every 4 rows of 256 B (the agent's pad layout S[(16,4,64):(260,64,1)]): a column of
 // 16 B chunks, rows 4a + k for 8 lanes a, hits 8 different chunk positions. Each row stays 256 B contiguous,
@@ -53,10 +53,7 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * pitch + r0 + 4 * a;
-  st_cs(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-  st_cs(o + pitch, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-  st_cs(o + 2 * pitch, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-  st_cs(o + 3 * pitch, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  store_transposed(o, pitch, q, StoreCs{});
   }
 }
 
@@ -93,10 +90,7 @@ __global__ void __launch_bounds__(256) t64d(const float* __restrict__ in, float*
     const int64_t nt = dim / 64, rw = kMode == 4 ? ((blockIdx.y + rows) % nt) * 64 : r0;
     const int64_t cw = kMode == 4 ? ((blockIdx.x + cols) % nt) * 64 : c0;
     float* o = out + (rw + 4 * b) * dim + cw + 4 * a;
-    st_cs(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    st_cs(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    st_cs(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    st_cs(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+    store_transposed(o, dim, q, StoreCs{});
   }
 }
 
@@ -123,10 +117,7 @@ __global__ void __launch_bounds__(256) t64c(const float* __restrict__ in, float*
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  st_cs(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-  st_cs(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-  st_cs(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-  st_cs(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+  store_transposed(o, dim, q, StoreCs{});
 }
 
 template <class K>
@@ -190,13 +181,8 @@ __global__ void __launch_bounds__(256) t64o(const float* __restrict__ in, float*
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  const float4 w[4] = {make_float4(q[0].x, q[1].x, q[2].x, q[3].x), make_float4(q[0].y, q[1].y, q[2].y, q[3].y),
-                       make_float4(q[0].z, q[1].z, q[2].z, q[3].z), make_float4(q[0].w, q[1].w, q[2].w, q[3].w)};
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    if (kStCs) st_cs(o + j * dim, w[j]);
-    else *reinterpret_cast<float4*>(o + j * dim) = w[j];
-  }
+  if (kStCs) store_transposed(o, dim, q, StoreCs{});
+  else store_transposed(o, dim, q, StorePlain{});
 }
 
 // --- Bulk-copy (TMA) helpers, sm_90 PTX ---
@@ -255,10 +241,7 @@ __device__ __forceinline__ void read_block(const float* tile, int a, int b, floa
 // Writes the transposed block as output rows 4b + j, columns 4a..4a+3 of a plain row-major 64x64 staging tile:
 // 8 lanes of a quarter warp write 8 consecutive chunks of one row (conflict-free).
 __device__ __forceinline__ void stage_block(float* st, int a, int b, const float4 (&q)[4]) {
-  *reinterpret_cast<float4*>(&st[(4 * b + 0) * 64 + 4 * a]) = make_float4(q[0].x, q[1].x, q[2].x, q[3].x);
-  *reinterpret_cast<float4*>(&st[(4 * b + 1) * 64 + 4 * a]) = make_float4(q[0].y, q[1].y, q[2].y, q[3].y);
-  *reinterpret_cast<float4*>(&st[(4 * b + 2) * 64 + 4 * a]) = make_float4(q[0].z, q[1].z, q[2].z, q[3].z);
-  *reinterpret_cast<float4*>(&st[(4 * b + 3) * 64 + 4 * a]) = make_float4(q[0].w, q[1].w, q[2].w, q[3].w);
+  store_transposed(&st[4 * b * 64 + 4 * a], 64, q, StorePlain{});
 }
 
 // kBulkLoad: the tile arrives by 64 bulk copies (else by float4 loads through registers).
@@ -302,10 +285,7 @@ __global__ void __launch_bounds__(256) tb(const float* __restrict__ in, float* _
     }
   } else {
     float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-    st_cs(o, make_float4(q[0].x, q[1].x, q[2].x, q[3].x));
-    st_cs(o + dim, make_float4(q[0].y, q[1].y, q[2].y, q[3].y));
-    st_cs(o + 2 * dim, make_float4(q[0].z, q[1].z, q[2].z, q[3].z));
-    st_cs(o + 3 * dim, make_float4(q[0].w, q[1].w, q[2].w, q[3].w));
+    store_transposed(o, dim, q, StoreCs{});
   }
 }
 
@@ -383,10 +363,7 @@ __global__ void __launch_bounds__(256) twide(const float* __restrict__ in, float
   float4 q[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[padw(4 * a + k, 4 * b)]);
-  *reinterpret_cast<float4*>(&staging[(4 * b + 0) * 32 + 4 * a]) = make_float4(q[0].x, q[1].x, q[2].x, q[3].x);
-  *reinterpret_cast<float4*>(&staging[(4 * b + 1) * 32 + 4 * a]) = make_float4(q[0].y, q[1].y, q[2].y, q[3].y);
-  *reinterpret_cast<float4*>(&staging[(4 * b + 2) * 32 + 4 * a]) = make_float4(q[0].z, q[1].z, q[2].z, q[3].z);
-  *reinterpret_cast<float4*>(&staging[(4 * b + 3) * 32 + 4 * a]) = make_float4(q[0].w, q[1].w, q[2].w, q[3].w);
+  store_transposed(&staging[4 * b * 32 + 4 * a], 32, q, StorePlain{});
   fence_async_smem();
   __syncwarp();
   const int w = t / 32, lane = t % 32;  // warp w staged output rows 16w .. 16w + 15
@@ -422,10 +399,7 @@ __global__ void __launch_bounds__(256) tg(const float* __restrict__ in, float* _
     float4 q[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[off(4 * a + k, 4 * b)]);
-    *reinterpret_cast<float4*>(&staging[(4 * b + 0) * H + 4 * a]) = make_float4(q[0].x, q[1].x, q[2].x, q[3].x);
-    *reinterpret_cast<float4*>(&staging[(4 * b + 1) * H + 4 * a]) = make_float4(q[0].y, q[1].y, q[2].y, q[3].y);
-    *reinterpret_cast<float4*>(&staging[(4 * b + 2) * H + 4 * a]) = make_float4(q[0].z, q[1].z, q[2].z, q[3].z);
-    *reinterpret_cast<float4*>(&staging[(4 * b + 3) * H + 4 * a]) = make_float4(q[0].w, q[1].w, q[2].w, q[3].w);
+    store_transposed(&staging[4 * b * H + 4 * a], H, q, StorePlain{});
   }
   fence_async_smem();
   __syncthreads();

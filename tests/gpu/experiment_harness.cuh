@@ -26,6 +26,19 @@ __global__ void cmp(const float* a, const float* b, int64_t rows, int64_t cols, 
   }
 }
 
+// The swizzled 64x64 fp32 tile of the agent's tile64_swizzle (Swizzle<3,2,6> o S[(64,64):(64,1)]).
+__device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
+// Thread (r, c4) of 256 puts the float4s it loaded from tile rows r + 16 i, chunk c4, into the swizzled tile.
+__device__ __forceinline__ void fill_swz64(float* tile, int r, int c4, const float4 (&v)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+}
+// The 4x4 block at tile rows 4a.., columns 4b.., as four rows.
+__device__ __forceinline__ void read_swz64(const float* tile, int a, int b, float4 (&q)[4]) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+}
+
 // Stores of one float4: plain, or evict-first (st.global.cs).
 struct StorePlain {
   __device__ __forceinline__ void operator()(float* p, float4 v) const { *reinterpret_cast<float4*>(p) = v; }

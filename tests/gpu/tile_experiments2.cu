@@ -25,7 +25,6 @@ __device__ __forceinline__ void block_xy(int& bx, int& by) {
   bx = (blockIdx.x + blockIdx.y) % gridDim.x;
 }
 
-__device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
 
 // The agent's tile64 (swizzled 64x64, 256 threads, 4 float4 per thread each way) with selectable hints/order.
 template <bool kLd, bool kSt, bool kDiag>
@@ -38,13 +37,11 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
   float4 v[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) v[i] = ld<kLd, kSt>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  fill_swz64(tile, r, c4, v);
   __syncthreads();
   const int a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  read_swz64(tile, a, b, q);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
   store_transposed(o, dim, q, St<kSt>{});
 }
@@ -149,13 +146,11 @@ __global__ void __launch_bounds__(256) t64g(const float* __restrict__ in, float*
   float4 v[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) v[i] = ld<false, true>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  fill_swz64(tile, r, c4, v);
   __syncthreads();
   const int a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  read_swz64(tile, a, b, q);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
   store_transposed(o, dim, q, StoreCs{});
 }
@@ -189,8 +184,7 @@ __global__ void __launch_bounds__(kT) t64v(const float* __restrict__ in, float* 
   for (int blk = t; blk < 256; blk += kT) {
     const int a = blk % 16, b = blk / 16;
     float4 q[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+    read_swz64(tile, a, b, q);
     float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
     store_transposed(o, dim, q, StoreCs{});
   }

@@ -24,7 +24,6 @@
 #include "experiment_harness.cuh"
 
 __device__ __forceinline__ void st_cs(float* p, float4 v) { StoreCs{}(p, v); }
-__device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
 // 16 B of padding after every 4 rows of 256 B (the agent's pad layout S[(16,4,64):(260,64,1)]): a column of
 // 16 B chunks, rows 4a + k for 8 lanes a, hits 8 different chunk positions. Each row stays 256 B contiguous,
 // so one bulk copy fills it.
@@ -45,13 +44,11 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
 #pragma unroll
     for (int i = 0; i < 4; ++i) st_cs(out + (r0 + r + 16 * i) * pitch + c0 + 4 * c4, v[i]);
   } else {
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  fill_swz64(tile, r, c4, v);
   __syncthreads();
   const int a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  read_swz64(tile, a, b, q);
   float* o = out + (c0 + 4 * b) * pitch + r0 + 4 * a;
   store_transposed(o, pitch, q, StoreCs{});
   }
@@ -80,13 +77,11 @@ __global__ void __launch_bounds__(256) t64d(const float* __restrict__ in, float*
 #pragma unroll
     for (int i = 0; i < 4; ++i) st_cs(out + (c0 + r + 16 * i) * dim + r0 + 4 * c4, v[i]);
   } else {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+    fill_swz64(tile, r, c4, v);
     __syncthreads();
     const int a = t % 16, b = t / 16;
     float4 q[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+    read_swz64(tile, a, b, q);
     const int64_t nt = dim / 64, rw = kMode == 4 ? ((blockIdx.y + rows) % nt) * 64 : r0;
     const int64_t cw = kMode == 4 ? ((blockIdx.x + cols) % nt) * 64 : c0;
     float* o = out + (rw + 4 * b) * dim + cw + 4 * a;
@@ -105,8 +100,7 @@ __global__ void __launch_bounds__(256) t64c(const float* __restrict__ in, float*
   float4 v[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  fill_swz64(tile, r, c4, v);
   if (kSync) {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
   } else {
@@ -114,8 +108,7 @@ __global__ void __launch_bounds__(256) t64c(const float* __restrict__ in, float*
   }
   const int a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  read_swz64(tile, a, b, q);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
   store_transposed(o, dim, q, StoreCs{});
 }
@@ -173,13 +166,11 @@ __global__ void __launch_bounds__(256) t64o(const float* __restrict__ in, float*
   float4 v[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) v[i] = load4<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[swz64(r + 16 * i, 4 * c4)]) = v[i];
+  fill_swz64(tile, r, c4, v);
   __syncthreads();
   const int a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+  read_swz64(tile, a, b, q);
   float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
   if (kStCs) store_transposed(o, dim, q, StoreCs{});
   else store_transposed(o, dim, q, StorePlain{});

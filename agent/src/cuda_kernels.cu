@@ -155,7 +155,7 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 //   kPad:     offset(r, c) = r * 64 + c + 4 * (r / 4)           layout S[(16,4,64):(260,64,1)]
 //   swizzle:  offset(r, c) = (r * 64 + c) ^ (((r >> 2) & 7) << 2)  layout Swizzle<3,2,6> o S[(64,64):(64,1)]
 // Both keep every 16 B chunk contiguous and aligned; the engine predicts one wavefront per 8 lanes for both
-// accesses (predict.cpp asks it). Partial edge tiles and dim % 4 != 0 take a scalar path with the same tile.
+// accesses (predict.cpp asks it). Partial edge tiles and dim % 4 != 0 take the scalar path below (its own tile).
 //
 // Where the output goes matters more on the H200 than anything inside the tile (docs/results/h200-summary.md,
 // tests/gpu/tile_experiments3.cu, h200-experiments6.txt): the same tiles copied in place run at 0.99 of the
@@ -179,12 +179,48 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// The scalar path, for dim % 4 != 0 (rows not 16 B aligned: no float4 or bulk access) and partial edge tiles, with
+// its own tile layout tile[64][65] (scalar rows and columns conflict-free). Warp w moves tile rows w + 8 k on the
+// way in and output rows w + 8 k on the way out. A row piece of 64 floats that starts m floats into a 128 B line
+// touches 3 lines: instruction s = 0..2 covers line s, lane l at element 32 s + l - m, so no instruction straddles
+// a line; all 24 loads of a thread are in flight before the first shared store. On the H200 this moves odd sizes
+// from 0.65 to 0.82 of the float4 copy (tests/gpu/tile_experiments4.cu, calls 4-6): a plain scalar copy with
+// 16 loads in flight runs at 0.96, but shifting its output by 4 B drops it to 0.77, so the stores' alignment is
+// what matters.
+__device__ __forceinline__ void transpose_tile64_scalar(const float* __restrict__ in, float* __restrict__ out,
+                                                        int64_t dim, int64_t r0, int64_t c0, float* tile) {
+  constexpr int kPitch = kTile64 + 1, kSlots = 3 * kTile64 / 8;  // 3 lines x 8 rows per warp
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  auto element = [&](int k, int64_t start) { return 32 * (k % 3) + lane - static_cast<int>(start & 31); };
+  float v[kSlots];
+#pragma unroll
+  for (int k = 0; k < kSlots; ++k) {
+    const int r = w + 8 * (k / 3);
+    const int64_t start = (r0 + r) * dim + c0;
+    const int c = element(k, start);
+    v[k] = c >= 0 && c < kTile64 && r0 + r < dim && c0 + c < dim ? in[start + c] : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < kSlots; ++k) {
+    const int r = w + 8 * (k / 3), c = element(k, (r0 + r) * dim + c0);
+    if (c >= 0 && c < kTile64) tile[r * kPitch + c] = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kSlots; ++k) {
+    const int j = w + 8 * (k / 3);
+    const int64_t start = (c0 + j) * dim + r0;
+    const int i = element(k, start);
+    if (i >= 0 && i < kTile64 && c0 + j < dim && r0 + i < dim) __stcs(out + start + i, tile[i * kPitch + j]);
+  }
+}
+
 template <bool kSwizzle>
 __global__ void __launch_bounds__(kThreads, 6) transpose_tile64_kernel(const float* __restrict__ in,
                                                                     float* __restrict__ out, int64_t dim) {
-  __shared__ __align__(16) float tile[kSwizzle ? kTile64 * kTile64 : kTile64 * kTile64 + kTile64];
+  __shared__ __align__(16) float tile[kTile64 * (kTile64 + 1)];  // the scalar path needs 64 x 65
   __shared__ __align__(128) float staging[kTile64 * kTile64];  // the transposed tile, row-major
-  // Column-major tile order (above). When dim % 64 != 0 the last tile column is partial and takes the slow scalar
+  // Column-major tile order (above). When dim % 64 != 0 the last tile column is partial and takes the slower scalar
   // path; it goes first, so that its blocks overlap the full tiles instead of forming the kernel's tail.
   const unsigned tiles = static_cast<unsigned>((dim + kTile64 - 1) / kTile64);
   const unsigned column = dim % kTile64 == 0 ? blockIdx.x / tiles : (blockIdx.x / tiles + tiles - 1) % tiles;
@@ -226,15 +262,7 @@ __global__ void __launch_bounds__(kThreads, 6) transpose_tile64_kernel(const flo
 #endif
     return;
   }
-  for (int idx = t; idx < kTile64 * kTile64; idx += kThreads) {
-    const int r = idx / kTile64, c = idx % kTile64;
-    if (r0 + r < dim && c0 + c < dim) tile[tile64_offset<kSwizzle>(r, c)] = in[(r0 + r) * dim + c0 + c];
-  }
-  __syncthreads();
-  for (int idx = t; idx < kTile64 * kTile64; idx += kThreads) {
-    const int j = idx / kTile64, i = idx % kTile64;  // out(c0 + j, r0 + i) = in(r0 + i, c0 + j)
-    if (c0 + j < dim && r0 + i < dim) out[(c0 + j) * dim + r0 + i] = tile[tile64_offset<kSwizzle>(i, j)];
-  }
+  transpose_tile64_scalar(in, out, dim, r0, c0, tile);
 }
 
 // Exact verification on the device: every element compared bit for bit with the value the benchmark's

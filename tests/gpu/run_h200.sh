@@ -49,6 +49,8 @@ SECONDS=0
 "$bin" --backend cuda --run '{"benchmark":"aos_soa"}' >"$res/h200-inprocess-aos_soa.json" 2>>"$log"
 "$bin" --backend cuda --run '{"benchmark":"transpose","params":{"dim":[4096,8192,16384]}}' >"$res/h200-inprocess-transpose.json" 2>>"$log"
 echo "in-process: ${SECONDS} s" | tee -a "$log"
+# Odd sizes (dim % 4 != 0: every tile takes the scalar path) next to the nearest aligned ones.
+"$bin" --backend cuda --run '{"benchmark":"transpose","params":{"dim":[5792,5793,8191,16383]}}' >"$res/h200-inprocess-odd.json" 2>>"$log"
 
 echo "== peers $(date -u +%FT%TZ)" | tee -a "$log"
 timeout 240 python3 bench/peers/peers.py --dims 4096,8192,16384 --seconds 1 --out "$res/h200-peers-raw.json" 2>&1 | tail -30 | tee -a "$log"

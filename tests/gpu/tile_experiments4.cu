@@ -1,0 +1,358 @@
+// Round 7 of the transpose experiments (rounds 1-6: tile_experiments*.cu, results in docs/results/h200-experiments*.txt).
+// After round 6 the agent's kernel (64x64 tile, column-major tile order, 256 B bulk stores) sits at 0.967-0.977 of
+// the float4 copy at 16384^2. Round 6 measured taller and wider tiles only with 3 blocks per SM (their shared memory
+// halved the resident blocks, 0.95) and never both sides of a tile scattered without a transposition. This round:
+//   - tgen<H, Wc>: an H x Wc tile (input rows x columns), H * Wc / 16 threads, each thread loads 4 float4 and
+//     transposes one 4x4 block, so the bytes in flight per SM stay those of the 64x64 kernel: 128x64 writes 512 B
+//     output row pieces, 64x128 reads 512 B input row pieces, 128x128 both.
+//   - snake: odd tile columns walked bottom-up, so the resident window reads the same input rows in two columns.
+//   - diagnostic: the tiles copied in place in column-major order (both sides 256 B pieces a row pitch apart).
+//   - call 2: L2 prefetch. The tiles of every (P + 1)-th tile column also prefetch the next P tile columns' pieces
+//     of their rows into L2 (cp.async.bulk.prefetch.L2), so DRAM sees (P + 1) * 256 B contiguous reads per input row
+//     and the next P columns, ~256 * P blocks later, read from L2; optionally with evict-first bulk stores.
+//   - call 3: the column-major kernels on rows `pitch` floats apart (pitch > dim: not a power of two), to see
+//     whether the concurrent reads, which in column-major order share their low 16 address bits, camp on a few
+//     L2 slices or DRAM channels.
+//   - call 4: odd sizes (dim % 4 != 0: rows not 16 B aligned, no float4 or bulk access). The agent's scalar path
+//     (one element per loop iteration, the float4 kernels' tile layout: 4-way conflicts on the column read)
+//     against one that issues all 16 loads of a thread before the first shared store and uses a tile[64][65]
+//     (conflict-free for scalar rows and columns), with plain or evict-first stores.
+//   - call 5 (diagnostic): what scalar and misaligned accesses cost by themselves: a scalar copy with 1 or 16
+//     floats per thread (16 loads in flight), with input and/or output shifted by one float (4 B aligned only),
+//     and the new scalar transpose on an aligned 16384^2 matrix.
+//   - call 6: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
+//     m floats into a line is written (and optionally read) by 3 instructions covering its 3 lines, lane l at
+//     element 32 s + l - m, instead of 2 instructions that each straddle 5 sectors.
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 [odd|scalar]
+// Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
+// exactly with a naive transpose, the in-place copies with the input.
+#include <string>
+
+#include "experiment_harness.cuh"
+
+// The padded input tile: 16 B after every 4 rows (the column-of-chunks read, rows 4a + k for 8 lanes a, hits
+// 8 different chunk positions when Wc * 4 floats is a multiple of the 32 banks); each row stays contiguous.
+template <int H, int Wc>
+__host__ __device__ constexpr int tile_floats() { return H * Wc + 4 * (H / 4); }
+template <int Wc>
+__device__ __forceinline__ int toff(int r, int c) { return r * Wc + c + 4 * (r >> 2); }
+
+template <int H, int Wc, bool kReuse>
+constexpr int tgen_smem_bytes() { return 4 * (kReuse ? tile_floats<H, Wc>() : tile_floats<H, Wc>() + H * Wc); }
+
+// Column-major tile order (block id walks down a tile column), one 4x4 block per thread, warp-level bulk stores:
+// with A = H / 4 = 16 or 32, warp w holds the 4x4 blocks of columns b = 32 w / A .. and so whole output rows
+// 4b .. 4b + 3 (H floats each) of the staging tile, which 128 / A of its lanes store.
+// kSnake: odd tile columns walked bottom-up. kReuse: the staging tile lives in the input tile's buffer (a second
+// barrier). kCopy (diagnostic): the input tile's rows are stored back in place, no transposition.
+// kPrefetch = P > 0: the prefetch above. kEvictFirst: bulk stores with an L2 evict-first policy.
+template <int H, int Wc, int kMinBlocks, bool kSnake, bool kReuse, bool kCopy, int kPrefetch = 0, bool kEvictFirst = false>
+__global__ void __launch_bounds__(H * Wc / 16, kMinBlocks) tgen(const float* __restrict__ in, float* __restrict__ out, int64_t dim,
+                                                 int64_t pitch) {
+  constexpr int kThreads = H * Wc / 16, kChunks = Wc / 4, kRowsPerPass = kThreads / kChunks, A = H / 4;
+  static_assert(A == 16 || A == 32, "a warp must hold whole output rows");
+  extern __shared__ __align__(128) float dyn[];
+  float* tile = dyn;
+  float* staging = kReuse ? dyn : dyn + tile_floats<H, Wc>();
+  const int64_t ntr = dim / H, column = blockIdx.x / ntr;
+  int64_t tr = blockIdx.x % ntr;
+  if (kSnake && (column & 1)) tr = ntr - 1 - tr;
+  const int64_t r0 = tr * H, c0 = column * Wc;
+  const int t = threadIdx.x, r = t / kChunks, c4 = t % kChunks;
+  if (kPrefetch > 0 && column % (kPrefetch + 1) == 0 && c0 + (kPrefetch + 1) * Wc <= dim && t < H)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in + (r0 + t) * pitch + c0 + Wc), "r"(kPrefetch * Wc * 4) : "memory");
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + kRowsPerPass * i) * pitch + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<Wc>(r + kRowsPerPass * i, 4 * c4)]) = v[i];
+  if (kCopy) fence_async_smem();
+  __syncthreads();
+  if (kCopy) {
+    if (t < H) {
+      bulk_store<false>(out + (r0 + t) * pitch + c0, &tile[toff<Wc>(t, 0)], Wc * 4);
+      bulk_store_wait_read<0>();
+    }
+    return;
+  }
+  const int a = t % A, b = t / A;
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<Wc>(4 * a + k, 4 * b)]);
+  if (kReuse) __syncthreads();
+  store_transposed(&staging[4 * b * H + 4 * a], H, q, StorePlain{});
+  fence_async_smem();
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 128 / A) {
+    const int row = 4 * (32 * w / A + lane / 4) + lane % 4;
+    bulk_store<kEvictFirst>(out + (c0 + row) * pitch + r0, &staging[row * H], H * 4);
+    bulk_store_wait_read<0>();
+  }
+}
+
+template <int H, int Wc, int kMinBlocks, bool kSnake, bool kReuse, bool kCopy, int kPrefetch = 0, bool kEvictFirst = false>
+struct Tgen {
+  static constexpr int kThreads = H * Wc / 16, kBytes = tgen_smem_bytes<H, Wc, kReuse>();
+  static int prepare() {  // returns the resident blocks per SM
+    auto k = tgen<H, Wc, kMinBlocks, kSnake, kReuse, kCopy, kPrefetch, kEvictFirst>;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    int blocks = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, kThreads, kBytes));
+    return blocks;
+  }
+  static void launch(const float* in, float* out, int64_t dim, int64_t pitch) {
+    tgen<H, Wc, kMinBlocks, kSnake, kReuse, kCopy, kPrefetch, kEvictFirst><<<static_cast<unsigned>((dim / H) * (dim / Wc)), kThreads, kBytes>>>(in, out, dim, pitch);
+  }
+};
+
+// The agent's scalar path (tile64_pad, before round 7), for dim % 4 != 0 and partial edge tiles; column-major order.
+__global__ void __launch_bounds__(256, 6) odd_old(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(16) float tile[64 * 64 + 64];
+  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
+  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
+  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+  const int t = threadIdx.x;
+  for (int idx = t; idx < 64 * 64; idx += 256) {
+    const int r = idx / 64, c = idx % 64;
+    if (r0 + r < dim && c0 + c < dim) tile[r * 64 + c + 4 * (r >> 2)] = in[(r0 + r) * dim + c0 + c];
+  }
+  __syncthreads();
+  for (int idx = t; idx < 64 * 64; idx += 256) {
+    const int j = idx / 64, i = idx % 64;
+    if (c0 + j < dim && r0 + i < dim) out[(c0 + j) * dim + r0 + i] = tile[i * 64 + j + 4 * (i >> 2)];
+  }
+}
+
+// Warp w loads tile rows w + 8 (k / 2), columns 32 (k % 2) + lane, k = 0..15, all 16 loads before the first shared
+// store; tile[64][65]; then stores output rows w + 8 (k / 2), columns 32 (k % 2) + lane. kCs: st.global.cs.
+template <bool kCs>
+__global__ void __launch_bounds__(256, 6) odd_new(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ float tile[64 * 65];
+  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
+  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
+  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float v[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) {
+    const int r = w + 8 * (k / 2), c = 32 * (k % 2) + lane;
+    v[k] = r0 + r < dim && c0 + c < dim ? in[(r0 + r) * dim + c0 + c] : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < 16; ++k) tile[(w + 8 * (k / 2)) * 65 + 32 * (k % 2) + lane] = v[k];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < 16; ++k) {
+    const int j = w + 8 * (k / 2), i = 32 * (k % 2) + lane;
+    if (c0 + j < dim && r0 + i < dim) {
+      float* o = out + (c0 + j) * dim + r0 + i;
+      if (kCs) __stcs(o, tile[i * 65 + j]);
+      else *o = tile[i * 65 + j];
+    }
+  }
+}
+
+// Scalar copy, kItems floats per thread (all loads before the stores), block b covers 256 * kItems floats.
+template <int kItems>
+__global__ void __launch_bounds__(256) copy_scalar(const float* __restrict__ in, float* __restrict__ out, int64_t n) {
+  const int64_t base = blockIdx.x * 256LL * kItems + threadIdx.x;
+  float v[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) v[k] = base + 256 * k < n ? in[base + 256 * k] : 0.0f;
+#pragma unroll
+  for (int k = 0; k < kItems; ++k)
+    if (base + 256 * k < n) out[base + 256 * k] = v[k];
+}
+
+// Output rows as in odd_new, but instruction s = 0..2 of row j covers the 128 B line s of its piece: lane l writes
+// element i = 32 s + l - m (m = the piece's offset in its first line), where 0 <= i < 64. kAlignLoads: the loads
+// likewise (24 loads in flight); else as in odd_new.
+template <bool kAlignLoads>
+__global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ float tile[64 * 65];
+  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
+  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
+  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (kAlignLoads) {
+    float v[24];
+#pragma unroll
+    for (int k = 0; k < 24; ++k) {
+      const int r = w + 8 * (k / 3);
+      const int64_t start = (r0 + r) * dim + c0;
+      const int c = 32 * (k % 3) + lane - static_cast<int>(start & 31);
+      v[k] = c >= 0 && c < 64 && r0 + r < dim && c0 + c < dim ? in[start + c] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < 24; ++k) {
+      const int r = w + 8 * (k / 3);
+      const int c = 32 * (k % 3) + lane - static_cast<int>(((r0 + r) * dim + c0) & 31);
+      if (c >= 0 && c < 64) tile[r * 65 + c] = v[k];
+    }
+  } else {
+    float v[16];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      const int r = w + 8 * (k / 2), c = 32 * (k % 2) + lane;
+      v[k] = r0 + r < dim && c0 + c < dim ? in[(r0 + r) * dim + c0 + c] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < 16; ++k) tile[(w + 8 * (k / 2)) * 65 + 32 * (k % 2) + lane] = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < 24; ++k) {
+    const int j = w + 8 * (k / 3);
+    const int64_t start = (c0 + j) * dim + r0;
+    const int i = 32 * (k % 3) + lane - static_cast<int>(start & 31);
+    if (i >= 0 && i < 64 && c0 + j < dim && r0 + i < dim) __stcs(out + start + i, tile[i * 65 + j]);
+  }
+}
+
+int main(int argc, char** argv) {
+  size_t fb = 128 << 20;
+  void* flush;
+  CK(cudaMalloc(&flush, fb));
+  unsigned long long* bad;
+  CK(cudaMalloc(&bad, 8));
+  const std::string what = argc > 1 ? argv[1] : "";
+  const bool odd_only = what == "odd" || what == "scalar";  // calls 4, 5
+  if (what == "scalar") {  // call 5
+    const int64_t dim = 16384, n = dim * dim, bytes = n * 4;
+    float *in, *out, *ref;
+    CK(cudaMalloc(&in, bytes + 64));
+    CK(cudaMalloc(&out, bytes + 64));
+    CK(cudaMalloc(&ref, bytes));
+    std::vector<float> h(n + 16);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = (float)((i * 2654435761u) % 1000003);
+    CK(cudaMemcpy(in, h.data(), bytes + 64, cudaMemcpyHostToDevice));
+    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
+    const double gb = 2.0 * bytes;
+    const int64_t n4 = n / 4;
+    const double copy_s = timeit([&] { copy1<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)in, (float4*)out, n4); }, flush, fb);
+    auto line = [&](const char* name, double s) {
+      printf("dim %6lld %-52s %8.1f us %6.3f TB/s %6.3f of copy\n", (long long)dim, name, s * 1e6, gb / s / 1e12, copy_s / s);
+      fflush(stdout);
+    };
+    line("copy float4 (one per thread)", copy_s);
+    for (int pass = 0; pass < 2; ++pass) {
+      line("scalar copy, 1 per thread", timeit([&] { copy_scalar<1><<<(unsigned)(n / 256), 256>>>(in, out, n); }, flush, fb));
+      line("scalar copy, 16 per thread", timeit([&] { copy_scalar<16><<<(unsigned)(n / 4096), 256>>>(in, out, n); }, flush, fb));
+      line("scalar copy, 16 per thread, input +4 B", timeit([&] { copy_scalar<16><<<(unsigned)(n / 4096), 256>>>(in + 1, out, n); }, flush, fb));
+      line("scalar copy, 16 per thread, output +4 B", timeit([&] { copy_scalar<16><<<(unsigned)(n / 4096), 256>>>(in, out + 1, n); }, flush, fb));
+      line("scalar copy, 16 per thread, both +4 B", timeit([&] { copy_scalar<16><<<(unsigned)(n / 4096), 256>>>(in + 1, out + 1, n); }, flush, fb));
+      const unsigned grid = (dim / 64) * (dim / 64);
+      line("new scalar transpose path, aligned 16384^2", timeit([&] { odd_new<true><<<grid, 256>>>(in, out, dim); }, flush, fb));
+    }
+    CK(cudaMemset(out, 0xff, bytes));
+    odd_new<true><<<(dim / 64) * (dim / 64), 256>>>(in, out, dim);
+    CK(cudaMemset(bad, 0, 8));
+    cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
+    unsigned long long hb;
+    CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+    printf("new scalar transpose path on the aligned matrix: %s\n", hb ? "WRONG" : "ok");
+    return 0;
+  }
+  for (int64_t dim : {8192, 16384}) {
+    if (odd_only) break;
+    const int64_t max_pitch = dim + 256;
+    size_t n = dim * dim, bytes = n * 4, pbytes = dim * max_pitch * 4;
+    float *in, *out, *ref;
+    CK(cudaMalloc(&in, pbytes));
+    CK(cudaMalloc(&out, pbytes));
+    CK(cudaMalloc(&ref, pbytes));
+    std::vector<float> h(dim * max_pitch);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = (float)((i * 2654435761u) % 1000003);
+    CK(cudaMemcpy(in, h.data(), pbytes, cudaMemcpyHostToDevice));
+    const double gb = 2.0 * bytes;
+    double copy_s = 0;
+    int64_t pitch = dim;
+    // Times `run`, then runs it once on a poisoned output and compares the first dim columns of each row (pitch apart).
+    auto report = [&](const char* name, int blocks, const float* want, auto run) {
+      const double s = timeit(run, flush, fb);
+      CK(cudaMemset(out, 0xff, pbytes));
+      run();
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemset(bad, 0, 8));
+      cmp<<<1024, 256>>>(out, want, dim, dim, pitch, bad);
+      unsigned long long hb;
+      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      printf("dim %6lld pitch %6lld %-44s %2d blk/SM %8.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, (long long)pitch,
+             name, blocks, s * 1e6, gb / s / 1e12, copy_s > 0 ? copy_s / s : 1.0, hb ? "WRONG" : (want == in ? "ok (copy)" : "ok"));
+      fflush(stdout);
+      return s;
+    };
+    const int64_t n4 = n / 4;
+    auto copy = [&] { copy1<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)in, (float4*)out, n4); };
+#define V(name, want, ...)                                                         \
+  {                                                                                \
+    using K = Tgen<__VA_ARGS__>;                                                   \
+    const int blocks = K::prepare();                                               \
+    report(name, blocks, want, [&] { K::launch(in, out, dim, pitch); });           \
+  }
+    for (int pass = 0; pass < 2; ++pass) {
+      pitch = dim;
+      copy_s = 0;
+      copy_s = report("copy float4 (one per thread)", 0, in, copy);
+      for (int64_t p : {dim, dim + 4, dim + 32, dim + 64, dim + 256}) {
+        pitch = p;
+        naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, pitch);
+        V("64x64 (the agent's kernel, padded tile)", ref, 64, 64, 6, false, false, false);
+        V("diag: 64x64 tiles copied in place, col-major", in, 64, 64, 6, false, false, true);
+      }
+      pitch = dim;
+      report("copy float4 again", 0, in, copy);
+    }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+    CK(cudaFree(ref));
+  }
+  for (int64_t dim : {5793, 8191, 16383}) {
+    const size_t n = dim * dim, bytes = n * 4;
+    float *in, *out, *ref;
+    CK(cudaMalloc(&in, bytes));
+    CK(cudaMalloc(&out, bytes));
+    CK(cudaMalloc(&ref, bytes));
+    std::vector<float> h(n);
+    for (size_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
+    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    {  // the reference, on the host (naive() assumes dim % 32 == 0)
+      std::vector<float> r(n);
+      for (int64_t y = 0; y < dim; ++y)
+        for (int64_t x = 0; x < dim; ++x) r[x * dim + y] = h[y * dim + x];
+      CK(cudaMemcpy(ref, r.data(), bytes, cudaMemcpyHostToDevice));
+    }
+    const double gb = 2.0 * bytes;
+    const int64_t n4 = n / 4;
+    auto copy = [&] { copy1<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)in, (float4*)out, n4); };
+    const double copy_s = timeit(copy, flush, fb);
+    printf("dim %6lld %-44s %8.1f us %6.3f TB/s (n / 4 float4; rows not 16 B aligned)\n", (long long)dim,
+           "copy float4 (one per thread)", copy_s * 1e6, gb / copy_s / 1e12);
+    const unsigned tiles = static_cast<unsigned>((dim + 63) / 64), grid = tiles * tiles;
+    auto check = [&](const char* name, auto run) {
+      const double s = timeit(run, flush, fb);
+      CK(cudaMemset(out, 0xff, bytes));
+      run();
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemset(bad, 0, 8));
+      cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
+      unsigned long long hb;
+      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      printf("dim %6lld %-44s %8.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, name, s * 1e6, gb / s / 1e12,
+             copy_s / s, hb ? "WRONG" : "ok");
+      fflush(stdout);
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+      check("scalar path, agent (before round 7)", [&] { odd_old<<<grid, 256>>>(in, out, dim); });
+      check("scalar path, 16 loads in flight, tile[64][65]", [&] { odd_new<false><<<grid, 256>>>(in, out, dim); });
+      check("  the same, st.global.cs", [&] { odd_new<true><<<grid, 256>>>(in, out, dim); });
+      check("line-aligned stores (call 6)", [&] { odd_lines<false><<<grid, 256>>>(in, out, dim); });
+      check("line-aligned loads and stores (call 6)", [&] { odd_lines<true><<<grid, 256>>>(in, out, dim); });
+    }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+    CK(cudaFree(ref));
+  }
+  return 0;
+}

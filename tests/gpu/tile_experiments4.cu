@@ -1,29 +1,34 @@
 // Round 7 of the transpose experiments (rounds 1-6: tile_experiments*.cu, results in docs/results/h200-experiments*.txt).
 // After round 6 the agent's kernel (64x64 tile, column-major tile order, 256 B bulk stores) sits at 0.967-0.977 of
 // the float4 copy at 16384^2. Round 6 measured taller and wider tiles only with 3 blocks per SM (their shared memory
-// halved the resident blocks, 0.95) and never both sides of a tile scattered without a transposition. This round:
-//   - tgen<H, Wc>: an H x Wc tile (input rows x columns), H * Wc / 16 threads, each thread loads 4 float4 and
+// halved the resident blocks, 0.95) and never both sides of a tile scattered without a transposition. This round
+// (the argument picks the call's list; results: docs/results/h200-experiments7.txt):
+//   - call 1, shapes: tgen<H, Wc>: an H x Wc tile (input rows x columns), H * Wc / 16 threads, each thread loads 4 float4 and
 //     transposes one 4x4 block, so the bytes in flight per SM stay those of the 64x64 kernel: 128x64 writes 512 B
 //     output row pieces, 64x128 reads 512 B input row pieces, 128x128 both.
 //   - snake: odd tile columns walked bottom-up, so the resident window reads the same input rows in two columns.
 //   - diagnostic: the tiles copied in place in column-major order (both sides 256 B pieces a row pitch apart).
-//   - call 2: L2 prefetch. The tiles of every (P + 1)-th tile column also prefetch the next P tile columns' pieces
+//   - call 2, prefetch: L2 prefetch. The tiles of every (P + 1)-th tile column also prefetch the next P tile columns' pieces
 //     of their rows into L2 (cp.async.bulk.prefetch.L2), so DRAM sees (P + 1) * 256 B contiguous reads per input row
 //     and the next P columns, ~256 * P blocks later, read from L2; optionally with evict-first bulk stores.
-//   - call 3: the column-major kernels on rows `pitch` floats apart (pitch > dim: not a power of two), to see
+//   - call 3, pitch: the column-major kernels on rows `pitch` floats apart (pitch > dim: not a power of two), to see
 //     whether the concurrent reads, which in column-major order share their low 16 address bits, camp on a few
 //     L2 slices or DRAM channels.
-//   - call 4: odd sizes (dim % 4 != 0: rows not 16 B aligned, no float4 or bulk access). The agent's scalar path
+//   - call 4, odd: odd sizes (dim % 4 != 0: rows not 16 B aligned, no float4 or bulk access). The agent's scalar path
 //     (one element per loop iteration, the float4 kernels' tile layout: 4-way conflicts on the column read)
 //     against one that issues all 16 loads of a thread before the first shared store and uses a tile[64][65]
 //     (conflict-free for scalar rows and columns), with plain or evict-first stores.
-//   - call 5 (diagnostic): what scalar and misaligned accesses cost by themselves: a scalar copy with 1 or 16
+//   - call 5, scalar (diagnostic): what scalar and misaligned accesses cost by themselves: a scalar copy with 1 or 16
 //     floats per thread (16 loads in flight), with input and/or output shifted by one float (4 B aligned only),
 //     and the new scalar transpose on an aligned 16384^2 matrix.
-//   - call 6: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
+//   - call 6, odd: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
 //     m floats into a line is written (and optionally read) by 3 instructions covering its 3 lines, lane l at
 //     element 32 s + l - m, instead of 2 instructions that each straddle 5 sectors.
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 [odd|scalar]
+// In short: no shape, order, prefetch or pitch moved the 16384^2 transpose (0.963-0.968 here); the tiles copied in
+// place in column-major order run at 0.93, so reading 256 B pieces a row pitch apart costs ~3 % by itself and
+// writing them ~6 %. Odd sizes: the stores' alignment is what costs (a scalar copy: 0.96, its output shifted by
+// 4 B: 0.77); line-aligned accesses take the scalar transpose from 0.65 to 0.82 of the copy (the agent adopted it).
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
 // exactly with a naive transpose, the in-place copies with the input.
 #include <string>
@@ -217,7 +222,7 @@ int main(int argc, char** argv) {
   unsigned long long* bad;
   CK(cudaMalloc(&bad, 8));
   const std::string what = argc > 1 ? argv[1] : "";
-  const bool odd_only = what == "odd" || what == "scalar";  // calls 4, 5
+  const bool odd_only = what == "odd" || what == "scalar";  // calls 4-6
   if (what == "scalar") {  // call 5
     const int64_t dim = 16384, n = dim * dim, bytes = n * 4;
     float *in, *out, *ref;
@@ -295,11 +300,35 @@ int main(int argc, char** argv) {
       pitch = dim;
       copy_s = 0;
       copy_s = report("copy float4 (one per thread)", 0, in, copy);
-      for (int64_t p : {dim, dim + 4, dim + 32, dim + 64, dim + 256}) {
-        pitch = p;
-        naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, pitch);
+      if (what == "shapes") {  // call 1
         V("64x64 (the agent's kernel, padded tile)", ref, 64, 64, 6, false, false, false);
+        V("64x64 snake", ref, 64, 64, 6, true, false, false);
+        V("64x64 staging reused", ref, 64, 64, 6, false, true, false);
+        V("128x64 (512 B stores)", ref, 128, 64, 3, false, false, false);
+        V("128x64 snake", ref, 128, 64, 3, true, false, false);
+        V("128x64 staging reused", ref, 128, 64, 4, false, true, false);
+        V("64x128 (512 B loads)", ref, 64, 128, 3, false, false, false);
+        V("64x128 staging reused", ref, 64, 128, 4, false, true, false);
+        V("128x128 staging reused", ref, 128, 128, 2, false, true, false);
         V("diag: 64x64 tiles copied in place, col-major", in, 64, 64, 6, false, false, true);
+        V("diag: 128x64 tiles copied in place, col-major", in, 128, 64, 3, false, false, true);
+        V("diag: 64x128 tiles copied in place, col-major", in, 64, 128, 3, false, false, true);
+      } else if (what == "prefetch") {  // call 2
+        V("64x64 (the agent's kernel, padded tile)", ref, 64, 64, 6, false, false, false);
+        V("64x64 + L2 prefetch P=1", ref, 64, 64, 6, false, false, false, 1);
+        V("64x64 + L2 prefetch P=3", ref, 64, 64, 6, false, false, false, 3);
+        V("64x64 + L2 prefetch P=7", ref, 64, 64, 6, false, false, false, 7);
+        V("64x64 + L2 prefetch P=3, evict-first st", ref, 64, 64, 6, false, false, false, 3, true);
+        V("64x64 + L2 prefetch P=7, evict-first st", ref, 64, 64, 6, false, false, false, 7, true);
+        V("64x64 + L2 prefetch P=15, evict-first st", ref, 64, 64, 6, false, false, false, 15, true);
+        V("64x64, evict-first st", ref, 64, 64, 6, false, false, false, 0, true);
+      } else {  // call 3: "pitch"
+        for (int64_t p : {dim, dim + 4, dim + 32, dim + 64, dim + 256}) {
+          pitch = p;
+          naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, pitch);
+          V("64x64 (the agent's kernel, padded tile)", ref, 64, 64, 6, false, false, false);
+          V("diag: 64x64 tiles copied in place, col-major", in, 64, 64, 6, false, false, true);
+        }
       }
       pitch = dim;
       report("copy float4 again", 0, in, copy);
@@ -308,7 +337,8 @@ int main(int argc, char** argv) {
     CK(cudaFree(out));
     CK(cudaFree(ref));
   }
-  for (int64_t dim : {5793, 8191, 16383}) {
+  for (int64_t dim : {5793, 8191, 16383}) {  // calls 4 and 6
+    if (what != "odd") break;
     const size_t n = dim * dim, bytes = n * 4;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, bytes));

@@ -24,11 +24,18 @@
 //   - call 6, odd: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
 //     m floats into a line is written (and optionally read) by 3 instructions covering its 3 lines, lane l at
 //     element 32 s + l - m, instead of 2 instructions that each straddle 5 sectors.
+//   - call 7, ncu (run under ncu, one launch each at 4096^2): the 64x64 kernel with bulk stores against the same
+//     kernel whose warps store their staged rows themselves (LDS.128 + st.global.cs), to see whether the bank
+//     conflicts ncu counts on the tile's column read come from the bulk-copy unit reading the staging tile; and the
+//     kernel without a staging tile (4x4 blocks stored from registers with st.global.cs, as before round 6) in
+//     row- and column-major order, with and without 16 KB of unused dynamic shared memory (the staging tile's size).
 // In short: no shape, order, prefetch or pitch moved the 16384^2 transpose (0.963-0.968 here); the tiles copied in
 // place in column-major order run at 0.93, so reading 256 B pieces a row pitch apart costs ~3 % by itself and
 // writing them ~6 %. Odd sizes: the stores' alignment is what costs (a scalar copy: 0.96, its output shifted by
 // 4 B: 0.77); line-aligned accesses take the scalar transpose from 0.65 to 0.82 of the copy (the agent adopted it).
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar
+// ncu: the bank conflicts counted on the 64x64 kernels come with 16 KB more shared memory per block, used or not
+// (4.03 -> 4.40 wavefronts per load), not from the bulk-copy unit or the access pattern.
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar|ncu
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
 // exactly with a naive transpose, the in-place copies with the input.
 #include <string>
@@ -215,6 +222,55 @@ __global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in
   }
 }
 
+// The 64x64 kernel of tgen<64, 64, ...> (padded tile, staging tile, column-major order), but each warp stores its
+// 8 staged output rows itself: 4 float4 per lane, read row-contiguously from the staging tile, st.global.cs.
+__global__ void __launch_bounds__(256, 6) t64_stage_st(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  const int a = t % 16, b = t / 16;
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int row = 8 * w + 2 * k + lane / 16;
+    __stcs(reinterpret_cast<float4*>(out + (c0 + row) * dim + r0 + 4 * (lane % 16)),
+           *reinterpret_cast<const float4*>(&staging[row * 64 + 4 * (lane % 16)]));
+  }
+}
+
+// No staging tile: each thread stores its transposed 4x4 block from registers (st.global.cs), padded tile, 1-D grid
+// in column-major (kColMajor) or row-major tile order. Launched with 0 or 16 KB of unused dynamic shared memory.
+template <bool kColMajor>
+__global__ void __launch_bounds__(256, 6) t64_regs(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
+  const int64_t nt = dim / 64;
+  const int64_t r0 = (kColMajor ? blockIdx.x % nt : blockIdx.x / nt) * 64, c0 = (kColMajor ? blockIdx.x / nt : blockIdx.x % nt) * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  const int a = t % 16, b = t / 16;
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+  store_transposed(out + (c0 + 4 * b) * dim + r0 + 4 * a, dim, q, StoreCs{});
+}
+
 int main(int argc, char** argv) {
   size_t fb = 128 << 20;
   void* flush;
@@ -223,6 +279,42 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&bad, 8));
   const std::string what = argc > 1 ? argv[1] : "";
   const bool odd_only = what == "odd" || what == "scalar";  // calls 4-6
+  if (what == "ncu") {  // call 7: one launch of each, checked
+    const int64_t dim = 4096, n = dim * dim, bytes = n * 4;
+    float *in, *out, *ref;
+    CK(cudaMalloc(&in, bytes));
+    CK(cudaMalloc(&out, bytes));
+    CK(cudaMalloc(&ref, bytes));
+    std::vector<float> h(n);
+    for (int64_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
+    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
+    auto check = [&](const char* name) {
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemset(bad, 0, 8));
+      cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
+      unsigned long long hb;
+      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      printf("%s: %s\n", name, hb ? "WRONG" : "ok");
+      CK(cudaMemset(out, 0xff, bytes));
+    };
+    using K = Tgen<64, 64, 6, false, false, false>;
+    K::prepare();
+    K::launch(in, out, dim, dim);
+    check("tgen 64x64, bulk stores");
+    t64_stage_st<<<(dim / 64) * (dim / 64), 256>>>(in, out, dim);
+    check("t64_stage_st, warp stores from the staging tile");
+    const unsigned grid = (dim / 64) * (dim / 64);
+    t64_regs<false><<<grid, 256>>>(in, out, dim);
+    check("t64_regs<row-major>, no extra shared memory");
+    t64_regs<false><<<grid, 256, 16384>>>(in, out, dim);
+    check("t64_regs<row-major>, 16 KB unused dynamic shared memory");
+    t64_regs<true><<<grid, 256>>>(in, out, dim);
+    check("t64_regs<column-major>, no extra shared memory");
+    t64_regs<true><<<grid, 256, 16384>>>(in, out, dim);
+    check("t64_regs<column-major>, 16 KB unused dynamic shared memory");
+    return 0;
+  }
   if (what == "scalar") {  // call 5
     const int64_t dim = 16384, n = dim * dim, bytes = n * 4;
     float *in, *out, *ref;

@@ -26,6 +26,17 @@ __global__ void cmp(const float* a, const float* b, int64_t rows, int64_t cols, 
   }
 }
 
+// The number of words among the first `cols` of each of `rows` rows (pitch apart) where got and want differ.
+inline unsigned long long count_mismatches(const float* got, const float* want, int64_t rows, int64_t cols, int64_t pitch) {
+  static unsigned long long* bad = nullptr;
+  if (!bad) CK(cudaMalloc(&bad, 8));
+  CK(cudaMemset(bad, 0, 8));
+  cmp<<<1024, 256>>>(got, want, rows, cols, pitch, bad);
+  unsigned long long count = 0;
+  CK(cudaMemcpy(&count, bad, 8, cudaMemcpyDeviceToHost));
+  return count;
+}
+
 // The swizzled 64x64 fp32 tile of the agent's tile64_swizzle (Swizzle<3,2,6> o S[(64,64):(64,1)]).
 __device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
 // Thread (r, c4) of 256 puts the float4s it loaded from tile rows r + 16 i, chunk c4, into the swizzled tile.
@@ -61,6 +72,27 @@ __global__ void __launch_bounds__(256) copy1(const float4* __restrict__ in, floa
   int64_t i = blockIdx.x * 256LL + threadIdx.x;
   if (i < n4) out[i] = in[i];
 }
+
+// Device buffers for one size: `in` holds `count` floats of a hash pattern (neighbouring values differ, so a misplaced
+// element is caught), `out` and `ref` as many uninitialised floats.
+struct Buffers {
+  float *in = nullptr, *out = nullptr, *ref = nullptr;
+  explicit Buffers(size_t count) {
+    CK(cudaMalloc(&in, count * 4));
+    CK(cudaMalloc(&out, count * 4));
+    CK(cudaMalloc(&ref, count * 4));
+    std::vector<float> h(count);
+    for (size_t i = 0; i < count; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
+    CK(cudaMemcpy(in, h.data(), count * 4, cudaMemcpyHostToDevice));
+  }
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+  ~Buffers() {
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(ref);
+  }
+};
 
 // Median of 30 CUDA-event samples after 3 warm-up launches, with `fb` bytes of `flush` overwritten before each
 // sample (cold L2; the memset is outside the events).

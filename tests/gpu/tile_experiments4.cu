@@ -118,12 +118,19 @@ struct Tgen {
   }
 };
 
+// The agent's tile order: column-major, the partial last tile column (dim % 64 != 0) first.
+__device__ __forceinline__ void odd_origin(int64_t dim, int64_t& r0, int64_t& c0) {
+  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
+  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
+  r0 = (blockIdx.x % tiles) * 64LL;
+  c0 = column * 64LL;
+}
+
 // The agent's scalar path (tile64_pad, before round 7), for dim % 4 != 0 and partial edge tiles; column-major order.
 __global__ void __launch_bounds__(256, 6) odd_old(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
   __shared__ __align__(16) float tile[64 * 64 + 64];
-  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
-  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
-  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+  int64_t r0, c0;
+  odd_origin(dim, r0, c0);
   const int t = threadIdx.x;
   for (int idx = t; idx < 64 * 64; idx += 256) {
     const int r = idx / 64, c = idx % 64;
@@ -136,14 +143,9 @@ __global__ void __launch_bounds__(256, 6) odd_old(const float* __restrict__ in, 
   }
 }
 
-// Warp w loads tile rows w + 8 (k / 2), columns 32 (k % 2) + lane, k = 0..15, all 16 loads before the first shared
-// store; tile[64][65]; then stores output rows w + 8 (k / 2), columns 32 (k % 2) + lane. kCs: st.global.cs.
-template <bool kCs>
-__global__ void __launch_bounds__(256, 6) odd_new(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
-  __shared__ float tile[64 * 65];
-  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
-  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
-  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+// Warp w loads tile rows w + 8 (k / 2), columns 32 (k % 2) + lane, k = 0..15, all 16 loads before the first store
+// into tile[64][65].
+__device__ __forceinline__ void fill16(const float* __restrict__ in, int64_t dim, int64_t r0, int64_t c0, float* tile) {
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
   float v[16];
 #pragma unroll
@@ -153,6 +155,17 @@ __global__ void __launch_bounds__(256, 6) odd_new(const float* __restrict__ in, 
   }
 #pragma unroll
   for (int k = 0; k < 16; ++k) tile[(w + 8 * (k / 2)) * 65 + 32 * (k % 2) + lane] = v[k];
+}
+
+// Warp w loads tile rows w + 8 (k / 2), columns 32 (k % 2) + lane, k = 0..15, all 16 loads before the first shared
+// store; tile[64][65]; then stores output rows w + 8 (k / 2), columns 32 (k % 2) + lane. kCs: st.global.cs.
+template <bool kCs>
+__global__ void __launch_bounds__(256, 6) odd_new(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ float tile[64 * 65];
+  int64_t r0, c0;
+  odd_origin(dim, r0, c0);
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  fill16(in, dim, r0, c0, tile);
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < 16; ++k) {
@@ -183,9 +196,8 @@ __global__ void __launch_bounds__(256) copy_scalar(const float* __restrict__ in,
 template <bool kAlignLoads>
 __global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
   __shared__ float tile[64 * 65];
-  const unsigned tiles = static_cast<unsigned>((dim + 63) / 64);
-  const unsigned column = (blockIdx.x / tiles + tiles - 1) % tiles;
-  const int64_t r0 = (blockIdx.x % tiles) * 64LL, c0 = column * 64LL;
+  int64_t r0, c0;
+  odd_origin(dim, r0, c0);
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (kAlignLoads) {
     float v[24];
@@ -203,14 +215,7 @@ __global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in
       if (c >= 0 && c < 64) tile[r * 65 + c] = v[k];
     }
   } else {
-    float v[16];
-#pragma unroll
-    for (int k = 0; k < 16; ++k) {
-      const int r = w + 8 * (k / 2), c = 32 * (k % 2) + lane;
-      v[k] = r0 + r < dim && c0 + c < dim ? in[(r0 + r) * dim + c0 + c] : 0.0f;
-    }
-#pragma unroll
-    for (int k = 0; k < 16; ++k) tile[(w + 8 * (k / 2)) * 65 + 32 * (k % 2) + lane] = v[k];
+    fill16(in, dim, r0, c0, tile);
   }
   __syncthreads();
 #pragma unroll
@@ -222,23 +227,30 @@ __global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in
   }
 }
 
-// The 64x64 kernel of tgen<64, 64, ...> (padded tile, staging tile, column-major order), but each warp stores its
-// 8 staged output rows itself: 4 float4 per lane, read row-contiguously from the staging tile, st.global.cs.
-__global__ void __launch_bounds__(256, 6) t64_stage_st(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
-  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
-  __shared__ __align__(128) float staging[64 * 64];
-  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+// Loads the 64x64 tile at (r0, c0) into the padded tile (thread t: rows t / 16 + 16 i, chunk t % 16) and, after a
+// barrier, returns this thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) as four rows.
+__device__ __forceinline__ void load_block64(const float* __restrict__ in, int64_t dim, int64_t r0, int64_t c0, float* tile,
+                                             float4 (&q)[4]) {
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
   float4 v[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
 #pragma unroll
   for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
   __syncthreads();
-  const int a = t % 16, b = t / 16;
-  float4 q[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+}
+
+// The 64x64 kernel of tgen<64, 64, ...> (padded tile, staging tile, column-major order), but each warp stores its
+// 8 staged output rows itself: 4 float4 per lane, read row-contiguously from the staging tile, st.global.cs.
+__global__ void __launch_bounds__(256, 6) t64_stage_st(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+  const int t = threadIdx.x, a = t % 16, b = t / 16;
+  float4 q[4];
+  load_block64(in, dim, r0, c0, tile, q);
   store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
   __syncwarp();
   const int w = t / 32, lane = t % 32;
@@ -257,17 +269,9 @@ __global__ void __launch_bounds__(256, 6) t64_regs(const float* __restrict__ in,
   __shared__ __align__(128) float tile[tile_floats<64, 64>()];
   const int64_t nt = dim / 64;
   const int64_t r0 = (kColMajor ? blockIdx.x % nt : blockIdx.x / nt) * 64, c0 = (kColMajor ? blockIdx.x / nt : blockIdx.x % nt) * 64;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
-  __syncthreads();
-  const int a = t % 16, b = t / 16;
+  const int t = threadIdx.x, a = t % 16, b = t / 16;
   float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+  load_block64(in, dim, r0, c0, tile, q);
   store_transposed(out + (c0 + 4 * b) * dim + r0 + 4 * a, dim, q, StoreCs{});
 }
 
@@ -275,26 +279,16 @@ int main(int argc, char** argv) {
   size_t fb = 128 << 20;
   void* flush;
   CK(cudaMalloc(&flush, fb));
-  unsigned long long* bad;
-  CK(cudaMalloc(&bad, 8));
   const std::string what = argc > 1 ? argv[1] : "";
   const bool odd_only = what == "odd" || what == "scalar";  // calls 4-6
   if (what == "ncu") {  // call 7: one launch of each, checked
     const int64_t dim = 4096, n = dim * dim, bytes = n * 4;
-    float *in, *out, *ref;
-    CK(cudaMalloc(&in, bytes));
-    CK(cudaMalloc(&out, bytes));
-    CK(cudaMalloc(&ref, bytes));
-    std::vector<float> h(n);
-    for (int64_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
-    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    Buffers buf(n);
+    float *in = buf.in, *out = buf.out, *ref = buf.ref;
     naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
     auto check = [&](const char* name) {
       CK(cudaDeviceSynchronize());
-      CK(cudaMemset(bad, 0, 8));
-      cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
-      unsigned long long hb;
-      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      const unsigned long long hb = count_mismatches(out, ref, dim, dim, dim);
       printf("%s: %s\n", name, hb ? "WRONG" : "ok");
       CK(cudaMemset(out, 0xff, bytes));
     };
@@ -317,13 +311,8 @@ int main(int argc, char** argv) {
   }
   if (what == "scalar") {  // call 5
     const int64_t dim = 16384, n = dim * dim, bytes = n * 4;
-    float *in, *out, *ref;
-    CK(cudaMalloc(&in, bytes + 64));
-    CK(cudaMalloc(&out, bytes + 64));
-    CK(cudaMalloc(&ref, bytes));
-    std::vector<float> h(n + 16);
-    for (size_t i = 0; i < h.size(); ++i) h[i] = (float)((i * 2654435761u) % 1000003);
-    CK(cudaMemcpy(in, h.data(), bytes + 64, cudaMemcpyHostToDevice));
+    Buffers buf(n + 16);  // + 16: room for the copies shifted by one float
+    float *in = buf.in, *out = buf.out, *ref = buf.ref;
     naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);
     const double gb = 2.0 * bytes;
     const int64_t n4 = n / 4;
@@ -344,10 +333,7 @@ int main(int argc, char** argv) {
     }
     CK(cudaMemset(out, 0xff, bytes));
     odd_new<true><<<(dim / 64) * (dim / 64), 256>>>(in, out, dim);
-    CK(cudaMemset(bad, 0, 8));
-    cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
-    unsigned long long hb;
-    CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+    const unsigned long long hb = count_mismatches(out, ref, dim, dim, dim);
     printf("new scalar transpose path on the aligned matrix: %s\n", hb ? "WRONG" : "ok");
     return 0;
   }
@@ -355,13 +341,8 @@ int main(int argc, char** argv) {
     if (odd_only) break;
     const int64_t max_pitch = dim + 256;
     size_t n = dim * dim, bytes = n * 4, pbytes = dim * max_pitch * 4;
-    float *in, *out, *ref;
-    CK(cudaMalloc(&in, pbytes));
-    CK(cudaMalloc(&out, pbytes));
-    CK(cudaMalloc(&ref, pbytes));
-    std::vector<float> h(dim * max_pitch);
-    for (size_t i = 0; i < h.size(); ++i) h[i] = (float)((i * 2654435761u) % 1000003);
-    CK(cudaMemcpy(in, h.data(), pbytes, cudaMemcpyHostToDevice));
+    Buffers buf(dim * max_pitch);
+    float *in = buf.in, *out = buf.out, *ref = buf.ref;
     const double gb = 2.0 * bytes;
     double copy_s = 0;
     int64_t pitch = dim;
@@ -371,10 +352,7 @@ int main(int argc, char** argv) {
       CK(cudaMemset(out, 0xff, pbytes));
       run();
       CK(cudaDeviceSynchronize());
-      CK(cudaMemset(bad, 0, 8));
-      cmp<<<1024, 256>>>(out, want, dim, dim, pitch, bad);
-      unsigned long long hb;
-      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      const unsigned long long hb = count_mismatches(out, want, dim, dim, pitch);
       printf("dim %6lld pitch %6lld %-44s %2d blk/SM %8.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, (long long)pitch,
              name, blocks, s * 1e6, gb / s / 1e12, copy_s > 0 ? copy_s / s : 1.0, hb ? "WRONG" : (want == in ? "ok (copy)" : "ok"));
       fflush(stdout);
@@ -425,22 +403,15 @@ int main(int argc, char** argv) {
       pitch = dim;
       report("copy float4 again", 0, in, copy);
     }
-    CK(cudaFree(in));
-    CK(cudaFree(out));
-    CK(cudaFree(ref));
   }
   for (int64_t dim : {5793, 8191, 16383}) {  // calls 4 and 6
     if (what != "odd") break;
     const size_t n = dim * dim, bytes = n * 4;
-    float *in, *out, *ref;
-    CK(cudaMalloc(&in, bytes));
-    CK(cudaMalloc(&out, bytes));
-    CK(cudaMalloc(&ref, bytes));
-    std::vector<float> h(n);
-    for (size_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761u) % 1000003);
-    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    Buffers buf(n);
+    float *in = buf.in, *out = buf.out, *ref = buf.ref;
     {  // the reference, on the host (naive() assumes dim % 32 == 0)
-      std::vector<float> r(n);
+      std::vector<float> h(n), r(n);
+      CK(cudaMemcpy(h.data(), in, bytes, cudaMemcpyDeviceToHost));
       for (int64_t y = 0; y < dim; ++y)
         for (int64_t x = 0; x < dim; ++x) r[x * dim + y] = h[y * dim + x];
       CK(cudaMemcpy(ref, r.data(), bytes, cudaMemcpyHostToDevice));
@@ -457,10 +428,7 @@ int main(int argc, char** argv) {
       CK(cudaMemset(out, 0xff, bytes));
       run();
       CK(cudaDeviceSynchronize());
-      CK(cudaMemset(bad, 0, 8));
-      cmp<<<1024, 256>>>(out, ref, dim, dim, dim, bad);
-      unsigned long long hb;
-      CK(cudaMemcpy(&hb, bad, 8, cudaMemcpyDeviceToHost));
+      const unsigned long long hb = count_mismatches(out, ref, dim, dim, dim);
       printf("dim %6lld %-44s %8.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, name, s * 1e6, gb / s / 1e12,
              copy_s / s, hb ? "WRONG" : "ok");
       fflush(stdout);
@@ -472,9 +440,6 @@ int main(int argc, char** argv) {
       check("line-aligned stores (call 6)", [&] { odd_lines<false><<<grid, 256>>>(in, out, dim); });
       check("line-aligned loads and stores (call 6)", [&] { odd_lines<true><<<grid, 256>>>(in, out, dim); });
     }
-    CK(cudaFree(in));
-    CK(cudaFree(out));
-    CK(cudaFree(ref));
   }
   return 0;
 }

@@ -24,6 +24,8 @@
 //   - call 6, odd: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
 //     m floats into a line is written (and optionally read) by 3 instructions covering its 3 lines, lane l at
 //     element 32 s + l - m, instead of 2 instructions that each straddle 5 sectors.
+//   - calls 8 and 9, odd: each block owns whole 32 B sectors of the output (odd_owned, an 8-row halo), so that no
+//     sector is written by two blocks: correct, but slower (0.58 of the copy; 0.55 with 56 registers), not adopted.
 //   - call 7, ncu (run under ncu, one launch each at 4096^2): the 64x64 kernel with bulk stores against the same
 //     kernel whose warps store their staged rows themselves (LDS.128 + st.global.cs), to see whether the bank
 //     conflicts ncu counts on the tile's column read come from the bulk-copy unit reading the staging tile; and the
@@ -227,6 +229,46 @@ __global__ void __launch_bounds__(256, 6) odd_lines(const float* __restrict__ in
   }
 }
 
+// Call 8: each block owns whole 32 B sectors of the output. Output row c (= c0 + j) starts m = (c dim + r0) % 8 floats
+// into a sector; the block writes elements [r0 - m, r0 + 64 - m) of it (to dim in the last tile row, from 0 in the
+// first), so no sector is written by two blocks except at the ends of matrix rows. It needs input rows r0 - 8 ..
+// r0 + 63 (8 more than the tile, which the block above has just read: L2 hits): tile[72][65], 27 line-aligned loads
+// per thread; the stores line-aligned as in odd_lines.
+// kMinBlocks: 6 (40 registers, as the agent) or 4 (64 registers: all 27 loads can stay in flight).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(256, kMinBlocks) odd_owned(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ float tile[72 * 65];
+  int64_t r0, c0;
+  odd_origin(dim, r0, c0);
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t top = r0 - 8;  // global row of tile row 0
+  float v[27];
+#pragma unroll
+  for (int k = 0; k < 27; ++k) {
+    const int64_t gr = top + w + 8 * (k / 3);
+    const int64_t start = gr * dim + c0;
+    const int c = 32 * (k % 3) + lane - static_cast<int>(start & 31);
+    v[k] = gr >= 0 && gr < dim && c >= 0 && c < 64 && c0 + c < dim ? in[start + c] : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < 27; ++k) {
+    const int tr = w + 8 * (k / 3);
+    const int c = 32 * (k % 3) + lane - static_cast<int>(((top + tr) * dim + c0) & 31);
+    if (c >= 0 && c < 64) tile[tr * 65 + c] = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < 24; ++k) {
+    const int j = w + 8 * (k / 3);
+    if (c0 + j >= dim) continue;
+    const int64_t row = (c0 + j) * dim;
+    const int64_t first = r0 - ((row + r0) & 7);  // sector-aligned start of the owned range
+    const int64_t lo = first < 0 ? 0 : first, hi = r0 + 64 < dim ? first + 64 : dim;
+    const int64_t i = first + 32 * (k % 3) + lane - ((row + first) & 31);
+    if (i >= lo && i < hi) __stcs(out + row + i, tile[(i - top) * 65 + j]);
+  }
+}
+
 // Loads the 64x64 tile at (r0, c0) into the padded tile (thread t: rows t / 16 + 16 i, chunk t % 16) and, after a
 // barrier, returns this thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) as four rows.
 __device__ __forceinline__ void load_block64(const float* __restrict__ in, int64_t dim, int64_t r0, int64_t c0, float* tile,
@@ -404,7 +446,7 @@ int main(int argc, char** argv) {
       report("copy float4 again", 0, in, copy);
     }
   }
-  for (int64_t dim : {5793, 8191, 16383}) {  // calls 4 and 6
+  for (int64_t dim : {37, 131, 5793, 8191, 16383}) {  // calls 4, 6 and 8 (37 and 131 from call 8: edge cases)
     if (what != "odd") break;
     const size_t n = dim * dim, bytes = n * 4;
     Buffers buf(n);
@@ -439,6 +481,8 @@ int main(int argc, char** argv) {
       check("  the same, st.global.cs", [&] { odd_new<true><<<grid, 256>>>(in, out, dim); });
       check("line-aligned stores (call 6)", [&] { odd_lines<false><<<grid, 256>>>(in, out, dim); });
       check("line-aligned loads and stores (call 6)", [&] { odd_lines<true><<<grid, 256>>>(in, out, dim); });
+      check("sector-owned stores, 8-row halo (call 8)", [&] { odd_owned<6><<<grid, 256>>>(in, out, dim); });
+      check("  the same, 64 registers (call 9)", [&] { odd_owned<4><<<grid, 256>>>(in, out, dim); });
     }
   }
   return 0;

@@ -48,11 +48,6 @@ __global__ void soa_touch_kernel(float* __restrict__ fields, int64_t n) {
   }
 }
 
-__global__ void copy_tail_kernel(const float* __restrict__ in, float* __restrict__ out, int64_t begin, int64_t end) {
-  const int64_t i = begin + blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (i < end) out[i] = in[i];
-}
-
 // Reads row-wise (coalesced), writes column-wise: lane x writes out[x * dim + y], dim floats apart.
 __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
   const int64_t x = blockIdx.x * int64_t{kTile} + threadIdx.x;
@@ -124,10 +119,13 @@ __global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float4* __restr
 // grid-stride loop). Measured on the H200 (docs/results/h200-experiments.txt, 8192^2 / 16384^2 fp32): one
 // float4 per thread 4.14 / 4.25 TB/s (= cudaMemcpy 4.12 / 4.23), 2 per thread 3.99 / 4.12, 4 per thread
 // 3.95 / 4.05, grid-stride loops 3.76 / 3.84, streaming cache hints 3.73 / 3.88: more bytes in flight per
-// thread lose here, so one it is.
+// thread lose here, so one it is. The count % 4 floats after the last float4 (tail < 4) are copied by block 0 in
+// the same launch: a second launch for them cost ~2 us, which at small odd sizes made the copy slower than the
+// transposes it is the ceiling for.
 constexpr int kCopyItems = 1;
 __global__ void __launch_bounds__(kThreads) copy_vec4_unrolled_kernel(const float4* __restrict__ in,
-                                                                      float4* __restrict__ out, int64_t count4) {
+                                                                      float4* __restrict__ out, int64_t count4,
+                                                                      int tail) {
   const int64_t base = blockIdx.x * int64_t{kThreads * kCopyItems} + threadIdx.x;
   float4 v[kCopyItems];
 #pragma unroll
@@ -136,6 +134,8 @@ __global__ void __launch_bounds__(kThreads) copy_vec4_unrolled_kernel(const floa
 #pragma unroll
   for (int j = 0; j < kCopyItems; ++j)
     if (base + j * kThreads < count4) out[base + j * kThreads] = v[j];
+  if (blockIdx.x == 0 && threadIdx.x < tail)
+    reinterpret_cast<float*>(out + count4)[threadIdx.x] = reinterpret_cast<const float*>(in + count4)[threadIdx.x];
 }
 
 // The scalar copy ceiling: one float per thread (NOTES.md §4: vector width matters on H200).
@@ -396,12 +396,11 @@ cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stre
 
 cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t stream) {
   const int64_t count4 = count / 4;
-  if (count4 > 0) {
-    const auto blocks = static_cast<unsigned>((count4 + kThreads * kCopyItems - 1) / (kThreads * kCopyItems));
-    copy_vec4_unrolled_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<const float4*>(in),
-                                                                reinterpret_cast<float4*>(out), count4);
-  }
-  if (count4 * 4 < count) copy_tail_kernel<<<1, kThreads, 0, stream>>>(in, out, count4 * 4, count);
+  const int64_t per_block = kThreads * kCopyItems;
+  const auto blocks = static_cast<unsigned>(std::max<int64_t>(1, (count4 + per_block - 1) / per_block));
+  copy_vec4_unrolled_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<const float4*>(in),
+                                                              reinterpret_cast<float4*>(out), count4,
+                                                              static_cast<int>(count % 4));
   return cudaGetLastError();
 }
 

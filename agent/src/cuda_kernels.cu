@@ -165,14 +165,33 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 // and read the pieces instead, which this GPU absorbs better (0.96). The stores then leave through the Hopper
 // bulk-copy (TMA) unit: each warp stages its 8 output rows of the transposed tile in a plain row-major tile and
 // 8 lanes issue one 256 B cp.async.bulk store each (0.97; st.global.cs from registers: 0.96; default-policy
-// stores: 0.56-0.70). Bulk loads, a persistent double-buffered kernel, clusters, wider or taller tiles, and
-// 3-5 or 8 blocks per SM instead of 6 measured slower or the same; so did walking half or a quarter of each
-// tile column at a time (0.94-0.95: whole output rows matter).
+// stores: 0.56-0.70). The loads carry an L2 evict-last policy: 0.971 -> 0.988 at 16384^2 and 0.980 -> 0.997 at
+// 8192^2, also when each sample reads a different input, so it is not input left in L2 between samples
+// (tile_experiments4.cu, calls 10-11; evict-first loads: 0.95). Our reading: the input lines, never read again,
+// then outlast the transposed output's dirty lines, which L2 writes back sooner and in the order they were written.
+// Bulk loads, a persistent double-buffered kernel, clusters, wider or taller tiles, and 3-5 or 8 blocks per SM
+// instead of 6 measured slower or the same; so did walking half or a quarter of each tile column at a time
+// (0.94-0.95: whole output rows matter).
 constexpr int kTile64 = 64;
 template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {
   if (kSwizzle) return (r * kTile64 + c) ^ (((r >> 2) & 7) << 2);
   return r * kTile64 + c + 4 * (r >> 2);
+}
+
+// A 16 B load with an L2 evict-last cache policy (sm_80 and later; a plain load elsewhere).
+__device__ __forceinline__ float4 load_evict_last(const float* p) {
+  float4 v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p), "l"(policy));
+#else
+  v = *reinterpret_cast<const float4*>(p);
+#endif
+  return v;
 }
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -248,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 6) transpose_tile64_kernel(const flo
     const int r = t / 16, c4 = t % 16;
     float4 v[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+    for (int i = 0; i < 4; ++i) v[i] = load_evict_last(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
 #pragma unroll
     for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[tile64_offset<kSwizzle>(r + 16 * i, 4 * c4)]) = v[i];
     __syncthreads();

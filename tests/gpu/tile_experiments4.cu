@@ -35,9 +35,15 @@
 // place in column-major order run at 0.93, so reading 256 B pieces a row pitch apart costs ~3 % by itself and
 // writing them ~6 %. Odd sizes: the stores' alignment is what costs (a scalar copy: 0.96, its output shifted by
 // 4 B: 0.77); line-aligned accesses take the scalar transpose from 0.65 to 0.82 of the copy (the agent adopted it).
+//   - call 10, loads: the load instruction's cache hints (L1 no-allocate / evict-first, L2 evict-first / evict-last
+//     policies, L2::128B prefetch size) in the 64x64 kernel. (Call 10 compared the transposes with a reference
+//     that main() no longer computed in this list, so it printed WRONG; the timings stand, call 11 checks them.)
+//   - call 11, evictlast: does the evict-last load policy gain because input lines outlive the cold-L2 memset? The
+//     same kernels with the input alternating between two copies each sample, every output checked.
+//   - call 12, copylast: call 11 plus the float4 copy with evict-last loads.
 // ncu: the bank conflicts counted on the 64x64 kernels come with 16 KB more shared memory per block, used or not
 // (4.03 -> 4.40 wavefronts per load), not from the bulk-copy unit or the access pattern.
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar|ncu
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar|ncu|loads|evictlast|copylast
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
 // exactly with a naive transpose, the in-place copies with the input.
 #include <string>
@@ -269,6 +275,64 @@ __global__ void __launch_bounds__(256, kMinBlocks) odd_owned(const float* __rest
   }
 }
 
+// Call 10: the load instruction of the 64x64 kernel (tgen<64, 64, 6, ...>: padded tile, column-major order, warp bulk
+// stores). kLoad: 0 plain (the agent), 1 ld.global.L1::no_allocate, 2 L2 evict-first policy, 3 L2 evict-last policy,
+// 4 ld.global.L2::128B (prefetch size), 5 ld.global.L1::evict_first.
+template <int kLoad>
+__device__ __forceinline__ float4 load16(const float* p) {
+  float4 v;
+  if (kLoad == 0) {
+    v = *reinterpret_cast<const float4*>(p);
+  } else if (kLoad == 1) {
+    asm volatile("ld.global.L1::no_allocate.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else if (kLoad == 2 || kLoad == 3) {
+    uint64_t policy;
+    if (kLoad == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    else asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("ld.global.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(policy));
+  } else if (kLoad == 4) {
+    asm volatile("ld.global.L2::128B.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else {
+    asm volatile("ld.global.L1::evict_first.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  }
+  return v;
+}
+template <int kLoad>
+__global__ void __launch_bounds__(256, 6) t64_load(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = load16<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
+  fence_async_smem();
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int row = 8 * w + lane;
+    bulk_store<false>(out + (c0 + row) * dim + r0, &staging[row * 64], 256);
+    bulk_store_wait_read<0>();
+  }
+}
+
+// Call 12: the float4 copy with the same evict-last loads (is the ceiling itself faster with them?).
+__global__ void __launch_bounds__(256) copy1_last(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
+  const int64_t i = blockIdx.x * 256LL + threadIdx.x;
+  if (i < n4) {
+    const float4 v = load16<3>(reinterpret_cast<const float*>(in + i));
+    out[i] = v;
+  }
+}
+
 // Loads the 64x64 tile at (r0, c0) into the padded tile (thread t: rows t / 16 + 16 i, chunk t % 16) and, after a
 // barrier, returns this thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) as four rows.
 __device__ __forceinline__ void load_block64(const float* __restrict__ in, int64_t dim, int64_t r0, int64_t c0, float* tile,
@@ -322,6 +386,7 @@ int main(int argc, char** argv) {
   void* flush;
   CK(cudaMalloc(&flush, fb));
   const std::string what = argc > 1 ? argv[1] : "";
+  bool launch_is_copy = false;  // call 11: what the output is compared with
   const bool odd_only = what == "odd" || what == "scalar";  // calls 4-6
   if (what == "ncu") {  // call 7: one launch of each, checked
     const int64_t dim = 4096, n = dim * dim, bytes = n * 4;
@@ -349,6 +414,56 @@ int main(int argc, char** argv) {
     check("t64_regs<column-major>, no extra shared memory");
     t64_regs<true><<<grid, 256, 16384>>>(in, out, dim);
     check("t64_regs<column-major>, 16 KB unused dynamic shared memory");
+    return 0;
+  }
+  if (what == "evictlast" || what == "copylast") {  // calls 11, 12
+    for (int64_t dim : {8192, 16384}) {
+      const int64_t n = dim * dim, bytes = n * 4;
+      Buffers a(n), b(n);  // two inputs (different hash offsets are not needed: each is checked against its own ref)
+      CK(cudaMemcpy(b.in, a.in, bytes, cudaMemcpyDeviceToDevice));
+      naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(a.in, a.ref, dim, dim);
+      naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(b.in, b.ref, dim, dim);
+      const double gb = 2.0 * bytes;
+      const unsigned g = static_cast<unsigned>((dim / 64) * (dim / 64));
+      const int64_t n4 = n / 4;
+      double copy_s = 0;
+      // kAlternate: sample i reads input a or b in turn (a line of a left in L2 cannot serve the next sample).
+      auto line = [&](const char* name, bool alternate, auto launch) {
+        int i = 0;
+        const double sec = timeit([&] { launch((alternate && (i++ & 1)) ? b : a); }, flush, fb);
+        unsigned long long bad_a = 0, bad_b = 0;
+        CK(cudaMemset(a.out, 0xff, bytes));
+        launch(a);
+        CK(cudaDeviceSynchronize());
+        bad_a = count_mismatches(a.out, launch_is_copy ? a.in : a.ref, dim, dim, dim);
+        CK(cudaMemset(b.out, 0xff, bytes));
+        launch(b);
+        CK(cudaDeviceSynchronize());
+        bad_b = count_mismatches(b.out, launch_is_copy ? b.in : b.ref, dim, dim, dim);
+        if (copy_s == 0) copy_s = sec;
+        printf("dim %6lld %-52s %8.1f us %6.3f TB/s %6.3f of copy  %s\n", (long long)dim, name, sec * 1e6, gb / sec / 1e12,
+               copy_s / sec, bad_a || bad_b ? "WRONG" : "ok");
+        fflush(stdout);
+      };
+      for (int pass = 0; pass < 2; ++pass) {
+        copy_s = 0;
+        launch_is_copy = true;
+        line("copy float4, inputs alternating", true, [&](Buffers& x) { copy1<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)x.in, (float4*)x.out, n4); });
+        launch_is_copy = false;
+        line("64x64 plain loads, one input", false, [&](Buffers& x) { t64_load<0><<<g, 256>>>(x.in, x.out, dim); });
+        line("64x64 plain loads, inputs alternating", true, [&](Buffers& x) { t64_load<0><<<g, 256>>>(x.in, x.out, dim); });
+        line("64x64 L2 evict-last loads, one input", false, [&](Buffers& x) { t64_load<3><<<g, 256>>>(x.in, x.out, dim); });
+        line("64x64 L2 evict-last loads, inputs alternating", true, [&](Buffers& x) { t64_load<3><<<g, 256>>>(x.in, x.out, dim); });
+        line("64x64 plain loads, one input (after evict-last)", false, [&](Buffers& x) { t64_load<0><<<g, 256>>>(x.in, x.out, dim); });
+        line("64x64 L2::128B loads, inputs alternating", true, [&](Buffers& x) { t64_load<4><<<g, 256>>>(x.in, x.out, dim); });
+        if (what == "copylast") {  // call 12
+          launch_is_copy = true;
+          line("copy float4, evict-last loads, inputs alternating", true, [&](Buffers& x) { copy1_last<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)x.in, (float4*)x.out, n4); });
+          line("copy float4, inputs alternating (again)", true, [&](Buffers& x) { copy1<<<(unsigned)((n4 + 255) / 256), 256>>>((const float4*)x.in, (float4*)x.out, n4); });
+          launch_is_copy = false;
+        }
+      }
+    }
     return 0;
   }
   if (what == "scalar") {  // call 5
@@ -410,6 +525,7 @@ int main(int argc, char** argv) {
   }
     for (int pass = 0; pass < 2; ++pass) {
       pitch = dim;
+      naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(in, ref, dim, dim);  // (call 10 ran without it: see the results)
       copy_s = 0;
       copy_s = report("copy float4 (one per thread)", 0, in, copy);
       if (what == "shapes") {  // call 1
@@ -434,6 +550,15 @@ int main(int argc, char** argv) {
         V("64x64 + L2 prefetch P=7, evict-first st", ref, 64, 64, 6, false, false, false, 7, true);
         V("64x64 + L2 prefetch P=15, evict-first st", ref, 64, 64, 6, false, false, false, 15, true);
         V("64x64, evict-first st", ref, 64, 64, 6, false, false, false, 0, true);
+      } else if (what == "loads") {  // call 10
+        const unsigned g = static_cast<unsigned>((dim / 64) * (dim / 64));
+        V("64x64 (the agent's kernel, padded tile)", ref, 64, 64, 6, false, false, false);
+        report("t64_load: plain loads (= the above)", 6, ref, [&] { t64_load<0><<<g, 256>>>(in, out, dim); });
+        report("t64_load: ld.global.L1::no_allocate", 6, ref, [&] { t64_load<1><<<g, 256>>>(in, out, dim); });
+        report("t64_load: L2 evict-first policy", 6, ref, [&] { t64_load<2><<<g, 256>>>(in, out, dim); });
+        report("t64_load: L2 evict-last policy", 6, ref, [&] { t64_load<3><<<g, 256>>>(in, out, dim); });
+        report("t64_load: ld.global.L2::128B", 6, ref, [&] { t64_load<4><<<g, 256>>>(in, out, dim); });
+        report("t64_load: ld.global.L1::evict_first", 6, ref, [&] { t64_load<5><<<g, 256>>>(in, out, dim); });
       } else {  // call 3: "pitch"
         for (int64_t p : {dim, dim + 4, dim + 32, dim + 64, dim + 256}) {
           pitch = p;

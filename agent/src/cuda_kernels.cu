@@ -7,6 +7,24 @@ namespace layoutscope::agent::cuda {
 namespace {
 
 constexpr int kThreads = 256;
+
+// A 16 B load with an L2 evict-last cache policy (sm_80 and later; a plain load elsewhere). The float4 copy and the
+// 64x64 transposes load this way: data read once and never again then outlasts the dirty lines the kernel writes,
+// which L2 writes back sooner and in the order they were written (our reading of the measurements, not proven).
+__device__ __forceinline__ float4 load_evict_last(const float* p) {
+  float4 v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p), "l"(policy));
+#else
+  v = *reinterpret_cast<const float4*>(p);
+#endif
+  return v;
+}
+
 constexpr int kTile = 32;
 constexpr int kBlockRows = 8;
 
@@ -119,7 +137,10 @@ __global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float4* __restr
 // grid-stride loop). Measured on the H200 (docs/results/h200-experiments.txt, 8192^2 / 16384^2 fp32): one
 // float4 per thread 4.14 / 4.25 TB/s (= cudaMemcpy 4.12 / 4.23), 2 per thread 3.99 / 4.12, 4 per thread
 // 3.95 / 4.05, grid-stride loops 3.76 / 3.84, streaming cache hints 3.73 / 3.88: more bytes in flight per
-// thread lose here, so one it is. The count % 4 floats after the last float4 (tail < 4) are copied by block 0 in
+// thread lose here, so one it is. Loads with an L2 evict-last policy: 4.33 instead of 4.27 TB/s at 16384^2 and 4.24
+// instead of 4.16 at 8192^2, above cudaMemcpy (tile_experiments4.cu, call 12), so the copy, the ceiling the
+// transposes are measured against, uses the same loads as the 64x64 transposes. The count % 4 floats after the
+// last float4 (tail < 4) are copied by block 0 in
 // the same launch: a second launch for them cost ~2 us, which at small odd sizes made the copy slower than the
 // transposes it is the ceiling for.
 constexpr int kCopyItems = 1;
@@ -130,7 +151,7 @@ __global__ void __launch_bounds__(kThreads) copy_vec4_unrolled_kernel(const floa
   float4 v[kCopyItems];
 #pragma unroll
   for (int j = 0; j < kCopyItems; ++j)
-    if (base + j * kThreads < count4) v[j] = in[base + j * kThreads];
+    if (base + j * kThreads < count4) v[j] = load_evict_last(reinterpret_cast<const float*>(in + base + j * kThreads));
 #pragma unroll
   for (int j = 0; j < kCopyItems; ++j)
     if (base + j * kThreads < count4) out[base + j * kThreads] = v[j];
@@ -165,10 +186,10 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 // and read the pieces instead, which this GPU absorbs better (0.96). The stores then leave through the Hopper
 // bulk-copy (TMA) unit: each warp stages its 8 output rows of the transposed tile in a plain row-major tile and
 // 8 lanes issue one 256 B cp.async.bulk store each (0.97; st.global.cs from registers: 0.96; default-policy
-// stores: 0.56-0.70). The loads carry an L2 evict-last policy: 0.971 -> 0.988 at 16384^2 and 0.980 -> 0.997 at
-// 8192^2, also when each sample reads a different input, so it is not input left in L2 between samples
-// (tile_experiments4.cu, calls 10-11; evict-first loads: 0.95). Our reading: the input lines, never read again,
-// then outlast the transposed output's dirty lines, which L2 writes back sooner and in the order they were written.
+// stores: 0.56-0.70). The loads carry an L2 evict-last policy (load_evict_last): 0.971 -> 0.988 of the plain float4
+// copy at 16384^2 and 0.980 -> 0.997 at 8192^2, also when each sample reads a different input, so it is not input
+// left in L2 between samples (tile_experiments4.cu, calls 10-11; evict-first loads: 0.95). The same loads make the
+// copy 1.5-2 % faster (call 12), and the copy uses them too.
 // Bulk loads, a persistent double-buffered kernel, clusters, wider or taller tiles, and 3-5 or 8 blocks per SM
 // instead of 6 measured slower or the same; so did walking half or a quarter of each tile column at a time
 // (0.94-0.95: whole output rows matter).
@@ -177,21 +198,6 @@ template <bool kSwizzle>
 __device__ __forceinline__ int tile64_offset(int r, int c) {
   if (kSwizzle) return (r * kTile64 + c) ^ (((r >> 2) & 7) << 2);
   return r * kTile64 + c + 4 * (r >> 2);
-}
-
-// A 16 B load with an L2 evict-last cache policy (sm_80 and later; a plain load elsewhere).
-__device__ __forceinline__ float4 load_evict_last(const float* p) {
-  float4 v;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p), "l"(policy));
-#else
-  v = *reinterpret_cast<const float4*>(p);
-#endif
-  return v;
 }
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {

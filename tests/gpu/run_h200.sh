@@ -5,7 +5,7 @@
 # One call does everything issue 5 asks to measure, and changes no GPU setting:
 #   1. the agent (--backend cuda) over HTTP: default sweep + default transpose (wall time), transpose at
 #      4096/8192/16384, size sweeps across the L2 size, profile runs under ncu (drive_agent.py)
-#   2. the same default sweep and headline transpose in-process (--run): HTTP-path overhead
+#   2. the same default sweep and headline transpose in-process (--run): HTTP-path overhead; odd sizes in-process
 #   3. the peers (bench/peers/peers.py: PyTorch eager, copy_, torch.compile, CuPy) with the same method
 #   4. tables (tests/gpu/report.py)
 # Everything lands in $OUT/h200.tar.gz (plus the summary markdown and the log beside it).

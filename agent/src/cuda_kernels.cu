@@ -140,9 +140,8 @@ __global__ void __launch_bounds__(kThreads) soa_vec_touch_kernel(float4* __restr
 // thread lose here, so one it is. Loads with an L2 evict-last policy: 4.33 instead of 4.27 TB/s at 16384^2 and 4.24
 // instead of 4.16 at 8192^2, above cudaMemcpy (tile_experiments4.cu, call 12), so the copy, the ceiling the
 // transposes are measured against, uses the same loads as the 64x64 transposes. The count % 4 floats after the
-// last float4 (tail < 4) are copied by block 0 in
-// the same launch: a second launch for them cost ~2 us, which at small odd sizes made the copy slower than the
-// transposes it is the ceiling for.
+// last float4 (tail < 4) are copied by block 0 in the same launch: a second launch for them cost ~2 us, which at
+// small odd sizes made the copy slower than the transposes it is the ceiling for.
 constexpr int kCopyItems = 1;
 __global__ void __launch_bounds__(kThreads) copy_vec4_unrolled_kernel(const float4* __restrict__ in,
                                                                       float4* __restrict__ out, int64_t count4,
@@ -253,8 +252,8 @@ __device__ __forceinline__ TileOrigin tile64_origin(int64_t dim) {
 }
 
 // dim % 4 != 0: every tile takes the scalar path, in a kernel of its own (16.6 KB of shared memory instead of 33):
-// on the H200, in-process, 0.85 / 0.85 / 0.83 of the copy at dim 5793 / 8191 / 16383, against 0.78 / 0.78 / 0.76
-// with the same path inlined into the kernel below (docs/results/h200-summary.md, "Odd sizes").
+// on the H200, in-process, 0.85 / 0.85 / 0.83 of the (then plain-load) copy at dim 5793 / 8191 / 16383, against
+// 0.78 / 0.78 / 0.76 with the same path inlined into the kernel below (docs/results/h200-run7, h200-run8).
 __global__ void __launch_bounds__(kThreads, 6) transpose_tile64_scalar_kernel(const float* __restrict__ in,
                                                                            float* __restrict__ out, int64_t dim) {
   __shared__ float tile[kTile64 * (kTile64 + 1)];

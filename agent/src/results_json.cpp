@@ -175,7 +175,8 @@ std::map<int64_t, CeilingBandwidth> ceiling_bandwidths(const std::vector<Ceiling
 const char* ceiling_description(Ceiling c) {
   switch (c) {
     case Ceiling::kMemcpy: return "cudaMemcpyAsync device-to-device (CPU: memcpy)";
-    case Ceiling::kCopyVec4: return "float4 copy, one 16 B load (L2 evict-last) and store per thread (CPU: 16 B memcpy per step)";
+    case Ceiling::kCopyVec4:
+      return "float4 copy, one 16 B load (L2 evict-last) and store per thread (CPU: 16 B memcpy per step)";
     case Ceiling::kCopyScalar: return "one float per thread (CPU: a float loop)";
   }
   return "";

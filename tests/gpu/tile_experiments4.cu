@@ -24,25 +24,27 @@
 //   - call 6, odd: odd sizes again, each warp access aligned to the 128 B lines: a 64-float row piece that starts
 //     m floats into a line is written (and optionally read) by 3 instructions covering its 3 lines, lane l at
 //     element 32 s + l - m, instead of 2 instructions that each straddle 5 sectors.
-//   - calls 8 and 9, odd: each block owns whole 32 B sectors of the output (odd_owned, an 8-row halo), so that no
-//     sector is written by two blocks: correct, but slower (0.58 of the copy; 0.55 with 56 registers), not adopted.
 //   - call 7, ncu (run under ncu, one launch each at 4096^2): the 64x64 kernel with bulk stores against the same
 //     kernel whose warps store their staged rows themselves (LDS.128 + st.global.cs), to see whether the bank
 //     conflicts ncu counts on the tile's column read come from the bulk-copy unit reading the staging tile; and the
 //     kernel without a staging tile (4x4 blocks stored from registers with st.global.cs, as before round 6) in
 //     row- and column-major order, with and without 16 KB of unused dynamic shared memory (the staging tile's size).
-// In short: no shape, order, prefetch or pitch moved the 16384^2 transpose (0.963-0.968 here); the tiles copied in
-// place in column-major order run at 0.93, so reading 256 B pieces a row pitch apart costs ~3 % by itself and
-// writing them ~6 %. Odd sizes: the stores' alignment is what costs (a scalar copy: 0.96, its output shifted by
-// 4 B: 0.77); line-aligned accesses take the scalar transpose from 0.65 to 0.82 of the copy (the agent adopted it).
+//   - calls 8 and 9, odd: each block owns whole 32 B sectors of the output (odd_owned, an 8-row halo), so that no
+//     sector is written by two blocks: correct, but slower (0.58 of the copy; 0.55 with 56 registers), not adopted.
 //   - call 10, loads: the load instruction's cache hints (L1 no-allocate / evict-first, L2 evict-first / evict-last
 //     policies, L2::128B prefetch size) in the 64x64 kernel. (Call 10 compared the transposes with a reference
 //     that main() no longer computed in this list, so it printed WRONG; the timings stand, call 11 checks them.)
 //   - call 11, evictlast: does the evict-last load policy gain because input lines outlive the cold-L2 memset? The
 //     same kernels with the input alternating between two copies each sample, every output checked.
 //   - call 12, copylast: call 11 plus the float4 copy with evict-last loads.
-// ncu: the bank conflicts counted on the 64x64 kernels come with 16 KB more shared memory per block, used or not
-// (4.03 -> 4.40 wavefronts per load), not from the bulk-copy unit or the access pattern.
+// In short: no shape, order, prefetch or pitch moved the 16384^2 transpose (0.963-0.968); the tiles copied in
+// place in column-major order run at 0.93, so reading 256 B pieces a row pitch apart costs ~3 % by itself and
+// writing them ~6 %. L2 evict-last loads did: 0.971 -> 0.988 of the plain copy at 16384^2, 0.980 -> 0.997 at 8192^2,
+// with inputs alternating too; they make the copy itself 1.5-2 % faster (the agent adopted them for both). Odd sizes:
+// the stores' alignment is what costs (a scalar copy: 0.96, its output shifted by 4 B: 0.77); line-aligned accesses
+// take the scalar transpose from 0.65 to 0.82 of the copy (the agent adopted it). ncu: the bank conflicts counted on
+// the 64x64 kernels come with 16 KB more shared memory per block, used or not (4.03 -> 4.40 wavefronts per load), not
+// from the bulk-copy unit or the access pattern.
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments4.cu -o /tmp/tx4 && /tmp/tx4 shapes|prefetch|pitch|odd|scalar|ncu|loads|evictlast|copylast
 // Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
 // exactly with a naive transpose, the in-place copies with the input.
@@ -298,31 +300,6 @@ __device__ __forceinline__ float4 load16(const float* p) {
   }
   return v;
 }
-template <int kLoad>
-__global__ void __launch_bounds__(256, 6) t64_load(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
-  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
-  __shared__ __align__(128) float staging[64 * 64];
-  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = load16<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
-  __syncthreads();
-  float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
-  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
-  fence_async_smem();
-  __syncwarp();
-  const int w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int row = 8 * w + lane;
-    bulk_store<false>(out + (c0 + row) * dim + r0, &staging[row * 64], 256);
-    bulk_store_wait_read<0>();
-  }
-}
 
 // Call 12: the float4 copy with the same evict-last loads (is the ceiling itself faster with them?).
 __global__ void __launch_bounds__(256) copy1_last(const float4* __restrict__ in, float4* __restrict__ out, int64_t n4) {
@@ -333,19 +310,39 @@ __global__ void __launch_bounds__(256) copy1_last(const float4* __restrict__ in,
   }
 }
 
-// Loads the 64x64 tile at (r0, c0) into the padded tile (thread t: rows t / 16 + 16 i, chunk t % 16) and, after a
-// barrier, returns this thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) as four rows.
+// Loads the 64x64 tile at (r0, c0) into the padded tile (thread t: rows t / 16 + 16 i, chunk t % 16; with load16<kLoad>)
+// and, after a barrier, returns this thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) as four rows.
+template <int kLoad = 0>
 __device__ __forceinline__ void load_block64(const float* __restrict__ in, int64_t dim, int64_t r0, int64_t c0, float* tile,
                                              float4 (&q)[4]) {
   const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
   float4 v[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  for (int i = 0; i < 4; ++i) v[i] = load16<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
 #pragma unroll
   for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[toff<64>(4 * a + k, 4 * b)]);
+}
+
+template <int kLoad>
+__global__ void __launch_bounds__(256, 6) t64_load(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[tile_floats<64, 64>()];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+  const int t = threadIdx.x, a = t % 16, b = t / 16;
+  float4 q[4];
+  load_block64<kLoad>(in, dim, r0, c0, tile, q);
+  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
+  fence_async_smem();
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int row = 8 * w + lane;
+    bulk_store<false>(out + (c0 + row) * dim + r0, &staging[row * 64], 256);
+    bulk_store_wait_read<0>();
+  }
 }
 
 // The 64x64 kernel of tgen<64, 64, ...> (padded tile, staging tile, column-major order), but each warp stores its

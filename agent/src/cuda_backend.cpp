@@ -1,8 +1,9 @@
 // The CUDA backend: device facts from cudaDeviceGetAttribute, the B-09 kernels and the fast variants
 // (cuda_kernels.cu) timed with CUDA events, one launch per sample (measure.hpp: adaptive count, SM clock per
-// sample, throttled samples dropped); cold mode overwrites a buffer of twice the L2 before each sample
-// (outside the timed region). Every state first verifies one launch on fresh random input, exactly, on the
-// device; the ceilings (cudaMemcpy D2D, float4 copy, scalar copy) are measured at the same size in the same run.
+// sample, throttled samples dropped); cold mode resets the L2's persisting (evict-last) lines to normal and
+// overwrites a buffer of twice the L2 before each sample (outside the timed region). Every state first verifies
+// one launch on fresh random input, exactly, on the device; the ceilings (cudaMemcpy D2D, float4 copy, scalar
+// copy) are measured at the same size in the same run.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -126,6 +127,13 @@ Verification device_check(Check check, int64_t total, Describe describe, std::st
 // Samples one launch at a time (measure.hpp) with CUDA events, a cold-L2 flush, and the SM clock read after
 // each sample: NVML where it answers, else the clock kernel (a sample below 80% of the maximum SM clock from
 // cudaDevAttrClockRate counts as throttled there).
+//
+// The flush first resets persisting lines to normal. The float4 copy and the 64x64 transposes load with an L2
+// evict-last policy (cuda_kernels.cu), and on the H200 such lines outlast any overwrite: after a 16 MiB buffer was
+// read with evict-last loads, 31 % of its sectors still hit in L2 after a 128 MiB memset (7.6 MiB; 11 MiB of a
+// 64 MiB buffer), so "cold" samples below ~L2 size were partly warm. cudaCtxResetPersistingL2Cache (4.6 us) takes
+// the mark off: 0.03 % hits, as after plain loads (ncu, tests/gpu/tile_experiments5.cu, round 8, call 5). The same
+// reset when the sampler goes leaves no evict-last lines behind for whatever runs on the GPU next.
 class Sampler {
  public:
   Sampler(int device, std::string bus, const Sampling& s, RunControl& ctl)
@@ -140,11 +148,17 @@ class Sampler {
     }
   }
 
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+  ~Sampler() { (void)cudaCtxResetPersistingL2Cache(); }  // best effort: a destructor does not throw
+
   template <class Launch>
   TimingSummary run(Launch launch) {
-    return sample(
-        s_, ctl_, [&] { LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes())); }, launch,
-        [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
+    auto flush = [&] {
+      LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+      LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
+    };
+    return sample(s_, ctl_, flush, launch, [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
   }
 
   // One state: a first launch, then either the exact check and the timed samples, or, in a profile pass
@@ -242,126 +256,128 @@ class CudaBackend final : public Backend {
   }
 
   Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) override {
-    std::lock_guard lock(mutex_);
-    LS_CUDA_CHECK(cudaSetDevice(device));
-    (void)cudaGetLastError();  // start clean: no error left over from an earlier failed call on this worker
-    AosSoaMeasurement m;
-    const std::string bus = pci_bus_id(device);
-    m.before = read_nvml_telemetry(bus);
-    Sampler sampler(device, bus, p.sampling, ctl);
-    const bool once = p.sampling.profile_once;
-    const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilings);
-    const int total = static_cast<int>(p.ns.size()) * per_n;
-    int done = 0;
-    for (int64_t n : p.ns) {
-      const size_t bytes = static_cast<size_t>(n) * 8 * sizeof(float);
-      DeviceBuffer data(bytes);
-      if (!once) {
-        DeviceBuffer copy(bytes);
-        for (Ceiling c : kAllCeilings) {
-          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
-          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
-          m.ceilings.push_back(sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
-            return device_check([&](unsigned long long* mm) { return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr); },
-                                n * 8, [&](int64_t flat) { return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat); },
-                                "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
-                                    "), destination poisoned with 0xffffffff, every element compared bit-exact on the device");
-          }));
+    return measured_run<AosSoaMeasurement>(device, p.sampling, ctl, [&](AosSoaMeasurement& m, Sampler& sampler) {
+      const bool once = p.sampling.profile_once;
+      const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilings);
+      const int total = static_cast<int>(p.ns.size()) * per_n;
+      int done = 0;
+      for (int64_t n : p.ns) {
+        const size_t bytes = static_cast<size_t>(n) * 8 * sizeof(float);
+        DeviceBuffer data(bytes);
+        if (!once) {
+          DeviceBuffer copy(bytes);
+          for (Ceiling c : kAllCeilings) {
+            ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
+            LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
+            m.ceilings.push_back(sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
+              return device_check([&](unsigned long long* mm) { return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr); },
+                                  n * 8, [&](int64_t flat) { return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat); },
+                                  "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                                      "), destination poisoned with 0xffffffff, every element compared bit-exact on the device");
+            }));
+          }
+        }
+        for (int t : p.touch_fields) {
+          for (AosSoaLayout layout : p.layouts) {
+            if (ctl.cancelled()) throw Cancelled{};
+            const bool soa = is_soa(layout);
+            ctl.progress(static_cast<double>(done++) / total,
+                         std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
+            auto launch = [&] {
+              switch (layout) {
+                case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
+                case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
+                case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
+                case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
+              }
+            };
+            AosSoaState s;
+            s.layout = to_string(layout);
+            s.touch_fields = t;
+            s.n = n;
+            LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
+            sampler.measure(s, launch, [&] {
+              return device_check(
+                  [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
+                  [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
+                  "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                      "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
+            });
+            m.states.push_back(std::move(s));
+          }
         }
       }
-      for (int t : p.touch_fields) {
-        for (AosSoaLayout layout : p.layouts) {
-          if (ctl.cancelled()) throw Cancelled{};
-          const bool soa = is_soa(layout);
-          ctl.progress(static_cast<double>(done++) / total,
-                       std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
-          auto launch = [&] {
-            switch (layout) {
-              case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
-            }
-          };
-          AosSoaState s;
-          s.layout = to_string(layout);
-          s.touch_fields = t;
-          s.n = n;
-          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
-          sampler.measure(s, launch, [&] {
-            return device_check(
-                [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
-                [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
-                "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
-                    "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
-          });
-          m.states.push_back(std::move(s));
-        }
-      }
-    }
-    LS_CUDA_CHECK(cudaDeviceSynchronize());
-    m.after = read_nvml_telemetry(bus);
-    ctl.progress(1.0, "done");
-    return m;
+    });
   }
 
   Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p, RunControl& ctl) override {
+    return measured_run<TransposeMeasurement>(device, p.sampling, ctl, [&](TransposeMeasurement& m, Sampler& sampler) {
+      const bool once = p.sampling.profile_once;
+      const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilings)));
+      int done = 0;
+      for (int64_t dim : p.dims) {
+        const size_t bytes = static_cast<size_t>(dim * dim) * sizeof(float);
+        DeviceBuffer in(bytes), out(bytes);
+        LS_CUDA_CHECK(cuda::fill_linear(in.f(), dim * dim, p.sampling.seed, nullptr));
+        auto check = [&](bool transposed) {
+          return device_check(
+              [&](unsigned long long* mm) { return cuda::check_matrix(out.f(), dim, transposed, p.sampling.seed, mm, nullptr); },
+              dim * dim, [&](int64_t flat) { return describe_matrix(out.f(), dim, transposed, p.sampling.seed, flat); },
+              std::string("random input (splitmix64, seed ") + std::to_string(p.sampling.seed) +
+                  "), output poisoned with 0xffffffff, every element compared bit-exact on the device with " +
+                  (transposed ? "in(c, r)" : "in(r, c)"));
+        };
+        if (!once) {
+          for (Ceiling c : kAllCeilings) {
+            ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
+            m.ceilings.push_back(sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); }));
+          }
+        }
+        for (TransposeVariant v : p.variants) {
+          if (ctl.cancelled()) throw Cancelled{};
+          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
+          auto launch = [&] {
+            switch (v) {
+              case TransposeVariant::kCopy: LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr)); break;
+              case TransposeVariant::kNaive: LS_CUDA_CHECK(cuda::transpose_naive(in.f(), out.f(), dim, nullptr)); break;
+              case TransposeVariant::kTiled: LS_CUDA_CHECK(cuda::transpose_tiled(in.f(), out.f(), dim, nullptr)); break;
+              case TransposeVariant::kPad: LS_CUDA_CHECK(cuda::transpose_pad(in.f(), out.f(), dim, nullptr)); break;
+              case TransposeVariant::kTile64Pad: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, false, nullptr)); break;
+              case TransposeVariant::kTile64Swizzle: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr)); break;
+            }
+          };
+          TransposeState s;
+          s.variant = v;
+          s.dim = dim;
+          LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
+          sampler.measure(s, launch, [&] { return check(v != TransposeVariant::kCopy); });
+          m.states.push_back(std::move(s));
+        }
+      }
+    });
+  }
+
+ private:
+  // What every run shares: the device lock, a clean error state, telemetry before and after, and one Sampler
+  // (gone, with its persisting-line reset, before the telemetry after).
+  template <class Measurement, class Body>
+  Measurement measured_run(int device, const Sampling& sampling, RunControl& ctl, Body body) {
     std::lock_guard lock(mutex_);
     LS_CUDA_CHECK(cudaSetDevice(device));
     (void)cudaGetLastError();  // start clean: no error left over from an earlier failed call on this worker
-    TransposeMeasurement m;
+    Measurement m;
     const std::string bus = pci_bus_id(device);
     m.before = read_nvml_telemetry(bus);
-    Sampler sampler(device, bus, p.sampling, ctl);
-    const bool once = p.sampling.profile_once;
-    const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilings)));
-    int done = 0;
-    for (int64_t dim : p.dims) {
-      const size_t bytes = static_cast<size_t>(dim * dim) * sizeof(float);
-      DeviceBuffer in(bytes), out(bytes);
-      LS_CUDA_CHECK(cuda::fill_linear(in.f(), dim * dim, p.sampling.seed, nullptr));
-      auto check = [&](bool transposed) {
-        return device_check(
-            [&](unsigned long long* mm) { return cuda::check_matrix(out.f(), dim, transposed, p.sampling.seed, mm, nullptr); },
-            dim * dim, [&](int64_t flat) { return describe_matrix(out.f(), dim, transposed, p.sampling.seed, flat); },
-            std::string("random input (splitmix64, seed ") + std::to_string(p.sampling.seed) +
-                "), output poisoned with 0xffffffff, every element compared bit-exact on the device with " +
-                (transposed ? "in(c, r)" : "in(r, c)"));
-      };
-      if (!once) {
-        for (Ceiling c : kAllCeilings) {
-          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
-          m.ceilings.push_back(sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); }));
-        }
-      }
-      for (TransposeVariant v : p.variants) {
-        if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
-        auto launch = [&] {
-          switch (v) {
-            case TransposeVariant::kCopy: LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr)); break;
-            case TransposeVariant::kNaive: LS_CUDA_CHECK(cuda::transpose_naive(in.f(), out.f(), dim, nullptr)); break;
-            case TransposeVariant::kTiled: LS_CUDA_CHECK(cuda::transpose_tiled(in.f(), out.f(), dim, nullptr)); break;
-            case TransposeVariant::kPad: LS_CUDA_CHECK(cuda::transpose_pad(in.f(), out.f(), dim, nullptr)); break;
-            case TransposeVariant::kTile64Pad: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, false, nullptr)); break;
-            case TransposeVariant::kTile64Swizzle: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr)); break;
-          }
-        };
-        TransposeState s;
-        s.variant = v;
-        s.dim = dim;
-        LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
-        sampler.measure(s, launch, [&] { return check(v != TransposeVariant::kCopy); });
-        m.states.push_back(std::move(s));
-      }
+    {
+      Sampler sampler(device, bus, sampling, ctl);
+      body(m, sampler);
+      LS_CUDA_CHECK(cudaDeviceSynchronize());
     }
-    LS_CUDA_CHECK(cudaDeviceSynchronize());
     m.after = read_nvml_telemetry(bus);
     ctl.progress(1.0, "done");
     return m;
   }
 
- private:
   static int attribute(cudaDeviceAttr a, int device) {
     int v = 0;
     LS_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));

@@ -11,6 +11,9 @@ constexpr int kThreads = 256;
 // A 16 B load with an L2 evict-last cache policy (sm_80 and later; a plain load elsewhere). The float4 copy and the
 // 64x64 transposes load this way: data read once and never again then outlasts the dirty lines the kernel writes,
 // which L2 writes back sooner and in the order they were written (our reading of the measurements, not proven).
+// The marked lines stay behind: on the H200 up to ~11 MiB of them survive any overwrite and take that much L2
+// from whatever runs next (tests/gpu/tile_experiments5.cu, round 8). The sampler resets them before every cold
+// flush and at the end of a run (cuda_backend.cpp); a program that adopts these loads should do the same.
 __device__ __forceinline__ float4 load_evict_last(const float* p) {
   float4 v;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -184,7 +184,9 @@ json sampling_catalogue(const Defaults& d) {
       {"warmup", {{"type", "integer"}, {"default", d.warmup}, {"minimum", 0}, {"maximum", kMaxWarmup},
                   {"description", "untimed launches before the samples"}}},
       {"cache", {{"type", "string"}, {"default", "cold"}, {"enum", {"cold", "hot"}},
-                 {"description", "cold: a buffer of twice the L2 (CPU: last-level cache) is overwritten before each sample"}}},
+                 {"description",
+                  "cold: before each sample, persisting (evict-last) L2 lines are reset to normal and a buffer "
+                  "of twice the L2 (CPU: last-level cache) is overwritten"}}},
       {"seed", {{"type", "integer"}, {"default", nullptr}, {"minimum", 0}, {"maximum", kMaxSeed},
                 {"description", "seed of the random verification input; random when absent (echoed in the result)"}}},
   };

@@ -8,6 +8,7 @@
 #   2. the same default sweep and headline transpose in-process (--run): HTTP-path overhead; odd sizes in-process
 #   3. the peers (bench/peers/peers.py: PyTorch eager, copy_, torch.compile, CuPy) with the same method
 #   4. tables (tests/gpu/report.py)
+#   5. the cold-L2 check (tests/gpu/check_cold_flush.sh: a cold sample's loads must not hit in L2)
 # Everything lands in $OUT/h200.tar.gz (plus the summary markdown and the log beside it).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -56,6 +57,9 @@ echo "== peers $(date -u +%FT%TZ)" | tee -a "$log"
 timeout 240 python3 bench/peers/peers.py --dims 4096,8192,16384 --seconds 1 --out "$res/h200-peers-raw.json" 2>&1 | tail -30 | tee -a "$log"
 
 python3 tests/gpu/report.py --dir "$res" 2>&1 | tee -a "$log"
+
+echo "== cold-L2 check $(date -u +%FT%TZ)" | tee -a "$log"
+bash tests/gpu/check_cold_flush.sh "$bin" 2>&1 | tee "$res/h200-cold-flush.txt" | tee -a "$log"
 cp "$res/h200-summary.md" "$out/" 2>/dev/null
 (cd "$res" && tar czf "$out/h200.tar.gz" .)
 cp "$log" "$out/"

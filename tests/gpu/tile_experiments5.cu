@@ -12,9 +12,16 @@
 //     whole L2? A buffer of 16-48 MiB is read twice; the second read runs at L2 speed only if the buffer stayed.
 //     (b) Does the cold-L2 memset (the agent overwrites 2x the L2 size) remove lines loaded with evict-last? A
 //     2048^2 input (16 MiB) is transposed, the flush runs, and the input is read again: at DRAM speed if it went.
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments5.cu -o /tmp/tx5 && /tmp/tx5 policies|reset|residue|residue-ncu|flush|flush-ncu|flush2|flush2-ncu|demote|demote-ncu
-// Cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples; every transpose compared
-// exactly with a naive transpose, every copy with its input.
+//   - reset: evict-last loads whose lines the kernel sets back to evict-normal (applypriority) once in registers.
+//   - flush, flush2, demote (and their -ncu lists, every case once, for ncu --cache-control none): which flushes
+//     remove lines read before them with plain or evict-last loads, and what takes the evict-last mark off.
+//   - orders: the agent's kernel with evict-last loads in other tile orders, or with 7-8 blocks per SM.
+// In short: no other policy, order or occupancy beats the agent's kernel; evict-last lines stay behind and outlast
+// any flush; cudaCtxResetPersistingL2Cache takes the mark off (the agent adopted it before every cold flush).
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments5.cu -o /tmp/tx5
+//   /tmp/tx5 policies|reset|residue|residue-ncu|flush|flush-ncu|flush2|flush2-ncu|demote|demote-ncu|orders
+// Timed lists: cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples (15 in residue, flush,
+// demote); every transpose compared exactly with a naive transpose, every copy with its input.
 #include <functional>
 #include <string>
 
@@ -151,6 +158,50 @@ __global__ void __launch_bounds__(256, 6) t64_pol(const float* __restrict__ in, 
   if (lane < 8) {
     const int row = 8 * w + lane;
     bulk_store256<kStore>(out + (c0 + row) * dim + r0, &staging[row * 64]);
+  }
+}
+
+// Call 6 (orders): the agent's kernel with evict-last loads in other tile orders, or with the staging tile in the
+// input tile's memory (one more barrier; 16.6 KB per block, so 7 or 8 blocks fit on an SM instead of 6).
+//   kOrder 0: column-major (the agent); 1: two tile columns interleaved (blocks 2k, 2k + 1 take tiles (k, 2j) and
+//   (k, 2j + 1): 512 B input row pieces read together, still whole output rows); 2: row-major; 3: snake (odd tile
+//   columns walked bottom-up). dim % 128 == 0.
+template <int kOrder, bool kShared, int kBlocks>
+__global__ void __launch_bounds__(256, kBlocks) t64_ord(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[64 * 64 + 64];
+  __shared__ __align__(128) float own_staging[kShared ? 4 : 64 * 64];
+  float* staging = kShared ? tile : own_staging;
+  const int64_t nt = dim / 64, id = blockIdx.x;
+  int64_t tr, tc;
+  if (kOrder == 0) {
+    tr = id % nt, tc = id / nt;
+  } else if (kOrder == 1) {
+    const int64_t k = id % (2 * nt);
+    tr = k / 2, tc = 2 * (id / (2 * nt)) + k % 2;
+  } else if (kOrder == 2) {
+    tr = id / nt, tc = id % nt;
+  } else {
+    tc = id / nt, tr = (tc & 1) ? nt - 1 - id % nt : id % nt;
+  }
+  const int64_t r0 = tr * 64, c0 = tc * 64;
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
+  float4 v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = load16<kLast>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+  __syncthreads();
+  float4 q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[pad64(4 * a + k, 4 * b)]);
+  if (kShared) __syncthreads();  // every warp has its block in registers before the tile is overwritten
+  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
+  fence_async_smem();
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int row = 8 * w + lane;
+    bulk_store256<kStPlain>(out + (c0 + row) * dim + r0, &staging[row * 64]);
   }
 }
 
@@ -491,6 +542,44 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (what == "orders") {  // call 6
+    for (int64_t dim : {8192, 16384}) {
+      const int64_t n = dim * dim, bytes = n * 4, n4 = n / 4;
+      Buffers buf(n);
+      naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(buf.in, buf.ref, dim, dim);
+      const unsigned g = static_cast<unsigned>((dim / 64) * (dim / 64)), gc = static_cast<unsigned>((n4 + 255) / 256);
+      double copy_s = 0;
+      auto line = [&](const char* name, bool is_copy, auto kernel, auto launch) {
+        int blocks = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 256, 0));
+        const double sec = timeit(launch, flush, fb);
+        CK(cudaMemset(buf.out, 0xff, bytes));
+        launch();
+        CK(cudaDeviceSynchronize());
+        const unsigned long long bad = count_mismatches(buf.out, is_copy ? buf.in : buf.ref, dim, dim, dim);
+        if (copy_s == 0) copy_s = sec;
+        printf("dim %6lld %-52s %d blk/SM %8.1f us %6.3f TB/s %6.3f of evict-last copy  %s\n", (long long)dim, name, blocks,
+               sec * 1e6, 2.0 * bytes / sec / 1e12, copy_s / sec, bad ? "WRONG" : "ok");
+        fflush(stdout);
+      };
+#define ORD(name, O, S, B) line(name, false, t64_ord<O, S, B>, [&] { t64_ord<O, S, B><<<g, 256>>>(buf.in, buf.out, dim); })
+      for (int pass = 0; pass < 2; ++pass) {
+        copy_s = 0;
+        line("copy float4, evict-last loads", true, copy_pol<kLast, kStPlain>, [&] { copy_pol<kLast, kStPlain><<<gc, 256>>>((const float4*)buf.in, (float4*)buf.out, n4); });
+        line("transpose (t64_pol, the agent's)", false, t64_pol<kLast, kStPlain>, [&] { t64_pol<kLast, kStPlain><<<g, 256>>>(buf.in, buf.out, dim); });
+        ORD("column-major", 0, false, 6);
+        ORD("two tile columns interleaved", 1, false, 6);
+        ORD("row-major", 2, false, 6);
+        ORD("snake", 3, false, 6);
+        ORD("column-major, staging in the tile, 6 blk", 0, true, 6);
+        ORD("column-major, staging in the tile, 7 blk", 0, true, 7);
+        ORD("column-major, staging in the tile, 8 blk", 0, true, 8);
+        ORD("two columns interleaved, staging in the tile, 8 blk", 1, true, 8);
+      }
+#undef ORD
+    }
+    return 0;
+  }
   if (what == "residue" || what == "residue-ncu") {  // residue-ncu: every case once, for ncu --cache-control none
     if (what == "residue-ncu") reps = 1;
     float* sums;
@@ -565,6 +654,6 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  printf("usage: %s policies|reset|residue|residue-ncu|flush|flush-ncu|flush2|flush2-ncu|demote|demote-ncu\n", argv[0]);
+  printf("usage: %s policies|reset|residue|residue-ncu|flush|flush-ncu|flush2|flush2-ncu|demote|demote-ncu|orders\n", argv[0]);
   return 2;
 }

@@ -165,6 +165,27 @@ struct TransposeMeasurement {
   Telemetry before, after;
 };
 
+// The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner): checks
+// for cancellation and reports progress, then body(state, layout) measures the state (layout, touch_fields and n
+// already set), which is then appended to `states`.
+template <class Body>
+void for_each_aos_soa_state(const AosSoaParams& p, int64_t n, RunControl& ctl, int& done, int total,
+                            std::vector<AosSoaState>& states, Body body) {
+  for (int t : p.touch_fields) {
+    for (AosSoaLayout layout : p.layouts) {
+      if (ctl.cancelled()) throw Cancelled{};
+      ctl.progress(static_cast<double>(done++) / total,
+                   std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
+      AosSoaState s;
+      s.layout = to_string(layout);
+      s.touch_fields = t;
+      s.n = n;
+      body(s, layout);
+      states.push_back(std::move(s));
+    }
+  }
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -191,26 +191,17 @@ class CpuBackend final : public Backend {
           }));
         }
       }
-      for (int t : p.touch_fields) {
-        for (AosSoaLayout layout : p.layouts) {
-          if (ctl.cancelled()) throw Cancelled{};
-          const bool soa = is_soa(layout);
-          ctl.progress(static_cast<double>(done++) / total,
-                       std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
-          AosSoaState s;
-          s.layout = to_string(layout);
-          s.touch_fields = t;
-          s.n = n;
-          fill(buf.data(), soa, n, p.sampling.seed);
-          touch(buf.data(), layout, n, t);
-          s.verification = verify_aos_soa(buf, soa, n, t, p.sampling.seed);
-          s.time = sample(
-              p.sampling, ctl, [&] { flush(); }, [&] { touch(buf.data(), layout, n, t); },
-              [&] { return timed([&] { touch(buf.data(), layout, n, t); }); }, [] { return ClockReading{}; },
-              "none: CPU backend");
-          m.states.push_back(std::move(s));
-        }
-      }
+      for_each_aos_soa_state(p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
+        const int t = s.touch_fields;
+        const bool soa = is_soa(layout);
+        fill(buf.data(), soa, n, p.sampling.seed);
+        touch(buf.data(), layout, n, t);
+        s.verification = verify_aos_soa(buf, soa, n, t, p.sampling.seed);
+        s.time = sample(
+            p.sampling, ctl, [&] { flush(); }, [&] { touch(buf.data(), layout, n, t); },
+            [&] { return timed([&] { touch(buf.data(), layout, n, t); }); }, [] { return ClockReading{}; },
+            "none: CPU backend");
+      });
     }
     ctl.progress(1.0, "done");
     return m;

@@ -277,35 +277,26 @@ class CudaBackend final : public Backend {
             }));
           }
         }
-        for (int t : p.touch_fields) {
-          for (AosSoaLayout layout : p.layouts) {
-            if (ctl.cancelled()) throw Cancelled{};
-            const bool soa = is_soa(layout);
-            ctl.progress(static_cast<double>(done++) / total,
-                         std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
-            auto launch = [&] {
-              switch (layout) {
-                case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
-                case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
-                case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
-                case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
-              }
-            };
-            AosSoaState s;
-            s.layout = to_string(layout);
-            s.touch_fields = t;
-            s.n = n;
-            LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
-            sampler.measure(s, launch, [&] {
-              return device_check(
-                  [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
-                  [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
-                  "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
-                      "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
-            });
-            m.states.push_back(std::move(s));
-          }
-        }
+        for_each_aos_soa_state(p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
+          const int t = s.touch_fields;
+          const bool soa = is_soa(layout);
+          auto launch = [&] {
+            switch (layout) {
+              case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
+              case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
+            }
+          };
+          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
+          sampler.measure(s, launch, [&] {
+            return device_check(
+                [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
+                [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
+                "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                    "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
+          });
+        });
       }
     });
   }

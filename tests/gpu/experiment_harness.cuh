@@ -94,17 +94,15 @@ struct Buffers {
   }
 };
 
-// Median of 30 CUDA-event samples after 3 warm-up launches, with `fb` bytes of `flush` overwritten before each
-// sample (cold L2; the memset is outside the events).
-template <class F>
-double timeit(F f, void* flush, size_t fb) {
+// The median of `reps` CUDA-event samples of f(), each after before() (not timed).
+template <class Before, class F>
+double median_time(int reps, Before before, F f) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
   std::vector<float> s;
-  for (int i = 0; i < 30; ++i) {
-    CK(cudaMemsetAsync(flush, i, fb));
+  for (int i = 0; i < reps; ++i) {
+    before();
     CK(cudaEventRecord(a));
     f();
     CK(cudaEventRecord(b));
@@ -114,8 +112,19 @@ double timeit(F f, void* flush, size_t fb) {
     s.push_back(ms);
   }
   CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   std::sort(s.begin(), s.end());
-  return s[15] * 1e-3;
+  return s[reps / 2] * 1e-3;
+}
+
+// Median of 30 CUDA-event samples after 3 warm-up launches, with `fb` bytes of `flush` overwritten before each
+// sample (cold L2; the memset is outside the events).
+template <class F>
+double timeit(F f, void* flush, size_t fb) {
+  for (int i = 0; i < 3; ++i) f();
+  int i = 0;
+  return median_time(30, [&] { CK(cudaMemsetAsync(flush, i++, fb)); }, f);
 }
 
 // --- Bulk-copy (TMA) helpers, sm_90 PTX ---
@@ -162,6 +171,23 @@ __device__ __forceinline__ void bulk_store(void* dst, const void* src, uint32_t 
   }
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
+// The 64x64 tiles' store side: thread (a = t % 16, b = t / 16) writes its transposed 4x4 block q into the row-major
+// staging tile, and lane l < 8 of warp w sends output row 8 w + l (256 B) to out(c0 + row, r0 ..) with
+// store(dst, src), a bulk store that also waits until it has read the staging tile.
+template <class BulkStore>
+__device__ __forceinline__ void stage_and_store64(float* out, int64_t dim, int64_t r0, int64_t c0, float* staging,
+                                                  const float4 (&q)[4], BulkStore store) {
+  const int t = threadIdx.x, a = t % 16, b = t / 16;
+  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncwarp();
+  const int w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int row = 8 * w + lane;
+    store(out + (c0 + row) * dim + r0, &staging[row * 64]);
+  }
+}
+
 template <int kPending>
 __device__ __forceinline__ void bulk_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory"); }
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }

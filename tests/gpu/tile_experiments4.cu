@@ -331,18 +331,12 @@ __global__ void __launch_bounds__(256, 6) t64_load(const float* __restrict__ in,
   __shared__ __align__(128) float tile[tile_floats<64, 64>()];
   __shared__ __align__(128) float staging[64 * 64];
   const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
-  const int t = threadIdx.x, a = t % 16, b = t / 16;
   float4 q[4];
   load_block64<kLoad>(in, dim, r0, c0, tile, q);
-  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
-  fence_async_smem();
-  __syncwarp();
-  const int w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int row = 8 * w + lane;
-    bulk_store<false>(out + (c0 + row) * dim + r0, &staging[row * 64], 256);
+  stage_and_store64(out, dim, r0, c0, staging, q, [](float* dst, const float* src) {
+    bulk_store<false>(dst, src, 256);
     bulk_store_wait_read<0>();
-  }
+  });
 }
 
 // The 64x64 kernel of tgen<64, 64, ...> (padded tile, staging tile, column-major order), but each warp stores its

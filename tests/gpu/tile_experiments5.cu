@@ -131,14 +131,13 @@ __global__ void __launch_bounds__(256) copy_pol(const float4* __restrict__ in, f
   }
 }
 
-// The agent's 64x64 transpose (transpose_tile64_kernel<false>: padded tile, column-major tile order, staging tile,
-// one 256 B bulk store per output row) with the given load policy and bulk-store policy. dim % 64 == 0.
+// The agent's 64x64 tile work (transpose_tile64_kernel<false>: padded tile, staging tile, one 256 B bulk store per
+// output row) for the tile at (r0, c0), with the given load policy and bulk-store policy. kShared: the staging tile
+// lives in the input tile's memory (one more barrier).
 __device__ __forceinline__ int pad64(int r, int c) { return r * 64 + c + 4 * (r >> 2); }
-template <int kLoad, int kStore>
-__global__ void __launch_bounds__(256, 6) t64_pol(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
-  __shared__ __align__(16) float tile[64 * 64 + 64];
-  __shared__ __align__(128) float staging[64 * 64];
-  const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
+template <int kLoad, int kStore, bool kShared>
+__device__ __forceinline__ void t64_tile(const float* __restrict__ in, float* __restrict__ out, int64_t dim, int64_t r0,
+                                         int64_t c0, float* tile, float* staging) {
   const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
   float4 v[4];
 #pragma unroll
@@ -151,18 +150,21 @@ __global__ void __launch_bounds__(256, 6) t64_pol(const float* __restrict__ in, 
   float4 q[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[pad64(4 * a + k, 4 * b)]);
-  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
-  fence_async_smem();
-  __syncwarp();
-  const int w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int row = 8 * w + lane;
-    bulk_store256<kStore>(out + (c0 + row) * dim + r0, &staging[row * 64]);
-  }
+  if (kShared) __syncthreads();  // every warp has its block in registers before the tile is overwritten
+  stage_and_store64(out, dim, r0, c0, staging, q, [](float* dst, const float* src) { bulk_store256<kStore>(dst, src); });
+}
+
+// The agent's kernel: column-major tile order. dim % 64 == 0.
+template <int kLoad, int kStore>
+__global__ void __launch_bounds__(256, 6) t64_pol(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
+  __shared__ __align__(128) float tile[64 * 64 + 64];
+  __shared__ __align__(128) float staging[64 * 64];
+  const int64_t nt = dim / 64;
+  t64_tile<kLoad, kStore, false>(in, out, dim, (blockIdx.x % nt) * 64, (blockIdx.x / nt) * 64, tile, staging);
 }
 
 // Call 6 (orders): the agent's kernel with evict-last loads in other tile orders, or with the staging tile in the
-// input tile's memory (one more barrier; 16.6 KB per block, so 7 or 8 blocks fit on an SM instead of 6).
+// input tile's memory (16.6 KB per block, so 7 or 8 blocks fit on an SM instead of 6).
 //   kOrder 0: column-major (the agent); 1: two tile columns interleaved (blocks 2k, 2k + 1 take tiles (k, 2j) and
 //   (k, 2j + 1): 512 B input row pieces read together, still whole output rows); 2: row-major; 3: snake (odd tile
 //   columns walked bottom-up). dim % 128 == 0.
@@ -170,7 +172,6 @@ template <int kOrder, bool kShared, int kBlocks>
 __global__ void __launch_bounds__(256, kBlocks) t64_ord(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
   __shared__ __align__(128) float tile[64 * 64 + 64];
   __shared__ __align__(128) float own_staging[kShared ? 4 : 64 * 64];
-  float* staging = kShared ? tile : own_staging;
   const int64_t nt = dim / 64, id = blockIdx.x;
   int64_t tr, tc;
   if (kOrder == 0) {
@@ -183,26 +184,7 @@ __global__ void __launch_bounds__(256, kBlocks) t64_ord(const float* __restrict_
   } else {
     tc = id / nt, tr = (tc & 1) ? nt - 1 - id % nt : id % nt;
   }
-  const int64_t r0 = tr * 64, c0 = tc * 64;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = load16<kLast>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
-  __syncthreads();
-  float4 q[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[pad64(4 * a + k, 4 * b)]);
-  if (kShared) __syncthreads();  // every warp has its block in registers before the tile is overwritten
-  store_transposed(&staging[4 * b * 64 + 4 * a], 64, q, StorePlain{});
-  fence_async_smem();
-  __syncwarp();
-  const int w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int row = 8 * w + lane;
-    bulk_store256<kStPlain>(out + (c0 + row) * dim + r0, &staging[row * 64]);
-  }
+  t64_tile<kLast, kStPlain, kShared>(in, out, dim, tr * 64, tc * 64, tile, kShared ? tile : own_staging);
 }
 
 // Reads n4 float4 (load16<kLoad>) and writes one sum per block, so the loads are not optimised away.
@@ -270,28 +252,25 @@ __global__ void __launch_bounds__(256) demote(const char* p, int64_t bytes) {
     reset_priority(p + at);
 }
 
-// The median of `reps` samples of `timed` (CUDA events around it), each after `before` (not timed).
+// One kernel at one size: its median time (timeit), then one more launch into a poisoned output, compared exactly
+// with `want` (the input for a copy, the reference for a transpose).
+struct Measured {
+  double sec;
+  bool ok;
+};
+template <class Launch>
+Measured measure(Launch launch, const Buffers& buf, const float* want, int64_t dim, void* flush, size_t fb) {
+  const double sec = timeit(launch, flush, fb);
+  CK(cudaMemset(buf.out, 0xff, dim * dim * 4));
+  launch();
+  CK(cudaDeviceSynchronize());
+  return {sec, count_mismatches(buf.out, want, dim, dim, dim) == 0};
+}
+
+// The median of `reps` samples of `timed`, each after `before` (experiment_harness.cuh); 1 under ncu.
 int reps = 15;
 template <class Before, class Timed>
-double median_after(Before before, Timed timed) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> s;
-  for (int i = 0; i < reps; ++i) {
-    before();
-    CK(cudaEventRecord(a));
-    timed();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    s.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(s.begin(), s.end());
-  return s[reps / 2] * 1e-3;
-}
+double median_after(Before before, Timed timed) { return median_time(reps, before, timed); }
 
 int main(int argc, char** argv) {
   const size_t fb = 128 << 20;
@@ -308,16 +287,12 @@ int main(int argc, char** argv) {
       double plain_copy = 0, agent_copy = 0;
       // One line: the median time, and the output checked against the input (copy) or the reference (transpose).
       auto line = [&](const char* kind, int load, int store, bool is_copy, auto launch) {
-        const double sec = timeit(launch, flush, fb);
-        CK(cudaMemset(buf.out, 0xff, bytes));
-        launch();
-        CK(cudaDeviceSynchronize());
-        const unsigned long long bad = count_mismatches(buf.out, is_copy ? buf.in : buf.ref, dim, dim, dim);
+        const auto [sec, ok] = measure(launch, buf, is_copy ? buf.in : buf.ref, dim, flush, fb);
         if (is_copy && load == kPlain && store == kStPlain) plain_copy = sec;
         if (is_copy && load == kLast && store == kStPlain) agent_copy = sec;
         printf("dim %6lld %-9s load %-23s store %-15s %8.1f us %6.3f TB/s %6.3f of plain copy %6.3f of evict-last copy  %s\n",
                (long long)dim, kind, kLoadName[load], kStoreName[store], sec * 1e6, gb / sec / 1e12,
-               plain_copy / sec, agent_copy / sec, bad ? "WRONG" : "ok");
+               plain_copy / sec, agent_copy / sec, ok ? "ok" : "WRONG");
         fflush(stdout);
       };
 #define COPY(L, S) line("copy", L, S, true, [&] { copy_pol<L, S><<<gc, 256>>>((const float4*)buf.in, (float4*)buf.out, n4); })
@@ -361,16 +336,12 @@ int main(int argc, char** argv) {
       const unsigned g = static_cast<unsigned>((dim / 64) * (dim / 64)), gc = static_cast<unsigned>((n4 + 255) / 256);
       double plain_copy = 0, last_copy = 0;
       auto line = [&](const char* name, bool is_copy, auto launch) {
-        const double sec = timeit(launch, flush, fb);
-        CK(cudaMemset(buf.out, 0xff, bytes));
-        launch();
-        CK(cudaDeviceSynchronize());
-        const unsigned long long bad = count_mismatches(buf.out, is_copy ? buf.in : buf.ref, dim, dim, dim);
+        const auto [sec, ok] = measure(launch, buf, is_copy ? buf.in : buf.ref, dim, flush, fb);
         if (plain_copy == 0) plain_copy = sec;
         else if (last_copy == 0) last_copy = sec;
         printf("dim %6lld %-40s %8.1f us %6.3f TB/s %6.3f of plain copy %6.3f of evict-last copy  %s\n", (long long)dim,
                name, sec * 1e6, 2.0 * bytes / sec / 1e12, plain_copy / sec, last_copy ? last_copy / sec : 0.0,
-               bad ? "WRONG" : "ok");
+               ok ? "ok" : "WRONG");
         fflush(stdout);
       };
       for (int pass = 0; pass < 2; ++pass) {
@@ -552,14 +523,10 @@ int main(int argc, char** argv) {
       auto line = [&](const char* name, bool is_copy, auto kernel, auto launch) {
         int blocks = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 256, 0));
-        const double sec = timeit(launch, flush, fb);
-        CK(cudaMemset(buf.out, 0xff, bytes));
-        launch();
-        CK(cudaDeviceSynchronize());
-        const unsigned long long bad = count_mismatches(buf.out, is_copy ? buf.in : buf.ref, dim, dim, dim);
+        const auto [sec, ok] = measure(launch, buf, is_copy ? buf.in : buf.ref, dim, flush, fb);
         if (copy_s == 0) copy_s = sec;
         printf("dim %6lld %-52s %d blk/SM %8.1f us %6.3f TB/s %6.3f of evict-last copy  %s\n", (long long)dim, name, blocks,
-               sec * 1e6, 2.0 * bytes / sec / 1e12, copy_s / sec, bad ? "WRONG" : "ok");
+               sec * 1e6, 2.0 * bytes / sec / 1e12, copy_s / sec, ok ? "ok" : "WRONG");
         fflush(stdout);
       };
 #define ORD(name, O, S, B) line(name, false, t64_ord<O, S, B>, [&] { t64_ord<O, S, B><<<g, 256>>>(buf.in, buf.out, dim); })

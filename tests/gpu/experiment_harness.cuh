@@ -37,6 +37,30 @@ inline unsigned long long count_mismatches(const float* got, const float* want, 
   return count;
 }
 
+// A plain 16 B load.
+struct LoadPlain {
+  __device__ __forceinline__ float4 operator()(const float* p) const { return *reinterpret_cast<const float4*>(p); }
+};
+// The input side of the 64-wide tiles: thread (r = t / 16, c4 = t % 16) of 256 loads kN float4 through load(p), rows
+// r0 + r + 16 i (i < kN), columns c0 + 4 c4 .. + 3, of a matrix whose rows are `pitch` floats apart.
+template <int kN, class Load>
+__device__ __forceinline__ void load_rows64(const float* __restrict__ in, int64_t pitch, int64_t r0, int64_t c0,
+                                            float4 (&v)[kN], Load load) {
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+#pragma unroll
+  for (int i = 0; i < kN; ++i) v[i] = load(in + (r0 + r + 16 * i) * pitch + c0 + 4 * c4);
+}
+
+// Grouped tile order (rounds 4 and 6): the 1-D block id walks G tile rows down before one tile column right (the
+// last group of rows may be shorter); the tile's origin.
+__device__ __forceinline__ void grouped_origin(int64_t dim, int G, int64_t& r0, int64_t& c0) {
+  const int nt = static_cast<int>(dim / 64);
+  const int id = blockIdx.x, group = id / (G * nt), first = group * G;
+  const int rows = min(G, nt - first), in_group = id % (G * nt);
+  r0 = (first + in_group % rows) * 64LL;
+  c0 = (in_group / rows) * 64LL;
+}
+
 // The swizzled 64x64 fp32 tile of the agent's tile64_swizzle (Swizzle<3,2,6> o S[(64,64):(64,1)]).
 __device__ __forceinline__ int swz64(int r, int c) { return (r * 64 + c) ^ (((r >> 2) & 7) << 2); }
 // Thread (r, c4) of 256 puts the float4s it loaded from tile rows r + 16 i, chunk c4, into the swizzled tile.
@@ -48,6 +72,20 @@ __device__ __forceinline__ void fill_swz64(float* tile, int r, int c4, const flo
 __device__ __forceinline__ void read_swz64(const float* tile, int a, int b, float4 (&q)[4]) {
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[swz64(4 * a + k, 4 * b)]);
+}
+
+// The swizzled tile's middle: the four float4 this thread loaded (load_rows64) go into the tile, a barrier, and this
+// thread's 4x4 block (rows 4a.., columns 4b.., a = t % 16, b = t / 16) comes back as four rows.
+__device__ __forceinline__ void swz64_exchange(float* tile, const float4 (&v)[4], float4 (&q)[4]) {
+  const int t = threadIdx.x;
+  fill_swz64(tile, t / 16, t % 16, v);
+  __syncthreads();
+  read_swz64(tile, t % 16, t / 16, q);
+}
+// Where this thread's transposed 4x4 block of the tile at (r0, c0) goes: out(c0 + 4 b, r0 + 4 a).
+__device__ __forceinline__ float* block_out(float* out, int64_t pitch, int64_t r0, int64_t c0) {
+  const int t = threadIdx.x, a = t % 16, b = t / 16;
+  return out + (c0 + 4 * b) * pitch + r0 + 4 * a;
 }
 
 // Stores of one float4: plain, or evict-first (st.global.cs).

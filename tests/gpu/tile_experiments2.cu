@@ -33,17 +33,10 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
   int bx, by;
   block_xy<kDiag>(bx, by);
   const int64_t r0 = by * 64LL, c0 = bx * 64LL;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = ld<kLd, kSt>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-  fill_swz64(tile, r, c4, v);
-  __syncthreads();
-  const int a = t % 16, b = t / 16;
-  float4 q[4];
-  read_swz64(tile, a, b, q);
-  float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  store_transposed(o, dim, q, St<kSt>{});
+  float4 v[4], q[4];
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return ld<kLd, kSt>(p); });
+  swz64_exchange(tile, v, q);
+  store_transposed(block_out(out, dim, r0, c0), dim, q, St<kSt>{});
 }
 
 // 128 (input rows) x 32 (input cols) tile, 256 threads. Load: thread (r = t / 8, c4 = t % 8) reads input rows
@@ -88,8 +81,7 @@ __global__ void __launch_bounds__(256) t64x2(const float* __restrict__ in, float
   const int64_t r0 = blockIdx.y * 128LL, c0 = blockIdx.x * 64LL;
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) v[i] = ld<false, kSt>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return ld<false, kSt>(p); });
 #pragma unroll
   for (int i = 0; i < 8; ++i) *reinterpret_cast<float4*>(&tile[i / 4][swz64(r + 16 * (i % 4), 4 * c4)]) = v[i];
   __syncthreads();
@@ -138,21 +130,12 @@ __global__ void __launch_bounds__(512) t128(const float* __restrict__ in, float*
 template <int G>
 __global__ void __launch_bounds__(256) t64g(const float* __restrict__ in, float* __restrict__ out, int64_t dim) {
   __shared__ __align__(16) float tile[64 * 64];
-  const int nt = static_cast<int>(dim / 64);
-  const int id = blockIdx.x, group = id / (G * nt), first = group * G;
-  const int rows = min(G, nt - first), in_group = id % (G * nt);
-  const int64_t r0 = (first + in_group % rows) * 64LL, c0 = (in_group / rows) * 64LL;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = ld<false, true>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-  fill_swz64(tile, r, c4, v);
-  __syncthreads();
-  const int a = t % 16, b = t / 16;
-  float4 q[4];
-  read_swz64(tile, a, b, q);
-  float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
-  store_transposed(o, dim, q, StoreCs{});
+  int64_t r0, c0;
+  grouped_origin(dim, G, r0, c0);
+  float4 v[4], q[4];
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return ld<false, true>(p); });
+  swz64_exchange(tile, v, q);
+  store_transposed(block_out(out, dim, r0, c0), dim, q, StoreCs{});
 }
 
 // Round 5: the tile64 kernel with a different thread count per 64x64 tile (kThreads = 128: 8 float4 each way per

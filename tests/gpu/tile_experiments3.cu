@@ -38,19 +38,14 @@ __global__ void __launch_bounds__(256) t64(const float* __restrict__ in, float* 
   const int64_t r0 = blockIdx.y * 64LL, c0 = blockIdx.x * 64LL;
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * pitch + c0 + 4 * c4);
+  load_rows64(in, pitch, r0, c0, v, LoadPlain{});
   if constexpr (!kTranspose) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) st_cs(out + (r0 + r + 16 * i) * pitch + c0 + 4 * c4, v[i]);
   } else {
-  fill_swz64(tile, r, c4, v);
-  __syncthreads();
-  const int a = t % 16, b = t / 16;
-  float4 q[4];
-  read_swz64(tile, a, b, q);
-  float* o = out + (c0 + 4 * b) * pitch + r0 + 4 * a;
-  store_transposed(o, pitch, q, StoreCs{});
+    float4 q[4];
+    swz64_exchange(tile, v, q);
+    store_transposed(block_out(out, pitch, r0, c0), pitch, q, StoreCs{});
   }
 }
 
@@ -70,18 +65,15 @@ __global__ void __launch_bounds__(256) t64d(const float* __restrict__ in, float*
   const int64_t r0 = blockIdx.y * 64LL, c0 = blockIdx.x * 64LL;
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, LoadPlain{});
   if constexpr (kMode == 2 || kMode == 3) {
     if constexpr (kMode == 3) __syncthreads();
 #pragma unroll
     for (int i = 0; i < 4; ++i) st_cs(out + (c0 + r + 16 * i) * dim + r0 + 4 * c4, v[i]);
   } else {
-    fill_swz64(tile, r, c4, v);
-    __syncthreads();
-    const int a = t % 16, b = t / 16;
     float4 q[4];
-    read_swz64(tile, a, b, q);
+    swz64_exchange(tile, v, q);
+    const int a = t % 16, b = t / 16;
     const int64_t nt = dim / 64, rw = kMode == 4 ? ((blockIdx.y + rows) % nt) * 64 : r0;
     const int64_t cw = kMode == 4 ? ((blockIdx.x + cols) % nt) * 64 : c0;
     float* o = out + (rw + 4 * b) * dim + cw + 4 * a;
@@ -98,8 +90,7 @@ __global__ void __launch_bounds__(256) t64c(const float* __restrict__ in, float*
   const int64_t r0 = blockIdx.y * 64LL, c0 = blockIdx.x * 64LL;
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, LoadPlain{});
   fill_swz64(tile, r, c4, v);
   if (kSync) {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
@@ -158,20 +149,12 @@ __device__ __forceinline__ float4 load4(const float* p) {
 template <bool kStCs, int kLoad = 0>
 __global__ void __launch_bounds__(256) t64o(const float* __restrict__ in, float* __restrict__ out, int64_t dim, int G) {
   __shared__ __align__(16) float tile[64 * 64];
-  const int nt = static_cast<int>(dim / 64);
-  const int id = blockIdx.x, group = id / (G * nt), first = group * G;
-  const int rows = min(G, nt - first), in_group = id % (G * nt);
-  const int64_t r0 = (first + in_group % rows) * 64LL, c0 = (in_group / rows) * 64LL;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
-  float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = load4<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-  fill_swz64(tile, r, c4, v);
-  __syncthreads();
-  const int a = t % 16, b = t / 16;
-  float4 q[4];
-  read_swz64(tile, a, b, q);
-  float* o = out + (c0 + 4 * b) * dim + r0 + 4 * a;
+  int64_t r0, c0;
+  grouped_origin(dim, G, r0, c0);
+  float4 v[4], q[4];
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return load4<kLoad>(p); });
+  swz64_exchange(tile, v, q);
+  float* o = block_out(out, dim, r0, c0);
   if (kStCs) store_transposed(o, dim, q, StoreCs{});
   else store_transposed(o, dim, q, StorePlain{});
 }
@@ -180,6 +163,12 @@ __global__ void __launch_bounds__(256) t64o(const float* __restrict__ in, float*
 __device__ __forceinline__ void read_block(const float* tile, int a, int b, float4 (&q)[4]) {
 #pragma unroll
   for (int k = 0; k < 4; ++k) q[k] = *reinterpret_cast<const float4*>(&tile[pad64(4 * a + k, 4 * b)]);
+}
+// Thread (r = t / 16, c4 = t % 16) puts the four float4 it loaded (load_rows64) into the padded tile.
+__device__ __forceinline__ void fill_pad64(float* tile, const float4 (&v)[4]) {
+  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
 }
 // Writes the transposed block as output rows 4b + j, columns 4a..4a+3 of a plain row-major 64x64 staging tile:
 // 8 lanes of a quarter warp write 8 consecutive chunks of one row (conflict-free).
@@ -207,12 +196,9 @@ __global__ void __launch_bounds__(256) tb(const float* __restrict__ in, float* _
     if (t < 64) bulk_load(&tile[pad64(t, 0)], in + (r0 + t) * dim + c0, 256, &bar);
     bar_wait(&bar, 0);
   } else {
-    const int r = t / 16, c4 = t % 16;
     float4 v[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+    load_rows64(in, dim, r0, c0, v, LoadPlain{});
+    fill_pad64(tile, v);
     __syncthreads();
   }
   const int a = t % 16, b = t / 16;
@@ -257,12 +243,10 @@ __global__ void __launch_bounds__(256, kMinBlocks) tcs(const float* __restrict__
     r0 = (in_band / W) * 64;
     c0 = (band * W + in_band % W) * 64;
   }
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  const int t = threadIdx.x;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+  load_rows64(in, dim, r0, c0, v, LoadPlain{});
+  fill_pad64(tile, v);
   __syncthreads();
   const int a = t % 16, b = t / 16;
   float4 q[4];
@@ -373,8 +357,7 @@ __global__ void __launch_bounds__(256) tcs2(const float* __restrict__ in, float*
   const int64_t nt2 = dim / 128, r0 = (blockIdx.x % nt2) * 128, c0 = (blockIdx.x / nt2) * 64;
   const int t = threadIdx.x, r = t / 16, c4 = t % 16;
   float4 v[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, LoadPlain{});
 #pragma unroll
   for (int i = 0; i < 8; ++i) *reinterpret_cast<float4*>(&tile[i / 4][swz64(r + 16 * (i % 4), 4 * c4)]) = v[i];
   __syncthreads();
@@ -403,12 +386,10 @@ __global__ void __launch_bounds__(256) tcs_last(const float* __restrict__ in, fl
   __shared__ __align__(128) float tile[kPadTileFloats];
   __shared__ __align__(128) float staging[64 * 64];
   const int64_t nt = dim / 64, r0 = (blockIdx.x % nt) * 64, c0 = (blockIdx.x / nt) * 64;
-  const int t = threadIdx.x, r = t / 16, c4 = t % 16;
+  const int t = threadIdx.x;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = *reinterpret_cast<const float4*>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
+  load_rows64(in, dim, r0, c0, v, LoadPlain{});
+  fill_pad64(tile, v);
   __syncthreads();
   float4 q[4];
   read_block(tile, t % 16, t / 16, q);

@@ -317,8 +317,7 @@ __device__ __forceinline__ void load_block64(const float* __restrict__ in, int64
                                              float4 (&q)[4]) {
   const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = load16<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return load16<kLoad>(p); });
 #pragma unroll
   for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[toff<64>(r + 16 * i, 4 * c4)]) = v[i];
   __syncthreads();

@@ -140,8 +140,7 @@ __device__ __forceinline__ void t64_tile(const float* __restrict__ in, float* __
                                          int64_t c0, float* tile, float* staging) {
   const int t = threadIdx.x, r = t / 16, c4 = t % 16, a = t % 16, b = t / 16;
   float4 v[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = load16<kLoad>(in + (r0 + r + 16 * i) * dim + c0 + 4 * c4);
+  load_rows64(in, dim, r0, c0, v, [](const float* p) { return load16<kLoad>(p); });
 #pragma unroll
   for (int i = 0; i < 4; ++i) *reinterpret_cast<float4*>(&tile[pad64(r + 16 * i, 4 * c4)]) = v[i];
   __syncthreads();

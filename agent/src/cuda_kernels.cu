@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "cuda_kernels.hpp"
+#include "kernel_choice.hpp"
 #include "random_input.hpp"
 
 namespace layoutscope::agent::cuda {
@@ -413,7 +414,7 @@ cudaError_t aos_vec_touch(float* records, int64_t n, int touch, cudaStream_t str
 }
 
 cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stream) {
-  if (n % 4 != 0) return soa_touch(fields, n, touch, stream);  // field arrays not 16 B aligned: scalar path
+  if (!soa_vec_uses_float4(n)) return soa_touch(fields, n, touch, stream);  // field arrays not 16 B aligned
   if (touch != 1 && touch != 2 && touch != 4 && touch != 8) return cudaErrorInvalidValue;
   const int64_t count4 = touch * (n / 4);  // fields 0..touch-1: contiguous
   const auto blocks = static_cast<unsigned>((count4 + kThreads - 1) / kThreads);
@@ -437,7 +438,7 @@ cudaError_t copy_scalar(const float* in, float* out, int64_t count, cudaStream_t
 }
 
 cudaError_t transpose_tile64(const float* in, float* out, int64_t dim, bool swizzle, cudaStream_t stream) {
-  if (dim % 4 != 0)  // the same kernel for both layouts: the scalar path has its own tile
+  if (!tile64_uses_float4(dim))  // the same kernel for both layouts: the scalar path has its own tile
     transpose_tile64_scalar_kernel<<<tile64_blocks(dim), kThreads, 0, stream>>>(in, out, dim);
   else if (swizzle)
     transpose_tile64_kernel<true><<<tile64_blocks(dim), kThreads, 0, stream>>>(in, out, dim);

@@ -5,6 +5,7 @@
 
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
+#include "kernel_choice.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -65,10 +66,10 @@ Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
     width = 16;
     access = "lane i loads (and stores) fields 0-3 of element i as one 16 B access (4-7 likewise at t = 8)";
     for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);
-  } else if (layout == "soa_vec" && n % 4 == 0 && n >= 4 * kWarp) {  // lane i: 16 B at elements 4i..4i+3
+  } else if (layout == "soa_vec" && soa_vec_uses_float4(n)) {  // lane i: 16 B at elements 4i..4i+3
     width = 16;
     access = "lane i loads (and stores) field k of elements 4i..4i+3 as one 16 B access";
-    for (int64_t i = 0; i < kWarp; ++i) idx.push_back(4 * i * 8);
+    for (int64_t i = 0; i < std::min<int64_t>(kWarp, n / 4); ++i) idx.push_back(4 * i * 8);
   } else {
     for (int64_t i = 0; i < std::min<int64_t>(kWarp, n); ++i) idx.push_back(i * 8);  // element i, field 0
   }
@@ -87,7 +88,7 @@ Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
 Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
   json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
               {"shared", json::array()}};
-  if (dim < 64 || dim % 4 != 0) {
+  if (dim < 64 || !tile64_uses_float4(dim)) {
     out["note"] = "dim < 64 or dim % 4 != 0: every tile takes the kernel's scalar edge path; no prediction";
     return out;
   }

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "kernel_choice.hpp"
+
 namespace layoutscope::agent {
 namespace {
 
@@ -120,13 +122,13 @@ std::string profiled_kernel(const json& state, const std::string& benchmark) {
     if (l == "aos") return "aos_touch_kernel";
     if (l == "soa") return "soa_touch_kernel";
     if (l == "aos_vec") return "aos_vec_touch_kernel";
-    return ax.at("n").get<int64_t>() % 4 == 0 ? "soa_vec_touch_kernel" : "soa_touch_kernel";
+    return soa_vec_uses_float4(ax.at("n").get<int64_t>()) ? "soa_vec_touch_kernel" : "soa_touch_kernel";
   }
   const std::string v = ax.at("variant").get<std::string>();
   if (v == "copy") return "copy_vec4_unrolled_kernel";
   if (v == "naive") return "transpose_naive_kernel";
   if (v == "tiled" || v == "pad") return "transpose_tiled_kernel";
-  return "transpose_tile64_kernel";
+  return tile64_uses_float4(ax.at("dim").get<int64_t>()) ? "transpose_tile64_kernel" : "transpose_tile64_scalar_kernel";
 }
 
 void attach_profile(json& result, const RunRequest& request, const std::string& backend_kind) {

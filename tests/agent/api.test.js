@@ -296,6 +296,19 @@ describe('transpose end to end', () => {
     assert.equal(by.tile64_swizzle.shared[1].layout, 'Swizzle<3,2,6> o S[(64,64):(64,1)]');
   });
 
+  test('soa_vec predictions follow the kernel the CUDA launcher picks: float4 whenever n % 4 == 0, scalar otherwise', async () => {
+    // n = 64: float4 path, 16 lanes (one per 4 elements) read field 0 of elements 0..63: 256 contiguous bytes = 8
+    // sectors. n = 66: the scalar SoA kernel, 32 lanes x 4 B contiguous = 4 sectors. n = 1024: 32 lanes x 16 B = 16.
+    const want = { 64: [16, 8], 66: [4, 4], 1024: [16, 16] };
+    for (const [n, [width, sectors]] of Object.entries(want)) {
+      const id = await run({ benchmark: 'aos_soa', params: { n: Number(n), layouts: ['soa_vec'], touch_fields: 1, repetitions: 1 } });
+      const rec = await waitRun(agent, id);
+      assert.equal(rec.status, 'succeeded', rec.error);
+      const g = rec.result.benchmarks[0].states[0].predicted.global[0];
+      assert.deepEqual([g.bytes_per_lane, g.sectors_per_request], [width, sectors], `n = ${n}`);
+    }
+  });
+
   test('adaptive sampling (no repetitions): at least min_samples, a stop reason, null repetitions echoed', async () => {
     const id = await run({ benchmark: 'transpose', params: { dim: 64, variants: ['copy'], min_samples: 12, max_time_s: 0.02, cache: 'hot' } });
     const rec = await waitRun(agent, id);

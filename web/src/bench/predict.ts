@@ -45,7 +45,7 @@ function shared(e: Engine, layout: string, idx: number[], access: string): Acces
 
 /** AoS S[(n,8):(8,1)] or SoA S[(n,8):(1,n)]. aos / soa: lane i touches field k of element i, 4 B. aos_vec: lane i
  * touches fields 0-3 of element i as one 16 B access. soa_vec: lane i touches field k of elements 4i..4i+3 as
- * one 16 B access (when n is a multiple of 4 and at least 128; else the scalar path). */
+ * one 16 B access (when n is a multiple of 4, as agent/src/kernel_choice.hpp; else the scalar path). */
 export function predictAosSoa(e: Engine, layout: string, n: number): VariantPrediction {
   if (!['aos', 'soa', 'aos_vec', 'soa_vec'].includes(layout)) throw new Error(`no access model for layout "${layout}"`);
   const aos = layout.startsWith('aos');
@@ -57,10 +57,10 @@ export function predictAosSoa(e: Engine, layout: string, n: number): VariantPred
   if (layout === 'aos_vec') {
     width = 16;
     access = 'lane i loads (and stores) fields 0-3 of element i as one 16 B access';
-  } else if (layout === 'soa_vec' && n % 4 === 0 && n >= 4 * WARP) {
+  } else if (layout === 'soa_vec' && n % 4 === 0) {
     width = 16;
     access = 'lane i loads (and stores) field k of elements 4i..4i+3 as one 16 B access';
-    idx = range(WARP, (i) => 4 * i * 8);
+    idx = range(Math.min(WARP, n / 4), (i) => 4 * i * 8);
   }
   const g = global(e, text, [n, 8], idx, width, access);
   // the figure: the same layout over one warp's 32 elements (128 for soa_vec), lanes reading field 0

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kJson = "application/json";
-const char* const kRunPath = R"(/v1/runs/([A-Za-z0-9-]{1,64}))";
+const char* const kRunPath = R"(/v1/runs/([A-Za-z0-9-]{1,64}))";  // valid_run_id's alphabet (run_store.hpp)
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;

@@ -163,15 +163,7 @@ int main(int argc, char** argv) {
   }
 
   PolicyConfig pc;
-  const std::string p = std::to_string(port);
-  pc.allowed_hosts = {"127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p};
-  if (!is_loopback_host(opt.host)) pc.allowed_hosts.push_back(opt.host + ":" + p);
-  for (auto h : opt.allowed_hosts) {
-    for (auto& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    pc.allowed_hosts.push_back(h);
-  }
-  pc.allowed_origins = {"http://127.0.0.1:" + p, "http://localhost:" + p};
-  for (const auto& o : opt.allowed_origins) pc.allowed_origins.push_back(o);
+  allow_listener(pc, opt.host, port, opt.allowed_hosts, opt.allowed_origins);
   pc.token = *token;
   pc.read_timeout_s = opt.read_timeout_s;
   RequestPolicy policy(pc);

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "policy.hpp"
+
 namespace layoutscope::agent {
 
 const char* const kUsage = R"(layoutscope-agent: runs the layoutscope benchmarks (B-09 AoS/SoA sweep, transpose) on this machine's
@@ -65,10 +67,6 @@ bool valid_origin(const std::string& o) {
 }
 
 }  // namespace
-
-bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;

@@ -37,6 +37,4 @@ Result<Options> parse_options(const std::vector<std::string>& args);
 // exist. Refuses a file that group or others can read or write.
 Result<std::string> load_or_create_token(const std::string& path);
 
-bool is_loopback_host(const std::string& host);
-
 }  // namespace layoutscope::agent

@@ -1,6 +1,9 @@
 #include "policy.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace layoutscope::agent {
@@ -202,6 +205,25 @@ void RequestPolicy::install(httplib::Server& server) const {
     // Method, path and status only: never headers (the token) or bodies.
     std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
   });
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4{};
+  return ::inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+void allow_listener(PolicyConfig& config, const std::string& host, int port, const std::vector<std::string>& hosts,
+                    const std::vector<std::string>& origins) {
+  const std::string p = std::to_string(port);
+  config.allowed_hosts = {"127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p};
+  if (!is_loopback_host(host)) config.allowed_hosts.push_back(host + ":" + p);
+  for (auto h : hosts) {
+    for (auto& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    config.allowed_hosts.push_back(h);
+  }
+  config.allowed_origins = {"http://127.0.0.1:" + p, "http://localhost:" + p};
+  for (const auto& o : origins) config.allowed_origins.push_back(o);
 }
 
 }  // namespace layoutscope::agent

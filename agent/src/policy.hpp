@@ -60,12 +60,20 @@ class RequestPolicy {
 
   static bool constant_time_equal(std::string_view a, std::string_view b);
   static bool requires_token(const std::string& path);
-  const PolicyConfig& config() const { return config_; }
 
  private:
   bool origin_allowed(const std::string& origin) const;
   PolicyConfig config_;
 };
+
+// localhost, ::1, or a literal IPv4 address in 127.0.0.0/8 (not a name that merely starts with "127."). A --host
+// that is not loopback needs --allow-remote (options.cpp).
+bool is_loopback_host(const std::string& host);
+
+// The Host and Origin allowlists of a listener bound to `host`:`port`: the loopback names with the port, the bound
+// host itself when it is not loopback, and the user's --allowed-host (lower-cased) and --allowed-origin (exact).
+void allow_listener(PolicyConfig& config, const std::string& host, int port, const std::vector<std::string>& hosts,
+                    const std::vector<std::string>& origins);
 
 // Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
 int json_nesting_depth(std::string_view text);

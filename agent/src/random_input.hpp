@@ -17,8 +17,6 @@
 
 namespace layoutscope::agent {
 
-inline constexpr uint32_t kPoisonBits = 0xffffffffu;
-
 LS_HOST_DEVICE inline uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;

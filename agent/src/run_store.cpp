@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -28,6 +29,12 @@ std::string iso8601_now() {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                 tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
+}
+
+bool valid_run_id(const std::string& id) {
+  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-';
+  });
 }
 
 namespace {
@@ -124,6 +131,13 @@ std::vector<std::string> RunStore::load() {
       problems.push_back(p.string() + ": not a run record, skipped");
       continue;
     }
+    // The id names the file the record is written back to (persist): it must be this file's own name, in the
+    // alphabet of new_run_id, so that no record on disk can point a rewrite outside the results folder.
+    const std::string id = record["id"].get<std::string>();
+    if (id != p.stem().string() || !valid_run_id(id)) {
+      problems.push_back(p.string() + ": its id does not match the file name, skipped");
+      continue;
+    }
     bool rewrite = false;
     if (!terminal(record["status"].get<std::string>())) {  // the agent stopped while it was queued or running
       record["status"] = "interrupted";
@@ -135,7 +149,7 @@ std::vector<std::string> RunStore::load() {
     run->record = record;
     {
       std::lock_guard lock(mutex_);
-      runs_[record["id"].get<std::string>()] = run;
+      runs_[id] = run;
     }
     if (rewrite) persist(record);
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <mutex>
 #include <thread>
 #include <vector>
 

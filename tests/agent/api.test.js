@@ -350,6 +350,8 @@ describe('history and cancel across restarts', () => {
     const stale = { ...before, id: '20000101T000000Z-deadbeef', status: 'running', result: null, finished_at: null };
     fs.writeFileSync(path.join(a.resultsDir, `${stale.id}.json`), JSON.stringify(stale));
     fs.writeFileSync(path.join(a.resultsDir, 'garbage.json'), '{not json');
+    // A record whose id is not its file name (here: a path out of the folder) is skipped, never written back.
+    fs.writeFileSync(path.join(a.resultsDir, 'escape.json'), JSON.stringify({ ...stale, id: '../escaped' }));
     a = await startAgent([], { dir });
     try {
       const list = (await (await a.fetch('/v1/runs')).json()).runs;
@@ -359,6 +361,8 @@ describe('history and cancel across restarts', () => {
       const interrupted = await (await a.fetch(`/v1/runs/${stale.id}`)).json();
       assert.equal(interrupted.status, 'interrupted');
       assert.match(a.stderr, /garbage\.json: not a run record/);
+      assert.match(a.stderr, /escape\.json: its id does not match the file name, skipped/);
+      assert.equal(fs.existsSync(path.join(a.resultsDir, '..', 'escaped.json')), false);
     } finally {
       await a.stop();
     }

@@ -35,11 +35,14 @@ describe('bind', () => {
   });
 
   test('a non-loopback --host without --allow-remote is refused at start', () => {
-    const dir = tempDir();
-    const r = spawnSync(agentBin, ['--host', '0.0.0.0', '--port', '0', '--token-file', path.join(dir, 't'),
-      '--results-dir', path.join(dir, 'r')], { encoding: 'utf8', timeout: 5000 });
-    assert.equal(r.status, 2);
-    assert.match(r.stderr, /--allow-remote/);
+    // 127.evil.example is a name (it may resolve anywhere), not an address in 127.0.0.0/8
+    for (const host of ['0.0.0.0', '127.evil.example']) {
+      const dir = tempDir();
+      const r = spawnSync(agentBin, ['--host', host, '--port', '0', '--token-file', path.join(dir, 't'),
+        '--results-dir', path.join(dir, 'r')], { encoding: 'utf8', timeout: 5000 });
+      assert.equal(r.status, 2, host);
+      assert.match(r.stderr, /--allow-remote/, host);
+    }
   });
 });
 

@@ -33,8 +33,9 @@ Result<int64_t> shape_size(const std::vector<int64_t>& shape) {
   return n;
 }
 
-// The layout compiled and checked against the logical shape.
-Result<CompiledLayout> prepare(const Layout& layout, const std::vector<int64_t>& shape) {
+}  // namespace
+
+Result<CompiledLayout> compile_for_shape(const Layout& layout, const std::vector<int64_t>& shape) {
   auto compiled = CompiledLayout::compile(layout);
   if (!compiled) return compiled.error();
   if (shape.empty()) return make_error("the logical shape is empty", 0, "shape");
@@ -47,6 +48,8 @@ Result<CompiledLayout> prepare(const Layout& layout, const std::vector<int64_t>&
   }
   return compiled;
 }
+
+namespace {
 
 std::string position_text(const std::vector<std::string>& axes, const Position& p) {
   std::string out = "{";
@@ -81,7 +84,7 @@ Result<std::vector<int64_t>> default_shape(const Layout& layout) {
 }
 
 Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& shape, int64_t index) {
-  auto compiled = prepare(layout, shape);
+  auto compiled = compile_for_shape(layout, shape);
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
   if (index < 0 || index >= c.size()) {
@@ -210,7 +213,7 @@ Result<Mapping> forward_coord(const Layout& layout, const std::vector<int64_t>& 
 
 Result<std::vector<InverseHit>> inverse(const Layout& layout, const std::vector<int64_t>& shape,
                                         const std::vector<AxisValue>& query, int64_t cell_limit) {
-  auto compiled = prepare(layout, shape);
+  auto compiled = compile_for_shape(layout, shape);
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
   int64_t cells;
@@ -244,7 +247,7 @@ Result<std::vector<InverseHit>> inverse(const Layout& layout, const std::vector<
 }
 
 Result<Table> table(const Layout& layout, const std::vector<int64_t>& shape, int64_t cell_limit) {
-  auto compiled = prepare(layout, shape);
+  auto compiled = compile_for_shape(layout, shape);
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
   int64_t cells, values;

@@ -110,15 +110,21 @@ Result<std::vector<int64_t>> lane_addresses(const Layout& layout, const std::vec
   if (std::find(axes.begin(), axes.end(), kMemoryAxis) == axes.end()) {
     return make_error("the layout has no @m axis, so no memory address", 0, "layout");
   }
+  auto compiled = compile_for_shape(layout, shape);  // once, not per lane
+  if (!compiled) return compiled.error();
+  const CompiledLayout& c = *compiled;
+  const size_t m = static_cast<size_t>(std::find(c.axes().begin(), c.axes().end(), kMemoryAxis) - c.axes().begin());
+  std::vector<int64_t> pos(static_cast<size_t>(c.axis_count()));
   std::vector<int64_t> out;
   out.reserve(indices.size());
   for (int64_t x : indices) {
-    auto mapping = forward_index(layout, shape, x);
-    if (!mapping) return mapping.error();
-    // Replica 0: the first position of the replica steps, after the swizzle.
-    const ReplicaStep& step = mapping->replica_steps.front();
+    if (x < 0 || x >= c.size()) {
+      return make_error("index " + std::to_string(x) + " is outside [0, " + std::to_string(c.size()) + ")", 0,
+                        "index");
+    }
+    c.map(x, 0, pos.data());  // replica 0, after the swizzle
     int64_t addr;
-    if (__builtin_mul_overflow(step.m_after_swizzle, int64_t{elem_bytes}, &addr)) {
+    if (__builtin_mul_overflow(pos[m], int64_t{elem_bytes}, &addr)) {
       return make_error("byte address overflows 64 bits", 0, "indices");
     }
     out.push_back(addr);

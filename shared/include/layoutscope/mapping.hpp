@@ -57,6 +57,10 @@ Result<std::vector<int64_t>> default_shape(const Layout& layout);
 // One mapping lists every replica of the element; layouts with more replicas than this are refused.
 inline constexpr int64_t kMaxForwardReplicas = int64_t{1} << 16;
 
+// The layout compiled once and checked against the logical shape (its size must equal the layout's): what
+// forward_index, table and inverse evaluate, and what a caller mapping many elements should hold on to.
+Result<CompiledLayout> compile_for_shape(const Layout& layout, const std::vector<int64_t>& shape);
+
 Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& shape, int64_t index);
 Result<Mapping> forward_coord(const Layout& layout, const std::vector<int64_t>& shape,
                               const std::vector<int64_t>& coord);

@@ -242,10 +242,6 @@ int cmd_canon(const Args& a) {
   return 0;
 }
 
-std::string swizzle_text(const ls::Swizzle& s) {
-  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) + ">";
-}
-
 int cmd_swizzle(const Args& a) {
   auto mode_it = a.options.find("mode");
   if (mode_it == a.options.end()) fail("swizzle needs --mode (none, 32B, 64B, 128B, 128B_ATOM_32B)", "mode");
@@ -274,8 +270,8 @@ int cmd_swizzle(const Args& a) {
   emit({{"mode", ls::to_string(*mode)},
         {"dtype", ls::to_string(*dtype)},
         {"atom", {{"rows", atom->rows}, {"row_bytes", atom->row_bytes}, {"elements_per_row", atom->elements_per_row}}},
-        {"bytes", swizzle_text(atom->bytes)},
-        {"elements", swizzle_text(e)},
+        {"bytes", ls::to_string(atom->bytes)},
+        {"elements", ls::to_string(e)},
         {"tirx", "ComposeLayout(per_element=" + std::to_string(e.base) + ", swizzle_len=" + std::to_string(e.bits) +
                      ", atom_len=" + std::to_string(e.shift) + ", ...)"},
         {"results", results}});

@@ -537,12 +537,13 @@ std::string to_string(const Layout& layout) {
   }
   if (!layout.swizzle) return body;
   const Swizzle& s = *layout.swizzle;
-  if (s.spelling == SwizzleSpelling::kCute && s.inner) {
-    return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) +
-           "> o " + body;
-  }
+  if (s.spelling == SwizzleSpelling::kCute && s.inner) return to_string(s) + " o " + body;
   return "ComposeLayout(" + std::to_string(s.base) + ", " + std::to_string(s.bits) + ", " +
          std::to_string(s.shift) + ", " + body + (s.inner ? "" : ", swizzle_inner=False") + ")";
+}
+
+std::string to_string(const Swizzle& s) {
+  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) + ">";
 }
 
 Result<std::vector<int64_t>> parse_shape(std::string_view text) {

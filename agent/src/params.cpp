@@ -35,6 +35,34 @@ Error field_error(const std::string& field, const std::string& message) {
   return make_error(field + ": " + message, 0, field);
 }
 
+// params.layouts / params.variants: a non-empty array of distinct names from `names`, as the enum values in the
+// same order; absent: all of them.
+template <class Enum>
+Result<std::vector<Enum>> name_list(const json& p, const char* key, const std::vector<std::string>& names,
+                                    const std::string& what) {
+  std::vector<Enum> out;
+  if (!p.contains(key)) {
+    for (size_t i = 0; i < names.size(); ++i) out.push_back(static_cast<Enum>(i));
+    return out;
+  }
+  const std::string field = std::string("params.") + key;
+  const json& v = p[key];
+  if (!v.is_array() || v.empty()) return field_error(field, "expected a non-empty array of names");
+  if (v.size() > names.size()) return field_error(field, "at most " + std::to_string(names.size()) + " names");
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    if (!v[i].is_string()) return field_error(f, "expected a string");
+    const auto it = std::find(names.begin(), names.end(), v[i].get<std::string>());
+    if (it == names.end()) return field_error(f, "expected one of " + all);
+    const auto e = static_cast<Enum>(it - names.begin());
+    if (std::find(out.begin(), out.end(), e) != out.end()) return field_error(f, "duplicate " + what);
+    out.push_back(e);
+  }
+  return out;
+}
+
 std::string type_name(const json& v) {
   if (v.is_number_integer()) return "integer";
   if (v.is_number_float()) return "number";
@@ -273,23 +301,9 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
       if (!n) return n.error();
       a.ns = *n;
     }
-    if (p.contains("layouts")) {
-      const json& v = p["layouts"];
-      if (!v.is_array() || v.empty()) return field_error("params.layouts", "expected a non-empty array of names");
-      if (v.size() > kLayoutNames.size()) return field_error("params.layouts", "at most 4 names");
-      for (size_t i = 0; i < v.size(); ++i) {
-        const std::string f = "params.layouts[" + std::to_string(i) + "]";
-        if (!v[i].is_string()) return field_error(f, "expected a string");
-        const auto it = std::find(kLayoutNames.begin(), kLayoutNames.end(), v[i].get<std::string>());
-        if (it == kLayoutNames.end()) return field_error(f, "expected one of aos, soa, aos_vec, soa_vec");
-        const auto layout = static_cast<AosSoaLayout>(it - kLayoutNames.begin());
-        if (std::find(a.layouts.begin(), a.layouts.end(), layout) != a.layouts.end())
-          return field_error(f, "duplicate layout");
-        a.layouts.push_back(layout);
-      }
-    } else {
-      a.layouts = {AosSoaLayout::kAos, AosSoaLayout::kSoa, AosSoaLayout::kAosVec, AosSoaLayout::kSoaVec};
-    }
+    auto chosen = name_list<AosSoaLayout>(p, "layouts", kLayoutNames, "layout");
+    if (!chosen) return chosen.error();
+    a.layouts = *chosen;
     if (p.contains("touch_fields")) {
       auto t = integer_list(p["touch_fields"], "params.touch_fields", 1, 8, 4);
       if (!t) return t.error();
@@ -330,25 +344,9 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
       if (!dims) return dims.error();
       t.dims = *dims;
     }
-    if (p.contains("variants")) {
-      const json& v = p["variants"];
-      if (!v.is_array() || v.empty()) return field_error("params.variants", "expected a non-empty array of names");
-      if (v.size() > kVariantNames.size()) return field_error("params.variants", "at most 6 names");
-      for (size_t i = 0; i < v.size(); ++i) {
-        const std::string f = "params.variants[" + std::to_string(i) + "]";
-        if (!v[i].is_string()) return field_error(f, "expected a string");
-        const auto it = std::find(kVariantNames.begin(), kVariantNames.end(), v[i].get<std::string>());
-        if (it == kVariantNames.end())
-          return field_error(f, "expected one of copy, naive, tiled, pad, tile64_pad, tile64_swizzle");
-        const auto variant = static_cast<TransposeVariant>(it - kVariantNames.begin());
-        if (std::find(t.variants.begin(), t.variants.end(), variant) != t.variants.end())
-          return field_error(f, "duplicate variant");
-        t.variants.push_back(variant);
-      }
-    } else {
-      t.variants = {TransposeVariant::kCopy,  TransposeVariant::kNaive,     TransposeVariant::kTiled,
-                    TransposeVariant::kPad,   TransposeVariant::kTile64Pad, TransposeVariant::kTile64Swizzle};
-    }
+    auto chosen = name_list<TransposeVariant>(p, "variants", kVariantNames, "variant");
+    if (!chosen) return chosen.error();
+    t.variants = *chosen;
     const int64_t largest = *std::max_element(t.dims.begin(), t.dims.end());
     const int64_t need = 2 * largest * largest * 4;
     const int64_t budget = memory_budget(req.device);

@@ -148,9 +148,13 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
   json child = {{"benchmark", request.benchmark}, {"device", request.device}, {"params", request.resolved["params"]}};
   std::string metrics;
   for (const char* m : kMetricList) metrics += (metrics.empty() ? "" : ",") + std::string(m);
-  const std::string cmd = shell_quote(ncu) + " --clock-control none --csv --page raw --print-units base" +
-                          " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " +
-                          shell_quote(self) + " --profile-child " + shell_quote(child.dump()) + " 2>&1";
+  // The command run, and the same command as the result shows it (tool names instead of their paths).
+  const auto command_line = [&](const std::string& tool, const std::string& agent) {
+    return tool + " --clock-control none --csv --page raw --print-units base" +
+           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " + agent +
+           " --profile-child " + shell_quote(child.dump());
+  };
+  const std::string cmd = command_line(shell_quote(ncu), shell_quote(self)) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) {
     mark_all(result, {{"available", false}, {"reason", "not measured: could not start ncu"}});
@@ -183,9 +187,7 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
     if (!r.metrics.empty() && r.metrics.count(kMetricList[0])) rows.push_back(std::move(r));
   }
   std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
-  const std::string command = "ncu --clock-control none --csv --page raw --print-units base --kernel-name regex:'aos_|soa_|"
-                              "transpose_|copy_vec4_unrolled' --metrics " + metrics + " layoutscope-agent --profile-child '" +
-                              child.dump() + "'";
+  const std::string command = command_line("ncu", "layoutscope-agent");
   for (auto& b : result["benchmarks"]) {
     b["profile"] = {{"tool", "ncu"}, {"path", ncu}, {"command", command}, {"exit_status", rc},
                     {"kernels_profiled", rows.size()}};

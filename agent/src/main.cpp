@@ -7,17 +7,16 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
-#include <chrono>
 #include <thread>
 
 #include "api.hpp"
 #include "benchmark.hpp"
 #include "build_info.hpp"
+#include "execute.hpp"
 #include "fault_injection.hpp"
 #include "options.hpp"
 #include "params.hpp"
 #include "policy.hpp"
-#include "profile.hpp"
 #include "results.hpp"
 #include "run_store.hpp"
 
@@ -59,27 +58,17 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
   ctx.run_id = "in-process";
   ctx.backend = backend->kind();
   ctx.request = req->resolved;
-  ctx.device = devices[static_cast<size_t>(req->device)];
   ctx.created_at = ctx.started_at = iso8601_now();
-  const auto t0 = std::chrono::steady_clock::now();
   nlohmann::json result;
   try {
-    auto finish = [&](auto measured, const auto& params) {
-      if (!measured) throw std::runtime_error(measured.error().message);
-      ctx.finished_at = iso8601_now();
-      ctx.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!child) result = results_json(ctx, *measured, params);
-    };
-    if (req->kind == BenchmarkKind::kAosSoa)
-      finish(backend->run_aos_soa(req->device, req->aos_soa, control), req->aos_soa);
-    else
-      finish(backend->run_transpose(req->device, req->transpose, control), req->transpose);
+    auto done = execute_request(*backend, *req, control, ctx, !child);
+    if (!done) throw std::runtime_error(done.error().message);
+    result = std::move(*done);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "layoutscope-agent: run failed: %s\n", e.what());
     return 1;
   }
   if (child) return 0;
-  if (req->profile) attach_profile(result, *req, backend->kind());
   std::puts(result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   std::string why;
   return all_verified(result, &why) ? 0 : 3;

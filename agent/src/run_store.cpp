@@ -1,6 +1,6 @@
 #include "run_store.hpp"
 
-#include "profile.hpp"
+#include "execute.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -255,38 +255,20 @@ void RunStore::execute(const std::string& id) {
   json result;
   std::string error;
   std::string status = "succeeded";
-  const auto t0 = std::chrono::steady_clock::now();
   try {
     {
       std::lock_guard lock(mutex_);
       ctx.created_at = run->record["created_at"].get<std::string>();
       ctx.started_at = run->record["started_at"].get<std::string>();
     }
-    const auto devices = backend_.devices();
-    if (req.device < 0 || req.device >= static_cast<int>(devices.size())) throw std::runtime_error("no such device");
-    ctx.device = devices[static_cast<size_t>(req.device)];
-    auto finish = [&](auto measured, const auto& params) {
-      if (!measured) {
-        status = "failed";
-        error = measured.error().message;
-        return;
-      }
-      ctx.finished_at = iso8601_now();
-      ctx.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      result = results_json(ctx, *measured, params);
-      std::string why;
-      if (!all_verified(result, &why)) {  // reported as a failed run, the result kept beside the reason
-        status = "failed";
-        error = why;
-      }
-    };
-    if (req.kind == BenchmarkKind::kAosSoa)
-      finish(backend_.run_aos_soa(req.device, req.aos_soa, control), req.aos_soa);
-    else
-      finish(backend_.run_transpose(req.device, req.transpose, control), req.transpose);
-    if (req.profile && result.is_object()) {
-      control.progress(1.0, "profiling each state once under ncu");
-      attach_profile(result, req, backend_.kind());
+    auto done = execute_request(backend_, req, control, ctx);
+    std::string why;
+    if (!done) {
+      status = "failed";
+      error = done.error().message;
+    } else if (result = std::move(*done); !all_verified(result, &why)) {  // failed, the result kept beside why
+      status = "failed";
+      error = why;
     }
   } catch (const Cancelled&) {
     std::lock_guard lock(mutex_);

@@ -11,7 +11,9 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
-import { postRun, readEvents, repoRoot, sharedAgent, startAgent, summary, tempDir, waitRun } from './lib/agent.js';
+import { spawnSync } from 'node:child_process';
+
+import { agentBin, postRun, readEvents, repoRoot, sharedAgent, startAgent, summary, tempDir, waitRun } from './lib/agent.js';
 
 const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
@@ -332,6 +334,22 @@ describe('transpose end to end', () => {
       assert.equal(s.profile.available, false);
       assert.equal(s.profile.reason, 'not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu backend');
     }
+  });
+});
+
+describe('--run: one request in-process, no HTTP', () => {
+  test('prints a valid results document of the same request, every state verified; a bad request is refused', () => {
+    const request = { benchmark: 'transpose', params: { dim: [40], variants: ['copy', 'tile64_swizzle'], repetitions: 2 } };
+    const r = spawnSync(agentBin, ['--backend', 'cpu', '--run', JSON.stringify(request)], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assertValid(result);
+    assert.equal(result.meta.run_id, 'in-process');
+    assert.deepEqual(result.benchmarks[0].states.map((s) => [s.name, s.verification.passed]),
+      [['variant=copy dim=40', true], ['variant=tile64_swizzle dim=40', true]]);
+    const bad = spawnSync(agentBin, ['--backend', 'cpu', '--run', '{"benchmark":"transpose","params":{"dim":0}}'], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /params\.dim/);
   });
 });
 

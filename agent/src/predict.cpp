@@ -78,6 +78,16 @@ Result<json> predict_aos_soa(const std::string& layout, int64_t n) {
   return json{{"source", "layoutscope engine (sector_access)"}, {"global", json::array({*g})}};
 }
 
+Result<double> aos_soa_sector_bound(int touch, int64_t n) {
+  auto aos = predict_aos_soa("aos", n);
+  if (!aos) return aos.error();
+  auto soa = predict_aos_soa("soa", n);
+  if (!soa) return soa.error();
+  const double a = (*aos)["global"][0]["sectors_per_request"].get<double>();
+  const double s = (*soa)["global"][0]["sectors_per_request"].get<double>();
+  return a / (touch * s);
+}
+
 // 64x64 tile kernels (cuda_kernels.cu transpose_tile64_kernel): a warp's load instruction reads rows r, r + 1
 // as 16 lanes x 16 B each; the shared tile is written the same way and read as a column of 16 B chunks
 // (lane l reads tile(4 (l % 16), 4 (l / 16))); the transposed 4x4 blocks are written to a row-major staging

@@ -171,6 +171,18 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
   }
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0, 'the agent and the page agree');
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-tile64.png') });
+  // the figure draws the kernel's own column read: 4 wavefronts on the padded tile, 32 (8-way) row-major, as
+  // predicted; a 64-float row spans two rows of 32 banks, so its columns 32..63 are drawn in a second bank row
+  await page.click(`${P} tr.prediction[data-variant="tile64_pad 128"] .open-figure`);
+  const fig = page.locator(`${P} ls-bank-conflicts`);
+  await fig.locator('.cycles').waitFor();
+  assert.match(await fig.locator('.cycles').textContent(), /S\[\(16,4,64\):\(260,64,1\)\] 4 cycles, S\[\(64,64\):\(64,1\)\] 32 cycles/);
+  // row 0, logical column 40 (both tiles: pad and swizzle leave row 0 alone) is bank 8 of the row's second bank row:
+  // drawn column 32 + 8
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), fig.locator('button.export-svg').click()]);
+  const svg = readFileSync(await svgDl.path(), 'utf8');
+  assert.equal(svg.split('<title>row 0, logical col 40 -&gt; bank column 40</title>').length - 1, 2);
+  await fig.screenshot({ path: join(artifacts, 'panel-tile64-figure.png') });
 });
 
 test('a wrong token and an unreachable agent each say so', async () => {

@@ -47,6 +47,7 @@ const STRINGS = {
   toy: ['8×8 toy (8 banks)', '8×8 示例（8 个 banks）'],
   real: ['SWIZZLE_128B, fp16 (32 banks, 16 B sectors)', 'SWIZZLE_128B，fp16（32 banks，16 B sectors）'],
   readColumn: ['Read column', '读取列'],
+  laneAccess: ['The given lane accesses', '给定的各 lane 访问'],
   readRow: ['Read row', '读取行'],
   width: ['Access width', '访问宽度'],
   rowMajor: ['Row-major', 'Row-major'],

@@ -943,7 +943,7 @@ export class LsBenchPanel extends LitElement {
     const attrs = f.attrs;
     const fig =
       f.tag === 'ls-bank-conflicts'
-        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} selection=${attrs.selection ?? 'C:0'}></ls-bank-conflicts>`
+        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} lanes=${attrs.lanes ?? nothing} selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}></ls-bank-conflicts>`
         : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
     return html`<h3>Access pattern</h3>
       <div class="figure-host">

@@ -105,8 +105,8 @@ function predictTile64(e: Engine, variant: string, dim: number): VariantPredicti
     ],
     figure: {
       tag: 'ls-bank-conflicts',
-      title: `${variant}: 16 B chunks read down column 0 of the 64×64 tile, rows 0-31 (${tile}) beside the row-major tile`,
-      attrs: { layout: tile, compare: 'S[(64,64):(64,1)]', shape: '64,64', dtype: 'f32x4', selection: 'C:0' },
+      title: `${variant}: the kernel's column-of-chunks read, lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (${tile}) beside the row-major tile`,
+      attrs: { layout: tile, compare: 'S[(64,64):(64,1)]', shape: '64,64', dtype: 'f32x4', lanes: tileCol.join(',') },
     },
   };
 }

@@ -30,11 +30,19 @@ const CASES: Record<'toy' | 'real', Case> = {
   real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `${b}–${b + 3}` },
 };
 
+/** A drawn cell read by a lane. */
+interface LaneCell {
+  row: number;
+  cell: number;
+  lane: number;
+}
+
 interface Side {
   access: LsBankAccess;
-  /** drawn column of each cell (row, logical cell column) -> physical cell column */
+  /** drawn column of each cell (row, logical cell column) -> physical cell column: the cell's bank, plus one bank
+   * row's width for each bank row the tile row has already filled (a 64-float row spans two) */
   physCol: number[][];
-  lanes: { row: number; cell: number }[];
+  lanes: LaneCell[];
 }
 
 export class LsBankConflicts extends LsFigure {
@@ -49,6 +57,7 @@ export class LsBankConflicts extends LsFigure {
     shape: { type: String },
     dtype: { type: String },
     swizzle: { type: String },
+    lanes: { type: String },
   };
   case_: 'toy' | 'real' = 'toy';
   /** Custom mode (any access pattern, e.g. from the benchmark panel): the layout read by the warp, */
@@ -59,6 +68,9 @@ export class LsBankConflicts extends LsFigure {
   swizzle = '';
   shape = '';
   dtype = 'f32';
+  /** Custom mode: the element index each lane starts its access at ("0,256,512,..."), shown while nothing is
+   * selected (the benchmark panel gives a kernel's own access this way); a click reads a row or column instead. */
+  lanes = '';
   private customError = '';
   op: 'col' | 'row' = 'col';
   width = 16;
@@ -127,21 +139,36 @@ export class LsBankConflicts extends LsFigure {
     return { op: s.startsWith('R:') ? 'row' : 'col', i: Number(s.split(':')[1]) || 0 };
   }
 
-  /** Element indices each lane reads: a column of cells over all rows, or one row, at the access width. */
-  private laneIndices(): { idx: number[]; lanes: { row: number; cell: number }[] } {
+  /** The given lanes (the `lanes` attribute), while nothing is selected. */
+  private get givenLanes(): number[] | null {
+    if (!this.custom || !this.lanes || this.selection) return null;
+    return this.lanes.split(',').map((s) => Number(s.trim())).filter((x) => Number.isInteger(x) && x >= 0).slice(0, 32);
+  }
+
+  /** Element indices each lane reads: the given lanes, or a column of cells over all rows, or one row, at the access
+   * width; and the drawn cells each lane's access covers. */
+  private laneIndices(): { idx: number[]; lanes: LaneCell[] } {
     const c = this.c;
     const [rows, cols] = c.shape;
     const per = Math.max(1, this.accessWidth / c.elemBytes); // elements per lane access
+    const given = this.givenLanes;
+    if (given) {
+      const lanes: LaneCell[] = [];
+      given.forEach((x, lane) => {
+        for (let e = 0; e < per; e += c.perCell) lanes.push({ row: Math.floor((x + e) / cols), cell: Math.floor(((x + e) % cols) / c.perCell), lane });
+      });
+      return { idx: given, lanes };
+    }
     const lanesPerCell = Math.max(1, c.perCell / per);
     const { op, i } = this.target();
     const idx: number[] = [];
-    const lanes: { row: number; cell: number }[] = [];
+    const lanes: LaneCell[] = [];
     const cellsPerRow = cols / c.perCell;
     const cells = op === 'col' ? Array.from({ length: rows }, (_, r) => [r, i]) : Array.from({ length: cellsPerRow }, (_, k) => [i, k]);
     for (const [r, k] of cells)
       for (let l = 0; l < lanesPerCell; ++l) {
+        lanes.push({ row: r, cell: k, lane: idx.length });
         idx.push(r * cols + k * c.perCell + l * per);
-        lanes.push({ row: r, cell: k });
       }
     return { idx: idx.slice(0, 32), lanes: lanes.slice(0, 32) };
   }
@@ -165,16 +192,24 @@ export class LsBankConflicts extends LsFigure {
       // where each drawn cell lands: the bank of its first element, per row (engine: addresses and banks)
       const physCol: number[][] = [];
       const cellW = c.perCell * c.elemBytes;
+      const perLine = this.cellsPerBankRow();
       for (let r = 0; r < rows; ++r) {
         const first = Array.from({ length: cols / c.perCell }, (_, k) => r * cols + k * c.perCell);
         const addrs = must(this.eng!.laneAddresses(layout, c.shape, first, c.elemBytes)).addrs;
         const banks = must(this.eng!.bankAccess(addrs, Math.min(16, cellW), c.model)).laneBank;
-        physCol.push(banks.map((b) => Math.floor(b / (cellW / (c.model?.wordBytes ?? 4)))));
+        physCol.push(banks.map((b, k) => Math.floor(k / perLine) * perLine + Math.floor(b / (cellW / (c.model?.wordBytes ?? 4)))));
       }
       const addrs = must(this.eng!.laneAddresses(layout, c.shape, idx, c.elemBytes)).addrs;
       const access = must(this.eng!.bankAccess(addrs, this.accessWidth, c.model));
       return { access, physCol, lanes };
     });
+  }
+
+  /** Drawn cells in one row of banks (the engine's default model: 32 banks of 4 B). */
+  private cellsPerBankRow(): number {
+    const c = this.c;
+    const m = c.model ?? { banks: 32, wordBytes: 4 };
+    return Math.max(1, (m.banks * m.wordBytes) / (c.perCell * c.elemBytes));
   }
 
   protected override willUpdate(changed: import('lit').PropertyValues) {
@@ -242,7 +277,8 @@ export class LsBankConflicts extends LsFigure {
     const ncell = cols / c.perCell;
     const cs = Math.max(12, Math.min(36, Math.floor(520 / ncell))), oy = 64, gap = 70;
     const cur = this.cursorHit();
-    const { op, i } = this.target();
+    const given = !!this.givenLanes;  // then no row or column is the one read
+    const { op, i } = given ? { op: '', i: -1 } : this.target();
     const names = c.names ?? [this.tr('rowMajor'), this.tr('swizzled')];
     const maxCycles = Math.max(0, ...this.sides.map((sd) => sd.access.cycles));
     this.sides.forEach((side, s) => {
@@ -252,13 +288,14 @@ export class LsBankConflicts extends LsFigure {
       const badge = a.maxWays > 1 ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}` : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
       items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
       items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
-      for (let b = 0; b < ncell; ++b) small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel(b * (c.perCell * c.elemBytes / 4)));
+      const perLine = this.cellsPerBankRow();
+      for (let b = 0; b < ncell; ++b) small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel((b % perLine) * (c.perCell * c.elemBytes / 4)));
       // read cells: which drawn cells lanes touch, and in which cycle each is served
       const served = new Map<string, number>();
-      side.lanes.forEach((l, lane) => {
+      for (const l of side.lanes) {
         const key = `${l.row}:${l.cell}`;
-        served.set(key, Math.max(served.get(key) ?? 0, a.laneCycle[lane]));
-      });
+        served.set(key, Math.max(served.get(key) ?? 0, a.laneCycle[l.lane]));
+      }
       for (let r = 0; r < rows; ++r) {
         if (s === 0) {
           items.push({ t: 'rect', x: 8, y: oy + r * cs + 4, w: 40, h: cs - 8, fill: p.cell, hit: `R:${r}`, title: `${this.tr('readRow')} ${r}`, rx: 4 });
@@ -295,7 +332,8 @@ export class LsBankConflicts extends LsFigure {
       if (cur === `C:${k}` || (op === 'col' && i === k))
         items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
     }
-    small(items, p, 60, oy + rows * cs + 70, `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'} · ${this.accessWidth} B / lane`, 'start');
+    const what = given ? this.tr('laneAccess') : `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'}`;
+    small(items, p, 60, oy + rows * cs + 70, `${what} · ${this.accessWidth} B / lane`, 'start');
     const n = Math.max(1, this.sides.length);
     const width = Math.max(60 + n * (ncell * cs) + (n - 1) * gap + 20, 60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20, 420);
     return { width, height: oy + rows * cs + 84, background: p.bg, items };
@@ -306,7 +344,7 @@ export class LsBankConflicts extends LsFigure {
     const [a, b] = this.sides.map((s) => s.access);
     if (!a) return this.customError;
     if (this.custom) {
-      const what = op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
+      const what = this.givenLanes ? this.tr('laneAccess') : op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
       return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
     }
     if (!b) return '';

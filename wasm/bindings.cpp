@@ -386,6 +386,16 @@ val js_lane_addresses(std::string text, val shape, val indices, int elem_bytes) 
   return out;
 }
 
+// Bytes of one element of a dtype (the engine's table; its names and aliases).
+val js_dtype_bytes(std::string name) {
+  auto dtype = parse_dtype(name);
+  if (!dtype) return error_value(dtype.error());
+  val out = ok_object();
+  out.set("dtype", std::string(to_string(*dtype)));
+  out.set("bytes", dtype_bytes(*dtype));
+  return out;
+}
+
 val js_swizzle_atom(std::string mode_name, std::string dtype_name) {
   auto mode = parse_swizzle_mode(mode_name);
   if (!mode) return error_value(mode.error());
@@ -406,15 +416,20 @@ val js_swizzle_atom(std::string mode_name, std::string dtype_name) {
   return out;
 }
 
-// One Swizzle<B,M,S> applied to offsets: the page asks here instead of doing the XOR itself.
+// One Swizzle<B,M,S> applied to offsets, and its inverse (unapply_swizzle): the page asks here instead of doing the
+// XOR itself.
 val js_apply_swizzle(int bits, int base, int shift, bool inner, val offsets) {
   auto o = int_array(offsets, "offsets");
   if (!o) return error_value(o.error());
   const Swizzle s{bits, base, shift, inner, SwizzleSpelling::kCute};
-  std::vector<int64_t> out(o->size());
-  for (size_t i = 0; i < o->size(); ++i) out[i] = apply_swizzle(s, (*o)[i]);
+  std::vector<int64_t> out(o->size()), inverse(o->size());
+  for (size_t i = 0; i < o->size(); ++i) {
+    out[i] = apply_swizzle(s, (*o)[i]);
+    inverse[i] = unapply_swizzle(s, (*o)[i]);
+  }
   val res = ok_object();
   res.set("offsets", number_array(out));
+  res.set("inverse", number_array(inverse));
   return res;
 }
 
@@ -468,6 +483,7 @@ EMSCRIPTEN_BINDINGS(layoutscope) {
   emscripten::function("sectorAccess", &js_sector_access);
   emscripten::function("laneAddresses", &js_lane_addresses);
   emscripten::function("swizzleAtom", &js_swizzle_atom);
+  emscripten::function("dtypeBytes", &js_dtype_bytes);
   emscripten::function("applySwizzle", &js_apply_swizzle);
   emscripten::function("mapThroughput", &js_map_throughput);
   emscripten::function("memoryStats", &js_memory_stats);

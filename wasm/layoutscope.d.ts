@@ -163,7 +163,10 @@ export interface LayoutscopeModule {
   sectorAccess(addrs: number[], width: number): LsResult<LsSectorAccess>;
   laneAddresses(layout: string, shape: LsShape, indices: number[], elemBytes: number): LsResult<{ addrs: number[] }>;
   swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom>;
-  applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: number[]): LsResult<{ offsets: number[] }>;
+  /** Bytes of one element of a dtype (f8, f16, bf16, f32, tf32, f64 and their aliases); an unknown name is an error. */
+  dtypeBytes(name: string): LsResult<{ dtype: string; bytes: number }>;
+  /** offsets: the swizzle applied to each offset; inverse: the offset each one came from (unapply_swizzle). */
+  applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: number[]): LsResult<{ offsets: number[]; inverse: number[] }>;
   mapThroughput(layout: string, passes: number): LsResult<{ mappings: number; seconds: number; checksum: number }>;
   memoryStats(): { heapBytes: number; allocatedBytes: number };
 }

@@ -140,3 +140,14 @@ test('sectors: AoS struct { float f[8]; } field 0 is 32 sectors, SoA is 4; each 
   assert.equal(s.sectors, 4);
   assert.deepEqual(s.laneSector, lanes.map((i) => Math.floor(i / 8)));
 });
+
+test('applySwizzle: the XOR and its inverse', () => {
+  // Swizzle<3,4,3> (SWIZZLE_128B in bytes): o ^ (((o >> 7) & 7) << 4); its own inverse (shift >= bits)
+  const s = ok(m.applySwizzle(3, 4, 3, true, [128, 144, 5]));
+  assert.deepEqual(s.offsets, [144, 128, 5]);
+  assert.deepEqual(s.inverse, [144, 128, 5]);
+  // Swizzle<3,0,1>: o ^ ((o >> 1) & 7) is not: 14 = 0b1110 -> 14 ^ 7 = 9, and 9 comes from 14
+  const t = ok(m.applySwizzle(3, 0, 1, true, [14, 9]));
+  assert.equal(t.offsets[0], 9);
+  assert.equal(t.inverse[1], 14);
+});

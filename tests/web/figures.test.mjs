@@ -107,6 +107,11 @@ test('mesh: element (1,2,3) -> m 19 on (0,1),(1,1) with a replica, on (1,1) with
   assert.match(await details('ls-mesh'), /devices \{\(0, 1\)\}/);
   await page.click('ls-mesh button.mode-replica');
   await page.click('ls-mesh [data-hit="L:51"]');
+  // the selection attribute set from outside (a docs page) updates the figure like a click: element 0 = (0,0,0)
+  await page.evaluate(() => document.querySelector('ls-mesh').setAttribute('selection', 'L:0'));
+  await page.waitForFunction(() => /Element \(0, 0, 0\)/.test(document.querySelector('ls-mesh').shadowRoot.querySelector('.details')?.textContent ?? ''));
+  await page.click('ls-mesh [data-hit="L:51"]');
+  assert.match(await details('ls-mesh'), /Element \(1, 2, 3\)/);
 });
 
 test('bank conflicts: column 3 is 8 cycles row-major, 1 swizzled; SWIZZLE_128B 8 vs 1; step', async () => {

@@ -55,8 +55,8 @@ export class Engine {
   forward(layout: string, shape: LsShape, index: number): LsResult<LsMapping> {
     return this.m.forwardIndex(layout, shape, index);
   }
-  forwardCoord(layout: string, shape: LsShape, coord: number[]): LsResult<LsMapping> {
-    return this.m.forwardCoord(layout, shape, coord);
+  parseShape(text: string) {
+    return this.m.parseShape(text);
   }
   inverse(layout: string, shape: LsShape, query: Record<string, number>, cellLimit = 0) {
     return this.m.inverse(layout, shape, query, cellLimit);
@@ -75,6 +75,9 @@ export class Engine {
   }
   sectorAccess(addrs: number[], width: number): LsResult<LsSectorAccess> {
     return this.m.sectorAccess(addrs, width);
+  }
+  dtypeBytes(name: string) {
+    return this.m.dtypeBytes(name);
   }
   swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom> {
     return this.m.swizzleAtom(mode, dtype);

@@ -137,6 +137,10 @@ export abstract class LsFigure extends LitElement {
   protected applyExtraState(_s: Record<string, string>): void {}
   /** Called once the engine is there, and whenever inputs change: recompute cached engine results. */
   protected recompute(): void {}
+  /** Called when the selection changes without the inputs (a click, the keyboard, the URL fragment or the
+   * selection attribute): refresh what the figure derives from the selection. Figures whose recompute() depends
+   * on the selection call this at its end too. */
+  protected selectionChanged(): void {}
   /** Draw on a canvas instead of SVG (large figures, and any scene holding a raster). */
   protected useCanvas(): boolean {
     const items = this.scene?.items ?? [];
@@ -342,7 +346,9 @@ export abstract class LsFigure extends LitElement {
   private static readonly INPUTS = ['layout', 'shape', 'dtype', 'swizzle', 'compare', 'access', 'mode', 'datapath', 'n'];
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);
-    if (this.eng && !changed.has('eng') && LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.recompute();
+    if (!this.eng || changed.has('eng')) return;  // the engine's arrival runs loadState and recompute itself
+    if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.recompute();
+    else if (changed.has('selection')) this.selectionChanged();
   }
 
   protected override updated(changed: PropertyValues) {

@@ -37,10 +37,11 @@ function global(e: Engine, layout: string, shape: number[], idx: number[], width
   return { kind: 'global', access, layout, bytesPerLane: width, sectors: s.sectors };
 }
 
-function shared(e: Engine, layout: string, idx: number[], access: string): AccessPrediction {
-  const addrs = must(e.laneAddresses(layout, [32, 32], idx, 4)).addrs;
-  const b = must(e.bankAccess(addrs, 4));
-  return { kind: 'shared', access, layout, bytesPerLane: 4, wavefronts: b.cycles, ways: b.maxWays };
+/** One warp instruction on an fp32 shared tile of extent x extent, `width` bytes per lane. */
+function shared(e: Engine, layout: string, idx: number[], access: string, extent = 32, width = 4): AccessPrediction {
+  const addrs = must(e.laneAddresses(layout, [extent, extent], idx, 4)).addrs;
+  const b = must(e.bankAccess(addrs, width));
+  return { kind: 'shared', access, layout, bytesPerLane: width, wavefronts: b.cycles, ways: b.maxWays };
 }
 
 /** AoS S[(n,8):(8,1)] or SoA S[(n,8):(1,n)]. aos / soa: lane i touches field k of element i, 4 B. aos_vec: lane i
@@ -89,11 +90,7 @@ function predictTile64(e: Engine, variant: string, dim: number): VariantPredicti
   const tileCol = range(WARP, (l) => 4 * (l % 16) * 64 + 4 * Math.floor(l / 16));
   const outRow = range(16, (k) => 4 * k);
   const tile = variant === 'tile64_swizzle' ? 'Swizzle<3,2,6> o S[(64,64):(64,1)]' : 'S[(16,4,64):(260,64,1)]';
-  const bank = (layout: string, idx: number[], access: string): AccessPrediction => {
-    const addrs = must(e.laneAddresses(layout, [64, 64], idx, 4)).addrs;
-    const b = must(e.bankAccess(addrs, 16));
-    return { kind: 'shared', access, layout, bytesPerLane: 16, wavefronts: b.cycles, ways: b.maxWays };
-  };
+  const bank = (layout: string, idx: number[], access: string) => shared(e, layout, idx, access, 64, 16);
   return {
     accesses: [
       global(e, g, [dim, dim], rows2, 16, 'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))'),

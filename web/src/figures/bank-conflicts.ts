@@ -96,26 +96,26 @@ export class LsBankConflicts extends LsFigure {
     return this.custom && this.customCase ? this.customCase : CASES[this.case_];
   }
   private get accessWidth() {
-    if (this.custom) return accessBytes(this.dtype);
+    if (this.custom) return accessBytes(this.eng!, this.dtype);
     return this.case_ === 'toy' ? 4 : this.width;
   }
   /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */
   private buildCustom(): Case | undefined {
     const e = this.eng!;
-    const elemBytes = elementBytes(this.dtype);
+    const elemBytes = elementBytes(e, this.dtype);
     const parsed = e.parse(this.layout);
     if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
-    const ps = this.shape ? e.m.parseShape(this.shape) : null;
+    const ps = this.shape ? e.parseShape(this.shape) : null;
     if (ps && !ps.ok) throw new Error(`shape: ${ps.error.message} (column ${ps.error.column} of "${this.shape}")`);
     const shape = ps && ps.ok ? ps.shape : parsed.defaultShape;
     if (shape.length !== 2) throw new Error(`shape: expected "rows,cols" (two extents), got "${this.shape ?? shape.join(',')}"`);
     let second = this.compare;
     if (!second && this.swizzle) {
       let sw = this.swizzle.trim();
-      if (/^(128B|64B|32B|interleave)$/.test(sw)) {
-        const atom = must(e.swizzleAtom(sw, this.dtype));
-        sw = `Swizzle<${atom.elements.bits},${atom.elements.base},${atom.elements.shift}>`;
-      }
+      // a PTX mode the engine knows (128B, SWIZZLE_64B, ...) becomes its Swizzle<B,M,S> on this dtype; anything
+      // else is taken as a Swizzle<B,M,S> itself, which the engine parses below
+      const atom = e.swizzleAtom(sw, this.dtype === 'f32x4' ? 'f32' : this.dtype);
+      if (atom.ok) sw = `Swizzle<${atom.elements.bits},${atom.elements.base},${atom.elements.shift}>`;
       second = `${sw} o ${this.layout}`;
     }
     const layouts = [this.layout, ...(second ? [second] : [])];
@@ -212,16 +212,14 @@ export class LsBankConflicts extends LsFigure {
     return Math.max(1, (m.banks * m.wordBytes) / (c.perCell * c.elemBytes));
   }
 
-  protected override willUpdate(changed: import('lit').PropertyValues) {
-    super.willUpdate(changed);
-    if (this.eng && changed.has('selection') && !changed.has('eng')) this.recompute();
+  protected override selectionChanged() {
+    this.recompute();  // the lanes follow the selected row or column
   }
 
   override select(hit: string | null) {
     this.stop();
     this.step = -1;
     super.select(hit);
-    this.recompute();
   }
 
   private setCase(c: 'toy' | 'real') {

@@ -43,8 +43,3 @@ export function label(items: Item[], p: Palette, x: number, y: number, s: string
 export function small(items: Item[], p: Palette, x: number, y: number, s: string, anchor: 'start' | 'middle' | 'end' = 'middle') {
   items.push({ t: 'text', x, y, s, size: 10, fill: p.muted, anchor });
 }
-
-/** Index of an axis in a mapping's axes, or -1. */
-export function axisIndex(axes: string[], name: string): number {
-  return axes.indexOf(name);
-}

@@ -35,11 +35,10 @@ export class LsFragment extends LsFigure {
     this.rows = t.shape.length > 1 ? t.shape[0] : 1;
     this.cols = t.shape[t.shape.length - 1];
     this.maps = Array.from({ length: t.elements }, (_, x) => must(this.eng!.forward(this.layout, this.shape, x)));
-    this.highlighted = this.elementsOfSelection();
+    this.selectionChanged();
   }
 
-  override select(hit: string | null) {
-    super.select(hit);
+  protected override selectionChanged() {
     this.highlighted = this.elementsOfSelection();
   }
 

@@ -44,15 +44,10 @@ export class LsMesh extends LsFigure {
     this.t = must(this.eng.table(this.layout, this.shape));
     const a = this.t.axes;
     this.ax = { x: a.indexOf('gpuid_x'), y: a.indexOf('gpuid_y'), m: a.indexOf('m') };
-    this.refresh();
+    this.selectionChanged();
   }
 
-  override select(hit: string | null) {
-    super.select(hit);
-    this.refresh();
-  }
-
-  private refresh() {
+  protected override selectionChanged() {
     this.hl.clear();
     this.mapping = undefined;
     if (!this.selection || !this.eng) return;

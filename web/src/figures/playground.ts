@@ -86,7 +86,7 @@ export class LsPlayground extends LsFigure {
         this.physC[i] = v0 % this.physCols;
       }
     }
-    this.refresh();
+    this.selectionChanged();
   }
 
   /** The position of table cell i as the hit key's text: "3,17" (axis values in the table's order). */
@@ -96,12 +96,7 @@ export class LsPlayground extends LsFigure {
     return Array.from(t.values.subarray(i * k, i * k + k)).join(',');
   }
 
-  override select(hit: string | null) {
-    super.select(hit);
-    this.refresh();
-  }
-
-  private refresh() {
+  protected override selectionChanged() {
     this.hl.clear();
     this.mapping = undefined;
     const s = this.selection;

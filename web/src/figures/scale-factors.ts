@@ -28,15 +28,10 @@ export class LsScaleFactors extends LsFigure {
     this.t = must(this.eng.table(this.layout, this.shape));
     const a = this.t.axes;
     this.ax = { TCol: a.indexOf('TCol'), TLane: a.indexOf('TLane'), byte: a.indexOf('byte') };
-    this.refreshSelection();
+    this.selectionChanged();
   }
 
-  override select(hit: string | null) {
-    super.select(hit);
-    this.refreshSelection();
-  }
-
-  private refreshSelection() {
+  protected override selectionChanged() {
     this.hl.clear();
     this.mapping = undefined;
     if (!this.selection || !this.eng) return;

@@ -44,9 +44,9 @@ export class LsSwizzleAtom_ extends LsFigure {
     }
     this.atom = must(this.eng.swizzleAtom(this.mode, this.dtype));
     const n = this.atom.rows * this.atom.elementsPerRow;
-    this.to = must(this.eng.applySwizzle(this.atom.elements, Array.from({ length: n }, (_, o) => o))).offsets;
-    this.from = new Array(n);
-    this.to.forEach((q, o) => (this.from[q] = o));
+    const sw = must(this.eng.applySwizzle(this.atom.elements, Array.from({ length: n }, (_, o) => o)));
+    this.to = sw.offsets;
+    this.from = sw.inverse;
   }
 
   private set(k: 'mode' | 'dtype', v: string) {
@@ -129,10 +129,6 @@ export class LsSwizzleAtom_ extends LsFigure {
 
   protected exportData() {
     return { mode: this.atom?.mode, dtype: this.dtype, atom: this.atom, physicalOffsetOfElement: this.to };
-  }
-
-  protected override onViewClick(e: MouseEvent) {
-    super.onViewClick(e);
   }
 
   private onMove(e: PointerEvent) {

@@ -23,6 +23,8 @@ export class LsTileLayout extends LsFigure {
   protected readonly defaultKey = 'tile';
   private maps: LsMapping[] = [];
   private elementAt = new Map<number, number>();
+  /** Each element's 32 B sector (the engine's sector_access), or empty when the layout has no @m axis. */
+  private sectorOf: number[] = [];
   private rows = 8;
   private cols = 8;
 
@@ -41,6 +43,18 @@ export class LsTileLayout extends LsFigure {
       const f = must(this.eng.forward(this.layout, this.shape, x));
       this.maps.push(f);
       this.elementAt.set(f.replicaSteps[0].mAfterSwizzle, x);
+    }
+    this.sectorOf = [];
+    const eb = elementBytes(this.eng!, this.dtype);
+    for (let s = 0; s < t.elements; s += 1024) {  // the engine takes up to 1024 lanes per call
+      const idx = Array.from({ length: Math.min(1024, t.elements - s) }, (_, k) => s + k);
+      const addrs = this.eng.laneAddresses(this.layout, this.shape, idx, eb);
+      const sec = addrs.ok ? this.eng.sectorAccess(addrs.addrs, eb) : null;
+      if (!sec?.ok) {
+        this.sectorOf = [];
+        break;
+      }
+      this.sectorOf.push(...sec.laneSector);
     }
     this.computeAccess(t.elements);
   }
@@ -61,8 +75,8 @@ export class LsTileLayout extends LsFigure {
     }
     const width = this.accessWidth();
     // f32x4: a 16 B vector per lane starting at an fp32 element
-    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.dtype))).addrs;
-    const r = this.eng!.m.sectorAccess(addrs, width);
+    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.eng!, this.dtype))).addrs;
+    const r = this.eng!.sectorAccess(addrs, width);
     if (!r.ok) {
       this.accessError = r.error.message;
       return;
@@ -71,12 +85,11 @@ export class LsTileLayout extends LsFigure {
     this.sectorInfo = { sectors: r.sectors, bytes: r.bytes, efficiency: r.efficiency, addrs };
   }
   private accessWidth(): number {
-    return accessBytes(this.dtype);
+    return accessBytes(this.eng!, this.dtype);
   }
-  /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its byte address is in
-   * (the engine's sector_access counts sectors but does not name each lane's). */
+  /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its byte address is in. */
   private colourIndex(x: number): number {
-    return this.maps[x].split.length === 4 ? this.tileOf(x) : Math.floor((this.addr(x) * elementBytes(this.dtype)) / 32);
+    return this.maps[x].split.length === 4 ? this.tileOf(x) : this.sectorOf[x] ?? 0;
   }
 
   /** The @m address of element x (replica 0, after any swizzle), wherever m sits among the layout's axes. */
@@ -201,7 +214,7 @@ export class LsTileLayout extends LsFigure {
   }
 
   protected override controls() {
-    return html`<span class="mono">${this.layout}</span>` ?? nothing;
+    return html`<span class="mono">${this.layout}</span>`;
   }
 }
 

@@ -81,16 +81,15 @@ export class LsTmem extends LsFigure {
       }
     this.base = undefined;
     this.grid = Array.from({ length: LANES }, (_, l) => Array.from({ length: COLS }, (_, c) => `T:${l}:${c}`));
-    this.refresh();
+    this.selectionChanged();
   }
 
   override select(hit: string | null) {
     this.clickAt = performance.now();
     super.select(hit);
-    this.refresh();
   }
 
-  private refresh() {
+  protected override selectionChanged() {
     this.hits = [];
     this.mapping = undefined;
     const s = this.selection;

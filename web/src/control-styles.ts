@@ -1,8 +1,14 @@
-// The form controls of the figures and the benchmark panel: they inherit the host's font and colour and take
-// the theme's border, so an embedded figure matches the page around it.
+// What the figures and the benchmark panel share in their shadow styles: the host's font and colour, form controls
+// that inherit them and take the theme's border (so an embedded figure matches the page around it), pressed
+// toggles in the accent colour, and monospace text.
 import { css } from 'lit';
 
 export const controlStyles = css`
+  :host {
+    display: block;
+    color: var(--ls-fg, inherit);
+    font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
+  }
   button,
   select,
   input {
@@ -12,5 +18,14 @@ export const controlStyles = css`
     border: 1px solid var(--ls-border, #888);
     border-radius: 4px;
     padding: 0.15rem 0.5rem;
+  }
+  button[aria-pressed='true'] {
+    background: var(--ls-accent, #0062a0);
+    color: #fff;
+  }
+  .mono,
+  code {
+    font-family: ui-monospace, 'DejaVu Sans Mono', monospace;
+    font-size: 0.92em;
   }
 `;

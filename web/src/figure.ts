@@ -28,9 +28,6 @@ export abstract class LsFigure extends LitElement {
     controlStyles,
     css`
     :host {
-      display: block;
-      color: var(--ls-fg, inherit);
-      font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
       max-width: 100%;
     }
     .bar {
@@ -42,10 +39,6 @@ export abstract class LsFigure extends LitElement {
     }
     .bar .spacer {
       flex: 1;
-    }
-    button[aria-pressed='true'] {
-      background: var(--ls-accent, #0072b2);
-      color: #fff;
     }
     label {
       display: inline-flex;
@@ -59,7 +52,7 @@ export abstract class LsFigure extends LitElement {
       outline-offset: 2px;
     }
     .view:focus-visible {
-      outline: 3px solid var(--ls-accent, #0072b2);
+      outline: 3px solid var(--ls-accent, #0062a0);
     }
     .view svg,
     .view canvas {
@@ -73,11 +66,6 @@ export abstract class LsFigure extends LitElement {
     .details {
       margin-top: 0.5rem;
       min-height: 3.5em;
-    }
-    .details code,
-    .mono {
-      font-family: ui-monospace, 'DejaVu Sans Mono', monospace;
-      font-size: 0.92em;
     }
     .details p {
       margin: 0.2rem 0;

@@ -101,11 +101,6 @@ export class LsBenchPanel extends LitElement {
   static override styles = [
     controlStyles,
     css`
-    :host {
-      display: block;
-      color: var(--ls-fg, inherit);
-      font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
-    }
     fieldset {
       border: 1px solid var(--ls-border, #888);
       border-radius: 6px;
@@ -164,11 +159,6 @@ export class LsBenchPanel extends LitElement {
     .muted {
       color: var(--ls-muted, #555);
     }
-    .mono,
-    code {
-      font-family: ui-monospace, 'DejaVu Sans Mono', monospace;
-      font-size: 0.92em;
-    }
     .bar {
       height: 14px;
       border: 1px solid var(--ls-border, #888);
@@ -223,9 +213,7 @@ export class LsBenchPanel extends LitElement {
       border-color: var(--ls-accent, #0062a0);
     }
     .chips button[aria-pressed='true'] {
-      background: var(--ls-accent, #0062a0);
       border-color: var(--ls-accent, #0062a0);
-      color: #fff;
     }
     h3 {
       margin: 1.2rem 0 0.3rem;

@@ -3,6 +3,7 @@
 // scene (what to draw, computed by the engine), the grid of keyboard targets, and what a selection means.
 import { LitElement, css, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { controlStyles } from './control-styles.js';
+import { saveFile } from './save-file.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { engine, type Engine } from './engine.js';
@@ -309,23 +310,11 @@ export abstract class LsFigure extends LitElement {
     return JSON.stringify(this.exportData(), null, 1);
   }
   private download(ext: string) {
-    const name = `layoutscope-${this.key}.${ext}`;
-    const href =
-      ext === 'png'
-        ? this.exportPng()
-        : URL.createObjectURL(
-            new Blob([ext === 'svg' ? this.exportSvg() : this.exportJson()], {
-              type: ext === 'svg' ? 'image/svg+xml' : 'application/json',
-            }),
-          );
-    const a = document.createElement('a');
-    a.href = href;
-    a.download = name;
-    a.rel = 'noopener';
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    if (href.startsWith('blob:')) setTimeout(() => URL.revokeObjectURL(href), 10_000);
+    const svg = ext === 'svg';
+    saveFile(
+      `layoutscope-${this.key}.${ext}`,
+      ext === 'png' ? this.exportPng() : new Blob([svg ? this.exportSvg() : this.exportJson()], { type: svg ? 'image/svg+xml' : 'application/json' }),
+    );
   }
 
   // ---- render ----------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 // SVG and PNG. Tokens come from the URL fragment the agent prints and stay in memory unless the user asks.
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { controlStyles } from '../control-styles.js';
+import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
@@ -565,27 +566,16 @@ export class LsBenchPanel extends LitElement {
     if (file) void this.openFile(file);
   }
 
-  private download(name: string, blob: Blob) {
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = name;
-    a.rel = 'noopener';
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-  }
-
   private exportJson(d: Dataset) {
     const text = d.raw ?? JSON.stringify(d.doc, null, 1) + '\n';
-    this.download(`${d.doc.meta.run_id}.json`, new Blob([text], { type: 'application/json' }));
+    saveFile(`${d.doc.meta.run_id}.json`, new Blob([text], { type: 'application/json' }));
   }
 
   private async exportCsv(d: Dataset) {
     const agent = this.agents.find((a) => a.key === d.agentKey);
     try {
       const text = agent && d.runId ? await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text() : rowsToCsv(rowsOf(d.doc, d.source));
-      this.download(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
+      saveFile(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
     } catch (err) {
       this.notice = (err as Error).message;
     }
@@ -595,8 +585,8 @@ export class LsBenchPanel extends LitElement {
     const svg = this.plots.get(id);
     if (!svg) return;
     const p = PALETTES[resolveTheme(null)];
-    if (kind === 'svg') this.download(`layoutscope-${id}.svg`, new Blob([svgFile(svg, p.bg, p.fg)], { type: 'image/svg+xml' }));
-    else this.download(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
+    if (kind === 'svg') saveFile(`layoutscope-${id}.svg`, new Blob([svgFile(svg, p.bg, p.fg)], { type: 'image/svg+xml' }));
+    else saveFile(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
   }
 
   // ---- predictions -------------------------------------------------------------------------------------

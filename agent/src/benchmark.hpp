@@ -48,7 +48,8 @@ struct Sampling {
 };
 
 enum class AosSoaLayout { kAos, kSoa, kAosVec, kSoaVec };
-const char* to_string(AosSoaLayout l);
+inline constexpr int kAosSoaLayoutCount = 4;
+const char* to_string(AosSoaLayout l);  // the API's names: "aos", "soa", "aos_vec", "soa_vec" (benchmark.cpp)
 inline bool is_soa(AosSoaLayout l) { return l == AosSoaLayout::kSoa || l == AosSoaLayout::kSoaVec; }
 
 struct AosSoaParams {
@@ -59,7 +60,8 @@ struct AosSoaParams {
 };
 
 enum class TransposeVariant { kCopy, kNaive, kTiled, kPad, kTile64Pad, kTile64Swizzle };
-const char* to_string(TransposeVariant v);
+inline constexpr int kTransposeVariantCount = 6;
+const char* to_string(TransposeVariant v);  // "copy", "naive", ..., "tile64_swizzle" (benchmark.cpp)
 
 // Ceilings measured in the same run at the same size (bytes copied = the benchmark's working set).
 enum class Ceiling { kMemcpy, kCopyVec4, kCopyScalar };
@@ -183,6 +185,35 @@ void for_each_aos_soa_state(const AosSoaParams& p, int64_t n, RunControl& ctl, i
       body(s, layout);
       states.push_back(std::move(s));
     }
+  }
+}
+
+// The transpose states at one dim, in the order every backend measures them, like for_each_aos_soa_state:
+// body(state) measures the state (variant and dim already set), which is then appended to `states`.
+template <class Body>
+void for_each_transpose_state(const TransposeParams& p, int64_t dim, RunControl& ctl, int& done, int total,
+                              std::vector<TransposeState>& states, Body body) {
+  for (TransposeVariant v : p.variants) {
+    if (ctl.cancelled()) throw Cancelled{};
+    ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
+    TransposeState s;
+    s.variant = v;
+    s.dim = dim;
+    body(s);
+    states.push_back(std::move(s));
+  }
+}
+
+inline constexpr int kCeilingCount = 3;  // the ceilings for_each_ceiling measures at each size
+
+// The ceilings at one size (`size_text`: "n=..." or "dim=..."): cudaMemcpy (memcpy), the float4 copy and the scalar
+// copy, each reported as progress; measure(ceiling) returns its state, appended to `ceilings`.
+template <class Measure>
+void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, int total,
+                      std::vector<CeilingState>& ceilings, Measure measure) {
+  for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
+    ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " " + size_text);
+    ceilings.push_back(measure(c));
   }
 }
 

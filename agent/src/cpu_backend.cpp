@@ -177,19 +177,17 @@ class CpuBackend final : public Backend {
   Result<AosSoaMeasurement> run_aos_soa(int, const AosSoaParams& p, RunControl& ctl) override {
     AosSoaMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";
-    const int total = static_cast<int>(p.ns.size() * (p.touch_fields.size() * p.layouts.size() + 3));
+    const int total = static_cast<int>(p.ns.size() * (p.touch_fields.size() * p.layouts.size() + kCeilingCount));
     int done = 0;
     for (int64_t n : p.ns) {
       std::vector<float> buf(static_cast<size_t>(n * 8));
       {
         std::vector<float> copy(buf.size());
         fill(buf.data(), false, n, p.sampling.seed);
-        for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
-          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
-          m.ceilings.push_back(ceiling(c, buf.data(), copy.data(), n * 8, n, p.sampling, ctl, [&] {
-            return verify_aos_soa(copy, false, n, 0, p.sampling.seed);
-          }));
-        }
+        for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, [&](Ceiling c) {
+          return ceiling(c, buf.data(), copy.data(), n * 8, n, p.sampling, ctl,
+                         [&] { return verify_aos_soa(copy, false, n, 0, p.sampling.seed); });
+        });
       }
       for_each_aos_soa_state(p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
         const int t = s.touch_fields;
@@ -210,24 +208,19 @@ class CpuBackend final : public Backend {
   Result<TransposeMeasurement> run_transpose(int, const TransposeParams& p, RunControl& ctl) override {
     TransposeMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";
-    const int total = static_cast<int>(p.dims.size() * (p.variants.size() + 3));
+    const int total = static_cast<int>(p.dims.size() * (p.variants.size() + kCeilingCount));
     int done = 0;
     for (int64_t dim : p.dims) {
       std::vector<float> in(static_cast<size_t>(dim * dim)), out(in.size());
       parallel_for(dim * dim, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) in[i] = random_input(p.sampling.seed, static_cast<uint64_t>(i));
       });
-      for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
-        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
-        m.ceilings.push_back(ceiling(c, in.data(), out.data(), dim * dim, dim, p.sampling, ctl,
-                                     [&] { return verify_transpose(out, dim, false, p.sampling.seed); }));
-      }
-      for (TransposeVariant v : p.variants) {
-        if (ctl.cancelled()) throw Cancelled{};
-        ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
-        TransposeState s;
-        s.variant = v;
-        s.dim = dim;
+      for_each_ceiling("dim=" + std::to_string(dim), ctl, done, total, m.ceilings, [&](Ceiling c) {
+        return ceiling(c, in.data(), out.data(), dim * dim, dim, p.sampling, ctl,
+                       [&] { return verify_transpose(out, dim, false, p.sampling.seed); });
+      });
+      for_each_transpose_state(p, dim, ctl, done, total, m.states, [&](TransposeState& s) {
+        const TransposeVariant v = s.variant;
         std::memset(out.data(), 0xff, out.size() * sizeof(float));  // poison: 0xffffffff
         run_variant(v, in.data(), out.data(), dim);
         s.verification = verify_transpose(out, dim, v != TransposeVariant::kCopy, p.sampling.seed);
@@ -235,8 +228,7 @@ class CpuBackend final : public Backend {
             p.sampling, ctl, [&] { flush(); }, [&] { run_variant(v, in.data(), out.data(), dim); },
             [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); }, [] { return ClockReading{}; },
             "none: CPU backend");
-        m.states.push_back(std::move(s));
-      }
+      });
     }
     ctl.progress(1.0, "done");
     return m;
@@ -301,37 +293,6 @@ class CpuBackend final : public Backend {
 };
 
 }  // namespace
-
-const char* to_string(TransposeVariant v) {
-  switch (v) {
-    case TransposeVariant::kCopy: return "copy";
-    case TransposeVariant::kNaive: return "naive";
-    case TransposeVariant::kTiled: return "tiled";
-    case TransposeVariant::kPad: return "pad";
-    case TransposeVariant::kTile64Pad: return "tile64_pad";
-    case TransposeVariant::kTile64Swizzle: return "tile64_swizzle";
-  }
-  return "?";
-}
-
-const char* to_string(AosSoaLayout l) {
-  switch (l) {
-    case AosSoaLayout::kAos: return "aos";
-    case AosSoaLayout::kSoa: return "soa";
-    case AosSoaLayout::kAosVec: return "aos_vec";
-    case AosSoaLayout::kSoaVec: return "soa_vec";
-  }
-  return "?";
-}
-
-const char* to_string(Ceiling c) {
-  switch (c) {
-    case Ceiling::kMemcpy: return "memcpy";
-    case Ceiling::kCopyVec4: return "copy_vec4";
-    case Ceiling::kCopyScalar: return "copy_scalar";
-  }
-  return "?";
-}
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
 

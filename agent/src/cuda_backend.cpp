@@ -63,8 +63,6 @@ class Events {
   cudaEvent_t start_{}, stop_{};
 };
 
-constexpr Ceiling kAllCeilings[] = {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar};
-constexpr int kCeilings = 3;
 
 // Twice the L2 (NOTES.md §5: memset a buffer >= L2 before each sample), at least 64 MiB.
 int64_t flush_bytes(int device) {
@@ -258,7 +256,7 @@ class CudaBackend final : public Backend {
   Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) override {
     return measured_run<AosSoaMeasurement>(device, p.sampling, ctl, [&](AosSoaMeasurement& m, Sampler& sampler) {
       const bool once = p.sampling.profile_once;
-      const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilings);
+      const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilingCount);
       const int total = static_cast<int>(p.ns.size()) * per_n;
       int done = 0;
       for (int64_t n : p.ns) {
@@ -266,16 +264,15 @@ class CudaBackend final : public Backend {
         DeviceBuffer data(bytes);
         if (!once) {
           DeviceBuffer copy(bytes);
-          for (Ceiling c : kAllCeilings) {
-            ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " n=" + std::to_string(n));
+          for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, [&](Ceiling c) {
             LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
-            m.ceilings.push_back(sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
+            return sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
               return device_check([&](unsigned long long* mm) { return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr); },
                                   n * 8, [&](int64_t flat) { return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat); },
                                   "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
                                       "), destination poisoned with 0xffffffff, every element compared bit-exact on the device");
-            }));
-          }
+            });
+          });
         }
         for_each_aos_soa_state(p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
           const int t = s.touch_fields;
@@ -304,7 +301,7 @@ class CudaBackend final : public Backend {
   Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p, RunControl& ctl) override {
     return measured_run<TransposeMeasurement>(device, p.sampling, ctl, [&](TransposeMeasurement& m, Sampler& sampler) {
       const bool once = p.sampling.profile_once;
-      const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilings)));
+      const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilingCount)));
       int done = 0;
       for (int64_t dim : p.dims) {
         const size_t bytes = static_cast<size_t>(dim * dim) * sizeof(float);
@@ -319,14 +316,12 @@ class CudaBackend final : public Backend {
                   (transposed ? "in(c, r)" : "in(r, c)"));
         };
         if (!once) {
-          for (Ceiling c : kAllCeilings) {
-            ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " dim=" + std::to_string(dim));
-            m.ceilings.push_back(sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); }));
-          }
+          for_each_ceiling("dim=" + std::to_string(dim), ctl, done, total, m.ceilings, [&](Ceiling c) {
+            return sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); });
+          });
         }
-        for (TransposeVariant v : p.variants) {
-          if (ctl.cancelled()) throw Cancelled{};
-          ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
+        for_each_transpose_state(p, dim, ctl, done, total, m.states, [&](TransposeState& s) {
+          const TransposeVariant v = s.variant;
           auto launch = [&] {
             switch (v) {
               case TransposeVariant::kCopy: LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr)); break;
@@ -337,13 +332,9 @@ class CudaBackend final : public Backend {
               case TransposeVariant::kTile64Swizzle: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr)); break;
             }
           };
-          TransposeState s;
-          s.variant = v;
-          s.dim = dim;
           LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
           sampler.measure(s, launch, [&] { return check(v != TransposeVariant::kCopy); });
-          m.states.push_back(std::move(s));
-        }
+        });
       }
     });
   }

@@ -28,8 +28,15 @@ Defaults defaults_for(const std::string& backend) {
 constexpr double kDefaultNoise = 0.005;
 constexpr double kMaxTimeLimit = 10.0;
 
-const std::vector<std::string> kVariantNames = {"copy", "naive", "tiled", "pad", "tile64_pad", "tile64_swizzle"};
-const std::vector<std::string> kLayoutNames = {"aos", "soa", "aos_vec", "soa_vec"};
+// The API's names of an enum's values, in enum order (benchmark.cpp's to_string).
+template <class Enum>
+std::vector<std::string> enum_names(int count) {
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) out.push_back(to_string(static_cast<Enum>(i)));
+  return out;
+}
+const std::vector<std::string> kVariantNames = enum_names<TransposeVariant>(kTransposeVariantCount);
+const std::vector<std::string> kLayoutNames = enum_names<AosSoaLayout>(kAosSoaLayoutCount);
 
 Error field_error(const std::string& field, const std::string& message) {
   return make_error(field + ": " + message, 0, field);

@@ -251,7 +251,7 @@ class CpuBackend final : public Backend {
     parallel_for(n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
         for (int64_t k = 0; k < 8; ++k)
-          buf[soa ? k * n + i : i * 8 + k] = random_input(seed, static_cast<uint64_t>(i * 8 + k));
+          buf[field_offset(soa, n, i * 8 + k)] = random_input(seed, static_cast<uint64_t>(i * 8 + k));
     });
   }
 

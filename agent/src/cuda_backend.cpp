@@ -91,10 +91,8 @@ std::string bits_text(const char* where, float want, float got) {
 }
 
 std::string describe_field(const float* data, int64_t n, bool soa, int touch, uint64_t seed, int64_t flat) {
-  const int64_t i = flat / 8, k = flat % 8;
-  const float in = random_input(seed, static_cast<uint64_t>(flat));
-  const std::string where = "element " + std::to_string(i) + " field " + std::to_string(k);
-  return bits_text(where.c_str(), k < touch ? in + 1.0f : in, read_float(data + (soa ? k * n + i : flat)));
+  const std::string where = "element " + std::to_string(flat / 8) + " field " + std::to_string(flat % 8);
+  return bits_text(where.c_str(), expected_field(seed, flat, touch), read_float(data + field_offset(soa, n, flat)));
 }
 
 std::string describe_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed, int64_t flat) {

@@ -41,8 +41,7 @@ __global__ void fill_fields_kernel(float* data, int64_t n, bool soa, uint64_t se
   const int64_t total = n * 8;
   for (int64_t flat = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; flat < total;
        flat += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t i = flat / 8, k = flat % 8;
-    data[soa ? k * n + i : flat] = random_input(seed, static_cast<uint64_t>(flat));
+    data[field_offset(soa, n, flat)] = random_input(seed, static_cast<uint64_t>(flat));
   }
 }
 
@@ -323,10 +322,7 @@ __global__ void check_fields_kernel(const float* __restrict__ data, int64_t n, b
                                     unsigned long long* mismatch) {
   for (int64_t flat = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; flat < n * 8;
        flat += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t i = flat / 8, k = flat % 8;
-    const float in = random_input(seed, static_cast<uint64_t>(flat));
-    const float want = k < touch ? in + 1.0f : in;
-    const float got = data[soa ? k * n + i : flat];
+    const float want = expected_field(seed, flat, touch), got = data[field_offset(soa, n, flat)];
     if (__float_as_uint(want) != __float_as_uint(got)) note_mismatch(mismatch, flat);
   }
 }

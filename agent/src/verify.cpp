@@ -51,12 +51,7 @@ Verification verify_aos_soa(std::span<const float> data, bool soa, int64_t n, in
                             uint64_t seed) {
   const int64_t total = n * 8;
   const Mismatch m = scan(total, [&](int64_t flat) {
-    // flat is the logical index element * 8 + field; where it lives depends on the layout.
-    const int64_t i = flat / 8, k = flat % 8;
-    const float in = random_input(seed, static_cast<uint64_t>(flat));
-    const float want = k < touch_fields ? in + 1.0f : in;
-    const float got = data[soa ? k * n + i : flat];
-    return std::pair{float_bits(want), float_bits(got)};
+    return std::pair{float_bits(expected_field(seed, flat, touch_fields)), float_bits(data[field_offset(soa, n, flat)])};
   });
   Verification v;
   v.checked = total;

@@ -1,6 +1,8 @@
 #include "api.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 
 #include "build_info.hpp"
 #include "fault_injection.hpp"
@@ -60,6 +62,18 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
         faults->fail_next_run(kind == "exception" ? FaultInjectingBackend::Fault::kException
                                                   : FaultInjectingBackend::Fault::kDeviceAllocation);
         send_json(res, 200, {{"armed", kind}});
+      });
+      // The next bounds check (the device's free memory) takes this long: lets a test send a second request while
+      // the first is being checked.
+      server.Post("/v1/_test/slow-next-admission", [faults, &policy](const httplib::Request& req, httplib::Response& res) {
+        auto body = policy.parse_json_body(req.body.empty() ? "{}" : req.body);
+        const json ms = body && body->is_object() ? body->value("ms", json(500)) : json();
+        if (!ms.is_number_integer() || ms.get<int64_t>() < 1 || ms.get<int64_t>() > 5000) {
+          send_error(res, 422, "invalid_parameter", "ms: expected an integer from 1 to 5000", "ms");
+          return;
+        }
+        faults->slow_next_budget(std::chrono::milliseconds(ms.get<int64_t>()));
+        send_json(res, 200, {{"armed", "slow_admission"}, {"ms", ms}});
       });
     }
   }
@@ -125,16 +139,22 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     json request = *body;
     if (request.is_object() && !request.contains("device")) request["device"] = config.default_device;
     const int device_count = static_cast<int>(backend.devices().size());
-    // One job per device: refuse a busy device before the bounds check, which asks the device's free memory.
+    const auto refuse_busy = [&res](int device, const RunStore::Busy& busy) {
+      res.set_header("Retry-After", std::to_string(busy.retry_after_s));
+      send_error(res, 409, "device_busy",
+                 "device " + std::to_string(device) + " is " +
+                     (busy.running_id.empty() ? "taking another run request" : "running " + busy.running_id) +
+                     "; one job per device at a time");
+    };
+    // One job per device: claim the device before the bounds check, which asks the device's free memory, so
+    // that no run can start on it in between (RunStore::Claim).
+    std::optional<RunStore::Claim> claim;
     if (request.is_object() && request["device"].is_number_integer()) {
       const auto d = request["device"].get<int64_t>();
       if (d >= 0 && d < device_count) {
-        if (auto busy = runs.busy(static_cast<int>(d))) {
-          res.set_header("Retry-After", std::to_string(busy->retry_after_s));
-          send_error(res, 409, "device_busy",
-                     "device " + std::to_string(d) + " is running " + busy->running_id + "; one job per device at a time");
-          return;
-        }
+        auto claimed = runs.claim(static_cast<int>(d));
+        if (const auto* busy = std::get_if<RunStore::Busy>(&claimed)) return refuse_busy(static_cast<int>(d), *busy);
+        claim.emplace(std::move(std::get<RunStore::Claim>(claimed)));
       }
     }
     auto parsed = parse_run_request(request, backend.kind(), device_count,
@@ -143,12 +163,10 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       send_error(res, 422, "invalid_parameter", parsed.error().message, parsed.error().field);
       return;
     }
-    auto outcome = runs.submit(std::move(parsed).value());
-    if (const auto* busy = std::get_if<RunStore::Busy>(&outcome)) {
-      res.set_header("Retry-After", std::to_string(busy->retry_after_s));
-      send_error(res, 409, "device_busy", "device is running " + busy->running_id + "; one job per device at a time");
-      return;
-    }
+    if (!claim) throw std::logic_error("POST /v1/runs: a valid request without a claimed device");
+    const int device = parsed->device;
+    auto outcome = runs.submit(std::move(*claim), std::move(parsed).value());
+    if (const auto* busy = std::get_if<RunStore::Busy>(&outcome)) return refuse_busy(device, *busy);
     const std::string& id = std::get<std::string>(outcome);
     res.set_header("Location", "/v1/runs/" + id);
     send_json(res, 202, {{"id", id}, {"status", "queued"}, {"location", "/v1/runs/" + id}});

@@ -4,9 +4,13 @@
 // serving. Armed by POST /v1/_test/fail-next-run with {"kind": "exception"} (any backend) or
 // {"kind": "device_allocation"}: a real cudaMalloc far beyond the device's memory through LS_CUDA_CHECK,
 // so on a GPU the reason is the CUDA runtime's own and the next run shows the context still works.
+// POST /v1/_test/slow-next-admission {"ms": N} makes the next memory-budget query (the bounds check of a run
+// request) take N ms, so a test can send a second request while the first is being checked.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <stdexcept>
 
 #include "benchmark.hpp"
@@ -22,11 +26,15 @@ class FaultInjectingBackend final : public Backend {
   enum class Fault { kNone, kException, kDeviceAllocation };
   explicit FaultInjectingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
   void fail_next_run(Fault f) { armed_ = f; }
+  void slow_next_budget(std::chrono::milliseconds d) { budget_delay_ms_ = d.count(); }
 
   std::string kind() const override { return inner_->kind(); }
   std::optional<std::string> unavailable() const override { return inner_->unavailable(); }
   std::vector<DeviceInfo> devices() override { return inner_->devices(); }
-  int64_t memory_budget_bytes(int d) override { return inner_->memory_budget_bytes(d); }
+  int64_t memory_budget_bytes(int d) override {
+    if (const auto ms = budget_delay_ms_.exchange(0); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return inner_->memory_budget_bytes(d);
+  }
   Result<AosSoaMeasurement> run_aos_soa(int d, const AosSoaParams& p, RunControl& c) override {
     maybe_fail(d);
     return inner_->run_aos_soa(d, p, c);
@@ -47,6 +55,7 @@ class FaultInjectingBackend final : public Backend {
   }
   std::unique_ptr<Backend> inner_;
   std::atomic<Fault> armed_{Fault::kNone};
+  std::atomic<int64_t> budget_delay_ms_{0};
 };
 
 }  // namespace layoutscope::agent

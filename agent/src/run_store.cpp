@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "results.hpp"
 
@@ -163,7 +164,10 @@ std::optional<RunStore::Busy> RunStore::busy(int device) const {
 
 std::optional<RunStore::Busy> RunStore::busy_locked(int device) const {
   const auto q = queues_.find(device);
-  if (q == queues_.end() || q->second.empty()) return std::nullopt;
+  if (q == queues_.end() || q->second.empty()) {
+    if (claimed_.count(device)) return Busy{1, ""};
+    return std::nullopt;
+  }
   // Estimate the rest of the running job from its progress so far: elapsed * (1 - p) / p.
   int retry = 5;
   const auto it = runs_.find(q->second.front());
@@ -176,11 +180,28 @@ std::optional<RunStore::Busy> RunStore::busy_locked(int device) const {
   return Busy{retry, q->second.front()};
 }
 
-std::variant<std::string, RunStore::Busy> RunStore::submit(RunRequest request) {
+RunStore::Claim::~Claim() {
+  if (!store_) return;
+  std::lock_guard lock(store_->mutex_);
+  store_->claimed_.erase(device_);
+}
+
+std::variant<RunStore::Claim, RunStore::Busy> RunStore::claim(int device) {
+  std::lock_guard lock(mutex_);
+  if (auto b = busy_locked(device)) return *b;
+  claimed_.insert(device);
+  return Claim(this, device);
+}
+
+std::variant<std::string, RunStore::Busy> RunStore::submit(Claim claim, RunRequest request) {
+  if (claim.store_ != this || claim.device_ != request.device)
+    throw std::logic_error("RunStore::submit: the request's device is not the claimed one");
   json record;
   std::string id;
   {
     std::lock_guard lock(mutex_);
+    claimed_.erase(claim.device_);
+    claim.store_ = nullptr;  // released here, under the same lock that queues the run
     if (auto b = busy_locked(request.device)) return *b;
     auto& q = queues_[request.device];
     id = new_run_id();

@@ -14,8 +14,10 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -42,9 +44,30 @@ class RunStore {
 
   struct Busy {
     int retry_after_s;
-    std::string running_id;
+    std::string running_id;  // empty: another request for the device is being checked (see Claim)
   };
-  std::variant<std::string, Busy> submit(RunRequest request);
+
+  // A request holds its device while it is checked, because the bounds check asks the device's free memory: a run
+  // started in between would shrink it and turn "busy" (409) into "too large" (422). While a claim lives, the device
+  // is busy for every other request; submit() turns the claim into the queued run; a dropped claim frees the device.
+  class Claim {
+   public:
+    Claim(Claim&& other) noexcept : store_(std::exchange(other.store_, nullptr)), device_(other.device_) {}
+    Claim(const Claim&) = delete;
+    Claim& operator=(const Claim&) = delete;
+    Claim& operator=(Claim&&) = delete;
+    ~Claim();
+    int device() const { return device_; }
+
+   private:
+    friend class RunStore;
+    Claim(RunStore* store, int device) : store_(store), device_(device) {}
+    RunStore* store_;
+    int device_;
+  };
+  std::variant<Claim, Busy> claim(int device);
+  // Queues the request on the claimed device (request.device must be claim.device()).
+  std::variant<std::string, Busy> submit(Claim claim, RunRequest request);
 
   std::optional<nlohmann::json> get(const std::string& id) const;  // the full record
   nlohmann::json list() const;                                      // summaries, oldest first
@@ -84,6 +107,7 @@ class RunStore {
   std::map<std::string, std::shared_ptr<Run>> runs_;
   std::map<int, std::deque<std::string>> queues_;   // per device: the job waiting or running (at most one)
   std::map<int, std::string> running_;
+  std::set<int> claimed_;                           // devices whose next request is being checked
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   mutable std::mutex write_mutex_;

@@ -302,6 +302,46 @@ describe('one job at a time, cancel', () => {
   });
 });
 
+describe('a request holds its device while it is checked', () => {
+  test('a second POST sent while the first is in its bounds check -> 409 at once; the first is queued', async () => {
+    const arm = await agent.fetch('/v1/_test/slow-next-admission', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ms: 600 }),
+    });
+    assert.equal(arm.status, 200);
+    const order = [];
+    const first = postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } }).then((r) => { order.push('first'); return r; });
+    await new Promise((resolve) => setTimeout(resolve, 150));  // the first is now inside its 600 ms bounds check
+    const second = await postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } });
+    order.push('second');
+    // Without the claim the second would pass the busy check, be queued, and the first would get the 409.
+    assert.equal(second.status, 409);
+    const e = (await second.json()).error;
+    assert.equal(e.code, 'device_busy');
+    assert.match(e.message, /device 0 is taking another run request/);
+    assert.equal(second.headers.get('retry-after'), '1');
+    const r = await first;
+    assert.deepEqual(order, ['second', 'first'], 'the second is answered while the first is still being checked');
+    assert.equal(r.status, 202);
+    assert.equal((await waitRun(agent, (await r.json()).id)).status, 'succeeded');
+  });
+
+  test('a request refused in its bounds check frees the device', async () => {
+    const bad = await postRun(agent, { benchmark: 'transpose', params: { dim: 1 << 20 } });
+    assert.equal(bad.status, 422);
+    const good = await postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } });
+    assert.equal(good.status, 202);
+    assert.equal((await waitRun(agent, (await good.json()).id)).status, 'succeeded');
+  });
+
+  test('slow-next-admission checks its ms', async () => {
+    const r = await agent.fetch('/v1/_test/slow-next-admission', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ms: 'soon' }),
+    });
+    assert.equal(r.status, 422);
+    assert.equal((await r.json()).error.field, 'ms');
+  });
+});
+
 describe('a failing run', () => {
   test('an exception inside the benchmark (as CUDA out-of-memory throws) -> run "failed" with its reason; the agent keeps serving', async () => {
     const arm = await agent.fetch('/v1/_test/fail-next-run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });

@@ -28,6 +28,15 @@ std::string trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
+// frame-ancestors for the pages: this agent's own origin and the exact allowed origins (a CSP source cannot be an
+// IPv6 literal, so "http://[::1]:port" is covered by 'self' alone).
+std::string frame_ancestors(const std::vector<std::string>& origins) {
+  std::string policy = "frame-ancestors 'self'";
+  for (const auto& o : origins)
+    if (o.find('[') == std::string::npos && o.find_first_of(" ;,'\"") == std::string::npos) policy += " " + o;
+  return policy;
+}
+
 }  // namespace
 
 std::string error_body(std::string_view code, std::string_view message, std::string_view field) {
@@ -141,6 +150,11 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
 }
 
 void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res) const {
+  // A page (text/html: the built page served with --web) may be framed only by this agent's origin and the
+  // allowed origins (clickjacking). The pages' own CSP is a <meta> tag, where frame-ancestors is ignored, so this
+  // part goes in a header; a handler that sets its own CSP (the built-in page) keeps it.
+  if (lower(res.get_header_value("Content-Type")).rfind("text/html", 0) == 0 && !res.has_header("Content-Security-Policy"))
+    put_header(res, "Content-Security-Policy", frame_ancestors(config_.allowed_origins));
   put_header(res, "X-Content-Type-Options", "nosniff");
   put_header(res, "Cache-Control", "no-store");
   put_header(res, "Vary", "Origin");

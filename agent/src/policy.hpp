@@ -14,7 +14,8 @@
 //   5. Bearer token on every /v1/ path, compared in constant time (401 + WWW-Authenticate).
 //   6. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
 //      preflight, so a "simple" form post cannot start a run.
-// Afterwards: the JSON body is parsed with a nesting limit (400), responses carry nosniff and no-store,
+// Afterwards: the JSON body is parsed with a nesting limit (400), responses carry nosniff and no-store, pages
+// (text/html) a CSP frame-ancestors of this origin and the allowed origins,
 // an exception becomes a JSON 500 without internals, and keep-alive is off (one request per connection).
 #pragma once
 
@@ -51,7 +52,8 @@ class RequestPolicy {
 
   // The pre-routing hook: Handled means the request was refused (or was a preflight) and answered.
   httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res) const;
-  // Headers every response gets (nosniff, no-store, Vary: Origin, CORS for an allowed origin).
+  // Headers every response gets (nosniff, no-store, Vary: Origin, CORS for an allowed origin; frame-ancestors on
+  // pages).
   void decorate(const httplib::Request& req, httplib::Response& res) const;
 
   // Parses a request body as JSON; nesting deeper than max_json_depth is refused before parsing, by a

@@ -108,6 +108,8 @@ describe('service endpoints', () => {
     const r = await fetch(`${agent.base}/`);
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type'), /text\/html/);
+    // its own CSP, not replaced by the pages' default: it may not be framed at all
+    assert.match(r.headers.get('content-security-policy'), /^default-src 'none';.*frame-ancestors 'none'$/);
     assert.match(await r.text(), /\/v1\/runs/);
     assert.equal((await fetch(`${agent.base}/favicon.ico`)).status, 200);
   });
@@ -475,14 +477,22 @@ describe('--web DIR', () => {
     fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>built page</title>');
     fs.writeFileSync(path.join(web, 'app.js'), 'export const x = 1;\n');
     fs.writeFileSync(path.join(path.dirname(web), 'outside-secret.txt'), 'secret');
-    const a = await startAgent(['--web', web]);
+    const a = await startAgent(['--web', web, '--allowed-origin', 'https://docs.example.org']);
     t.after(() => a.stop());
     const page = await fetch(`${a.base}/`);
     assert.equal(page.status, 200);
     assert.equal(await page.text(), '<!doctype html><title>built page</title>');
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    // who may frame the page: this origin and the allowed ones (a <meta> CSP cannot say it)
+    const csp = page.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /^frame-ancestors 'self'( \S+)*$/, csp);
+    const sources = csp.split(' ').slice(2);
+    assert.ok(sources.includes('https://docs.example.org'), csp);
+    assert.ok(sources.includes(`http://127.0.0.1:${a.port}`), csp);
+    assert.ok(!sources.some((s) => s.includes('[')), csp);
     const js = await fetch(`${a.base}/app.js`);
     assert.equal(await js.text(), 'export const x = 1;\n');
+    assert.equal(js.headers.get('content-security-policy'), null, 'only pages get frame-ancestors');
     const { rawRequest, rawHttp } = await import('./lib/agent.js');
     const escape = await rawRequest(a.port, rawHttp('GET', '/../outside-secret.txt', { Host: `127.0.0.1:${a.port}` }));
     assert.notEqual(escape.status, 200);

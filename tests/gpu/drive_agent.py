@@ -8,6 +8,7 @@ Standard library only (runs under the device machine's python3)."""
 import argparse
 import json
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -73,6 +74,31 @@ def check(result, problems, label):
                     problems.append(f"{label}: {s['name']} tile64 column read not conflict-free in the engine")
 
 
+def admission_test(base, token):
+    """A request holds its device during its bounds check (cudaMemGetInfo on the CUDA backend): a second request
+    sent meanwhile is refused 409 at once, and the first is queued and succeeds."""
+    call(base, token, "POST", "/v1/_test/slow-next-admission", {"ms": 800})
+    small = {"benchmark": "transpose", "params": {"dim": 1024, "repetitions": 2}}
+    first = {}
+    t = threading.Thread(target=lambda: first.update(zip(("status", "text"), call(base, token, "POST", "/v1/runs", small))))
+    t.start()
+    time.sleep(0.2)
+    second_status, second_text = call(base, token, "POST", "/v1/runs", small)
+    first_done_early = not t.is_alive()
+    t.join()
+    ok = second_status == 409 and not first_done_early and first.get("status") == 202
+    if first.get("status") == 202:
+        rid = json.loads(first["text"])["id"]
+        while True:
+            rec = json.loads(call(base, token, "GET", f"/v1/runs/{rid}")[1])
+            if rec["status"] in ("succeeded", "failed", "cancelled", "interrupted"):
+                break
+            time.sleep(0.05)
+        ok = ok and rec["status"] == "succeeded"
+    second = json.loads(second_text)["error"]["message"] if second_status == 409 else second_text
+    return ok, f"second {second_status} ({second}); first {first.get('status')}" + ("" if ok else " (FAILED)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -126,6 +152,10 @@ def main():
         walls["fault"] = f"{rec['status']} ({rec.get('error')}); next run {after['status']}"
         if rec["status"] != "failed" or after["status"] != "succeeded":
             problems.append(f"fault test: {walls['fault']}")
+    if args.fault_test:
+        ok, walls["admission"] = admission_test(base, token)
+        if not ok:
+            problems.append(f"admission test: {walls['admission']}")
     walls["default_sweep_plus_transpose_s"] = walls["default-aos_soa"] + walls["default-transpose"]
     with open(f"{args.out}/h200-http-walls.json", "w") as f:
         json.dump({"walls_s": walls, "problems": problems}, f, indent=1)

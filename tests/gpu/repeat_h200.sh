@@ -8,9 +8,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export OUT="${OUT:-$PWD/.gpu-out}"; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.carry/lib
 b=.carry/bin/layoutscope-agent
-for i in 1 2 3; do
-  $b --backend cuda --run '{"benchmark":"transpose","params":{"dim":[8192,16384],"variants":["copy","tile64_pad","tile64_swizzle"]}}' > $OUT/rep-transpose-$i.json 2>>$OUT/rep.log
-  $b --backend cuda --run '{"benchmark":"aos_soa","params":{"touch_fields":[1,8],"layouts":["aos_vec","soa_vec"]}}' > $OUT/rep-aos-$i.json 2>>$OUT/rep.log
+# REPEATS (default 3), DIMS (default 8192,16384) and AOS=0 (skip the aos_soa repeats) narrow it down.
+for i in $(seq "${REPEATS:-3}"); do
+  $b --backend cuda --run '{"benchmark":"transpose","params":{"dim":['"${DIMS:-8192,16384}"'],"variants":["copy","tile64_pad","tile64_swizzle"]}}' > $OUT/rep-transpose-$i.json 2>>$OUT/rep.log
+  [[ "${AOS:-1}" == 0 ]] || $b --backend cuda --run '{"benchmark":"aos_soa","params":{"touch_fields":[1,8],"layouts":["aos_vec","soa_vec"]}}' > $OUT/rep-aos-$i.json 2>>$OUT/rep.log
 done
 python3 - <<'PY'
 import json, os, glob

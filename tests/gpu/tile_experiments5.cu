@@ -15,15 +15,20 @@
 //   - reset: evict-last loads whose lines the kernel sets back to evict-normal (applypriority) once in registers.
 //   - flush, flush2, demote (and their -ncu lists, every case once, for ncu --cache-control none): which flushes
 //     remove lines read before them with plain or evict-last loads, and what takes the evict-last mark off.
-//   - orders: the agent's kernel with evict-last loads in other tile orders, or with 7-8 blocks per SM.
+//   - orders: the agent's kernel with evict-last loads in other tile orders, or with 7-8 blocks per SM. Round 9 ran the
+//     same list at 2048^2 and 4096^2 (ORDER_DIMS=2048,4096; h200-experiments9.txt): where 4096 tiles are 5.2 waves of
+//     6 blocks per SM, do 7 or 8 blocks per SM (4.4, 3.9 waves) shorten the tail?
 // In short: no other policy, order or occupancy beats the agent's kernel; evict-last lines stay behind and outlast
 // any flush; cudaCtxResetPersistingL2Cache takes the mark off (the agent adopted it before every cold flush).
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v tests/gpu/tile_experiments5.cu -o /tmp/tx5
 //   /tmp/tx5 policies|reset|residue|residue-ncu|flush|flush-ncu|flush2|flush2-ncu|demote|demote-ncu|orders
 // Timed lists: cold L2 (memset of 128 MiB before each sample), CUDA events, median of 30 samples (15 in residue, flush,
 // demote); every transpose compared exactly with a naive transpose, every copy with its input.
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "experiment_harness.cuh"
 
@@ -512,8 +517,18 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (what == "orders") {  // call 6
-    for (int64_t dim : {8192, 16384}) {
+  if (what == "orders") {  // call 6 (8192, 16384); round 9: ORDER_DIMS=2048,4096 (a comma list, each % 128 == 0)
+    std::vector<int64_t> dims = {8192, 16384};
+    if (const char* e = std::getenv("ORDER_DIMS")) {
+      dims.clear();
+      const std::string list = e;
+      for (size_t at = 0; at < list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        dims.push_back(std::stoll(list.substr(at, comma - at)));
+        at = comma + 1;
+      }
+    }
+    for (int64_t dim : dims) {
       const int64_t n = dim * dim, bytes = n * 4, n4 = n / 4;
       Buffers buf(n);
       naive<<<dim3(dim / 32, dim / 32), dim3(32, 8)>>>(buf.in, buf.ref, dim, dim);

@@ -79,6 +79,24 @@ test('TMEM: 128x512 canvas, click TLane 5 TCol 200 -> element (5, 200); datapath
   const scale = box.width / (44 + 512 * 2 + 12);
   await canvas.click({ position: { x: (44 + 200 * 2 + 1) * scale, y: (22 + 5 * 3 + 1.5) * scale } });
   assert.match(await live('ls-tmem'), /TLane 5, TCol 200: element \(5, 200\), x = 1480/);
+  // Cells are coloured by logical row band (16 rows): in the accumulator layout TLane l holds row l, and with
+  // N = 256 the columns from 256 on are empty. One raster holds the 65,536 cells, in the export too.
+  const probe = await page.evaluate(() => {
+    const el = document.querySelector('ls-tmem');
+    const c = el.shadowRoot.querySelector('canvas');
+    const ctx = c.getContext('2d');
+    const s = c.width / (44 + 512 * 2 + 12);
+    const hex = (l, col) => '#' + Array.from(ctx.getImageData(Math.floor((44 + col * 2 + 1) * s), Math.floor((22 + l * 3 + 1.5) * s), 1, 1).data.slice(0, 3))
+      .map((v) => v.toString(16).padStart(2, '0')).join('');
+    return { row20: hex(20, 10), row40: hex(40, 10), row127: hex(127, 255), empty: hex(20, 300), cat: el.palette.cat, cell: el.palette.cell, svg: el.exportSvg() };
+  });
+  assert.equal(probe.row20, probe.cat[1].toLowerCase());
+  assert.equal(probe.row40, probe.cat[2].toLowerCase());
+  assert.equal(probe.row127, probe.cat[7].toLowerCase());
+  assert.equal(probe.empty, probe.cell.toLowerCase());
+  assert.equal((probe.svg.match(/<image /g) ?? []).length, 1);
+  assert.ok((probe.svg.match(/<rect /g) ?? []).length < 300, 'cells are not exported one by one');
+  assert.ok(probe.svg.length < 200_000, `SVG export ${probe.svg.length} chars`);
   await page.locator('ls-tmem').screenshot({ path: join(artifacts, 'fig3-tmem.png') });
   await page.selectOption('ls-tmem select.datapath', 'F');
   await canvas.click({ position: { x: (44 + 3 * 2 + 1) * scale, y: (22 + 33 * 3 + 1.5) * scale } });

@@ -1,10 +1,10 @@
-// <ls-tmem>: TMEM at full size, 128 lanes x 512 columns (65,536 cells, drawn on a canvas). The layout is
-// the accumulator S[(128,256):(1@TLane,1@TCol)] or one of the tcgen05 MMA datapath layouts A-G (per-CTA
-// view, as TIRx tmem_datapath_layout documents them). Click a cell -> the logical element(s) there.
+// <ls-tmem>: TMEM at full size, 128 lanes x 512 columns (65,536 cells: one raster, a pixel per cell, on a
+// canvas). The layout is the accumulator S[(128,256):(1@TLane,1@TCol)] or one of the tcgen05 MMA datapath
+// layouts A-G (per-CTA view, as TIRx tmem_datapath_layout documents them). Click a cell -> the logical element(s) there.
 import { html } from 'lit';
 import { must, type LsMapping, type LsTable } from '../engine.js';
 import { LsFigure } from '../figure.js';
-import { drawScene, type Item, type RectItem, type Scene } from '../scene.js';
+import { drawScene, rgbOf, type Item, type RectItem, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 
 const LANES = 128;
@@ -124,14 +124,16 @@ export class LsTmem extends LsFigure {
   /** Every cell, coloured by logical row band (16 rows); built once per layout and theme. */
   private baseScene(p: Palette): { scene: Scene; bitmap: HTMLCanvasElement; theme: string } {
     if (this.base && this.base.theme === p.name) return this.base;
-    const items: Item[] = [];
     const cols = this.t!.shape[this.t!.shape.length - 1];
-    for (let l = 0; l < LANES; ++l)
-      for (let c = 0; c < COLS; ++c) {
-        const x = this.at[l * COLS + c];
-        const fill = x < 0 ? p.cell : p.cat[Math.floor(Math.floor(x / cols) / 16) % 8];
-        items.push({ t: 'rect', x: this.ox + c * this.cw, y: this.oy + l * this.ch, w: this.cw, h: this.ch, fill });
-      }
+    // One pixel per cell, scaled up without smoothing: the export is one PNG instead of 65,536 rectangles.
+    const pixels = new Uint8ClampedArray(LANES * COLS * 4);
+    const empty = rgbOf(p.cell), bands = p.cat.map(rgbOf);
+    for (let i = 0; i < LANES * COLS; ++i) {
+      const x = this.at[i];
+      pixels.set(x < 0 ? empty : bands[Math.floor(Math.floor(x / cols) / 16) % 8], 4 * i);
+      pixels[4 * i + 3] = 255;
+    }
+    const items: Item[] = [{ t: 'image', x: this.ox, y: this.oy, w: COLS * this.cw, h: LANES * this.ch, pw: COLS, ph: LANES, pixels }];
     for (let l = 0; l <= LANES; l += 32)
       items.push({ t: 'line', x1: this.ox - 4, y1: this.oy + l * this.ch, x2: this.ox + COLS * this.cw, y2: this.oy + l * this.ch, stroke: p.fg, sw: 1 });
     for (let l = 0; l < LANES; l += 32) items.push({ t: 'text', x: this.ox - 6, y: this.oy + l * this.ch + 6, s: `${l}`, size: 10, fill: p.muted, anchor: 'end' });

@@ -139,13 +139,6 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     json request = *body;
     if (request.is_object() && !request.contains("device")) request["device"] = config.default_device;
     const int device_count = static_cast<int>(backend.devices().size());
-    const auto refuse_busy = [&res](int device, const RunStore::Busy& busy) {
-      res.set_header("Retry-After", std::to_string(busy.retry_after_s));
-      send_error(res, 409, "device_busy",
-                 "device " + std::to_string(device) + " is " +
-                     (busy.running_id.empty() ? "taking another run request" : "running " + busy.running_id) +
-                     "; one job per device at a time");
-    };
     // One job per device: claim the device before the bounds check, which asks the device's free memory, so
     // that no run can start on it in between (RunStore::Claim).
     std::optional<RunStore::Claim> claim;
@@ -153,7 +146,14 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       const auto d = request["device"].get<int64_t>();
       if (d >= 0 && d < device_count) {
         auto claimed = runs.claim(static_cast<int>(d));
-        if (const auto* busy = std::get_if<RunStore::Busy>(&claimed)) return refuse_busy(static_cast<int>(d), *busy);
+        if (const auto* busy = std::get_if<RunStore::Busy>(&claimed)) {
+          res.set_header("Retry-After", std::to_string(busy->retry_after_s));
+          send_error(res, 409, "device_busy",
+                     "device " + std::to_string(d) + " is " +
+                         (busy->running_id.empty() ? "taking another run request" : "running " + busy->running_id) +
+                         "; one job per device at a time");
+          return;
+        }
         claim.emplace(std::move(std::get<RunStore::Claim>(claimed)));
       }
     }
@@ -164,10 +164,7 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       return;
     }
     if (!claim) throw std::logic_error("POST /v1/runs: a valid request without a claimed device");
-    const int device = parsed->device;
-    auto outcome = runs.submit(std::move(*claim), std::move(parsed).value());
-    if (const auto* busy = std::get_if<RunStore::Busy>(&outcome)) return refuse_busy(device, *busy);
-    const std::string& id = std::get<std::string>(outcome);
+    const std::string id = runs.submit(std::move(*claim), std::move(parsed).value());
     res.set_header("Location", "/v1/runs/" + id);
     send_json(res, 202, {{"id", id}, {"status", "queued"}, {"location", "/v1/runs/" + id}});
   });

@@ -63,7 +63,6 @@ class Events {
   cudaEvent_t start_{}, stop_{};
 };
 
-
 // Twice the L2 (NOTES.md §5: memset a buffer >= L2 before each sample), at least 64 MiB.
 int64_t flush_bytes(int device) {
   int l2 = 0;

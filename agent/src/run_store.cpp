@@ -157,11 +157,6 @@ std::vector<std::string> RunStore::load() {
   return problems;
 }
 
-std::optional<RunStore::Busy> RunStore::busy(int device) const {
-  std::lock_guard lock(mutex_);
-  return busy_locked(device);
-}
-
 std::optional<RunStore::Busy> RunStore::busy_locked(int device) const {
   const auto q = queues_.find(device);
   if (q == queues_.end() || q->second.empty()) {
@@ -193,7 +188,7 @@ std::variant<RunStore::Claim, RunStore::Busy> RunStore::claim(int device) {
   return Claim(this, device);
 }
 
-std::variant<std::string, RunStore::Busy> RunStore::submit(Claim claim, RunRequest request) {
+std::string RunStore::submit(Claim claim, RunRequest request) {
   if (claim.store_ != this || claim.device_ != request.device)
     throw std::logic_error("RunStore::submit: the request's device is not the claimed one");
   json record;
@@ -202,7 +197,6 @@ std::variant<std::string, RunStore::Busy> RunStore::submit(Claim claim, RunReque
     std::lock_guard lock(mutex_);
     claimed_.erase(claim.device_);
     claim.store_ = nullptr;  // released here, under the same lock that queues the run
-    if (auto b = busy_locked(request.device)) return *b;
     auto& q = queues_[request.device];
     id = new_run_id();
     auto run = std::make_shared<Run>();

@@ -49,7 +49,8 @@ class RunStore {
 
   // A request holds its device while it is checked, because the bounds check asks the device's free memory: a run
   // started in between would shrink it and turn "busy" (409) into "too large" (422). While a claim lives, the device
-  // is busy for every other request; submit() turns the claim into the queued run; a dropped claim frees the device.
+  // is busy for every other request (claim() answers Busy, with a Retry-After estimate from the running job's
+  // progress); submit() turns the claim into the queued run; a dropped claim frees the device.
   class Claim {
    public:
     Claim(Claim&& other) noexcept : store_(std::exchange(other.store_, nullptr)), device_(other.device_) {}
@@ -57,7 +58,6 @@ class RunStore {
     Claim& operator=(const Claim&) = delete;
     Claim& operator=(Claim&&) = delete;
     ~Claim();
-    int device() const { return device_; }
 
    private:
     friend class RunStore;
@@ -66,12 +66,12 @@ class RunStore {
     int device_;
   };
   std::variant<Claim, Busy> claim(int device);
-  // Queues the request on the claimed device (request.device must be claim.device()).
-  std::variant<std::string, Busy> submit(Claim claim, RunRequest request);
+  // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id. The
+  // claim guarantees the device is free: only submit() queues, and only with a claim.
+  std::string submit(Claim claim, RunRequest request);
 
   std::optional<nlohmann::json> get(const std::string& id) const;  // the full record
   nlohmann::json list() const;                                      // summaries, oldest first
-  std::optional<Busy> busy(int device) const;  // the job holding the device, with a Retry-After estimate
 
   enum class CancelOutcome { kCancelled, kRequested, kNotFound, kAlreadyFinished };
   CancelOutcome cancel(const std::string& id);

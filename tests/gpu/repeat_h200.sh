@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run on the H200 machine (the `run` tool) with .carry/ carried (see run_h200.sh): the headline transpose (8192, 16384:
-# copy, tile64_pad, tile64_swizzle) and aos_soa (t = 1, 8: aos_vec, soa_vec) in-process, three times each, to show
+# copy, tile64_pad, tile64_swizzle) and aos_soa (t = 1, 8: aos_vec, soa_vec) in-process, three times each (REPEATS), to show
 # how much the fractions of the copy move between runs. JSON in $OUT/rep-*.json (and all of them in
 # $OUT/repeats.tar.gz, so that they come back from the device as one file), one line per state on stdout.
 set -uo pipefail

@@ -18,7 +18,7 @@ if [[ ! -d node_modules/playwright-core || package-lock.json -nt node_modules/.p
 fi
 wasm="${LAYOUTSCOPE_WASM_DIR:-$root/build-wasm/wasm}/layoutscope.wasm"
 [[ -f "$wasm" ]] || fail_setup "no module at $wasm (build it: emcmake cmake -S . -B build-wasm && cmake --build build-wasm)"
-if [[ ! -f dist/index.html || ! -f dist/layoutscope.js || -n "$(find src index.html embed.html examples public scripts vite.config.ts ../schemas ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
+if [[ ! -f dist/index.html || ! -f dist/layoutscope.js || -n "$(find src index.html embed.html examples public scripts vite.config.ts ../schemas ../docs/results ../wasm/layoutscope.d.ts "$wasm" -newer dist/index.html -print -quit)" ]]; then
   npm run build >/dev/null || fail_setup "vite build failed (npm run build in web/)"
 fi
 run_node_tests --test-concurrency=1 "$here"/*.test.mjs

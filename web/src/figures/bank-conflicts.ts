@@ -3,7 +3,7 @@
 // (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
 import { html } from 'lit';
 import { must, type LsBankAccess } from '../engine.js';
-import { accessBytes, elementBytes } from '../dtype.js';
+import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -21,7 +21,6 @@ interface Case {
   /** the drawn sides' names (custom mode: the layouts themselves) */
   names?: string[];
 }
-
 
 const CASES: Record<'toy' | 'real', Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
@@ -114,7 +113,7 @@ export class LsBankConflicts extends LsFigure {
       let sw = this.swizzle.trim();
       // a PTX mode the engine knows (128B, SWIZZLE_64B, ...) becomes its Swizzle<B,M,S> on this dtype; anything
       // else is taken as a Swizzle<B,M,S> itself, which the engine parses below
-      const atom = e.swizzleAtom(sw, this.dtype === 'f32x4' ? 'f32' : this.dtype);
+      const atom = e.swizzleAtom(sw, elementDtype(this.dtype));
       if (atom.ok) sw = `Swizzle<${atom.elements.bits},${atom.elements.base},${atom.elements.shift}>`;
       second = `${sw} o ${this.layout}`;
     }

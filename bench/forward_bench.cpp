@@ -19,7 +19,8 @@ void run(benchmark::State& state, const char* text) {
     benchmark::DoNotOptimize(c.checksum_all());
     mappings += c.size() * c.replicas();
   }
-  state.counters["mappings/s"] = benchmark::Counter(static_cast<double>(mappings), benchmark::Counter::kIsRate);
+  state.counters["mappings/s"] =
+      benchmark::Counter(static_cast<double>(mappings), benchmark::Counter::kIsRate);
 }
 
 void BM_ForwardTile4Mode(benchmark::State& state) { run(state, "S[(4,2,2,4):(16,4,8,1)]"); }

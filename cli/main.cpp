@@ -21,7 +21,8 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kUsage = R"(layoutscope - GPU data layouts: S[(shape):(strides@axis)] + R[...] + O[...], swizzles
+constexpr const char* kUsage =
+    R"(layoutscope - GPU data layouts: S[(shape):(strides@axis)] + R[...] + O[...], swizzles
 
 usage:
   layoutscope eval    EXPR [--shape 8,8] QUERY...       QUERY: flat index (43) or coordinate (5,3)
@@ -143,7 +144,6 @@ int cmd_eval(const Args& a) {
     const std::string& query = a.positional[q];
     ls::Result<ls::Mapping> mapping = ls::make_error("");
     if (query.find(',') != std::string::npos) {
-
       std::vector<int64_t> c;
       size_t start = 0;
       while (start <= query.size()) {
@@ -179,7 +179,8 @@ int cmd_table(const Args& a) {
   for (int64_t x = 0; x < t->elements; ++x) {
     Json positions = Json::array();
     for (int64_t r = 0; r < t->replicas; ++r) {
-      positions.push_back(position_json(t->axes, t->values.data() + static_cast<size_t>(x * t->replicas + r) * n));
+      positions.push_back(
+          position_json(t->axes, t->values.data() + static_cast<size_t>(x * t->replicas + r) * n));
     }
     rows.push_back({{"index", x}, {"positions", positions}});
   }
@@ -229,7 +230,10 @@ int cmd_check(const Args& a) {
   bool ok = true;
   for (const auto& f : *findings) {
     ok = ok && f.severity != ls::Severity::kError;
-    out.push_back({{"severity", ls::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"where", f.where}});
+    out.push_back({{"severity", ls::to_string(f.severity)},
+                   {"code", f.code},
+                   {"message", f.message},
+                   {"where", f.where}});
   }
   emit({{"layout", ls::to_string(layout)}, {"shape", shape}, {"ok", ok}, {"findings", out}});
   return ok ? 0 : 1;
@@ -267,14 +271,16 @@ int cmd_swizzle(const Args& a) {
                        {"swizzled_col", swizzled % atom->elements_per_row}});
   }
   const ls::Swizzle& e = atom->elements;
-  emit({{"mode", ls::to_string(*mode)},
-        {"dtype", ls::to_string(*dtype)},
-        {"atom", {{"rows", atom->rows}, {"row_bytes", atom->row_bytes}, {"elements_per_row", atom->elements_per_row}}},
-        {"bytes", ls::to_string(atom->bytes)},
-        {"elements", ls::to_string(e)},
-        {"tirx", "ComposeLayout(per_element=" + std::to_string(e.base) + ", swizzle_len=" + std::to_string(e.bits) +
-                     ", atom_len=" + std::to_string(e.shift) + ", ...)"},
-        {"results", results}});
+  emit(
+      {{"mode", ls::to_string(*mode)},
+       {"dtype", ls::to_string(*dtype)},
+       {"atom",
+        {{"rows", atom->rows}, {"row_bytes", atom->row_bytes}, {"elements_per_row", atom->elements_per_row}}},
+       {"bytes", ls::to_string(atom->bytes)},
+       {"elements", ls::to_string(e)},
+       {"tirx", "ComposeLayout(per_element=" + std::to_string(e.base) + ", swizzle_len=" +
+                    std::to_string(e.bits) + ", atom_len=" + std::to_string(e.shift) + ", ...)"},
+       {"results", results}});
   return 0;
 }
 
@@ -337,8 +343,12 @@ int cmd_sectors(const Args& a) {
   const auto addrs = lane_addrs_arg(a);
   auto r = ls::sector_access(addrs, width);
   if (!r) fail(r.error());
-  emit({{"width", width}, {"lanes", addrs.size()}, {"sectors", r->sectors}, {"bytes", r->bytes},
-        {"efficiency", r->efficiency}, {"addrs", addrs}});
+  emit({{"width", width},
+        {"lanes", addrs.size()},
+        {"sectors", r->sectors},
+        {"bytes", r->bytes},
+        {"efficiency", r->efficiency},
+        {"addrs", addrs}});
   return 0;
 }
 
@@ -358,6 +368,7 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  fail("unknown command '" + a.command + "' (eval, table, inverse, check, canon, swizzle, banks, sectors, help)",
+  fail("unknown command '" + a.command +
+           "' (eval, table, inverse, check, canon, swizzle, banks, sectors, help)",
        "command");
 }

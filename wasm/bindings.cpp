@@ -416,8 +416,8 @@ val js_swizzle_atom(std::string mode_name, std::string dtype_name) {
   return out;
 }
 
-// One Swizzle<B,M,S> applied to offsets, and its inverse (unapply_swizzle): the page asks here instead of doing the
-// XOR itself.
+// One Swizzle<B,M,S> applied to offsets, and its inverse (unapply_swizzle): the page asks here instead of
+// doing the XOR itself.
 val js_apply_swizzle(int bits, int base, int shift, bool inner, val offsets) {
   auto o = int_array(offsets, "offsets");
   if (!o) return error_value(o.error());

@@ -52,7 +52,8 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       throw std::runtime_error("internal detail that must not reach the client: /secret/path");
     });
     if (auto* faults = config.faults) {
-      server.Post("/v1/_test/fail-next-run", [faults, &policy](const httplib::Request& req, httplib::Response& res) {
+      server.Post("/v1/_test/fail-next-run", [faults, &policy](const httplib::Request& req,
+                                                               httplib::Response& res) {
         auto body = policy.parse_json_body(req.body.empty() ? "{}" : req.body);
         const std::string kind = body && body->is_object() ? body->value("kind", "exception") : "";
         if (kind != "exception" && kind != "device_allocation") {
@@ -63,9 +64,10 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
                                                   : FaultInjectingBackend::Fault::kDeviceAllocation);
         send_json(res, 200, {{"armed", kind}});
       });
-      // The next bounds check (the device's free memory) takes this long: lets a test send a second request while
-      // the first is being checked.
-      server.Post("/v1/_test/slow-next-admission", [faults, &policy](const httplib::Request& req, httplib::Response& res) {
+      // The next bounds check (the device's free memory) takes this long: lets a test send a second request
+      // while the first is being checked.
+      server.Post("/v1/_test/slow-next-admission", [faults, &policy](const httplib::Request& req,
+                                                                     httplib::Response& res) {
         auto body = policy.parse_json_body(req.body.empty() ? "{}" : req.body);
         const json ms = body && body->is_object() ? body->value("ms", json(500)) : json();
         if (!ms.is_number_integer() || ms.get<int64_t>() < 1 || ms.get<int64_t>() > 5000) {
@@ -87,7 +89,8 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
       send_json(res, 503, {{"ready", false}, {"backend", backend.kind()}, {"reason", *why}});
       return;
     }
-    send_json(res, 200, {{"ready", true}, {"backend", backend.kind()}, {"devices", backend.devices().size()}});
+    send_json(res, 200,
+              {{"ready", true}, {"backend", backend.kind()}, {"devices", backend.devices().size()}});
   });
 
   server.Get("/version", [&backend](const httplib::Request&, httplib::Response& res) {
@@ -148,10 +151,11 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
         auto claimed = runs.claim(static_cast<int>(d));
         if (const auto* busy = std::get_if<RunStore::Busy>(&claimed)) {
           res.set_header("Retry-After", std::to_string(busy->retry_after_s));
-          send_error(res, 409, "device_busy",
-                     "device " + std::to_string(d) + " is " +
-                         (busy->running_id.empty() ? "taking another run request" : "running " + busy->running_id) +
-                         "; one job per device at a time");
+          send_error(
+              res, 409, "device_busy",
+              "device " + std::to_string(d) + " is " +
+                  (busy->running_id.empty() ? "taking another run request" : "running " + busy->running_id) +
+                  "; one job per device at a time");
           return;
         }
         claim.emplace(std::move(std::get<RunStore::Claim>(claimed)));
@@ -187,8 +191,8 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     }
     if (format == "csv") {
       if (!(*record)["result"].is_object()) {
-        send_error(res, 409, "no_result", "run " + id + " has no result (status " +
-                                              (*record)["status"].get<std::string>() + ")");
+        send_error(res, 409, "no_result",
+                   "run " + id + " has no result (status " + (*record)["status"].get<std::string>() + ")");
         return;
       }
       res.set_content(results_csv((*record)["result"]), "text/csv; charset=utf-8");
@@ -206,37 +210,45 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
     }
     auto version = std::make_shared<uint64_t>(0);
     auto finished = std::make_shared<bool>(false);
-    res.set_chunked_content_provider("text/event-stream", [&runs, id, version, finished](size_t, httplib::DataSink& sink) {
-      if (*finished || runs.stopping()) {
-        sink.done();
-        return true;
-      }
-      auto event = runs.wait_change(id, *version, std::chrono::seconds(15));
-      if (!event) {  // a comment line keeps proxies and the reader awake
-        return sink.write(": keep-alive\n\n", 14);
-      }
-      if (event->contains("missing")) {
-        sink.done();
-        return true;
-      }
-      const bool end = RunStore::terminal((*event)["status"].get<std::string>());
-      const std::string text = std::string("event: ") + (end ? "end" : "progress") + "\ndata: " +
-                               event->dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
-      if (!sink.write(text.data(), text.size())) return false;
-      if (end) *finished = true;
-      return true;
-    });
+    res.set_chunked_content_provider(
+        "text/event-stream", [&runs, id, version, finished](size_t, httplib::DataSink& sink) {
+          if (*finished || runs.stopping()) {
+            sink.done();
+            return true;
+          }
+          auto event = runs.wait_change(id, *version, std::chrono::seconds(15));
+          if (!event) {  // a comment line keeps proxies and the reader awake
+            return sink.write(": keep-alive\n\n", 14);
+          }
+          if (event->contains("missing")) {
+            sink.done();
+            return true;
+          }
+          const bool end = RunStore::terminal((*event)["status"].get<std::string>());
+          const std::string text = std::string("event: ") + (end ? "end" : "progress") +
+                                   "\ndata: " + event->dump(-1, ' ', false, json::error_handler_t::replace) +
+                                   "\n\n";
+          if (!sink.write(text.data(), text.size())) return false;
+          if (end) *finished = true;
+          return true;
+        });
   });
 
   server.Delete(kRunPath, [&runs](const httplib::Request& req, httplib::Response& res) {
     const std::string id = req.matches[1];
     switch (runs.cancel(id)) {
-      case RunStore::CancelOutcome::kNotFound: send_error(res, 404, "not_found", "no run " + id, "id"); return;
+      case RunStore::CancelOutcome::kNotFound:
+        send_error(res, 404, "not_found", "no run " + id, "id");
+        return;
       case RunStore::CancelOutcome::kAlreadyFinished:
         send_error(res, 409, "already_finished", "run " + id + " has already finished");
         return;
-      case RunStore::CancelOutcome::kCancelled: send_json(res, 200, {{"id", id}, {"status", "cancelled"}}); return;
-      case RunStore::CancelOutcome::kRequested: send_json(res, 202, {{"id", id}, {"status", "cancelling"}}); return;
+      case RunStore::CancelOutcome::kCancelled:
+        send_json(res, 200, {{"id", id}, {"status", "cancelled"}});
+        return;
+      case RunStore::CancelOutcome::kRequested:
+        send_json(res, 202, {{"id", id}, {"status", "cancelling"}});
+        return;
     }
   });
 }

@@ -28,7 +28,10 @@
 
 namespace layoutscope::agent {
 
-enum class CacheMode { kCold, kHot };  // cold: L2 (or the CPU's last-level cache) overwritten before each sample
+enum class CacheMode {
+  kCold,
+  kHot
+};  // cold: L2 (or the CPU's last-level cache) overwritten before each sample
 
 // Sampling (NOTES.md §5): warm-up launches, then samples until the relative IQR of the kept samples is at
 // most `noise` after at least `min_samples`, or `max_time_s` has passed (after min_samples), or
@@ -42,7 +45,7 @@ struct Sampling {
   double max_time_s = 0.25;
   double noise = 0.005;
   CacheMode cache = CacheMode::kCold;
-  uint64_t seed = 1;  // random input of the verification pass
+  uint64_t seed = 1;          // random input of the verification pass
   bool raw_samples = true;    // time_samples_s and per-sample SM clocks in the result
   bool profile_once = false;  // internal (ncu child): fill, one launch per state, no verification, no timing
 };
@@ -53,8 +56,8 @@ const char* to_string(AosSoaLayout l);  // the API's names: "aos", "soa", "aos_v
 inline bool is_soa(AosSoaLayout l) { return l == AosSoaLayout::kSoa || l == AosSoaLayout::kSoaVec; }
 
 struct AosSoaParams {
-  std::vector<int64_t> ns;         // elements (structs); several = a size sweep
-  std::vector<int> touch_fields;   // subset of {1, 2, 4, 8}, in order
+  std::vector<int64_t> ns;        // elements (structs); several = a size sweep
+  std::vector<int> touch_fields;  // subset of {1, 2, 4, 8}, in order
   std::vector<AosSoaLayout> layouts;
   Sampling sampling;
 };
@@ -78,10 +81,10 @@ struct TimingSummary {
   int samples = 0;
   double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, max_s = 0, mean_s = 0, stdev_s = 0;
   std::vector<double> samples_s;
-  std::vector<double> sm_clock_hz;   // per kept sample, where a clock source answers
-  int throttled_dropped = 0;         // samples dropped because the GPU reported a throttle reason
-  std::string clock_source;          // "nvml", "clock kernel", or why none
-  std::string stop_reason;           // "noise", "time_limit", "max_samples", "repetitions"
+  std::vector<double> sm_clock_hz;  // per kept sample, where a clock source answers
+  int throttled_dropped = 0;        // samples dropped because the GPU reported a throttle reason
+  std::string clock_source;         // "nvml", "clock kernel", or why none
+  std::string stop_reason;          // "noise", "time_limit", "max_samples", "repetitions"
 };
 
 // One SM-clock reading taken right after a sample.
@@ -92,14 +95,14 @@ struct ClockReading {
 
 struct Verification {
   bool passed = false;
-  int64_t checked = 0;      // elements compared
+  int64_t checked = 0;  // elements compared
   int64_t mismatches = 0;
   std::string first_mismatch;  // "element 17 field 0: expected 0x3f800000, got 0xffffffff"
   std::string method;
 };
 
 struct AosSoaState {
-  std::string layout;   // "aos" | "soa" | "aos_vec" | "soa_vec"
+  std::string layout;  // "aos" | "soa" | "aos_vec" | "soa_vec"
   int touch_fields = 0;
   int64_t n = 0;
   TimingSummary time;
@@ -115,8 +118,8 @@ struct TransposeState {
 
 struct CeilingState {
   Ceiling ceiling = Ceiling::kCopyVec4;
-  int64_t bytes = 0;   // bytes copied (read once, written once)
-  int64_t size = 0;    // the benchmark's size axis value (n or dim) it belongs to
+  int64_t bytes = 0;  // bytes copied (read once, written once)
+  int64_t size = 0;   // the benchmark's size axis value (n or dim) it belongs to
   TimingSummary time;
   Verification verification;
 };
@@ -124,16 +127,16 @@ struct CeilingState {
 struct Telemetry {
   std::optional<double> sm_clock_hz, memory_clock_hz, power_w, temperature_c;
   std::optional<int64_t> ecc_corrected_volatile, ecc_uncorrected_volatile;  // NVML volatile ECC counters
-  std::optional<uint64_t> clock_event_reasons;                             // NVML clocks event reasons mask
-  std::string source;  // "nvml", or why there is none
+  std::optional<uint64_t> clock_event_reasons;                              // NVML clocks event reasons mask
+  std::string source;                                                       // "nvml", or why there is none
 };
 
 struct DeviceInfo {
   int id = 0;
-  std::string kind;   // "cuda" | "cpu"
+  std::string kind;  // "cuda" | "cpu"
   std::string name;
-  std::optional<std::string> sm_version;   // "9.0"
-  int multiprocessors = 0;                 // SMs, or hardware threads on the CPU
+  std::optional<std::string> sm_version;  // "9.0"
+  int multiprocessors = 0;                // SMs, or hardware threads on the CPU
   int64_t global_memory_bytes = 0;
   std::optional<int64_t> l2_cache_bytes;
   std::optional<int64_t> last_level_cache_bytes;
@@ -167,17 +170,17 @@ struct TransposeMeasurement {
   Telemetry before, after;
 };
 
-// The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner): checks
-// for cancellation and reports progress, then body(state, layout) measures the state (layout, touch_fields and n
-// already set), which is then appended to `states`.
+// The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner):
+// checks for cancellation and reports progress, then body(state, layout) measures the state (layout,
+// touch_fields and n already set), which is then appended to `states`.
 template <class Body>
 void for_each_aos_soa_state(const AosSoaParams& p, int64_t n, RunControl& ctl, int& done, int total,
                             std::vector<AosSoaState>& states, Body body) {
   for (int t : p.touch_fields) {
     for (AosSoaLayout layout : p.layouts) {
       if (ctl.cancelled()) throw Cancelled{};
-      ctl.progress(static_cast<double>(done++) / total,
-                   std::string(to_string(layout)) + " touch_fields=" + std::to_string(t) + " n=" + std::to_string(n));
+      ctl.progress(static_cast<double>(done++) / total, std::string(to_string(layout)) + " touch_fields=" +
+                                                            std::to_string(t) + " n=" + std::to_string(n));
       AosSoaState s;
       s.layout = to_string(layout);
       s.touch_fields = t;
@@ -195,7 +198,8 @@ void for_each_transpose_state(const TransposeParams& p, int64_t dim, RunControl&
                               std::vector<TransposeState>& states, Body body) {
   for (TransposeVariant v : p.variants) {
     if (ctl.cancelled()) throw Cancelled{};
-    ctl.progress(static_cast<double>(done++) / total, std::string(to_string(v)) + " dim=" + std::to_string(dim));
+    ctl.progress(static_cast<double>(done++) / total,
+                 std::string(to_string(v)) + " dim=" + std::to_string(dim));
     TransposeState s;
     s.variant = v;
     s.dim = dim;
@@ -206,8 +210,8 @@ void for_each_transpose_state(const TransposeParams& p, int64_t dim, RunControl&
 
 inline constexpr int kCeilingCount = 3;  // the ceilings for_each_ceiling measures at each size
 
-// The ceilings at one size (`size_text`: "n=..." or "dim=..."): cudaMemcpy (memcpy), the float4 copy and the scalar
-// copy, each reported as progress; measure(ceiling) returns its state, appended to `ceilings`.
+// The ceilings at one size (`size_text`: "n=..." or "dim=..."): cudaMemcpy (memcpy), the float4 copy and the
+// scalar copy, each reported as progress; measure(ceiling) returns its state, appended to `ceilings`.
 template <class Measure>
 void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, int total,
                       std::vector<CeilingState>& ceilings, Measure measure) {
@@ -220,15 +224,16 @@ void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, 
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string kind() const = 0;                      // "cuda" | "cpu"
-  virtual std::optional<std::string> unavailable() const = 0; // why it cannot run, or nothing
-  virtual std::vector<DeviceInfo> devices() = 0;              // with fresh telemetry
+  virtual std::string kind() const = 0;                        // "cuda" | "cpu"
+  virtual std::optional<std::string> unavailable() const = 0;  // why it cannot run, or nothing
+  virtual std::vector<DeviceInfo> devices() = 0;               // with fresh telemetry
   // Bytes the backend can give one run on this device (bounds checks happen before any allocation).
   virtual int64_t memory_budget_bytes(int device) = 0;
   // Errors (a CUDA failure, out of memory) come back as an Error value or a std::exception; both
   // become a failed run with its reason.
   virtual Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) = 0;
-  virtual Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p, RunControl& ctl) = 0;
+  virtual Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p,
+                                                     RunControl& ctl) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

@@ -71,10 +71,18 @@ void touch(float* data, AosSoaLayout layout, int64_t n, int t) {
   parallel_for(n, [&](int64_t b, int64_t e) {
     const bool soa = is_soa(layout), vec = layout == AosSoaLayout::kAosVec;
     switch (t) {
-      case 1: soa ? soa_touch<1>(data, n, b, e) : vec ? aos_vec_touch<1>(data, b, e) : aos_touch<1>(data, b, e); break;
-      case 2: soa ? soa_touch<2>(data, n, b, e) : vec ? aos_vec_touch<2>(data, b, e) : aos_touch<2>(data, b, e); break;
-      case 4: soa ? soa_touch<4>(data, n, b, e) : vec ? aos_vec_touch<4>(data, b, e) : aos_touch<4>(data, b, e); break;
-      default: soa ? soa_touch<8>(data, n, b, e) : vec ? aos_vec_touch<8>(data, b, e) : aos_touch<8>(data, b, e); break;
+      case 1:
+        soa ? soa_touch<1>(data, n, b, e) : vec ? aos_vec_touch<1>(data, b, e) : aos_touch<1>(data, b, e);
+        break;
+      case 2:
+        soa ? soa_touch<2>(data, n, b, e) : vec ? aos_vec_touch<2>(data, b, e) : aos_touch<2>(data, b, e);
+        break;
+      case 4:
+        soa ? soa_touch<4>(data, n, b, e) : vec ? aos_vec_touch<4>(data, b, e) : aos_touch<4>(data, b, e);
+        break;
+      default:
+        soa ? soa_touch<8>(data, n, b, e) : vec ? aos_vec_touch<8>(data, b, e) : aos_touch<8>(data, b, e);
+        break;
     }
   });
 }
@@ -95,7 +103,9 @@ void transpose_tile64(const float* in, float* out, int64_t dim) {
 void copy_ceiling(Ceiling c, const float* in, float* out, int64_t count) {
   parallel_for(count, [&](int64_t b, int64_t e) {
     switch (c) {
-      case Ceiling::kMemcpy: std::memcpy(out + b, in + b, static_cast<size_t>(e - b) * sizeof(float)); break;
+      case Ceiling::kMemcpy:
+        std::memcpy(out + b, in + b, static_cast<size_t>(e - b) * sizeof(float));
+        break;
       case Ceiling::kCopyVec4: {
         int64_t i = b;
         for (; i + 4 <= e; i += 4) std::memcpy(out + i, in + i, 16);
@@ -138,10 +148,16 @@ void run_variant(TransposeVariant v, const float* in, float* out, int64_t dim) {
           for (int64_t c = 0; c < dim; ++c) out[c * dim + r] = in[r * dim + c];
       });
       break;
-    case TransposeVariant::kTiled: transpose_tiled<0>(in, out, dim); break;
-    case TransposeVariant::kPad: transpose_tiled<1>(in, out, dim); break;
+    case TransposeVariant::kTiled:
+      transpose_tiled<0>(in, out, dim);
+      break;
+    case TransposeVariant::kPad:
+      transpose_tiled<1>(in, out, dim);
+      break;
     case TransposeVariant::kTile64Pad:
-    case TransposeVariant::kTile64Swizzle: transpose_tile64(in, out, dim); break;
+    case TransposeVariant::kTile64Swizzle:
+      transpose_tile64(in, out, dim);
+      break;
   }
 }
 
@@ -177,7 +193,8 @@ class CpuBackend final : public Backend {
   Result<AosSoaMeasurement> run_aos_soa(int, const AosSoaParams& p, RunControl& ctl) override {
     AosSoaMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";
-    const int total = static_cast<int>(p.ns.size() * (p.touch_fields.size() * p.layouts.size() + kCeilingCount));
+    const int total =
+        static_cast<int>(p.ns.size() * (p.touch_fields.size() * p.layouts.size() + kCeilingCount));
     int done = 0;
     for (int64_t n : p.ns) {
       std::vector<float> buf(static_cast<size_t>(n * 8));
@@ -226,8 +243,8 @@ class CpuBackend final : public Backend {
         s.verification = verify_transpose(out, dim, v != TransposeVariant::kCopy, p.sampling.seed);
         s.time = sample(
             p.sampling, ctl, [&] { flush(); }, [&] { run_variant(v, in.data(), out.data(), dim); },
-            [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); }, [] { return ClockReading{}; },
-            "none: CPU backend");
+            [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); },
+            [] { return ClockReading{}; }, "none: CPU backend");
       });
     }
     ctl.progress(1.0, "done");
@@ -272,8 +289,8 @@ class CpuBackend final : public Backend {
   }
 
   template <class Verify>
-  CeilingState ceiling(Ceiling c, const float* in, float* out, int64_t count, int64_t size, const Sampling& sampling,
-                       RunControl& ctl, Verify verify) {
+  CeilingState ceiling(Ceiling c, const float* in, float* out, int64_t count, int64_t size,
+                       const Sampling& sampling, RunControl& ctl, Verify verify) {
     CeilingState st;
     st.ceiling = c;
     st.bytes = count * static_cast<int64_t>(sizeof(float));

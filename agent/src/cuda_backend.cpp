@@ -1,9 +1,9 @@
 // The CUDA backend: device facts from cudaDeviceGetAttribute, the B-09 kernels and the fast variants
 // (cuda_kernels.cu) timed with CUDA events, one launch per sample (measure.hpp: adaptive count, SM clock per
 // sample, throttled samples dropped); cold mode resets the L2's persisting (evict-last) lines to normal and
-// overwrites a buffer of twice the L2 before each sample (outside the timed region). Every state first verifies
-// one launch on fresh random input, exactly, on the device; the ceilings (cudaMemcpy D2D, float4 copy, scalar
-// copy) are measured at the same size in the same run.
+// overwrites a buffer of twice the L2 before each sample (outside the timed region). Every state first
+// verifies one launch on fresh random input, exactly, on the device; the ceilings (cudaMemcpy D2D, float4
+// copy, scalar copy) are measured at the same size in the same run.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -91,7 +91,8 @@ std::string bits_text(const char* where, float want, float got) {
 
 std::string describe_field(const float* data, int64_t n, bool soa, int touch, uint64_t seed, int64_t flat) {
   const std::string where = "element " + std::to_string(flat / 8) + " field " + std::to_string(flat % 8);
-  return bits_text(where.c_str(), expected_field(seed, flat, touch), read_float(data + field_offset(soa, n, flat)));
+  return bits_text(where.c_str(), expected_field(seed, flat, touch),
+                   read_float(data + field_offset(soa, n, flat)));
 }
 
 std::string describe_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed, int64_t flat) {
@@ -106,7 +107,8 @@ template <class Check, class Describe>
 Verification device_check(Check check, int64_t total, Describe describe, std::string method) {
   DeviceBuffer counters(2 * sizeof(unsigned long long));
   LS_CUDA_CHECK(cudaMemset(counters.get(), 0, sizeof(unsigned long long)));
-  LS_CUDA_CHECK(cudaMemset(static_cast<char*>(counters.get()) + sizeof(unsigned long long), 0xff, sizeof(unsigned long long)));
+  LS_CUDA_CHECK(cudaMemset(static_cast<char*>(counters.get()) + sizeof(unsigned long long), 0xff,
+                           sizeof(unsigned long long)));
   LS_CUDA_CHECK(check(static_cast<unsigned long long*>(counters.get())));
   unsigned long long host[2] = {};
   LS_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
@@ -124,15 +126,20 @@ Verification device_check(Check check, int64_t total, Describe describe, std::st
 // cudaDevAttrClockRate counts as throttled there).
 //
 // The flush first resets persisting lines to normal. The float4 copy and the 64x64 transposes load with an L2
-// evict-last policy (cuda_kernels.cu), and on the H200 such lines outlast any overwrite: after a 16 MiB buffer was
-// read with evict-last loads, 31 % of its sectors still hit in L2 after a 128 MiB memset (7.6 MiB; 11 MiB of a
-// 64 MiB buffer), so "cold" samples below ~L2 size were partly warm. cudaCtxResetPersistingL2Cache (4.6 us) takes
-// the mark off: 0.03 % hits, as after plain loads (ncu, tests/gpu/tile_experiments5.cu, round 8, call 5). The same
-// reset when the sampler goes leaves no evict-last lines behind for whatever runs on the GPU next.
+// evict-last policy (cuda_kernels.cu), and on the H200 such lines outlast any overwrite: after a 16 MiB
+// buffer was read with evict-last loads, 31 % of its sectors still hit in L2 after a 128 MiB memset (7.6 MiB;
+// 11 MiB of a 64 MiB buffer), so "cold" samples below ~L2 size were partly warm.
+// cudaCtxResetPersistingL2Cache (4.6 us) takes the mark off: 0.03 % hits, as after plain loads (ncu,
+// tests/gpu/tile_experiments5.cu, round 8, call 5). The same reset when the sampler goes leaves no evict-last
+// lines behind for whatever runs on the GPU next.
 class Sampler {
  public:
   Sampler(int device, std::string bus, const Sampling& s, RunControl& ctl)
-      : bus_(std::move(bus)), s_(s), ctl_(ctl), flush_(static_cast<size_t>(flush_bytes(device))), clock_buf_(sizeof(double)) {
+      : bus_(std::move(bus)),
+        s_(s),
+        ctl_(ctl),
+        flush_(static_cast<size_t>(flush_bytes(device))),
+        clock_buf_(sizeof(double)) {
     if (auto why = nvml_clock_unavailable(bus_)) {
       int khz = 0;
       LS_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
@@ -153,7 +160,8 @@ class Sampler {
       LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
       LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
     };
-    return sample(s_, ctl_, flush, launch, [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
+    return sample(
+        s_, ctl_, flush, launch, [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
   }
 
   // One state: a first launch, then either the exact check and the timed samples, or, in a profile pass
@@ -175,10 +183,15 @@ class Sampler {
     auto launch = [&] {
       switch (c) {
         case Ceiling::kMemcpy:
-          LS_CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<size_t>(count) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+          LS_CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<size_t>(count) * sizeof(float),
+                                        cudaMemcpyDeviceToDevice, nullptr));
           break;
-        case Ceiling::kCopyVec4: LS_CUDA_CHECK(cuda::copy_vec4(in, out, count, nullptr)); break;
-        case Ceiling::kCopyScalar: LS_CUDA_CHECK(cuda::copy_scalar(in, out, count, nullptr)); break;
+        case Ceiling::kCopyVec4:
+          LS_CUDA_CHECK(cuda::copy_vec4(in, out, count, nullptr));
+          break;
+        case Ceiling::kCopyScalar:
+          LS_CUDA_CHECK(cuda::copy_scalar(in, out, count, nullptr));
+          break;
       }
     };
     CeilingState st;
@@ -251,52 +264,77 @@ class CudaBackend final : public Backend {
   }
 
   Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) override {
-    return measured_run<AosSoaMeasurement>(device, p.sampling, ctl, [&](AosSoaMeasurement& m, Sampler& sampler) {
-      const bool once = p.sampling.profile_once;
-      const int per_n = static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilingCount);
-      const int total = static_cast<int>(p.ns.size()) * per_n;
-      int done = 0;
-      for (int64_t n : p.ns) {
-        const size_t bytes = static_cast<size_t>(n) * 8 * sizeof(float);
-        DeviceBuffer data(bytes);
-        if (!once) {
-          DeviceBuffer copy(bytes);
-          for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, [&](Ceiling c) {
-            LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
-            return sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
-              return device_check([&](unsigned long long* mm) { return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr); },
-                                  n * 8, [&](int64_t flat) { return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat); },
-                                  "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
-                                      "), destination poisoned with 0xffffffff, every element compared bit-exact on the device");
-            });
-          });
-        }
-        for_each_aos_soa_state(p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
-          const int t = s.touch_fields;
-          const bool soa = is_soa(layout);
-          auto launch = [&] {
-            switch (layout) {
-              case AosSoaLayout::kAos: LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kSoa: LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kAosVec: LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr)); break;
-              case AosSoaLayout::kSoaVec: LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr)); break;
+    return measured_run<AosSoaMeasurement>(
+        device, p.sampling, ctl, [&](AosSoaMeasurement& m, Sampler& sampler) {
+          const bool once = p.sampling.profile_once;
+          const int per_n =
+              static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilingCount);
+          const int total = static_cast<int>(p.ns.size()) * per_n;
+          int done = 0;
+          for (int64_t n : p.ns) {
+            const size_t bytes = static_cast<size_t>(n) * 8 * sizeof(float);
+            DeviceBuffer data(bytes);
+            if (!once) {
+              DeviceBuffer copy(bytes);
+              for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, [&](Ceiling c) {
+                LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
+                return sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
+                  return device_check(
+                      [&](unsigned long long* mm) {
+                        return cuda::check_fields(copy.f(), n, false, 0, p.sampling.seed, mm, nullptr);
+                      },
+                      n * 8,
+                      [&](int64_t flat) {
+                        return describe_field(copy.f(), n, false, 0, p.sampling.seed, flat);
+                      },
+                      "copy of random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                          "), destination poisoned with 0xffffffff, every element compared bit-exact on the "
+                          "device");
+                });
+              });
             }
-          };
-          LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
-          sampler.measure(s, launch, [&] {
-            return device_check(
-                [&](unsigned long long* mm) { return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr); }, n * 8,
-                [&](int64_t flat) { return describe_field(data.f(), n, soa, t, p.sampling.seed, flat); },
-                "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
-                    "); every field compared bit-exact on the device: touched fields = input + 1.0f, others unchanged");
-          });
+            for_each_aos_soa_state(
+                p, n, ctl, done, total, m.states, [&](AosSoaState& s, AosSoaLayout layout) {
+                  const int t = s.touch_fields;
+                  const bool soa = is_soa(layout);
+                  auto launch = [&] {
+                    switch (layout) {
+                      case AosSoaLayout::kAos:
+                        LS_CUDA_CHECK(cuda::aos_touch(data.f(), n, t, nullptr));
+                        break;
+                      case AosSoaLayout::kSoa:
+                        LS_CUDA_CHECK(cuda::soa_touch(data.f(), n, t, nullptr));
+                        break;
+                      case AosSoaLayout::kAosVec:
+                        LS_CUDA_CHECK(cuda::aos_vec_touch(data.f(), n, t, nullptr));
+                        break;
+                      case AosSoaLayout::kSoaVec:
+                        LS_CUDA_CHECK(cuda::soa_vec_touch(data.f(), n, t, nullptr));
+                        break;
+                    }
+                  };
+                  LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, soa, p.sampling.seed, nullptr));
+                  sampler.measure(s, launch, [&] {
+                    return device_check(
+                        [&](unsigned long long* mm) {
+                          return cuda::check_fields(data.f(), n, soa, t, p.sampling.seed, mm, nullptr);
+                        },
+                        n * 8,
+                        [&](int64_t flat) {
+                          return describe_field(data.f(), n, soa, t, p.sampling.seed, flat);
+                        },
+                        "one launch on random input (splitmix64, seed " + std::to_string(p.sampling.seed) +
+                            "); every field compared bit-exact on the device: touched fields = input + 1.0f, "
+                            "others unchanged");
+                  });
+                });
+          }
         });
-      }
-    });
   }
 
   Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p, RunControl& ctl) override {
-    return measured_run<TransposeMeasurement>(device, p.sampling, ctl, [&](TransposeMeasurement& m, Sampler& sampler) {
+    return measured_run<
+        TransposeMeasurement>(device, p.sampling, ctl, [&](TransposeMeasurement& m, Sampler& sampler) {
       const bool once = p.sampling.profile_once;
       const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilingCount)));
       int done = 0;
@@ -306,8 +344,11 @@ class CudaBackend final : public Backend {
         LS_CUDA_CHECK(cuda::fill_linear(in.f(), dim * dim, p.sampling.seed, nullptr));
         auto check = [&](bool transposed) {
           return device_check(
-              [&](unsigned long long* mm) { return cuda::check_matrix(out.f(), dim, transposed, p.sampling.seed, mm, nullptr); },
-              dim * dim, [&](int64_t flat) { return describe_matrix(out.f(), dim, transposed, p.sampling.seed, flat); },
+              [&](unsigned long long* mm) {
+                return cuda::check_matrix(out.f(), dim, transposed, p.sampling.seed, mm, nullptr);
+              },
+              dim * dim,
+              [&](int64_t flat) { return describe_matrix(out.f(), dim, transposed, p.sampling.seed, flat); },
               std::string("random input (splitmix64, seed ") + std::to_string(p.sampling.seed) +
                   "), output poisoned with 0xffffffff, every element compared bit-exact on the device with " +
                   (transposed ? "in(c, r)" : "in(r, c)"));
@@ -321,12 +362,24 @@ class CudaBackend final : public Backend {
           const TransposeVariant v = s.variant;
           auto launch = [&] {
             switch (v) {
-              case TransposeVariant::kCopy: LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr)); break;
-              case TransposeVariant::kNaive: LS_CUDA_CHECK(cuda::transpose_naive(in.f(), out.f(), dim, nullptr)); break;
-              case TransposeVariant::kTiled: LS_CUDA_CHECK(cuda::transpose_tiled(in.f(), out.f(), dim, nullptr)); break;
-              case TransposeVariant::kPad: LS_CUDA_CHECK(cuda::transpose_pad(in.f(), out.f(), dim, nullptr)); break;
-              case TransposeVariant::kTile64Pad: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, false, nullptr)); break;
-              case TransposeVariant::kTile64Swizzle: LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr)); break;
+              case TransposeVariant::kCopy:
+                LS_CUDA_CHECK(cuda::copy_matrix(in.f(), out.f(), dim, nullptr));
+                break;
+              case TransposeVariant::kNaive:
+                LS_CUDA_CHECK(cuda::transpose_naive(in.f(), out.f(), dim, nullptr));
+                break;
+              case TransposeVariant::kTiled:
+                LS_CUDA_CHECK(cuda::transpose_tiled(in.f(), out.f(), dim, nullptr));
+                break;
+              case TransposeVariant::kPad:
+                LS_CUDA_CHECK(cuda::transpose_pad(in.f(), out.f(), dim, nullptr));
+                break;
+              case TransposeVariant::kTile64Pad:
+                LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, false, nullptr));
+                break;
+              case TransposeVariant::kTile64Swizzle:
+                LS_CUDA_CHECK(cuda::transpose_tile64(in.f(), out.f(), dim, true, nullptr));
+                break;
             }
           };
           LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, bytes));  // poison: 0xffffffff
@@ -368,7 +421,6 @@ class CudaBackend final : public Backend {
     LS_CUDA_CHECK(cudaDeviceGetPCIBusId(buf, sizeof buf, device));
     return buf;
   }
-
 
   static DeviceInfo describe(int device) {
     cudaDeviceProp prop{};

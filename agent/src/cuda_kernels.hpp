@@ -33,10 +33,11 @@ cudaError_t transpose_tile64(const float* in, float* out, int64_t dim, bool swiz
 // Device-side exact checks: mismatch[0] += mismatches, mismatch[1] = min(mismatch[1], first flat index).
 cudaError_t check_fields(const float* data, int64_t n, bool soa, int touch, uint64_t seed,
                          unsigned long long* mismatch, cudaStream_t stream);
-cudaError_t check_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed, unsigned long long* mismatch,
-                         cudaStream_t stream);
+cudaError_t check_matrix(const float* out, int64_t dim, bool transposed, uint64_t seed,
+                         unsigned long long* mismatch, cudaStream_t stream);
 
-// SM clock in cycles per ns (= GHz) from clock64 against %globaltimer over 20 us (fallback where NVML is absent).
+// SM clock in cycles per ns (= GHz) from clock64 against %globaltimer over 20 us (fallback where NVML is
+// absent).
 cudaError_t sm_clock(double* cycles_per_ns, cudaStream_t stream);
 
 // dim x dim fp32. copy: copy_vec4 over dim^2 floats.

@@ -10,8 +10,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <stdexcept>
+#include <thread>
 
 #include "benchmark.hpp"
 
@@ -32,7 +32,8 @@ class FaultInjectingBackend final : public Backend {
   std::optional<std::string> unavailable() const override { return inner_->unavailable(); }
   std::vector<DeviceInfo> devices() override { return inner_->devices(); }
   int64_t memory_budget_bytes(int d) override {
-    if (const auto ms = budget_delay_ms_.exchange(0); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    if (const auto ms = budget_delay_ms_.exchange(0); ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return inner_->memory_budget_bytes(d);
   }
   Result<AosSoaMeasurement> run_aos_soa(int d, const AosSoaParams& p, RunControl& c) override {
@@ -47,10 +48,14 @@ class FaultInjectingBackend final : public Backend {
  private:
   void maybe_fail(int device) {
     switch (armed_.exchange(Fault::kNone)) {
-      case Fault::kNone: return;
+      case Fault::kNone:
+        return;
       case Fault::kException:
-        throw std::runtime_error("cudaMalloc(&ptr_, bytes) failed (injected by --test-endpoints): out of memory");
-      case Fault::kDeviceAllocation: cuda_allocation_probe(device, int64_t{1} << 50); return;  // 1 PiB
+        throw std::runtime_error(
+            "cudaMalloc(&ptr_, bytes) failed (injected by --test-endpoints): out of memory");
+      case Fault::kDeviceAllocation:
+        cuda_allocation_probe(device, int64_t{1} << 50);
+        return;  // 1 PiB
     }
   }
   std::unique_ptr<Backend> inner_;

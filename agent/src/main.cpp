@@ -1,6 +1,5 @@
 // layoutscope-agent: wires options, backend, run store, policy and routes, then serves until SIGINT/SIGTERM.
 #include <httplib.h>
-
 #include <pthread.h>
 #include <signal.h>
 
@@ -45,7 +44,7 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
   }
   const auto devices = backend->devices();
   auto parsed = parse_run_request(body, backend->kind(), static_cast<int>(devices.size()),
-                               [&](int d) { return backend->memory_budget_bytes(d); });
+                                  [&](int d) { return backend->memory_budget_bytes(d); });
   if (!parsed) {
     std::fprintf(stderr, "layoutscope-agent: %s\n", parsed.error().message.c_str());
     return 2;
@@ -76,7 +75,6 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
 
 }  // namespace
 
-
 int main(int argc, char** argv) {
   using namespace layoutscope::agent;
   auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -102,8 +100,9 @@ int main(int argc, char** argv) {
     return run_in_process(opt, std::move(b));
   }
 
-  // SIGINT/SIGTERM are blocked here, before any thread starts (threads inherit the mask), and taken by sigwait below, so shutdown runs as ordinary code:
-  // first the run store (a running job stops at its next sample, event streams end), then the server.
+  // SIGINT/SIGTERM are blocked here, before any thread starts (threads inherit the mask), and taken by
+  // sigwait below, so shutdown runs as ordinary code: first the run store (a running job stops at its next
+  // sample, event streams end), then the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -145,7 +144,8 @@ int main(int argc, char** argv) {
   httplib::Server server;
   const int threads = opt.threads;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  const int port = opt.port == 0 ? server.bind_to_any_port(opt.host) : (server.bind_to_port(opt.host, opt.port) ? opt.port : -1);
+  const int port = opt.port == 0 ? server.bind_to_any_port(opt.host)
+                                 : (server.bind_to_port(opt.host, opt.port) ? opt.port : -1);
   if (port <= 0) {
     std::fprintf(stderr, "layoutscope-agent: cannot listen on %s:%d\n", opt.host.c_str(), opt.port);
     return 1;
@@ -157,11 +157,12 @@ int main(int argc, char** argv) {
   pc.read_timeout_s = opt.read_timeout_s;
   RequestPolicy policy(pc);
   policy.install(server);
-  install_routes(server, policy, *backend, runs, ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults});
+  install_routes(server, policy, *backend, runs,
+                 ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults});
 
-
-  std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n", std::string(build_info().version).c_str(),
-               backend->kind().c_str(), backend->unavailable() ? " (unavailable)" : "", opt.results_dir.c_str());
+  std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n",
+               std::string(build_info().version).c_str(), backend->kind().c_str(),
+               backend->unavailable() ? " (unavailable)" : "", opt.results_dir.c_str());
   const std::string shown_host = opt.host == "::1" ? "[::1]" : opt.host == "0.0.0.0" ? "127.0.0.1" : opt.host;
   // The one URL: the token travels in the fragment, which browsers never send to a server.
   std::printf("layoutscope-agent: open http://%s:%d/#token=%s\n", shown_host.c_str(), port, token->c_str());

@@ -7,7 +7,8 @@
 // Stop rule: `repetitions` > 0 keeps exactly that many samples. Otherwise: at least `min_samples`, then stop
 // as soon as the relative IQR of the kept samples is <= `noise` ("noise"), or `max_time_s` has passed since
 // the first sample ("time_limit"), or `max_samples` were kept ("max_samples"). A device that throttles for
-// ever cannot hold the job: after 10 x max_time_s (or 10 x repetitions attempts) the loop ends with what it has.
+// ever cannot hold the job: after 10 x max_time_s (or 10 x repetitions attempts) the loop ends with what it
+// has.
 #pragma once
 
 #include <algorithm>
@@ -49,14 +50,32 @@ TimingSummary sample(const Sampling& s, RunControl& ctl, Flush flush, Launch lau
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int kept = static_cast<int>(samples.size());
     if (fixed) {
-      if (kept >= s.repetitions) { stop = "repetitions"; break; }
-      if (attempt >= 10 * s.repetitions && kept > 0) { stop = "throttled"; break; }
+      if (kept >= s.repetitions) {
+        stop = "repetitions";
+        break;
+      }
+      if (attempt >= 10 * s.repetitions && kept > 0) {
+        stop = "throttled";
+        break;
+      }
       continue;
     }
-    if (kept >= s.max_samples) { stop = "max_samples"; break; }
-    if (kept >= s.min_samples && relative_iqr(samples) <= s.noise) { stop = "noise"; break; }
-    if (kept >= s.min_samples && elapsed >= s.max_time_s) { stop = "time_limit"; break; }
-    if (elapsed >= 10 * s.max_time_s && kept > 0) { stop = "throttled"; break; }
+    if (kept >= s.max_samples) {
+      stop = "max_samples";
+      break;
+    }
+    if (kept >= s.min_samples && relative_iqr(samples) <= s.noise) {
+      stop = "noise";
+      break;
+    }
+    if (kept >= s.min_samples && elapsed >= s.max_time_s) {
+      stop = "time_limit";
+      break;
+    }
+    if (elapsed >= 10 * s.max_time_s && kept > 0) {
+      stop = "throttled";
+      break;
+    }
   }
   TimingSummary out = summarize(std::move(samples));
   out.sm_clock_hz = std::move(clocks);

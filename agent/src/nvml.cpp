@@ -9,10 +9,11 @@ namespace {
 
 // From nvml.h (NVIDIA Management Library API reference): nvmlReturn_t is an int enum, NVML_SUCCESS = 0;
 // nvmlClockType_t NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2; nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
-// nvmlDeviceGetPowerUsage reports milliwatts; nvmlDeviceGetTotalEccErrors(dev, NVML_MEMORY_ERROR_TYPE_CORRECTED = 0 |
-// UNCORRECTED = 1, NVML_VOLATILE_ECC = 0, unsigned long long*); nvmlDeviceGetCurrentClocksEventReasons (older
-// name ...ClocksThrottleReasons) returns a mask: 0x1 GPU idle, 0x2 applications clocks setting, 0x4 SW power
-// cap, 0x8 HW slowdown, 0x10 sync boost, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake, 0x100 display.
+// nvmlDeviceGetPowerUsage reports milliwatts; nvmlDeviceGetTotalEccErrors(dev,
+// NVML_MEMORY_ERROR_TYPE_CORRECTED = 0 | UNCORRECTED = 1, NVML_VOLATILE_ECC = 0, unsigned long long*);
+// nvmlDeviceGetCurrentClocksEventReasons (older name ...ClocksThrottleReasons) returns a mask: 0x1 GPU idle,
+// 0x2 applications clocks setting, 0x4 SW power cap, 0x8 HW slowdown, 0x10 sync boost, 0x20 SW thermal, 0x40
+// HW thermal, 0x80 HW power brake, 0x100 display.
 using Device = struct nvmlDevice_st*;
 using InitFn = int (*)();
 using ByPciFn = int (*)(const char*, Device*);
@@ -48,7 +49,8 @@ const Nvml& nvml() {
     r.temperature = reinterpret_cast<TempFn>(dlsym(r.lib, "nvmlDeviceGetTemperature"));
     r.ecc = reinterpret_cast<EccFn>(dlsym(r.lib, "nvmlDeviceGetTotalEccErrors"));
     r.reasons = reinterpret_cast<ReasonsFn>(dlsym(r.lib, "nvmlDeviceGetCurrentClocksEventReasons"));
-    if (!r.reasons) r.reasons = reinterpret_cast<ReasonsFn>(dlsym(r.lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    if (!r.reasons)
+      r.reasons = reinterpret_cast<ReasonsFn>(dlsym(r.lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     if (!init || !r.by_pci || !r.clock || !r.power || !r.temperature) {
       r.error = "NVML library lacks the expected symbols";
     } else if (int rc = init(); rc != 0) {

@@ -13,8 +13,9 @@ namespace layoutscope::agent {
 // pci_bus_id as cudaDeviceGetPCIBusId writes it ("0000:19:00.0"). Telemetry::source says "nvml" or why not.
 Telemetry read_nvml_telemetry(const std::string& pci_bus_id);
 
-// Clock event reasons that mean the SM clock was held down: SW power cap 0x4, HW slowdown 0x8, SW thermal 0x20,
-// HW thermal 0x40, HW power brake 0x80 (idle, application clocks, sync boost and display are not throttling).
+// Clock event reasons that mean the SM clock was held down: SW power cap 0x4, HW slowdown 0x8, SW thermal
+// 0x20, HW thermal 0x40, HW power brake 0x80 (idle, application clocks, sync boost and display are not
+// throttling).
 inline constexpr unsigned long long kThrottleReasonsMask = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 // Why NVML cannot give a per-sample SM clock for this device, or nothing when it can.

@@ -12,7 +12,8 @@
 
 namespace layoutscope::agent {
 
-const char* const kUsage = R"(layoutscope-agent: runs the layoutscope benchmarks (B-09 AoS/SoA sweep, transpose) on this machine's
+const char* const kUsage =
+    R"(layoutscope-agent: runs the layoutscope benchmarks (B-09 AoS/SoA sweep, transpose) on this machine's
 GPU, or on its CPU, behind a local HTTP/JSON API, and serves the layoutscope page.
 
 usage: layoutscope-agent [options]
@@ -53,15 +54,16 @@ Result<int> int_arg(const std::string& flag, const std::string& text, int lo, in
     if (used != text.size() || v < lo || v > hi) throw std::out_of_range(flag);
     return static_cast<int>(v);
   } catch (const std::exception&) {
-    return make_error(flag + " expects an integer between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                          ", got '" + text + "'",
+    return make_error(flag + " expects an integer between " + std::to_string(lo) + " and " +
+                          std::to_string(hi) + ", got '" + text + "'",
                       0, flag);
   }
 }
 
 bool valid_origin(const std::string& o) {
   const auto scheme = o.find("://");
-  if (scheme == std::string::npos || (o.substr(0, scheme) != "http" && o.substr(0, scheme) != "https")) return false;
+  if (scheme == std::string::npos || (o.substr(0, scheme) != "http" && o.substr(0, scheme) != "https"))
+    return false;
   const std::string rest = o.substr(scheme + 3);
   return !rest.empty() && rest.find('/') == std::string::npos && rest.find('*') == std::string::npos;
 }
@@ -85,8 +87,9 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     } else if (a == "--allow-remote") {
       o.allow_remote = true;
     } else if (a == "--host" || a == "--port" || a == "--allowed-origin" || a == "--allowed-host" ||
-               a == "--token-file" || a == "--backend" || a == "--device" || a == "--results-dir" || a == "--web" ||
-               a == "--threads" || a == "--read-timeout" || a == "--run" || a == "--profile-child") {
+               a == "--token-file" || a == "--backend" || a == "--device" || a == "--results-dir" ||
+               a == "--web" || a == "--threads" || a == "--read-timeout" || a == "--run" ||
+               a == "--profile-child") {
       auto v = value();
       if (!v) return v.error();
       if (a == "--host") o.host = *v;
@@ -98,9 +101,11 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       if (a == "--allowed-host") o.allowed_hosts.push_back(*v);
       if (a == "--allowed-origin") {
         if (!valid_origin(*v))
-          return make_error("--allowed-origin expects an exact origin such as https://example.org:8443 (scheme, "
-                            "host, optional port; no path, no wildcard), got '" + *v + "'",
-                            0, a);
+          return make_error(
+              "--allowed-origin expects an exact origin such as https://example.org:8443 (scheme, "
+              "host, optional port; no path, no wildcard), got '" +
+                  *v + "'",
+              0, a);
         o.allowed_origins.push_back(*v);
       }
       if (a == "--backend") {
@@ -123,15 +128,17 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     }
   }
   if (!o.allow_remote && !is_loopback_host(o.host))
-    return make_error("--host " + o.host + " is not a loopback address; pass --allow-remote to bind it", 0, "--host");
+    return make_error("--host " + o.host + " is not a loopback address; pass --allow-remote to bind it", 0,
+                      "--host");
   return o;
 }
 
 Result<std::string> load_or_create_token(const std::string& path) {
   namespace fs = std::filesystem;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) return make_error("token file " + path + " is not a regular file", 0, "--token-file");
+    if (!S_ISREG(st.st_mode))
+      return make_error("token file " + path + " is not a regular file", 0, "--token-file");
     if (st.st_mode & 077) {
       char mode[8];
       std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
@@ -144,8 +151,9 @@ Result<std::string> load_or_create_token(const std::string& path) {
     std::getline(in, token);
     while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
     if (token.size() < 32 || token.find_first_not_of("0123456789abcdefABCDEF-_") != std::string::npos)
-      return make_error("token file " + path + " does not hold a token of at least 32 characters [0-9a-zA-Z_-]", 0,
-                        "--token-file");
+      return make_error(
+          "token file " + path + " does not hold a token of at least 32 characters [0-9a-zA-Z_-]", 0,
+          "--token-file");
     return token;
   }
   const fs::path parent = fs::path(path).parent_path();

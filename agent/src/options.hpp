@@ -11,20 +11,20 @@ namespace layoutscope::agent {
 
 struct Options {
   std::string host = "127.0.0.1";
-  int port = 8765;                             // 0: any free port (the printed URL says which)
+  int port = 8765;  // 0: any free port (the printed URL says which)
   bool allow_remote = false;
-  std::vector<std::string> allowed_origins;    // added to http://127.0.0.1:PORT and http://localhost:PORT
-  std::vector<std::string> allowed_hosts;      // added to 127.0.0.1:PORT, localhost:PORT, [::1]:PORT
+  std::vector<std::string> allowed_origins;  // added to http://127.0.0.1:PORT and http://localhost:PORT
+  std::vector<std::string> allowed_hosts;    // added to 127.0.0.1:PORT, localhost:PORT, [::1]:PORT
   std::string token_file = ".layoutscope/token";
-  std::string backend = "auto";                // auto | cuda | cpu
-  int device = 0;                              // device used when a request names none
+  std::string backend = "auto";  // auto | cuda | cpu
+  int device = 0;                // device used when a request names none
   std::string results_dir = ".layoutscope/results";
   std::optional<std::string> web_dir;
   int threads = 8;
   int read_timeout_s = 5;
   bool test_endpoints = false;               // GET /v1/_test/throw (tests of the exception handler)
-  std::optional<std::string> run_request;      // --run JSON: in-process run, result JSON on stdout
-  std::optional<std::string> profile_child;    // --profile-child JSON: one launch per state (under ncu)
+  std::optional<std::string> run_request;    // --run JSON: in-process run, result JSON on stdout
+  std::optional<std::string> profile_child;  // --profile-child JSON: one launch per state (under ncu)
   bool help = false;
   bool version = false;
 };

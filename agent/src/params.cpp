@@ -42,8 +42,8 @@ Error field_error(const std::string& field, const std::string& message) {
   return make_error(field + ": " + message, 0, field);
 }
 
-// params.layouts / params.variants: a non-empty array of distinct names from `names`, as the enum values in the
-// same order; absent: all of them.
+// params.layouts / params.variants: a non-empty array of distinct names from `names`, as the enum values in
+// the same order; absent: all of them.
 template <class Enum>
 Result<std::vector<Enum>> name_list(const json& p, const char* key, const std::vector<std::string>& names,
                                     const std::string& what) {
@@ -55,7 +55,8 @@ Result<std::vector<Enum>> name_list(const json& p, const char* key, const std::v
   const std::string field = std::string("params.") + key;
   const json& v = p[key];
   if (!v.is_array() || v.empty()) return field_error(field, "expected a non-empty array of names");
-  if (v.size() > names.size()) return field_error(field, "at most " + std::to_string(names.size()) + " names");
+  if (v.size() > names.size())
+    return field_error(field, "at most " + std::to_string(names.size()) + " names");
   std::string all;
   for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -125,7 +126,8 @@ Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
     if (!r) return r.error();
     s.max_samples = static_cast<int>(*r);
   }
-  if (s.min_samples > s.max_samples) return field_error("params.min_samples", "must not exceed params.max_samples");
+  if (s.min_samples > s.max_samples)
+    return field_error("params.min_samples", "must not exceed params.max_samples");
   if (p.contains("max_time_s")) {
     auto r = number(p["max_time_s"], "params.max_time_s", 0.0, kMaxTimeLimit);
     if (!r) return r.error();
@@ -204,26 +206,61 @@ json sampling_resolved(const Sampling& s) {
 
 json sampling_catalogue(const Defaults& d) {
   return {
-      {"repetitions", {{"type", "integer"}, {"default", nullptr}, {"minimum", 1}, {"maximum", kMaxRepetitions},
-                       {"description", "exactly this many kept samples per state (no adaptive stop); absent: adaptive"}}},
-      {"min_samples", {{"type", "integer"}, {"default", d.min_samples}, {"minimum", 1}, {"maximum", kMaxRepetitions},
-                       {"description", "adaptive sampling: at least this many kept samples per state"}}},
-      {"max_samples", {{"type", "integer"}, {"default", kMaxRepetitions}, {"minimum", 1}, {"maximum", kMaxRepetitions},
-                       {"description", "adaptive sampling: at most this many kept samples per state"}}},
-      {"max_time_s", {{"type", "number"}, {"default", d.max_time_s}, {"minimum", 0}, {"maximum", kMaxTimeLimit},
-                      {"description", "adaptive sampling: stop after this many seconds per state (once min_samples are kept)"}}},
-      {"noise", {{"type", "number"}, {"default", kDefaultNoise}, {"minimum", 0}, {"maximum", 1},
-                 {"description", "adaptive sampling: stop once the relative IQR of the kept samples is at most this"}}},
-      {"raw_samples", {{"type", "boolean"}, {"default", true},
-                       {"description", "include every sample time and per-sample SM clock in the result"}}},
-      {"warmup", {{"type", "integer"}, {"default", d.warmup}, {"minimum", 0}, {"maximum", kMaxWarmup},
-                  {"description", "untimed launches before the samples"}}},
-      {"cache", {{"type", "string"}, {"default", "cold"}, {"enum", {"cold", "hot"}},
-                 {"description",
-                  "cold: before each sample, persisting (evict-last) L2 lines are reset to normal and a buffer "
-                  "of twice the L2 (CPU: last-level cache) is overwritten"}}},
-      {"seed", {{"type", "integer"}, {"default", nullptr}, {"minimum", 0}, {"maximum", kMaxSeed},
-                {"description", "seed of the random verification input; random when absent (echoed in the result)"}}},
+      {"repetitions",
+       {{"type", "integer"},
+        {"default", nullptr},
+        {"minimum", 1},
+        {"maximum", kMaxRepetitions},
+        {"description", "exactly this many kept samples per state (no adaptive stop); absent: adaptive"}}},
+      {"min_samples",
+       {{"type", "integer"},
+        {"default", d.min_samples},
+        {"minimum", 1},
+        {"maximum", kMaxRepetitions},
+        {"description", "adaptive sampling: at least this many kept samples per state"}}},
+      {"max_samples",
+       {{"type", "integer"},
+        {"default", kMaxRepetitions},
+        {"minimum", 1},
+        {"maximum", kMaxRepetitions},
+        {"description", "adaptive sampling: at most this many kept samples per state"}}},
+      {"max_time_s",
+       {{"type", "number"},
+        {"default", d.max_time_s},
+        {"minimum", 0},
+        {"maximum", kMaxTimeLimit},
+        {"description",
+         "adaptive sampling: stop after this many seconds per state (once min_samples are kept)"}}},
+      {"noise",
+       {{"type", "number"},
+        {"default", kDefaultNoise},
+        {"minimum", 0},
+        {"maximum", 1},
+        {"description",
+         "adaptive sampling: stop once the relative IQR of the kept samples is at most this"}}},
+      {"raw_samples",
+       {{"type", "boolean"},
+        {"default", true},
+        {"description", "include every sample time and per-sample SM clock in the result"}}},
+      {"warmup",
+       {{"type", "integer"},
+        {"default", d.warmup},
+        {"minimum", 0},
+        {"maximum", kMaxWarmup},
+        {"description", "untimed launches before the samples"}}},
+      {"cache",
+       {{"type", "string"},
+        {"default", "cold"},
+        {"enum", {"cold", "hot"}},
+        {"description",
+         "cold: before each sample, persisting (evict-last) L2 lines are reset to normal and a buffer "
+         "of twice the L2 (CPU: last-level cache) is overwritten"}}},
+      {"seed",
+       {{"type", "integer"},
+        {"default", nullptr},
+        {"minimum", 0},
+        {"maximum", kMaxSeed},
+        {"description", "seed of the random verification input; random when absent (echoed in the result)"}}},
   };
 }
 
@@ -232,33 +269,52 @@ json sampling_catalogue(const Defaults& d) {
 json benchmark_catalogue(const std::string& backend_kind) {
   const Defaults d = defaults_for(backend_kind);
   json aos = sampling_catalogue(d);
-  aos["n"] = {{"type", "integer or array of integers"}, {"default", d.n}, {"minimum", kMinElements},
-              {"maximum", kMaxElements}, {"maxItems", kMaxDims},
-              {"description", "elements of struct { float f[8]; } (32 B each); an array runs a size sweep (e.g. across the L2 size)"}};
-  aos["layouts"] = {{"type", "array of strings"}, {"default", kLayoutNames}, {"enum", kLayoutNames},
-                    {"description", "aos / soa: the document's scalar kernels; aos_vec: the struct read with 16 B loads; "
-                                    "soa_vec: field arrays as float4"}};
-  aos["touch_fields"] = {{"type", "integer or array of integers"}, {"default", {1, 2, 4, 8}}, {"enum", {1, 2, 4, 8}},
+  aos["n"] = {{"type", "integer or array of integers"},
+              {"default", d.n},
+              {"minimum", kMinElements},
+              {"maximum", kMaxElements},
+              {"maxItems", kMaxDims},
+              {"description",
+               "elements of struct { float f[8]; } (32 B each); an array runs a size sweep (e.g. across the "
+               "L2 size)"}};
+  aos["layouts"] = {{"type", "array of strings"},
+                    {"default", kLayoutNames},
+                    {"enum", kLayoutNames},
+                    {"description",
+                     "aos / soa: the document's scalar kernels; aos_vec: the struct read with 16 B loads; "
+                     "soa_vec: field arrays as float4"}};
+  aos["touch_fields"] = {{"type", "integer or array of integers"},
+                         {"default", {1, 2, 4, 8}},
+                         {"enum", {1, 2, 4, 8}},
                          {"description", "fields incremented per element; an array runs a sweep"}};
   json tr = sampling_catalogue(d);
-  tr["dim"] = {{"type", "integer or array of integers"}, {"default", {d.dim}}, {"minimum", 1}, {"maximum", kMaxDim},
-               {"maxItems", kMaxDims}, {"description", "fp32 matrix is dim x dim; any dim (edges are handled)"}};
-  tr["variants"] = {{"type", "array of strings"}, {"default", kVariantNames}, {"enum", kVariantNames},
-                    {"description", "copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and "
-                                    "tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)"}};
+  tr["dim"] = {{"type", "integer or array of integers"},
+               {"default", {d.dim}},
+               {"minimum", 1},
+               {"maximum", kMaxDim},
+               {"maxItems", kMaxDims},
+               {"description", "fp32 matrix is dim x dim; any dim (edges are handled)"}};
+  tr["variants"] = {{"type", "array of strings"},
+                    {"default", kVariantNames},
+                    {"enum", kVariantNames},
+                    {"description",
+                     "copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and "
+                     "tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)"}};
   return {
       {"backend", backend_kind},
       {"benchmarks",
        {{{"name", "aos_soa"},
          {"title", "AoS vs SoA touch_fields sweep (B-09)"},
-         {"description", "Each touched field of struct { float f[8]; } is incremented and written back, AoS "
-                         "kernel vs SoA kernel (scalar and 16 B vector versions). Useful bytes = touched fields read + "
-                         "written. Ceilings (cudaMemcpy, float4 copy, scalar copy of the same 32 n bytes) in the same run."},
+         {"description",
+          "Each touched field of struct { float f[8]; } is incremented and written back, AoS "
+          "kernel vs SoA kernel (scalar and 16 B vector versions). Useful bytes = touched fields read + "
+          "written. Ceilings (cudaMemcpy, float4 copy, scalar copy of the same 32 n bytes) in the same run."},
          {"parameters", aos}},
         {{"name", "transpose"},
          {"title", "fp32 transpose vs copy (B-09)"},
-         {"description", "copy / naive / tiled / pad / tile64_pad / tile64_swizzle at each dim; useful bytes = 2 x "
-                         "dim^2 x 4. Ceilings (cudaMemcpy, float4 copy, scalar copy of dim^2 floats) in the same run."},
+         {"description",
+          "copy / naive / tiled / pad / tile64_pad / tile64_swizzle at each dim; useful bytes = 2 x "
+          "dim^2 x 4. Ceilings (cudaMemcpy, float4 copy, scalar copy of dim^2 floats) in the same run."},
          {"parameters", tr}}}},
   };
 }
@@ -329,18 +385,21 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     const int64_t need = largest * 32 * 2;  // the structs + the destination of the copy ceilings
     const int64_t budget = memory_budget(req.device);
     if (need > budget)
-      return field_error("params.n", std::to_string(largest) + " elements need " + bytes_text(need) + " (data + copy ceiling), the " +
-                                         backend_kind + " device has " + bytes_text(budget) + " available");
+      return field_error("params.n", std::to_string(largest) + " elements need " + bytes_text(need) +
+                                         " (data + copy ceiling), the " + backend_kind + " device has " +
+                                         bytes_text(budget) + " available");
     json layouts = json::array();
     for (auto l : a.layouts) layouts.push_back(to_string(l));
     req.resolved = {{"benchmark", req.benchmark},
                     {"device", req.device},
-                    {"params", {{"n", a.ns.size() == 1 ? json(a.ns[0]) : json(a.ns)}, {"touch_fields", a.touch_fields},
-                                {"layouts", layouts}}}};
+                    {"params",
+                     {{"n", a.ns.size() == 1 ? json(a.ns[0]) : json(a.ns)},
+                      {"touch_fields", a.touch_fields},
+                      {"layouts", layouts}}}};
     req.resolved["params"].update(sampling_resolved(a.sampling));
   } else {
-    if (auto k = check_known(p, {"dim", "variants", "repetitions", "min_samples", "max_samples", "max_time_s", "noise",
-                                 "raw_samples", "warmup", "cache", "seed"});
+    if (auto k = check_known(p, {"dim", "variants", "repetitions", "min_samples", "max_samples", "max_time_s",
+                                 "noise", "raw_samples", "warmup", "cache", "seed"});
         !k)
       return k.error();
     TransposeParams& t = req.transpose;
@@ -358,8 +417,9 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     const int64_t need = 2 * largest * largest * 4;
     const int64_t budget = memory_budget(req.device);
     if (need > budget)
-      return field_error("params.dim", "dim " + std::to_string(largest) + " needs " + bytes_text(need) + ", the " +
-                                           backend_kind + " device has " + bytes_text(budget) + " available");
+      return field_error("params.dim", "dim " + std::to_string(largest) + " needs " + bytes_text(need) +
+                                           ", the " + backend_kind + " device has " + bytes_text(budget) +
+                                           " available");
     json variants = json::array();
     for (auto v : t.variants) variants.push_back(to_string(v));
     req.resolved = {{"benchmark", req.benchmark},

@@ -13,8 +13,8 @@
 namespace layoutscope::agent {
 
 inline constexpr int64_t kMinElements = 32;
-inline constexpr int64_t kMaxElements = int64_t{1} << 28;   // 8 GiB of structs
-inline constexpr int64_t kMaxDim = 32768;                   // 4 GiB per matrix
+inline constexpr int64_t kMaxElements = int64_t{1} << 28;  // 8 GiB of structs
+inline constexpr int64_t kMaxDim = 32768;                  // 4 GiB per matrix
 inline constexpr int kMaxDims = 8;
 inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxWarmup = 100;
@@ -24,12 +24,12 @@ enum class BenchmarkKind { kAosSoa, kTranspose };
 
 struct RunRequest {
   BenchmarkKind kind = BenchmarkKind::kAosSoa;
-  std::string benchmark;       // "aos_soa" | "transpose"
+  std::string benchmark;  // "aos_soa" | "transpose"
   int device = 0;
   AosSoaParams aos_soa;
   TransposeParams transpose;
-  bool profile = false;        // also run each state once under Nsight Compute (profile.hpp)
-  nlohmann::json resolved;     // the request with every default filled in (echoed in meta.request)
+  bool profile = false;     // also run each state once under Nsight Compute (profile.hpp)
+  nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };
 
 // GET /v1/benchmarks: each benchmark, its parameters with type, default (for this backend) and bounds.

@@ -17,7 +17,8 @@ void put_header(httplib::Response& res, const std::string& key, const std::strin
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -28,8 +29,8 @@ std::string trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
-// frame-ancestors for the pages: this agent's own origin and the exact allowed origins (a CSP source cannot be an
-// IPv6 literal, so "http://[::1]:port" is covered by 'self' alone).
+// frame-ancestors for the pages: this agent's own origin and the exact allowed origins (a CSP source cannot
+// be an IPv6 literal, so "http://[::1]:port" is covered by 'self' alone).
 std::string frame_ancestors(const std::vector<std::string>& origins) {
   std::string policy = "frame-ancestors 'self'";
   for (const auto& o : origins)
@@ -56,14 +57,20 @@ int json_nesting_depth(std::string_view text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
-    else if (c == ']' || c == '}') --depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if (c == ']' || c == '}')
+      --depth;
   }
   return deepest;
 }
@@ -73,18 +80,22 @@ RequestPolicy::RequestPolicy(PolicyConfig config) : config_(std::move(config)) {
 bool RequestPolicy::constant_time_equal(std::string_view a, std::string_view b) {
   // Time depends only on the length of the presented value a, never on where the first difference is.
   unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ (b.empty() ? 0 : b[i % b.size()]));
+  for (size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ (b.empty() ? 0 : b[i % b.size()]));
   return diff == 0;
 }
 
-bool RequestPolicy::requires_token(const std::string& path) { return path == "/v1" || path.rfind("/v1/", 0) == 0; }
+bool RequestPolicy::requires_token(const std::string& path) {
+  return path == "/v1" || path.rfind("/v1/", 0) == 0;
+}
 
 bool RequestPolicy::origin_allowed(const std::string& origin) const {
   return std::find(config_.allowed_origins.begin(), config_.allowed_origins.end(), origin) !=
          config_.allowed_origins.end();
 }
 
-httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request& req, httplib::Response& res) const {
+httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request& req,
+                                                          httplib::Response& res) const {
   using HR = httplib::Server::HandlerResponse;
   auto refuse = [&](int status, std::string_view code, std::string_view message) {
     send_error(res, status, code, message);
@@ -134,7 +145,8 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
                     constant_time_equal(auth.substr(scheme.size()), config_.token);
     if (!ok) {
       put_header(res, "WWW-Authenticate", "Bearer realm=\"layoutscope-agent\"");
-      return refuse(401, "unauthorized", "missing or wrong bearer token (it is in the URL the agent printed)");
+      return refuse(401, "unauthorized",
+                    "missing or wrong bearer token (it is in the URL the agent printed)");
     }
   }
   // 6. Content type of bodies
@@ -151,9 +163,10 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
 
 void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res) const {
   // A page (text/html: the built page served with --web) may be framed only by this agent's origin and the
-  // allowed origins (clickjacking). The pages' own CSP is a <meta> tag, where frame-ancestors is ignored, so this
-  // part goes in a header; a handler that sets its own CSP (the built-in page) keeps it.
-  if (lower(res.get_header_value("Content-Type")).rfind("text/html", 0) == 0 && !res.has_header("Content-Security-Policy"))
+  // allowed origins (clickjacking). The pages' own CSP is a <meta> tag, where frame-ancestors is ignored, so
+  // this part goes in a header; a handler that sets its own CSP (the built-in page) keeps it.
+  if (lower(res.get_header_value("Content-Type")).rfind("text/html", 0) == 0 &&
+      !res.has_header("Content-Security-Policy"))
     put_header(res, "Content-Security-Policy", frame_ancestors(config_.allowed_origins));
   put_header(res, "X-Content-Type-Options", "nosniff");
   put_header(res, "Cache-Control", "no-store");
@@ -168,49 +181,51 @@ void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res
 Result<json> RequestPolicy::parse_json_body(const std::string& body) const {
   if (body.size() > config_.max_body_bytes) return make_error("the body is too large", 0, "body");
   if (json_nesting_depth(body) > config_.max_json_depth)
-    return make_error("JSON nested deeper than " + std::to_string(config_.max_json_depth) + " levels", 0, "body");
+    return make_error("JSON nested deeper than " + std::to_string(config_.max_json_depth) + " levels", 0,
+                      "body");
   json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return make_error("the body is not valid JSON", 0, "body");
   return parsed;
 }
 
 void RequestPolicy::install(httplib::Server& server) const {
-  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    return pre_route(req, res);
-  });
-  server.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) { decorate(req, res); });
+  server.set_pre_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
+  server.set_post_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) { decorate(req, res); });
   // A status >= 400 with no body (unknown path, httplib's own 413/414/400): answer in the API's shape.
-  server.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
-                                                                         httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    const char* code = res.status == 404 ? "not_found"
-                       : res.status == 413 ? "payload_too_large"
-                       : res.status == 405 ? "method_not_allowed"
-                                           : "bad_request";
-    const char* message = res.status == 404   ? "no such endpoint or file"
-                          : res.status == 413 ? "the body is too large"
-                          : res.status == 405 ? "method not allowed"
-                                              : "the request could not be read";
-    send_error(res, res.status, code, message);
-    decorate(req, res);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  server.set_error_handler(
+      httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        const char* code = res.status == 404   ? "not_found"
+                           : res.status == 413 ? "payload_too_large"
+                           : res.status == 405 ? "method_not_allowed"
+                                               : "bad_request";
+        const char* message = res.status == 404   ? "no such endpoint or file"
+                              : res.status == 413 ? "the body is too large"
+                              : res.status == 405 ? "method not allowed"
+                                                  : "the request could not be read";
+        send_error(res, res.status, code, message);
+        decorate(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   // cpp-httplib 0.11.4 would put what() in an EXCEPTION_WHAT header; log it here (no headers, no token)
   // and answer without internals.
-  server.set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    std::fprintf(stderr, "layoutscope-agent: handler for %s %s threw: %s\n", req.method.c_str(), req.path.c_str(),
-                 what.c_str());
-    res.headers.clear();
-    send_error(res, 500, "internal", "internal error");
-    decorate(req, res);
-  });
+  server.set_exception_handler(
+      [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        std::fprintf(stderr, "layoutscope-agent: handler for %s %s threw: %s\n", req.method.c_str(),
+                     req.path.c_str(), what.c_str());
+        res.headers.clear();
+        send_error(res, 500, "internal", "internal error");
+        decorate(req, res);
+      });
   server.set_keep_alive_max_count(1);
   server.set_payload_max_length(config_.max_body_bytes);
   server.set_read_timeout(config_.read_timeout_s, 0);
@@ -227,8 +242,8 @@ bool is_loopback_host(const std::string& host) {
   return ::inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
-void allow_listener(PolicyConfig& config, const std::string& host, int port, const std::vector<std::string>& hosts,
-                    const std::vector<std::string>& origins) {
+void allow_listener(PolicyConfig& config, const std::string& host, int port,
+                    const std::vector<std::string>& hosts, const std::vector<std::string>& origins) {
   const std::string p = std::to_string(port);
   config.allowed_hosts = {"127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p};
   if (!is_loopback_host(host)) config.allowed_hosts.push_back(host + ":" + p);

@@ -33,7 +33,7 @@ namespace layoutscope::agent {
 struct PolicyConfig {
   std::vector<std::string> allowed_hosts;    // "127.0.0.1:8765", "localhost:8765", "[::1]:8765", ...
   std::vector<std::string> allowed_origins;  // exact strings: "http://127.0.0.1:8765"
-  std::string token;                          // bearer token (never logged)
+  std::string token;                         // bearer token (never logged)
   size_t max_body_bytes = 64 * 1024;
   int max_json_depth = 32;
   int read_timeout_s = 5;
@@ -52,8 +52,8 @@ class RequestPolicy {
 
   // The pre-routing hook: Handled means the request was refused (or was a preflight) and answered.
   httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res) const;
-  // Headers every response gets (nosniff, no-store, Vary: Origin, CORS for an allowed origin; frame-ancestors on
-  // pages).
+  // Headers every response gets (nosniff, no-store, Vary: Origin, CORS for an allowed origin; frame-ancestors
+  // on pages).
   void decorate(const httplib::Request& req, httplib::Response& res) const;
 
   // Parses a request body as JSON; nesting deeper than max_json_depth is refused before parsing, by a
@@ -68,14 +68,15 @@ class RequestPolicy {
   PolicyConfig config_;
 };
 
-// localhost, ::1, or a literal IPv4 address in 127.0.0.0/8 (not a name that merely starts with "127."). A --host
-// that is not loopback needs --allow-remote (options.cpp).
+// localhost, ::1, or a literal IPv4 address in 127.0.0.0/8 (not a name that merely starts with "127."). A
+// --host that is not loopback needs --allow-remote (options.cpp).
 bool is_loopback_host(const std::string& host);
 
-// The Host and Origin allowlists of a listener bound to `host`:`port`: the loopback names with the port, the bound
-// host itself when it is not loopback, and the user's --allowed-host (lower-cased) and --allowed-origin (exact).
-void allow_listener(PolicyConfig& config, const std::string& host, int port, const std::vector<std::string>& hosts,
-                    const std::vector<std::string>& origins);
+// The Host and Origin allowlists of a listener bound to `host`:`port`: the loopback names with the port, the
+// bound host itself when it is not loopback, and the user's --allowed-host (lower-cased) and --allowed-origin
+// (exact).
+void allow_listener(PolicyConfig& config, const std::string& host, int port,
+                    const std::vector<std::string>& hosts, const std::vector<std::string>& origins);
 
 // Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
 int json_nesting_depth(std::string_view text);

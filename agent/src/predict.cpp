@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernel_choice.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
-#include "kernel_choice.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -33,21 +33,18 @@ Result<json> sectors(const std::string& layout_text, const std::vector<int64_t>&
               {"sector_efficiency", s->efficiency}};
 }
 
-// The shared-memory cost of one warp instruction on an fp32 tile of `extent` x `extent`, `width` bytes per lane.
-Result<json> banks(const std::string& layout_text, const std::vector<int64_t>& indices, const std::string& access,
-                   int64_t extent = 32, int width = 4) {
+// The shared-memory cost of one warp instruction on an fp32 tile of `extent` x `extent`, `width` bytes per
+// lane.
+Result<json> banks(const std::string& layout_text, const std::vector<int64_t>& indices,
+                   const std::string& access, int64_t extent = 32, int width = 4) {
   auto layout = parse_layout(layout_text);
   if (!layout) return layout.error();
   auto addrs = lane_addresses(*layout, {extent, extent}, indices, 4);
   if (!addrs) return addrs.error();
   auto b = bank_access(*addrs, width);
   if (!b) return b.error();
-  return json{{"access", access},
-              {"layout", layout_text},
-              {"lanes", indices.size()},
-              {"bytes_per_lane", width},
-              {"wavefronts", b->cycles},
-              {"ideal_wavefronts", b->groups},
+  return json{{"access", access},        {"layout", layout_text},   {"lanes", indices.size()},
+              {"bytes_per_lane", width}, {"wavefronts", b->cycles}, {"ideal_wavefronts", b->groups},
               {"max_ways", b->max_ways}};
 }
 
@@ -91,12 +88,13 @@ Result<double> aos_soa_sector_bound(int touch, int64_t n) {
 // 64x64 tile kernels (cuda_kernels.cu transpose_tile64_kernel): a warp's load instruction reads rows r, r + 1
 // as 16 lanes x 16 B each; the shared tile is written the same way and read as a column of 16 B chunks
 // (lane l reads tile(4 (l % 16), 4 (l / 16))); the transposed 4x4 blocks are written to a row-major staging
-// tile (lane l: staging(4 (l / 16) + j, 4 (l % 16)), rows of 16 chunks), and each output row piece leaves as one
-// 256 B bulk copy (cp.async.bulk on sm_90: the TMA unit, not an LSU instruction, so ncu's per-request LSU
+// tile (lane l: staging(4 (l / 16) + j, 4 (l % 16)), rows of 16 chunks), and each output row piece leaves as
+// one 256 B bulk copy (cp.async.bulk on sm_90: the TMA unit, not an LSU instruction, so ncu's per-request LSU
 // counters do not see it), given to the engine as its 16 chunks of 16 B. The padded and swizzled tile layouts
 // are given as layouts; the row-major 64x64 tile is shown last as the reference (8 lanes in one bank group).
 Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
-  json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
+  json out = {{"source", "layoutscope engine (sector_access, bank_access)"},
+              {"global", json::array()},
               {"shared", json::array()}};
   if (dim < 64 || !tile64_uses_float4(dim)) {
     out["note"] = "dim < 64 or dim % 4 != 0: every tile takes the kernel's scalar edge path; no prediction";
@@ -110,24 +108,32 @@ Result<json> predict_tile64(TransposeVariant variant, int64_t dim) {
     tile_col.push_back(4 * (l % 16) * 64 + 4 * (l / 16));
   }
   for (int64_t k = 0; k < 16; ++k) out_row.push_back(4 * k);  // out(c0 + j, r0 + 4k), k = 0..15: 256 B
-  auto load = sectors(global, {dim, dim}, rows2, 16, "load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))");
+  auto load =
+      sectors(global, {dim, dim}, rows2, 16, "load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))");
   if (!load) return load.error();
-  auto store = sectors(global, {dim, dim}, out_row, 16,
-                       "store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), "
-                       "shown as its 16 chunks of 16 B");
+  auto store =
+      sectors(global, {dim, dim}, out_row, 16,
+              "store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), "
+              "shown as its 16 chunks of 16 B");
   if (!store) return store.error();
   out["global"] = json::array({*load, *store});
   const std::string tile = variant == TransposeVariant::kTile64Swizzle ? "Swizzle<3,2,6> o S[(64,64):(64,1)]"
                                                                        : "S[(16,4,64):(260,64,1)]";
-  auto w = banks(tile, tile_rows2, "shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)", 64, 16);
+  auto w =
+      banks(tile, tile_rows2, "shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)", 64, 16);
   if (!w) return w.error();
-  auto r = banks(tile, tile_col, "shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)", 64, 16);
+  auto r =
+      banks(tile, tile_col,
+            "shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)", 64, 16);
   if (!r) return r.error();
-  auto st = banks("S[(64,64):(64,1)]", tile_rows2,
-                  "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)", 64, 16);
+  auto st = banks(
+      "S[(64,64):(64,1)]", tile_rows2,
+      "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)",
+      64, 16);
   if (!st) return st.error();
-  auto ref = banks("S[(64,64):(64,1)]", tile_col,
-                   "reference, not run: the same column read from a row-major 64x64 tile without pad or swizzle", 64, 16);
+  auto ref = banks(
+      "S[(64,64):(64,1)]", tile_col,
+      "reference, not run: the same column read from a row-major 64x64 tile without pad or swizzle", 64, 16);
   if (!ref) return ref.error();
   out["shared"] = json::array({*w, *r, *st, *ref});
   return out;
@@ -143,14 +149,16 @@ Result<json> predict_transpose(TransposeVariant variant, int64_t dim) {
     row.push_back(l);           // (0, l)
     column.push_back(l * dim);  // (l, 0)
   }
-  json out = {{"source", "layoutscope engine (sector_access, bank_access)"}, {"global", json::array()},
+  json out = {{"source", "layoutscope engine (sector_access, bank_access)"},
+              {"global", json::array()},
               {"shared", json::array()}};
   if (variant == TransposeVariant::kCopy) {
     std::vector<int64_t> vec;
     for (int64_t l = 0; l < kWarp && 4 * l + 3 < dim * dim; ++l) vec.push_back(4 * l);
     if (vec.empty()) vec.push_back(0);
     const int width = vec.size() > 1 || dim * dim >= 4 ? 16 : 4;
-    for (const char* a : {"load: lane i reads 16 B at element 4i", "store: lane i writes 16 B at element 4i"}) {
+    for (const char* a :
+         {"load: lane i reads 16 B at element 4i", "store: lane i writes 16 B at element 4i"}) {
       auto g = sectors(global, {dim, dim}, vec, width, a);
       if (!g) return g.error();
       out["global"].push_back(*g);

@@ -21,9 +21,10 @@ namespace layoutscope::agent {
 
 // The "predicted" block of one aos_soa state (layout "aos" | "soa").
 Result<nlohmann::json> predict_aos_soa(const std::string& layout, int64_t n);
-// The DRAM bound on the SoA/AoS speedup at `touch` fields, from the engine's sectors per request of the scalar
-// accesses: AoS moves its sectors once per element whatever the touch count (the fields share them), SoA moves
-// its own sectors once per touched field: aos / (touch x soa), 32 / (4 touch) = 8 / touch for fp32 fields.
+// The DRAM bound on the SoA/AoS speedup at `touch` fields, from the engine's sectors per request of the
+// scalar accesses: AoS moves its sectors once per element whatever the touch count (the fields share them),
+// SoA moves its own sectors once per touched field: aos / (touch x soa), 32 / (4 touch) = 8 / touch for fp32
+// fields.
 Result<double> aos_soa_sector_bound(int touch, int64_t n);
 // The "predicted" block of one transpose state.
 Result<nlohmann::json> predict_transpose(TransposeVariant variant, int64_t dim);

@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <array>
-#include <map>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -19,11 +19,16 @@ namespace {
 using nlohmann::json;
 
 const char* const kMetricList[] = {
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "smsp__sass_inst_executed_op_shared_ld.sum",        "smsp__sass_inst_executed_op_shared_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
 };
 
 std::string find_ncu() {
@@ -37,7 +42,8 @@ std::string find_ncu() {
   }
   dirs.emplace_back("/usr/local/cuda/bin");
   std::error_code ec;
-  for (const auto& base : {std::filesystem::path("/opt/nvidia/nsight-compute"), std::filesystem::path("/usr/local/cuda")})
+  for (const auto& base :
+       {std::filesystem::path("/opt/nvidia/nsight-compute"), std::filesystem::path("/usr/local/cuda")})
     if (std::filesystem::is_directory(base, ec))
       for (const auto& e : std::filesystem::directory_iterator(base, ec))
         if (e.is_directory()) dirs.push_back(e.path());
@@ -62,9 +68,12 @@ std::vector<std::string> csv_fields(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cur += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -128,7 +137,8 @@ std::string profiled_kernel(const json& state, const std::string& benchmark) {
   if (v == "copy") return "copy_vec4_unrolled_kernel";
   if (v == "naive") return "transpose_naive_kernel";
   if (v == "tiled" || v == "pad") return "transpose_tiled_kernel";
-  return tile64_uses_float4(ax.at("dim").get<int64_t>()) ? "transpose_tile64_kernel" : "transpose_tile64_scalar_kernel";
+  return tile64_uses_float4(ax.at("dim").get<int64_t>()) ? "transpose_tile64_kernel"
+                                                         : "transpose_tile64_scalar_kernel";
 }
 
 void attach_profile(json& result, const RunRequest& request, const std::string& backend_kind) {
@@ -139,20 +149,22 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
   const std::string ncu = find_ncu();
   if (ncu.empty()) {
     mark_all(result, {{"available", false},
-                      {"reason", "not measured: ncu (Nsight Compute) not found (searched $LAYOUTSCOPE_NCU, PATH, "
-                                 "/usr/local/cuda/bin, /opt/nvidia/nsight-compute/*)"}});
+                      {"reason",
+                       "not measured: ncu (Nsight Compute) not found (searched $LAYOUTSCOPE_NCU, PATH, "
+                       "/usr/local/cuda/bin, /opt/nvidia/nsight-compute/*)"}});
     return;
   }
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  json child = {{"benchmark", request.benchmark}, {"device", request.device}, {"params", request.resolved["params"]}};
+  json child = {
+      {"benchmark", request.benchmark}, {"device", request.device}, {"params", request.resolved["params"]}};
   std::string metrics;
   for (const char* m : kMetricList) metrics += (metrics.empty() ? "" : ",") + std::string(m);
   // The command run, and the same command as the result shows it (tool names instead of their paths).
   const auto command_line = [&](const std::string& tool, const std::string& agent) {
     return tool + " --clock-control none --csv --page raw --print-units base" +
-           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " + agent +
-           " --profile-child " + shell_quote(child.dump());
+           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " +
+           agent + " --profile-child " + shell_quote(child.dump());
   };
   const std::string cmd = command_line(shell_quote(ncu), shell_quote(self)) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -189,7 +201,10 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
   std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
   const std::string command = command_line("ncu", "layoutscope-agent");
   for (auto& b : result["benchmarks"]) {
-    b["profile"] = {{"tool", "ncu"}, {"path", ncu}, {"command", command}, {"exit_status", rc},
+    b["profile"] = {{"tool", "ncu"},
+                    {"path", ncu},
+                    {"command", command},
+                    {"exit_status", rc},
                     {"kernels_profiled", rows.size()}};
     size_t next = 0;
     const std::string bench = b["name"].get<std::string>();
@@ -206,12 +221,20 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
       s["profile"] = {
           {"available", true},
           {"kernel", want},
-          {"global_load_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")},
-          {"global_store_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")},
-          {"shared_load_wavefronts_per_instruction", ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum")},
-          {"shared_store_wavefronts_per_instruction", ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum")},
-          {"shared_load_bank_conflicts", value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")},
-          {"shared_store_bank_conflicts", value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")},
+          {"global_load_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                                    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")},
+          {"global_store_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                                     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")},
+          {"shared_load_wavefronts_per_instruction",
+           ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                 "smsp__sass_inst_executed_op_shared_ld.sum")},
+          {"shared_store_wavefronts_per_instruction",
+           ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                 "smsp__sass_inst_executed_op_shared_st.sum")},
+          {"shared_load_bank_conflicts",
+           value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")},
+          {"shared_store_bank_conflicts",
+           value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")},
           {"metrics", m}};
     }
   }

@@ -18,8 +18,8 @@ inline constexpr const char* kResultsSchemaVersion = "1.1.0";
 
 struct RunContext {
   std::string run_id;
-  std::string backend;      // "cuda" | "cpu"
-  nlohmann::json request;   // resolved request (every default filled in)
+  std::string backend;                              // "cuda" | "cpu"
+  nlohmann::json request;                           // resolved request (every default filled in)
   std::string created_at, started_at, finished_at;  // ISO 8601 UTC
   double wall_time_s = 0;
   DeviceInfo device;

@@ -40,7 +40,8 @@ std::string results_csv(const json& results) {
   static const char* const header =
       "benchmark,backend,device_name,cache,layout,touch_fields,n,variant,dim,samples,time_median_s,time_q1_s,"
       "time_q3_s,time_min_s,useful_bytes_B,useful_bandwidth_B_per_s,speedup_soa_over_aos,fraction_of_copy,"
-      "predicted_load_sectors_per_request,predicted_store_sectors_per_request,predicted_shared_load_wavefronts,"
+      "predicted_load_sectors_per_request,predicted_store_sectors_per_request,predicted_shared_load_"
+      "wavefronts,"
       "verified,mismatches\n";
   std::ostringstream out;
   out << header;
@@ -71,7 +72,8 @@ std::string results_csv(const json& results) {
           find_summary(s, "layoutscope/speedup_soa_over_aos"),
           find_summary(s, "layoutscope/fraction_of_copy"),
           predicted(s, "global", 0, "sectors_per_request"),
-          aos ? predicted(s, "global", 0, "sectors_per_request") : predicted(s, "global", 1, "sectors_per_request"),
+          aos ? predicted(s, "global", 0, "sectors_per_request")
+              : predicted(s, "global", 1, "sectors_per_request"),
           predicted(s, "shared", 1, "wavefronts"),
           s.at("verification").at("passed"),
           s.at("verification").at("mismatches"),

@@ -40,7 +40,8 @@ std::string prefix(const Sampling& s) {
 }
 
 // Time, sample count, spread and useful bandwidth of one state.
-json time_summaries(const TimingSummary& t, const Sampling& s, const std::string& backend, double useful_bytes) {
+json time_summaries(const TimingSummary& t, const Sampling& s, const std::string& backend,
+                    double useful_bytes) {
   const std::string p = prefix(s);
   const std::string clock = backend == "cuda" ? "gpu" : "cpu";
   const std::string label = backend == "cuda" ? "GPU Time" : "CPU Time";
@@ -52,8 +53,8 @@ json time_summaries(const TimingSummary& t, const Sampling& s, const std::string
   out.push_back(summary(p + "time/" + clock + "/max", label + " (max)", "s", t.max_s));
   out.push_back(summary(p + "time/" + clock + "/mean", label + " (mean)", "s", t.mean_s));
   out.push_back(summary(p + "sample_size", "Samples", "count", t.samples));
-  out.push_back(summary("layoutscope/throttled_samples_dropped", "Samples dropped: GPU reported a throttle reason",
-                        "count", t.throttled_dropped));
+  out.push_back(summary("layoutscope/throttled_samples_dropped",
+                        "Samples dropped: GPU reported a throttle reason", "count", t.throttled_dropped));
   if (!t.sm_clock_hz.empty()) {
     const auto [lo, hi] = std::minmax_element(t.sm_clock_hz.begin(), t.sm_clock_hz.end());
     out.push_back(summary("layoutscope/sm_clock/min", "SM clock after a kept sample (min)", "Hz", *lo));
@@ -63,8 +64,8 @@ json time_summaries(const TimingSummary& t, const Sampling& s, const std::string
     out.push_back(summary("layoutscope/time/relative_iqr", "Relative interquartile range", "ratio",
                           (t.q3_s - t.q1_s) / t.median_s));
     if (t.mean_s > 0)
-      out.push_back(summary(p + "time/" + clock + "/stdev/relative", label + " (relative standard deviation)", "ratio",
-                            t.stdev_s / t.mean_s));
+      out.push_back(summary(p + "time/" + clock + "/stdev/relative", label + " (relative standard deviation)",
+                            "ratio", t.stdev_s / t.mean_s));
     out.push_back(summary(p + "bw/global/bytes_per_second", "Useful payload bandwidth (median time)", "B/s",
                           useful_bytes / t.median_s));
   }
@@ -173,10 +174,12 @@ std::map<int64_t, CeilingBandwidth> ceiling_bandwidths(const std::vector<Ceiling
 
 const char* ceiling_description(Ceiling c) {
   switch (c) {
-    case Ceiling::kMemcpy: return "cudaMemcpyAsync device-to-device (CPU: memcpy)";
+    case Ceiling::kMemcpy:
+      return "cudaMemcpyAsync device-to-device (CPU: memcpy)";
     case Ceiling::kCopyVec4:
       return "float4 copy, one 16 B load (L2 evict-last) and store per thread (CPU: 16 B memcpy per step)";
-    case Ceiling::kCopyScalar: return "one float per thread (CPU: a float loop)";
+    case Ceiling::kCopyScalar:
+      return "one float per thread (CPU: a float loop)";
   }
   return "";
 }
@@ -200,15 +203,17 @@ json ceilings_json(const std::vector<CeilingState>& ceilings, const Sampling& s,
 
 // fraction_of_copy (the float4 copy: the "copy" state where there is one, else the copy_vec4 ceiling) and
 // fraction_of_ceiling (the fastest ceiling of the same size), both as useful bandwidth over the reference's.
-void add_fractions(json& st, double useful_bw, std::optional<double> copy_state_bw, const CeilingBandwidth* c) {
+void add_fractions(json& st, double useful_bw, std::optional<double> copy_state_bw,
+                   const CeilingBandwidth* c) {
   const double copy_bw = copy_state_bw ? *copy_state_bw : c ? c->copy_vec4 : 0;
   if (copy_bw > 0)
-    st["summaries"].push_back(summary("layoutscope/fraction_of_copy", "Fraction of the float4 copy (bandwidth ratio)",
-                                      "ratio", useful_bw / copy_bw));
+    st["summaries"].push_back(summary("layoutscope/fraction_of_copy",
+                                      "Fraction of the float4 copy (bandwidth ratio)", "ratio",
+                                      useful_bw / copy_bw));
   if (c && c->best > 0)
     st["summaries"].push_back(summary("layoutscope/fraction_of_ceiling",
-                                      "Fraction of the fastest measured ceiling (" + c->best_name + ")", "ratio",
-                                      useful_bw / c->best));
+                                      "Fraction of the fastest measured ceiling (" + c->best_name + ")",
+                                      "ratio", useful_bw / c->best));
 }
 
 json state_extras(json st, const TimingSummary& t, const Sampling& s) {
@@ -219,13 +224,16 @@ json state_extras(json st, const TimingSummary& t, const Sampling& s) {
 
 json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p) {
   json out = base(ctx, m.before, m.after);
-  std::map<std::tuple<std::string, int, int64_t>, double> aos_median;  // (layout, touch, n) -> AoS median time
+  std::map<std::tuple<std::string, int, int64_t>, double>
+      aos_median;  // (layout, touch, n) -> AoS median time
   for (const auto& s : m.states)
-    if (s.layout == "aos" || s.layout == "aos_vec") aos_median[{s.layout, s.touch_fields, s.n}] = s.time.median_s;
+    if (s.layout == "aos" || s.layout == "aos_vec")
+      aos_median[{s.layout, s.touch_fields, s.n}] = s.time.median_s;
   const auto ceilings = ceiling_bandwidths(m.ceilings);
   json states = json::array();
   for (const auto& s : m.states) {
-    const double useful = static_cast<double>(s.n) * s.touch_fields * 4 * 2;  // read + write each touched float
+    const double useful =
+        static_cast<double>(s.n) * s.touch_fields * 4 * 2;  // read + write each touched float
     json st = {{"name", "layout=" + s.layout + " touch_fields=" + std::to_string(s.touch_fields) +
                             " n=" + std::to_string(s.n)},
                {"axis_values", {{"layout", s.layout}, {"touch_fields", s.touch_fields}, {"n", s.n}}},
@@ -239,15 +247,16 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
       const double speedup = aos_median[{partner, s.touch_fields, s.n}] / s.time.median_s;
       st["summaries"].push_back(summary("layoutscope/speedup_soa_over_aos",
                                         "SoA speedup over " + partner + " (median times)", "ratio", speedup));
-      // DRAM moves whole 32 B sectors: AoS reads + writes 64 B per element whatever t, SoA 8 t B (NOTES.md §4);
-      // the engine's sectors per request give the ratio (predict.hpp).
+      // DRAM moves whole 32 B sectors: AoS reads + writes 64 B per element whatever t, SoA 8 t B (NOTES.md
+      // §4); the engine's sectors per request give the ratio (predict.hpp).
       if (auto bound = aos_soa_sector_bound(s.touch_fields, s.n)) {
-        st["summaries"].push_back(summary("layoutscope/dram_sector_bound_speedup",
-                                          "DRAM sector bound on the SoA/AoS speedup (AoS sectors / (touch_fields x SoA "
-                                          "sectors), 8 / touch_fields)",
-                                          "ratio", *bound));
-        st["summaries"].push_back(summary("layoutscope/fraction_of_sector_bound", "Speedup / sector bound", "ratio",
-                                          speedup / *bound));
+        st["summaries"].push_back(
+            summary("layoutscope/dram_sector_bound_speedup",
+                    "DRAM sector bound on the SoA/AoS speedup (AoS sectors / (touch_fields x SoA "
+                    "sectors), 8 / touch_fields)",
+                    "ratio", *bound));
+        st["summaries"].push_back(summary("layoutscope/fraction_of_sector_bound", "Speedup / sector bound",
+                                          "ratio", speedup / *bound));
       }
     }
     const auto c = ceilings.find(s.n);
@@ -257,14 +266,15 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
   }
   json layouts = json::array();
   for (auto l : p.layouts) layouts.push_back(to_string(l));
-  out["benchmarks"] = json::array({{{"name", "aos_soa"},
-                                    {"backend", ctx.backend},
-                                    {"devices", {ctx.device.id}},
-                                    {"axes", {axis("layout", "string", layouts),
-                                              axis("touch_fields", "int64", p.touch_fields),
-                                              axis("n", "int64", p.ns)}},
-                                    {"states", states},
-                                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "n")}}});
+  out["benchmarks"] =
+      json::array({{{"name", "aos_soa"},
+                    {"backend", ctx.backend},
+                    {"devices", {ctx.device.id}},
+                    {"axes",
+                     {axis("layout", "string", layouts), axis("touch_fields", "int64", p.touch_fields),
+                      axis("n", "int64", p.ns)}},
+                    {"states", states},
+                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "n")}}});
   return out;
 }
 
@@ -294,12 +304,13 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
                     c == ceilings.end() ? nullptr : &c->second);
     states.push_back(state_extras(std::move(st), s.time, p.sampling));
   }
-  out["benchmarks"] = json::array({{{"name", "transpose"},
-                                    {"backend", ctx.backend},
-                                    {"devices", {ctx.device.id}},
-                                    {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
-                                    {"states", states},
-                                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "dim")}}});
+  out["benchmarks"] =
+      json::array({{{"name", "transpose"},
+                    {"backend", ctx.backend},
+                    {"devices", {ctx.device.id}},
+                    {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
+                    {"states", states},
+                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "dim")}}});
   return out;
 }
 

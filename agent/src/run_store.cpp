@@ -1,7 +1,5 @@
 #include "run_store.hpp"
 
-#include "execute.hpp"
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "execute.hpp"
 #include "results.hpp"
 
 namespace layoutscope::agent {
@@ -23,19 +22,19 @@ using nlohmann::json;
 std::string iso8601_now() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 
 bool valid_run_id(const std::string& id) {
-  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-';
-  });
+  return !id.empty() && id.size() <= 64 &&
+         std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isalnum(c) || c == '-'; });
 }
 
 namespace {
@@ -56,8 +55,11 @@ std::string new_run_id() {
 }
 
 json progress_view(const json& r) {
-  return {{"id", r["id"]},         {"status", r["status"]},   {"progress", r["progress"]},
-          {"message", r["message"]}, {"error", r["error"]}};
+  return {{"id", r["id"]},
+          {"status", r["status"]},
+          {"progress", r["progress"]},
+          {"message", r["message"]},
+          {"error", r["error"]}};
 }
 
 bool write_all(int fd, const std::string& s) {
@@ -81,10 +83,13 @@ class RunStore::Control final : public RunControl {
     return it == store_.runs_.end() || it->second->cancel_requested || store_.stopping_;
   }
   void progress(double fraction, const std::string& message) override {
-    store_.update(id_, [&](Run& r) {
-      r.record["progress"] = fraction;
-      r.record["message"] = message;
-    }, false);
+    store_.update(
+        id_,
+        [&](Run& r) {
+          r.record["progress"] = fraction;
+          r.record["message"] = message;
+        },
+        false);
   }
 
  private:
@@ -254,12 +259,15 @@ void RunStore::execute(const std::string& id) {
     run = runs_.at(id);
     if (run->cancel_requested) return;  // cancelled while queued: already final
   }
-  update(id, [](Run& r) {
-    r.record["status"] = "running";
-    r.record["started_at"] = iso8601_now();
-    r.record["message"] = "starting";
-    r.started = std::chrono::steady_clock::now();
-  }, true);
+  update(
+      id,
+      [](Run& r) {
+        r.record["status"] = "running";
+        r.record["started_at"] = iso8601_now();
+        r.record["message"] = "starting";
+        r.started = std::chrono::steady_clock::now();
+      },
+      true);
 
   const RunRequest& req = run->request;
   RunContext ctx;
@@ -281,7 +289,8 @@ void RunStore::execute(const std::string& id) {
     if (!done) {
       status = "failed";
       error = done.error().message;
-    } else if (result = std::move(*done); !all_verified(result, &why)) {  // failed, the result kept beside why
+    } else if (result = std::move(*done);
+               !all_verified(result, &why)) {  // failed, the result kept beside why
       status = "failed";
       error = why;
     }
@@ -296,14 +305,17 @@ void RunStore::execute(const std::string& id) {
     status = "failed";
     error = e.what();
   }
-  update(id, [&](Run& r) {
-    r.record["status"] = status;
-    r.record["finished_at"] = iso8601_now();
-    r.record["progress"] = status == "succeeded" ? 1.0 : r.record["progress"].get<double>();
-    r.record["message"] = status;
-    r.record["error"] = error.empty() ? json(nullptr) : json(error);
-    r.record["result"] = result.is_null() ? json(nullptr) : result;
-  }, true);
+  update(
+      id,
+      [&](Run& r) {
+        r.record["status"] = status;
+        r.record["finished_at"] = iso8601_now();
+        r.record["progress"] = status == "succeeded" ? 1.0 : r.record["progress"].get<double>();
+        r.record["message"] = status;
+        r.record["error"] = error.empty() ? json(nullptr) : json(error);
+        r.record["result"] = result.is_null() ? json(nullptr) : result;
+      },
+      true);
 }
 
 void RunStore::update(const std::string& id, const std::function<void(Run&)>& change, bool write) {
@@ -381,12 +393,15 @@ RunStore::CancelOutcome RunStore::cancel(const std::string& id) {
     queued = status == "queued";
   }
   if (queued) {  // never started: final at once (the worker skips it)
-    update(id, [](Run& r) {
-      r.record["status"] = "cancelled";
-      r.record["finished_at"] = iso8601_now();
-      r.record["message"] = "cancelled";
-      r.record["error"] = "cancelled by request";
-    }, true);
+    update(
+        id,
+        [](Run& r) {
+          r.record["status"] = "cancelled";
+          r.record["finished_at"] = iso8601_now();
+          r.record["message"] = "cancelled";
+          r.record["error"] = "cancelled by request";
+        },
+        true);
     return CancelOutcome::kCancelled;
   }
   return CancelOutcome::kRequested;
@@ -398,7 +413,8 @@ std::optional<json> RunStore::wait_change(const std::string& id, uint64_t& versi
   const auto it = runs_.find(id);
   if (it == runs_.end()) return json{{"missing", true}};
   const auto run = it->second;
-  if (!changed_.wait_for(lock, timeout, [&] { return run->version > version || stopping_; })) return std::nullopt;
+  if (!changed_.wait_for(lock, timeout, [&] { return run->version > version || stopping_; }))
+    return std::nullopt;
   version = run->version;
   return progress_view(run->record);
 }

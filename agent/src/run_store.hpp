@@ -28,8 +28,8 @@ namespace layoutscope::agent {
 
 std::string iso8601_now();
 
-// A run id is 1-64 of [A-Za-z0-9-] (new_run_id makes "20261120T123456Z-1a2b3c4d"; the /v1/runs/{id} routes match
-// the same alphabet): safe as a file name in the results folder and in a URL.
+// A run id is 1-64 of [A-Za-z0-9-] (new_run_id makes "20261120T123456Z-1a2b3c4d"; the /v1/runs/{id} routes
+// match the same alphabet): safe as a file name in the results folder and in a URL.
 bool valid_run_id(const std::string& id);
 
 class RunStore {
@@ -47,10 +47,10 @@ class RunStore {
     std::string running_id;  // empty: another request for the device is being checked (see Claim)
   };
 
-  // A request holds its device while it is checked, because the bounds check asks the device's free memory: a run
-  // started in between would shrink it and turn "busy" (409) into "too large" (422). While a claim lives, the device
-  // is busy for every other request (claim() answers Busy, with a Retry-After estimate from the running job's
-  // progress); submit() turns the claim into the queued run; a dropped claim frees the device.
+  // A request holds its device while it is checked, because the bounds check asks the device's free memory: a
+  // run started in between would shrink it and turn "busy" (409) into "too large" (422). While a claim lives,
+  // the device is busy for every other request (claim() answers Busy, with a Retry-After estimate from the
+  // running job's progress); submit() turns the claim into the queued run; a dropped claim frees the device.
   class Claim {
    public:
     Claim(Claim&& other) noexcept : store_(std::exchange(other.store_, nullptr)), device_(other.device_) {}
@@ -66,12 +66,12 @@ class RunStore {
     int device_;
   };
   std::variant<Claim, Busy> claim(int device);
-  // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id. The
-  // claim guarantees the device is free: only submit() queues, and only with a claim.
+  // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id.
+  // The claim guarantees the device is free: only submit() queues, and only with a claim.
   std::string submit(Claim claim, RunRequest request);
 
   std::optional<nlohmann::json> get(const std::string& id) const;  // the full record
-  nlohmann::json list() const;                                      // summaries, oldest first
+  nlohmann::json list() const;                                     // summaries, oldest first
 
   enum class CancelOutcome { kCancelled, kRequested, kNotFound, kAlreadyFinished };
   CancelOutcome cancel(const std::string& id);
@@ -86,7 +86,7 @@ class RunStore {
 
  private:
   struct Run {
-    nlohmann::json record;   // id, benchmark, device, status, times, progress, message, error, request, result
+    nlohmann::json record;  // id, benchmark, device, status, times, progress, message, error, request, result
     RunRequest request;
     uint64_t version = 1;
     bool cancel_requested = false;
@@ -105,9 +105,9 @@ class RunStore {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Run>> runs_;
-  std::map<int, std::deque<std::string>> queues_;   // per device: the job waiting or running (at most one)
+  std::map<int, std::deque<std::string>> queues_;  // per device: the job waiting or running (at most one)
   std::map<int, std::string> running_;
-  std::set<int> claimed_;                           // devices whose next request is being checked
+  std::set<int> claimed_;  // devices whose next request is being checked
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   mutable std::mutex write_mutex_;

@@ -51,7 +51,8 @@ Verification verify_aos_soa(std::span<const float> data, bool soa, int64_t n, in
                             uint64_t seed) {
   const int64_t total = n * 8;
   const Mismatch m = scan(total, [&](int64_t flat) {
-    return std::pair{float_bits(expected_field(seed, flat, touch_fields)), float_bits(data[field_offset(soa, n, flat)])};
+    return std::pair{float_bits(expected_field(seed, flat, touch_fields)),
+                     float_bits(data[field_offset(soa, n, flat)])};
   });
   Verification v;
   v.checked = total;
@@ -84,8 +85,8 @@ Verification verify_transpose(std::span<const float> out, int64_t dim, bool tran
              (transposed ? "in(c, r)" : "in(r, c)");
   if (m.count) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "out(%" PRId64 ", %" PRId64 "): expected 0x%08x, got 0x%08x", m.first / dim,
-                  m.first % dim, m.expected, m.got);
+    std::snprintf(buf, sizeof buf, "out(%" PRId64 ", %" PRId64 "): expected 0x%08x, got 0x%08x",
+                  m.first / dim, m.first % dim, m.expected, m.got);
     v.first_mismatch = buf;
   }
   return v;

@@ -13,8 +13,9 @@ std::vector<Mode> fuse(const std::vector<Mode>& modes) {
       // outer.stride.k == mode.extent * mode.stride.k, without overflow: a layout that compiled has no
       // product larger than its span, and a mismatch here simply means "not contiguous".
       int64_t inner_span;
-      if (outer.stride.axis == mode.stride.axis && !__builtin_mul_overflow(mode.extent, mode.stride.k, &inner_span) &&
-          outer.stride.k == inner_span && !__builtin_mul_overflow(outer.extent, mode.extent, &inner_span)) {
+      if (outer.stride.axis == mode.stride.axis &&
+          !__builtin_mul_overflow(mode.extent, mode.stride.k, &inner_span) && outer.stride.k == inner_span &&
+          !__builtin_mul_overflow(outer.extent, mode.extent, &inner_span)) {
         outer = Mode{inner_span, mode.stride};
         continue;
       }

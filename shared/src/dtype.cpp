@@ -16,24 +16,34 @@ Result<DType> parse_dtype(std::string_view name) {
 
 std::string_view to_string(DType dtype) {
   switch (dtype) {
-    case DType::kF8: return "f8";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kF32: return "f32";
-    case DType::kTF32: return "tf32";
-    case DType::kF64: return "f64";
+    case DType::kF8:
+      return "f8";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF32:
+      return "f32";
+    case DType::kTF32:
+      return "tf32";
+    case DType::kF64:
+      return "f64";
   }
   return "?";
 }
 
 int dtype_bits(DType dtype) {
   switch (dtype) {
-    case DType::kF8: return 8;
+    case DType::kF8:
+      return 8;
     case DType::kF16:
-    case DType::kBF16: return 16;
+    case DType::kBF16:
+      return 16;
     case DType::kF32:
-    case DType::kTF32: return 32;
-    case DType::kF64: return 64;
+    case DType::kTF32:
+      return 32;
+    case DType::kF64:
+      return 64;
   }
   return 0;
 }
@@ -50,30 +60,43 @@ Result<SwizzleMode> parse_swizzle_mode(std::string_view name) {
   if (name == "interleave" || name == "INTERLEAVE" || name == "16B" || name == "interleave16B") {
     return SwizzleMode::kInterleave16B;
   }
-  return make_error("unknown swizzle mode '" + std::string(name) + "' (none, 32B, 64B, 128B, 128B_ATOM_32B, interleave)",
-                    0, "mode");
+  return make_error(
+      "unknown swizzle mode '" + std::string(name) + "' (none, 32B, 64B, 128B, 128B_ATOM_32B, interleave)", 0,
+      "mode");
 }
 
 std::string_view to_string(SwizzleMode mode) {
   switch (mode) {
-    case SwizzleMode::kNone: return "SWIZZLE_NONE";
-    case SwizzleMode::k32B: return "SWIZZLE_32B";
-    case SwizzleMode::k64B: return "SWIZZLE_64B";
-    case SwizzleMode::k128B: return "SWIZZLE_128B";
-    case SwizzleMode::k128BAtom32B: return "SWIZZLE_128B_ATOM_32B";
-    case SwizzleMode::kInterleave16B: return "INTERLEAVE_16B";
+    case SwizzleMode::kNone:
+      return "SWIZZLE_NONE";
+    case SwizzleMode::k32B:
+      return "SWIZZLE_32B";
+    case SwizzleMode::k64B:
+      return "SWIZZLE_64B";
+    case SwizzleMode::k128B:
+      return "SWIZZLE_128B";
+    case SwizzleMode::k128BAtom32B:
+      return "SWIZZLE_128B_ATOM_32B";
+    case SwizzleMode::kInterleave16B:
+      return "INTERLEAVE_16B";
   }
   return "?";
 }
 
 std::string_view short_name(SwizzleMode mode) {
   switch (mode) {
-    case SwizzleMode::kNone: return "none";
-    case SwizzleMode::k32B: return "32B";
-    case SwizzleMode::k64B: return "64B";
-    case SwizzleMode::k128B: return "128B";
-    case SwizzleMode::k128BAtom32B: return "128B_ATOM_32B";
-    case SwizzleMode::kInterleave16B: return "interleave";
+    case SwizzleMode::kNone:
+      return "none";
+    case SwizzleMode::k32B:
+      return "32B";
+    case SwizzleMode::k64B:
+      return "64B";
+    case SwizzleMode::k128B:
+      return "128B";
+    case SwizzleMode::k128BAtom32B:
+      return "128B_ATOM_32B";
+    case SwizzleMode::kInterleave16B:
+      return "interleave";
   }
   return "?";
 }
@@ -88,11 +111,21 @@ Result<SwizzleAtom> swizzle_atom(SwizzleMode mode, DType dtype) {
   b.spelling = SwizzleSpelling::kCute;
   switch (mode) {
     case SwizzleMode::kNone:
-    case SwizzleMode::kInterleave16B: b.bits = 0, b.base = 4, b.shift = 3, atom.row_bytes = 16; break;
-    case SwizzleMode::k32B: b.bits = 1, b.base = 4, b.shift = 3, atom.row_bytes = 32; break;
-    case SwizzleMode::k64B: b.bits = 2, b.base = 4, b.shift = 3, atom.row_bytes = 64; break;
-    case SwizzleMode::k128B: b.bits = 3, b.base = 4, b.shift = 3, atom.row_bytes = 128; break;
-    case SwizzleMode::k128BAtom32B: b.bits = 2, b.base = 5, b.shift = 2, atom.row_bytes = 128; break;
+    case SwizzleMode::kInterleave16B:
+      b.bits = 0, b.base = 4, b.shift = 3, atom.row_bytes = 16;
+      break;
+    case SwizzleMode::k32B:
+      b.bits = 1, b.base = 4, b.shift = 3, atom.row_bytes = 32;
+      break;
+    case SwizzleMode::k64B:
+      b.bits = 2, b.base = 4, b.shift = 3, atom.row_bytes = 64;
+      break;
+    case SwizzleMode::k128B:
+      b.bits = 3, b.base = 4, b.shift = 3, atom.row_bytes = 128;
+      break;
+    case SwizzleMode::k128BAtom32B:
+      b.bits = 2, b.base = 5, b.shift = 2, atom.row_bytes = 128;
+      break;
   }
   atom.bytes = b;
   const int elem = dtype_bytes(dtype);

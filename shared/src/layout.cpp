@@ -86,7 +86,8 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
   }
   for (size_t g = 0; g < layout.replicas.size(); ++g) {
     for (const Mode& mode : layout.replicas[g]) {
-      if (mode.extent < 1) return make_error("replica extent must be at least 1", 0, "R " + std::to_string(g));
+      if (mode.extent < 1)
+        return make_error("replica extent must be at least 1", 0, "R " + std::to_string(g));
     }
   }
   auto size = layout_size(layout);
@@ -123,8 +124,9 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
       return make_error("swizzle parameters out of range (B, M, S >= 0, B + M + S <= 62)", 0, "swizzle");
     }
     if (s.bits > 0 && s.shift == 0) {
-      return make_error("swizzle shift S (atom_len) must be at least 1 when B > 0: with S = 0 the XOR cancels the bits",
-                        0, "swizzle");
+      return make_error(
+          "swizzle shift S (atom_len) must be at least 1 when B > 0: with S = 0 the XOR cancels the bits", 0,
+          "swizzle");
     }
   }
 
@@ -133,7 +135,8 @@ Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
       const auto e = static_cast<uint64_t>(it->extent);
       const int log2 = std::has_single_bit(e) ? std::countr_zero(e) : -1;
       steps.all_pow2 = steps.all_pow2 && log2 >= 0;
-      steps.steps.push_back(Step{it->extent, it->stride.k, it->extent - 1, axis_index(c.axes_, it->stride.axis), log2});
+      steps.steps.push_back(
+          Step{it->extent, it->stride.k, it->extent - 1, axis_index(c.axes_, it->stride.axis), log2});
     }
   };
   lower(layout.shard, c.shard_);

@@ -27,7 +27,8 @@ std::vector<int64_t> unflatten(int64_t x, const std::vector<int64_t>& extents) {
 Result<int64_t> shape_size(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 1) return make_error("shape extent " + std::to_string(i) + " must be at least 1", 0, "shape");
+    if (shape[i] < 1)
+      return make_error("shape extent " + std::to_string(i) + " must be at least 1", 0, "shape");
     if (mul_overflows(n, shape[i], &n)) return make_error("shape size overflows 64 bits", 0, "shape");
   }
   return n;
@@ -88,12 +89,13 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
   if (index < 0 || index >= c.size()) {
-    return make_error("index " + std::to_string(index) + " is outside [0, " + std::to_string(c.size()) + ")", 0,
-                      "index");
+    return make_error("index " + std::to_string(index) + " is outside [0, " + std::to_string(c.size()) + ")",
+                      0, "index");
   }
   if (c.replicas() > kMaxForwardReplicas) {
-    return make_error("the layout has " + std::to_string(c.replicas()) + " replicas per element, more than the " +
-                          std::to_string(kMaxForwardReplicas) + " one mapping lists",
+    return make_error("the layout has " + std::to_string(c.replicas()) +
+                          " replicas per element, more than the " + std::to_string(kMaxForwardReplicas) +
+                          " one mapping lists",
                       0, "R");
   }
   const std::vector<std::string>& axes = c.axes();
@@ -107,7 +109,8 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
   std::vector<int64_t> extents;
   for (const Mode& mode : layout.shard) extents.push_back(mode.extent);
   out.split = unflatten(index, extents);
-  for (size_t i = 0; i < layout.shard.size(); ++i) out.terms.push_back(Term{out.split[i], layout.shard[i].stride});
+  for (size_t i = 0; i < layout.shard.size(); ++i)
+    out.terms.push_back(Term{out.split[i], layout.shard[i].stride});
 
   std::vector<Mode> replica_modes;
   std::vector<int64_t> replica_extents;
@@ -129,7 +132,8 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
     step.position = base;
     for (size_t i = 0; i < replica_modes.size(); ++i) {
       step.terms.push_back(Term{step.digits[i], replica_modes[i].stride});
-      step.position.values[axis_of(replica_modes[i].stride.axis)] += step.digits[i] * replica_modes[i].stride.k;
+      step.position.values[axis_of(replica_modes[i].stride.axis)] +=
+          step.digits[i] * replica_modes[i].stride.k;
     }
     Position final_position = step.position;
     if (m_axis < axes.size()) {
@@ -163,15 +167,15 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
     d += " = " + position_text(axes, base) + "; replicas:";
     for (int64_t r = 0; r < c.replicas(); ++r) {
       const ReplicaStep& step = out.replica_steps[static_cast<size_t>(r)];
-      d += " r=" + std::to_string(r) + " (" + join(step.digits, ",") + "): + " + terms_text(step.terms) + " -> " +
-           position_text(axes, step.position) + ";";
+      d += " r=" + std::to_string(r) + " (" + join(step.digits, ",") + "): + " + terms_text(step.terms) +
+           " -> " + position_text(axes, step.position) + ";";
     }
     d.pop_back();
   }
   if (layout.swizzle && m_axis < axes.size()) {
     const Swizzle& s = *layout.swizzle;
-    d += "; swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) +
-         "> on m:";
+    d += "; swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," +
+         std::to_string(s.shift) + "> on m:";
     // Show the two bit fields: the source field is XORed into the target field.
     const int src = s.inner ? s.base + s.shift : s.base;
     const int dst = s.inner ? s.base : s.base + s.shift;
@@ -179,9 +183,9 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
       const int64_t m = step.m_before_swizzle;
       d += " " + std::to_string(m);
       if (s.bits > 0 && m >= 0) {
-        d += " (bits [" + std::to_string(src) + "," + std::to_string(src + s.bits) + ") = " + bits_text(m >> src, s.bits) +
-             " xor bits [" + std::to_string(dst) + "," + std::to_string(dst + s.bits) + ") = " +
-             bits_text(m >> dst, s.bits) + ")";
+        d += " (bits [" + std::to_string(src) + "," + std::to_string(src + s.bits) +
+             ") = " + bits_text(m >> src, s.bits) + " xor bits [" + std::to_string(dst) + "," +
+             std::to_string(dst + s.bits) + ") = " + bits_text(m >> dst, s.bits) + ")";
       }
       d += " -> " + std::to_string(step.m_after_swizzle) + ";";
     }
@@ -218,8 +222,9 @@ Result<std::vector<InverseHit>> inverse(const Layout& layout, const std::vector<
   const CompiledLayout& c = *compiled;
   int64_t cells;
   if (mul_overflows(c.size(), c.replicas(), &cells) || cells > cell_limit) {
-    return make_error("inverse scans " + std::to_string(c.size()) + " elements x " + std::to_string(c.replicas()) +
-                          " replicas, more than the limit of " + std::to_string(cell_limit) + " cells",
+    return make_error("inverse scans " + std::to_string(c.size()) + " elements x " +
+                          std::to_string(c.replicas()) + " replicas, more than the limit of " +
+                          std::to_string(cell_limit) + " cells",
                       0, "shape");
   }
   const auto& axes = c.axes();
@@ -253,10 +258,10 @@ Result<Table> table(const Layout& layout, const std::vector<int64_t>& shape, int
   int64_t cells, values;
   if (mul_overflows(c.size(), c.replicas(), &cells) || cells > cell_limit ||
       mul_overflows(cells, c.axis_count(), &values) || values / kValuesPerCellBudget > cell_limit) {
-    return make_error("the table has " + std::to_string(c.size()) + " elements x " + std::to_string(c.replicas()) +
-                          " replicas on " + std::to_string(c.axis_count()) + " axes, more than the limit of " +
-                          std::to_string(cell_limit) + " cells (" + std::to_string(kValuesPerCellBudget) +
-                          " axis values a cell)",
+    return make_error("the table has " + std::to_string(c.size()) + " elements x " +
+                          std::to_string(c.replicas()) + " replicas on " + std::to_string(c.axis_count()) +
+                          " axes, more than the limit of " + std::to_string(cell_limit) + " cells (" +
+                          std::to_string(kValuesPerCellBudget) + " axis values a cell)",
                       0, "shape");
   }
   Table t;

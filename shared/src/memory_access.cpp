@@ -22,9 +22,9 @@ Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const 
   }
   if (width < model.word_bytes || width % model.word_bytes != 0 || width > model.wavefront_bytes ||
       (width & (width - 1)) != 0) {
-    return make_error("access width must be a power of two from " + std::to_string(model.word_bytes) + " to " +
-                          std::to_string(model.wavefront_bytes) + " bytes (4, 8 or 16 on a GPU), got " +
-                          std::to_string(width),
+    return make_error("access width must be a power of two from " + std::to_string(model.word_bytes) +
+                          " to " + std::to_string(model.wavefront_bytes) +
+                          " bytes (4, 8 or 16 on a GPU), got " + std::to_string(width),
                       0, "width");
   }
   if (addrs.empty() || addrs.size() > kMaxLanes) {
@@ -33,8 +33,8 @@ Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const 
   for (size_t lane = 0; lane < addrs.size(); ++lane) {
     if (addrs[lane] < 0) return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is negative");
     if (addrs[lane] % width != 0) {
-      return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is not aligned to the access width " +
-                                  std::to_string(width));
+      return lane_error(lane, "address " + std::to_string(addrs[lane]) +
+                                  " is not aligned to the access width " + std::to_string(width));
     }
   }
   BankAccess out;
@@ -75,7 +75,8 @@ Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const 
 
 Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
   if (width < 1 || width > 16 || (width & (width - 1)) != 0) {
-    return make_error("access width must be 1, 2, 4, 8 or 16 bytes, got " + std::to_string(width), 0, "width");
+    return make_error("access width must be 1, 2, 4, 8 or 16 bytes, got " + std::to_string(width), 0,
+                      "width");
   }
   if (addrs.empty() || addrs.size() > kMaxLanes) {
     return make_error("give 1 to " + std::to_string(kMaxLanes) + " lane addresses", 0, "addrs");
@@ -86,8 +87,8 @@ Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
   for (size_t lane = 0; lane < addrs.size(); ++lane) {
     if (addrs[lane] < 0) return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is negative");
     if (addrs[lane] % width != 0) {
-      return lane_error(lane, "address " + std::to_string(addrs[lane]) + " is not aligned to the access width " +
-                                  std::to_string(width));
+      return lane_error(lane, "address " + std::to_string(addrs[lane]) +
+                                  " is not aligned to the access width " + std::to_string(width));
     }
     if (addrs[lane] > (int64_t{1} << 60)) return lane_error(lane, "address is beyond 2^60");
     for (int b = 0; b < width; ++b) {
@@ -104,7 +105,8 @@ Result<SectorAccess> sector_access(std::span<const int64_t> addrs, int width) {
 
 Result<std::vector<int64_t>> lane_addresses(const Layout& layout, const std::vector<int64_t>& shape,
                                             std::span<const int64_t> indices, int elem_bytes) {
-  if (elem_bytes < 1 || elem_bytes > 1024) return make_error("element size must be 1 to 1024 bytes", 0, "elem_bytes");
+  if (elem_bytes < 1 || elem_bytes > 1024)
+    return make_error("element size must be 1 to 1024 bytes", 0, "elem_bytes");
   if (indices.size() > kMaxLanes) return make_error("at most 1024 lanes", 0, "indices");
   const std::vector<std::string> axes = layout_axes(layout);
   if (std::find(axes.begin(), axes.end(), kMemoryAxis) == axes.end()) {
@@ -113,7 +115,8 @@ Result<std::vector<int64_t>> lane_addresses(const Layout& layout, const std::vec
   auto compiled = compile_for_shape(layout, shape);  // once, not per lane
   if (!compiled) return compiled.error();
   const CompiledLayout& c = *compiled;
-  const size_t m = static_cast<size_t>(std::find(c.axes().begin(), c.axes().end(), kMemoryAxis) - c.axes().begin());
+  const size_t m =
+      static_cast<size_t>(std::find(c.axes().begin(), c.axes().end(), kMemoryAxis) - c.axes().begin());
   std::vector<int64_t> pos(static_cast<size_t>(c.axis_count()));
   std::vector<int64_t> out;
   out.reserve(indices.size());

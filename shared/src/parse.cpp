@@ -82,10 +82,14 @@ Result<std::vector<Token>> lex(std::string_view s) {
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case Tok::kEnd: return "end of input";
-    case Tok::kIdent: return "'" + t.text + "'";
-    case Tok::kInt: return "number " + t.text;
-    case Tok::kSym: return t.text == "o" ? "'∘'" : "'" + t.text + "'";
+    case Tok::kEnd:
+      return "end of input";
+    case Tok::kIdent:
+      return "'" + t.text + "'";
+    case Tok::kInt:
+      return "number " + t.text;
+    case Tok::kSym:
+      return t.text == "o" ? "'∘'" : "'" + t.text + "'";
   }
   return "?";
 }
@@ -141,7 +145,8 @@ class Parser {
   }
   // "T.", "Tx.", "tirx.", "cute::" before a name: module prefixes carry no meaning here.
   void skip_prefix() {
-    while (peek().kind == Tok::kIdent && (peek_sym(".", 1) || peek_sym("::", 1)) && peek(2).kind == Tok::kIdent) {
+    while (peek().kind == Tok::kIdent && (peek_sym(".", 1) || peek_sym("::", 1)) &&
+           peek(2).kind == Tok::kIdent) {
       next();
       next();
     }
@@ -403,15 +408,15 @@ class Parser {
         s.inner = *v;
         return true;
       }
-      int* field = key.text == "per_element" ? &s.base
+      int* field = key.text == "per_element"   ? &s.base
                    : key.text == "swizzle_len" ? &s.bits
                    : key.text == "atom_len"    ? &s.shift
                                                : nullptr;
       if (!field) {
         if (!err_) {
-          err_ = make_error("unknown argument '" + key.text +
-                                "' (per_element, swizzle_len, atom_len, swizzle_inner)",
-                            key.column, key.text);
+          err_ = make_error(
+              "unknown argument '" + key.text + "' (per_element, swizzle_len, atom_len, swizzle_inner)",
+              key.column, key.text);
         }
         return false;
       }
@@ -452,8 +457,8 @@ class Parser {
         skip_prefix();
         if (!peek_ident("SwizzleLayout")) return fail("expected SwizzleLayout(...) for layout_A");
       }
-      if (key == "tile_layout" || key == "layout_B" || (!keyword && peek().kind != Tok::kInt &&
-                                                        !peek_ident("SwizzleLayout"))) {
+      if (key == "tile_layout" || key == "layout_B" ||
+          (!keyword && peek().kind != Tok::kInt && !peek_ident("SwizzleLayout"))) {
         if (keyword) {
           next();
           next();
@@ -543,15 +548,16 @@ std::string to_string(const Layout& layout) {
 }
 
 std::string to_string(const Swizzle& s) {
-  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) + ">";
+  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) +
+         ">";
 }
 
 Result<std::vector<int64_t>> parse_shape(std::string_view text) {
   std::vector<int64_t> out;
   size_t i = 0;
   auto skip_space = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '(' || text[i] == ')' || text[i] == '[' ||
-                               text[i] == ']'))
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '(' || text[i] == ')' || text[i] == '[' || text[i] == ']'))
       ++i;
   };
   skip_space();
@@ -559,7 +565,8 @@ Result<std::vector<int64_t>> parse_shape(std::string_view text) {
   while (i < text.size()) {
     const int column = static_cast<int>(i) + 1;
     if (!(text[i] >= '0' && text[i] <= '9')) {
-      return make_error(std::string("expected a number in the shape, found '") + text[i] + "'", column, "shape");
+      return make_error(std::string("expected a number in the shape, found '") + text[i] + "'", column,
+                        "shape");
     }
     int64_t v = 0;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {

@@ -42,9 +42,12 @@ const HardwareAxis* find_hardware_axis(std::string_view name) {
 
 std::string_view to_string(Severity severity) {
   switch (severity) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kInfo: return "info";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "info";
   }
   return "?";
 }
@@ -86,7 +89,8 @@ std::optional<std::pair<int64_t, int64_t>> first_collision(const Table& t, int64
 
 }  // namespace
 
-Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<int64_t>& shape, int64_t cell_limit) {
+Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<int64_t>& shape,
+                                      int64_t cell_limit) {
   std::vector<Finding> out;
   auto compiled = CompiledLayout::compile(layout);
   if (!compiled) {
@@ -99,11 +103,12 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
   int64_t logical = 1;
   bool logical_ok = true;
   for (int64_t e : shape) logical_ok = logical_ok && e >= 1 && !mul_overflows(logical, e, &logical);
-  if (!logical_ok) return make_error("the logical shape overflows 64 bits or has an extent below 1", 0, "shape");
+  if (!logical_ok)
+    return make_error("the logical shape overflows 64 bits or has an extent below 1", 0, "shape");
   if (logical != c.size()) {
     out.push_back({Severity::kError, "size-mismatch",
-                   "the logical shape has " + std::to_string(logical) + " elements but the layout's extents multiply to " +
-                       std::to_string(c.size()),
+                   "the logical shape has " + std::to_string(logical) +
+                       " elements but the layout's extents multiply to " + std::to_string(c.size()),
                    "shape"});
   }
 
@@ -131,8 +136,8 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
     const std::string modes = modes_on_axis(layout, axes[a]);
     if (lo[a] < 0) {
       out.push_back({Severity::kError, "negative-position",
-                     "axis " + axes[a] + " reaches " + std::to_string(lo[a]) + "; positions must be non-negative" +
-                         (modes.empty() ? "" : " (" + modes + ")"),
+                     "axis " + axes[a] + " reaches " + std::to_string(lo[a]) +
+                         "; positions must be non-negative" + (modes.empty() ? "" : " (" + modes + ")"),
                      where});
     }
     const HardwareAxis* hw = find_hardware_axis(axes[a]);
@@ -148,15 +153,17 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
     // TMEM is allocated in power-of-two column slices of at least 32 (PTX tcgen05.alloc).
     int64_t cols = 32;
     while (cols <= hi[axis_of("TCol")]) cols *= 2;
-    out.push_back({Severity::kInfo, "tmem-allocation",
-                   "needs a TMEM allocation of " + std::to_string(cols) + " columns (power of two, at least 32)",
-                   "axis TCol"});
+    out.push_back(
+        {Severity::kInfo, "tmem-allocation",
+         "needs a TMEM allocation of " + std::to_string(cols) + " columns (power of two, at least 32)",
+         "axis TCol"});
   }
 
   for (size_t i = 0; i < layout.shard.size(); ++i) {
     if (layout.shard[i].extent > 1 && layout.shard[i].stride.k == 0) {
       out.push_back({Severity::kWarning, "broadcast-mode",
-                     "mode " + std::to_string(i) + " has stride 0: its " + std::to_string(layout.shard[i].extent) +
+                     "mode " + std::to_string(i) + " has stride 0: its " +
+                         std::to_string(layout.shard[i].extent) +
                          " elements share one position (use R[...] to express copies)",
                      "mode " + std::to_string(i)});
     }
@@ -171,11 +178,12 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
                      "the swizzle permutes @m but no mode of S moves along @m", "swizzle"});
     }
     if (s.bits > 0 && s.shift < s.bits) {
-      out.push_back({Severity::kWarning, "swizzle-overlap",
-                     "shift " + std::to_string(s.shift) + " < bits " + std::to_string(s.bits) +
-                         ": the XOR source and target bits overlap, the swizzle is a permutation but not its own "
-                         "inverse (CuTe requires S >= B)",
-                     "swizzle"});
+      out.push_back(
+          {Severity::kWarning, "swizzle-overlap",
+           "shift " + std::to_string(s.shift) + " < bits " + std::to_string(s.bits) +
+               ": the XOR source and target bits overlap, the swizzle is a permutation but not its own "
+               "inverse (CuTe requires S >= B)",
+           "swizzle"});
     }
     const size_t m = axis_of(std::string(kMemoryAxis));
     if (s.bits > 0 && m < axes.size()) {
@@ -216,13 +224,14 @@ Result<std::vector<Finding>> validate(const Layout& layout, const std::vector<in
       } else if (t->replicas > 1) {
         if (auto cells_pair = first_collision(*t, cells)) {
           const size_t n = t->axes.size();
-          out.push_back({Severity::kWarning, "replica-overlap",
-                         "element " + std::to_string(cells_pair->first / t->replicas) + " replica " +
-                             std::to_string(cells_pair->first % t->replicas) + " and element " +
-                             std::to_string(cells_pair->second / t->replicas) + " replica " +
-                             std::to_string(cells_pair->second % t->replicas) + " share " +
-                             position_text(t->axes, t->values.data() + static_cast<size_t>(cells_pair->first) * n),
-                         "R"});
+          out.push_back(
+              {Severity::kWarning, "replica-overlap",
+               "element " + std::to_string(cells_pair->first / t->replicas) + " replica " +
+                   std::to_string(cells_pair->first % t->replicas) + " and element " +
+                   std::to_string(cells_pair->second / t->replicas) + " replica " +
+                   std::to_string(cells_pair->second % t->replicas) + " share " +
+                   position_text(t->axes, t->values.data() + static_cast<size_t>(cells_pair->first) * n),
+               "R"});
         }
       }
     }

@@ -20,10 +20,12 @@ Layout random_layout(std::mt19937& rng, bool allow_swizzle) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Layout l;
   const int modes = pick(1, 4);
-  for (int i = 0; i < modes; ++i) l.shard.push_back(Mode{pick(1, 6), AxisStride{pick(-3, 9), axes[pick(0, 4)]}});
+  for (int i = 0; i < modes; ++i)
+    l.shard.push_back(Mode{pick(1, 6), AxisStride{pick(-3, 9), axes[pick(0, 4)]}});
   if (pick(0, 2) == 0) {
     std::vector<Mode> group;
-    for (int i = pick(1, 2); i > 0; --i) group.push_back(Mode{pick(1, 3), AxisStride{pick(0, 40), axes[pick(0, 4)]}});
+    for (int i = pick(1, 2); i > 0; --i)
+      group.push_back(Mode{pick(1, 3), AxisStride{pick(0, 40), axes[pick(0, 4)]}});
     l.replicas.push_back(group);
   }
   if (pick(0, 2) == 0) l.offset.push_back(AxisStride{pick(0, 50), axes[pick(0, 4)]});
@@ -179,7 +181,8 @@ TEST(Swizzle, MatchesTheFormulaAndTirxVectors) {
   for (int c = 0; c < 8; ++c) EXPECT_EQ(apply_swizzle(Swizzle{3, 4, 3}, (8 + c) * 16) / 16, row1[c]);
   // TVM TIRx test vectors: ComposeLayout(1, 1, 2, S[16]) and its swizzle_inner=False form.
   auto inner = table(*parse_layout("ComposeLayout(1, 1, 2, TileLayout(S[(16,)]))"), {16});
-  auto outer = table(*parse_layout("ComposeLayout(1, 1, 2, TileLayout(S[(16,)]), swizzle_inner=False)"), {16});
+  auto outer =
+      table(*parse_layout("ComposeLayout(1, 1, 2, TileLayout(S[(16,)]), swizzle_inner=False)"), {16});
   EXPECT_EQ(inner->values, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 8, 9, 14, 15, 12, 13}));
   EXPECT_EQ(outer->values, (std::vector<int64_t>{0, 1, 10, 11, 4, 5, 14, 15, 8, 9, 2, 3, 12, 13, 6, 7}));
   // The offset is added before the swizzle: ComposeLayout(0, 1, 2, S[(2,4):(8,1)] + 4).

@@ -1,10 +1,11 @@
 // Bank and sector models against hand-computed cases (the chapter's wavefront rules, NOTES.md §2.6).
+#include "layoutscope/memory_access.hpp"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 
 #include "layoutscope/dtype.hpp"
-#include "layoutscope/memory_access.hpp"
 
 namespace layoutscope {
 namespace {
@@ -81,7 +82,8 @@ TEST(Sectors, CountsDistinct32ByteSectors) {
 
 TEST(DTypes, SwizzleAtomsInBytesAndElements) {
   // per_element = bit_length(128 / bits) - 1: f8 4, f16 3, f32 2, f64 1 (NOTES.md §2.3).
-  const std::pair<DType, int> per_element[] = {{DType::kF8, 4}, {DType::kF16, 3}, {DType::kF32, 2}, {DType::kF64, 1}};
+  const std::pair<DType, int> per_element[] = {
+      {DType::kF8, 4}, {DType::kF16, 3}, {DType::kF32, 2}, {DType::kF64, 1}};
   for (auto [dtype, m] : per_element) {
     auto atom = swizzle_atom(SwizzleMode::k128B, dtype);
     EXPECT_EQ(atom->elements.base, m) << to_string(dtype);

@@ -17,7 +17,8 @@ inline Layout must_parse(const std::string& text) {
 }
 
 // Positions of one element as axis -> value maps (axes a layout never moves are absent, i.e. 0).
-inline std::vector<std::map<std::string, int64_t>> positions(const std::string& text, std::vector<int64_t> shape,
+inline std::vector<std::map<std::string, int64_t>> positions(const std::string& text,
+                                                             std::vector<int64_t> shape,
                                                              std::vector<int64_t> coord) {
   Layout layout = must_parse(text);
   auto m = forward_coord(layout, shape, coord);

@@ -147,7 +147,8 @@ TEST(WorkedExamples, ToyBanksColumnReadIs8CyclesRowMajorAnd1Swizzled) {
   // The engine's swizzle gives the same addresses: Swizzle<3,0,3> on the word index of an 8x8 tile.
   auto table_swz = table(must_parse("Swizzle<3,0,3> o S[(8,8):(8,1)]"), {8, 8});
   ASSERT_TRUE(table_swz.ok());
-  for (int r = 0; r < 8; ++r) EXPECT_EQ(table_swz->values[static_cast<size_t>(r * 8 + 3)] * 4, swizzled[static_cast<size_t>(r)]);
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(table_swz->values[static_cast<size_t>(r * 8 + 3)] * 4, swizzled[static_cast<size_t>(r)]);
 }
 
 TEST(WorkedExamples, Swizzle128BFp16ColumnOver8RowsIs8WavefrontsThen1) {
@@ -183,18 +184,22 @@ TEST(WorkedExamples, SwizzleDerivationShowsTheBitFields) {
   auto m = forward_coord(must_parse("Swizzle<3,3,3> o S[(8,64):(64,1)]"), {8, 64}, {1, 0});
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->positions[0].values, std::vector<int64_t>{72});
-  EXPECT_NE(m->derivation.find("64 (bits [6,9) = 001 xor bits [3,6) = 000) -> 72"), std::string::npos) << m->derivation;
+  EXPECT_NE(m->derivation.find("64 (bits [6,9) = 001 xor bits [3,6) = 000) -> 72"), std::string::npos)
+      << m->derivation;
 }
 
 TEST(WorkedExamples, SectorsAoSIs32AndSoAIs4) {
   // struct { float f[8]; } (32 B): lane i reads p[i].f[0] -> stride 32 B; SoA x[i] -> stride 4 B.
   std::vector<int64_t> lanes(32);
   for (int i = 0; i < 32; ++i) lanes[static_cast<size_t>(i)] = i;
-  auto aos = lane_addresses(must_parse("S[(1024,8):(8,1)]"), {1024, 8}, [&] {
-    std::vector<int64_t> idx;
-    for (int i = 0; i < 32; ++i) idx.push_back(i * 8);  // element i, field 0
-    return idx;
-  }(), 4);
+  auto aos = lane_addresses(
+      must_parse("S[(1024,8):(8,1)]"), {1024, 8},
+      [&] {
+        std::vector<int64_t> idx;
+        for (int i = 0; i < 32; ++i) idx.push_back(i * 8);  // element i, field 0
+        return idx;
+      }(),
+      4);
   auto soa = lane_addresses(must_parse("S[(8,1024):(1024,1)]"), {8, 1024}, lanes, 4);
   ASSERT_TRUE(aos.ok() && soa.ok());
   EXPECT_EQ(sector_access(*aos, 4)->sectors, 32);

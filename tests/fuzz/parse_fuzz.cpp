@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr int64_t kSmall = 1 << 12;  // keep each input fast: whole-table work only on small layouts
   (void)ls::validate(*layout, *shape, kSmall);
   (void)ls::table(*layout, *shape, kSmall);
-  for (int64_t x : {int64_t{0}, (*shape)[0] / 2, (*shape)[0] - 1}) (void)ls::forward_index(*layout, *shape, x);
+  for (int64_t x : {int64_t{0}, (*shape)[0] / 2, (*shape)[0] - 1})
+    (void)ls::forward_index(*layout, *shape, x);
   (void)ls::inverse(*layout, *shape, {{"m", 3}}, kSmall);
   return 0;
 }

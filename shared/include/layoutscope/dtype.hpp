@@ -22,7 +22,7 @@ enum class DType { kF8, kF16, kBF16, kF32, kTF32, kF64 };
 
 Result<DType> parse_dtype(std::string_view name);
 std::string_view to_string(DType dtype);
-int dtype_bits(DType dtype);   // storage bits (tf32 is stored in 32)
+int dtype_bits(DType dtype);  // storage bits (tf32 is stored in 32)
 int dtype_bytes(DType dtype);
 
 enum class SwizzleMode { kNone, k32B, k64B, k128B, k128BAtom32B, kInterleave16B };
@@ -33,9 +33,9 @@ std::string_view short_name(SwizzleMode mode);                  // "128B"
 
 struct SwizzleAtom {
   SwizzleMode mode = SwizzleMode::kNone;
-  Swizzle bytes;              // on byte addresses
-  Swizzle elements;           // on element offsets of the dtype
-  int row_bytes = 16;         // contiguous width of one atom row (N in "8 x N B")
+  Swizzle bytes;       // on byte addresses
+  Swizzle elements;    // on element offsets of the dtype
+  int row_bytes = 16;  // contiguous width of one atom row (N in "8 x N B")
   int rows = 8;
   int elements_per_row = 0;
 };

@@ -58,9 +58,9 @@ struct Swizzle {
 };
 
 struct Layout {
-  std::vector<Mode> shard;                   // S[...]
-  std::vector<std::vector<Mode>> replicas;   // one entry per R[...], in order
-  std::vector<AxisStride> offset;            // O[...] and bare terms, merged per axis, in order of appearance
+  std::vector<Mode> shard;                  // S[...]
+  std::vector<std::vector<Mode>> replicas;  // one entry per R[...], in order
+  std::vector<AxisStride> offset;           // O[...] and bare terms, merged per axis, in order of appearance
   std::optional<Swizzle> swizzle;
   friend bool operator==(const Layout&, const Layout&) = default;
 };
@@ -177,7 +177,8 @@ inline void CompiledLayout::map_replicas(int64_t x, int64_t* out) const {
     add_digits(replica_, r, row);  // replica 0 adds nothing: every digit of r = 0 is 0
   }
   if (swizzle_ && memory_axis_ >= 0) {
-    for (int64_t r = 0; r < replicas_; ++r) out[r * n + memory_axis_] = apply_swizzle(*swizzle_, out[r * n + memory_axis_]);
+    for (int64_t r = 0; r < replicas_; ++r)
+      out[r * n + memory_axis_] = apply_swizzle(*swizzle_, out[r * n + memory_axis_]);
   }
 }
 

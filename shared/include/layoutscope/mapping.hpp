@@ -36,19 +36,19 @@ struct Term {
 struct ReplicaStep {
   std::vector<int64_t> digits;  // r split over the R extents
   std::vector<Term> terms;
-  Position position;            // after offsets and replica, before the swizzle
+  Position position;  // after offsets and replica, before the swizzle
   int64_t m_before_swizzle = 0;
   int64_t m_after_swizzle = 0;
 };
 
 struct Mapping {
-  int64_t index = 0;               // flat logical index x
-  std::vector<int64_t> coord;      // x as a coordinate in the logical shape
-  std::vector<int64_t> split;      // x split over the shard extents
-  std::vector<Term> terms;         // shard digit * stride
+  int64_t index = 0;                       // flat logical index x
+  std::vector<int64_t> coord;              // x as a coordinate in the logical shape
+  std::vector<int64_t> split;              // x split over the shard extents
+  std::vector<Term> terms;                 // shard digit * stride
   std::vector<ReplicaStep> replica_steps;  // one per replica, in replica order
   std::vector<Position> positions;         // distinct final positions, sorted
-  std::string derivation;          // the steps above as one line of text
+  std::string derivation;                  // the steps above as one line of text
 };
 
 // Default logical shape when none is given: one dimension of layout_size().

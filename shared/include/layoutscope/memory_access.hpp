@@ -30,13 +30,13 @@ struct BankModel {
 };
 
 struct BankAccess {
-  int lanes_per_group = 32;              // lanes served by one wavefront at this width
-  int groups = 0;                        // wavefronts with no conflict (ideal)
-  int cycles = 0;                        // wavefronts with conflicts: sum over groups of the worst bank
-  int max_ways = 0;                      // worst bank over all groups (1 = conflict-free)
-  std::vector<int> group_cycles;         // per group
-  std::vector<int> lane_bank;            // first bank of each lane's access
-  std::vector<int> lane_cycle;           // 0-based cycle in which each lane's first word is served
+  int lanes_per_group = 32;       // lanes served by one wavefront at this width
+  int groups = 0;                 // wavefronts with no conflict (ideal)
+  int cycles = 0;                 // wavefronts with conflicts: sum over groups of the worst bank
+  int max_ways = 0;               // worst bank over all groups (1 = conflict-free)
+  std::vector<int> group_cycles;  // per group
+  std::vector<int> lane_bank;     // first bank of each lane's access
+  std::vector<int> lane_cycle;    // 0-based cycle in which each lane's first word is served
 };
 
 // addrs: one byte address per lane (up to 32 lanes; fewer for toy models); width: 4, 8 or 16 bytes,
@@ -44,9 +44,9 @@ struct BankAccess {
 Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const BankModel& model = {});
 
 struct SectorAccess {
-  int64_t sectors = 0;   // distinct 32 B sectors
-  int64_t bytes = 0;     // bytes requested by the lanes
-  double efficiency = 0; // bytes / (sectors * 32)
+  int64_t sectors = 0;               // distinct 32 B sectors
+  int64_t bytes = 0;                 // bytes requested by the lanes
+  double efficiency = 0;             // bytes / (sectors * 32)
   std::vector<int64_t> lane_sector;  // the 32 B sector (byte address / 32) of each lane's first byte
 };
 

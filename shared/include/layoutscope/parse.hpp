@@ -3,7 +3,8 @@
 //   layout   := swizzled | sum
 //   swizzled := 'Swizzle' '<' B ',' M ',' S '>' ('o' | '∘') sum
 //             | 'ComposeLayout' '(' P ',' B ',' S ',' tile [',' 'swizzle_inner' '=' bool] ')'
-//             | 'ComposeLayout' '(' 'SwizzleLayout' '(' P ',' B ',' S [',' 'swizzle_inner' '=' bool] ')' ',' tile ')'
+//             | 'ComposeLayout' '(' 'SwizzleLayout' '(' P ',' B ',' S [',' 'swizzle_inner' '=' bool] ')' ','
+//             tile ')'
 //               (every ComposeLayout/SwizzleLayout argument may also be given by keyword: per_element,
 //                swizzle_len, atom_len, tile_layout / layout_B, layout_A, swizzle_inner)
 //   tile     := 'TileLayout' '(' sum ')' | sum
@@ -35,7 +36,7 @@ Result<Layout> parse_layout(std::string_view text);
 // Canonical text: parse_layout(to_string(L)) == L for every L that parse_layout produced.
 std::string to_string(const Layout& layout);
 std::string to_string(const AxisStride& stride);  // "16" on @m, "4@laneid" elsewhere
-std::string to_string(const Swizzle& swizzle);     // CuTe's spelling of the function alone: "Swizzle<3,4,3>"
+std::string to_string(const Swizzle& swizzle);    // CuTe's spelling of the function alone: "Swizzle<3,4,3>"
 
 // A logical shape "8,8" or "(8, 8)" or "8x8": positive extents.
 Result<std::vector<int64_t>> parse_shape(std::string_view text);

@@ -19,9 +19,9 @@ enum class Severity { kError, kWarning, kInfo };
 
 struct Finding {
   Severity severity = Severity::kError;
-  std::string code;     // size-mismatch, aliasing, hardware-range, negative-position, swizzle-*, ...
+  std::string code;  // size-mismatch, aliasing, hardware-range, negative-position, swizzle-*, ...
   std::string message;
-  std::string where;    // "mode 2", "R 1 mode 0", "axis TLane", "swizzle"
+  std::string where;  // "mode 2", "R 1 mode 0", "axis TLane", "swizzle"
 };
 
 // A known hardware axis and the half-open range [0, limit) of its values; limit 0 = unbounded above.

@@ -1,6 +1,6 @@
 // Forward-mapping throughput of the engine: mappings per second on one core.
 //   build/bin/layoutscope-bench --benchmark_min_time=1
-// Target (issue 2): >= 200M mappings/s native on one core.
+// Target: >= 200M mappings/s native on one core.
 #include <benchmark/benchmark.h>
 
 #include "layoutscope/layout.hpp"

@@ -1,5 +1,5 @@
 // The CLI end to end: JSON on stdout, exit 2 with a JSON error that points at the column.
-// Expected values come from the chapter (NOTES.md §1), not from the program.
+// Expected values come from the chapter (docs/worked-examples.md), not from the program.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

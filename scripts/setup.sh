@@ -30,7 +30,7 @@ fi
 
 # npm ci where a lock file exists and node_modules is older than it.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-for dir in web tests/agent tests/web tests/wasm; do
+for dir in web tests/agent tests/web tests/wasm tools/format; do
   [ -f "$dir/package-lock.json" ] || continue
   stamp="$dir/node_modules/.package-lock.json"
   if [ ! -f "$stamp" ] || [ "$dir/package-lock.json" -nt "$stamp" ]; then

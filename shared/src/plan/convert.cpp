@@ -329,6 +329,9 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   }
   plan.vector_units = largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes),
                                           {units[a].extent, units[b].extent}, other);
+  // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
+  // lane.
+  if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
   // About 4-16 KB of tile: 32 x 32 units of 8 B, 64 x 64 of 4 or 2 B, 128 x 128 of 1 B.
   const int64_t target = plan.unit_bytes >= 8 ? 32 : plan.unit_bytes == 1 ? 128 : 64;
   auto pow2_floor = [](int64_t x) { return int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(x))); };

@@ -70,14 +70,34 @@ void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_by
   }
 }
 
+// Source offset of index ia of group a and destination offset of index ib of group b, as the engine defines
+// them (group_a_src, group_b_dst).
+std::string group_functions(const ConvertPlan& p) {
+  std::ostringstream o;
+  auto emit = [&](const char* name, const std::vector<int>& group, bool src) {
+    o << "__device__ __forceinline__ long long " << name << "(long long i) {\n  long long r = 0;\n";
+    for (size_t g = 0; g < group.size(); ++g) {
+      const ConvertMode& m = p.modes[group[g]];
+      const int64_t stride = src ? m.src_stride : m.dst_stride;
+      if (g + 1 == group.size()) {
+        o << "  r += i * " << ll(stride) << ";\n";
+      } else {
+        o << "  r += (i % " << ll(m.extent) << ") * " << ll(stride) << "; i /= " << ll(m.extent) << ";\n";
+      }
+    }
+    o << "  return r;\n}\n";
+  };
+  emit("group_a_src", p.group_a, true);
+  emit("group_b_dst", p.group_b, false);
+  return o.str();
+}
+
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
   const Access acc = access_of(static_cast<int>(v * ub));
-  const ConvertMode& a = p.modes[p.mode_a];
-  const ConvertMode& b = p.modes[p.mode_b];
-  const int64_t tiles_a = (a.extent + p.tile_a - 1) / p.tile_a,
-                tiles_b = (b.extent + p.tile_b - 1) / p.tile_b;
+  const int64_t tiles_a = (p.extent_a + p.tile_a - 1) / p.tile_a;
+  const int64_t tiles_b = (p.extent_b + p.tile_b - 1) / p.tile_b;
   const int64_t nb = p.tile_b / v, na = p.tile_a / v, ca = p.tile_a / v;
   k.shared_bytes = p.staging_bytes;
   o << "  typedef " << acc.type << " vec_t;\n";
@@ -88,8 +108,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
     << "  const long long b0 = (blk % " << ll(tiles_b) << ") * " << ll(p.tile_b) << ";\n"
     << "  blk /= " << ll(tiles_b) << ";\n"
     << "  long long src_base = 0, dst_base = 0;\n";
-  for (int i = static_cast<int>(p.modes.size()); i-- > 0;) {
-    if (i == p.mode_a || i == p.mode_b) continue;
+  for (int i : convert_batch_modes(p)) {
     const ConvertMode& m = p.modes[i];
     o << "  { const long long d = blk % " << ll(m.extent) << "; blk /= " << ll(m.extent)
       << "; src_base += d * " << ll(m.src_stride) << "; dst_base += d * " << ll(m.dst_stride) << "; }\n";
@@ -98,14 +117,14 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
     << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
     << "    const long long ib = b0 + bb * " << v << ";\n"
-    << "    if (ib >= " << ll(b.extent) << ") continue;\n"
+    << "    if (ib >= " << ll(p.extent_b) << ") continue;\n"
     << "    vec_t r[" << v << "], w[" << v << "];\n"
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << v << "; ++k) {\n"
     << "      const long long ia = a0 + ba * " << v << " + k;\n"
-    << "      r[k] = ia < " << ll(a.extent)
-    << " ? __ldg(reinterpret_cast<const vec_t*>(in + (src_base + ia * " << ll(a.src_stride) << " + ib * "
-    << ll(b.src_stride) << ") * " << ub << ")) : vec_t{};\n"
+    << "      r[k] = ia < " << ll(p.extent_a)
+    << " ? __ldg(reinterpret_cast<const vec_t*>(in + (src_base + group_a_src(ia) + ib) * " << ub
+    << ")) : vec_t{};\n"
     << "    }\n";
   if (v > 1) {
     emit_transpose(o, acc, v, static_cast<int>(ub));
@@ -124,12 +143,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
     << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
     << "    const long long ia = a0 + chunk * " << v << ", ib = b0 + row;\n"
-    << "    if (ia >= " << ll(a.extent) << " || ib >= " << ll(b.extent) << ") continue;\n"
+    << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
     << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
     << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
     << ");\n"
-    << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia * " << ll(a.dst_stride) << " + ib * "
-    << ll(b.dst_stride) << ") * " << ub << ") = x;\n"
+    << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
     << "  }\n";
   k.blocks = p.blocks;
 }
@@ -182,6 +200,7 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   k.name = kConvertKernelName;
   k.threads = plan.threads;
   std::ostringstream o;
+  if (plan.kind == ConvertKind::kTiled) o << group_functions(plan);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
     << plan.elements << " elements of " << plan.elem_bytes << " B, " << plan.vector_units * plan.unit_bytes
     << " B per lane per access\n";

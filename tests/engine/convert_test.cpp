@@ -125,6 +125,11 @@ TEST(Convert, AosToSoaReadsWholeRecords) {
   EXPECT_EQ(plan->kind, ConvertKind::kTiled);
   EXPECT_EQ(plan->tile_b, 8);
   EXPECT_EQ(plan->tile_a, 512);
+  // The reverse, SoA -> AoS: the short side is a (8 fields); b grows to 512 to keep 4096 units of tile.
+  auto back = plan_permute({8, 1 << 20}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->tile_a, 8);
+  EXPECT_EQ(back->tile_b, 512);
   // Lanes 0,1 read one record (2 x 16 B), lanes 2,3 the next, ...: 16 records of 32 B, one sector each.
   EXPECT_EQ(plan->global_read.sectors, 16);
 }
@@ -136,7 +141,30 @@ TEST(Convert, NarrowTypesKeepSixteenByteAccesses) {
   auto u8 = plan_permute({8192, 4096}, {1, 0}, DType::kU8);
   ASSERT_TRUE(u8.ok());
   EXPECT_EQ(u8->vector_units * u8->unit_bytes, 16);
-  EXPECT_EQ(u8->tile_a, 128);
+  // 256 x 128 bytes: 16 x 8 register blocks of 16 x 16 bytes, one thread each.
+  EXPECT_EQ(u8->tile_a, 256);
+  EXPECT_EQ(u8->tile_b, 128);
+  EXPECT_EQ(u8->threads, 128);
+  EXPECT_EQ(bf16->tile_a, 128);
+  EXPECT_EQ(bf16->threads, 256);
+}
+
+TEST(Convert, ShortModesGroupIntoWholeTileRows) {
+  // bf16 (128, 8, 32, 4096) perm (0, 3, 2, 1): the destination's innermost mode has 8 elements (16 B); with
+  // the next one (32, destination stride 8) they are 256 contiguous destination elements, not contiguous in
+  // the source: group a = both, so the tile's rows are 128 elements (256 B) long instead of 16 B.
+  auto plan = plan_permute({128, 8, 32, 4096}, {0, 3, 2, 1}, DType::kBF16);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->group_a.size(), 2u);
+  EXPECT_EQ(plan->extent_a, 256);
+  EXPECT_EQ(plan->extent_b, 4096);
+  EXPECT_EQ(plan->tile_a, 128);
+  EXPECT_EQ(plan->tile_b, 128);
+  // 16 lanes write one 128-element row (256 B, 8 sectors), the other 16 the next row: 16 sectors for 512 B.
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  expect_converts(*permuted_layout({2, 8, 32, 64}, {0, 1, 2, 3}),
+                  *permuted_layout({2, 8, 32, 64}, {0, 3, 2, 1}), {2, 8, 32, 64}, DType::kBF16);
 }
 
 TEST(Convert, ShortSharedRunMovesAsOneUnit) {

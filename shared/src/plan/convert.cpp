@@ -91,19 +91,17 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
   const int v = plan.vector_units;
   const int64_t ub = plan.unit_bytes;
   const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
-  const ConvertMode& a = plan.modes[plan.mode_a];
-  const ConvertMode& b = plan.modes[plan.mode_b];
   for (int lane = 0; lane < 32; ++lane) {
     const int64_t t = int64_t{warp} * 32 + lane;
     if (t < na * nb) {
       const int64_t bb = t % nb, ba = t / nb;
-      lanes.global_read.push_back(((ba * v) * a.src_stride + (bb * v) * b.src_stride) * ub);
+      lanes.global_read.push_back((group_a_src(plan, ba * v) + bb * v) * ub);
       lanes.smem_write.push_back(staging_offset(plan, bb * v, ba * v * ub));
     }
     if (t < plan.tile_b * ca) {
       const int64_t row = t / ca, chunk = t % ca;
       lanes.smem_read.push_back(staging_offset(plan, row, chunk * v * ub));
-      lanes.global_write.push_back((chunk * v * a.dst_stride + row * b.dst_stride) * ub);
+      lanes.global_write.push_back((chunk * v + group_b_dst(plan, row)) * ub);
     }
   }
   return lanes;
@@ -301,13 +299,12 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     }
     if (mu.extent > 1) units.push_back(mu);
   }
-  // From here on the modes and the tile count units.
-  int a = static_cast<int>(units.size()) - 1;
-  int b = -1;
+  // From here on the modes and the tile count units. b0: the source's innermost mode.
+  int b0 = -1;
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {
-    if (units[i].src_stride == 1 && i != a) b = i;
+    if (units[i].src_stride == 1) b0 = i;
   }
-  if (a < 0 || b < 0) {
+  if (units.size() < 2 || b0 < 0 || b0 == static_cast<int>(units.size()) - 1) {
     // No mode is contiguous in the source (a strided source with gaps): each lane gathers its own units.
     plan.kind = ConvertKind::kVector;
     plan.unit_elems = 1;
@@ -320,32 +317,66 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   }
   plan.kind = ConvertKind::kTiled;
   plan.modes = units;
-  plan.mode_a = a;
-  plan.mode_b = b;
-  std::vector<int64_t> other;
-  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
-    if (i != b) other.push_back(units[i].src_stride);
-    if (i != a) other.push_back(units[i].dst_stride);
+  // Tiles of 8-32 KB: 256 x 128 units of 1 B (along a x along b), 128 x 128 of 2 B, 64 x 64 of 4 B, 32 x 32
+  // of 8 B. Where one side is short (a record of 8 fields), the other grows so that the tile keeps its area.
+  const int64_t target_a = plan.unit_bytes == 1   ? 256
+                           : plan.unit_bytes == 2 ? 128
+                           : plan.unit_bytes == 4 ? 64
+                                                  : 32;
+  const int64_t target_b = plan.unit_bytes == 1 ? 128 : target_a;
+  const int64_t area = target_a * target_b;
+  // Group a: the destination's innermost modes (contiguous there together), up to the tile's size. Group b:
+  // the source's innermost mode and the modes contiguous after it in the source, not in group a.
+  std::vector<bool> used(units.size(), false);
+  plan.extent_a = 1;
+  for (int i = static_cast<int>(units.size()) - 1; i >= 0 && i != b0 && plan.extent_a < target_a; --i) {
+    plan.group_a.push_back(i);
+    used[i] = true;
+    plan.extent_a *= units[i].extent;
   }
-  plan.vector_units = largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes),
-                                          {units[a].extent, units[b].extent}, other);
+  plan.extent_b = 1;
+  for (bool grown = true; grown && plan.extent_b < area / std::min(plan.extent_a, target_a);) {
+    grown = false;
+    for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+      if (!used[i] && units[i].src_stride == plan.extent_b) {
+        plan.group_b.push_back(i);
+        used[i] = true;
+        plan.extent_b *= units[i].extent;
+        grown = true;
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> other;  // what keeps a vector of V units aligned on both sides
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
+      other.push_back(units[i].src_stride);
+    }
+    if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end()) {
+      other.push_back(units[i].dst_stride);
+    }
+  }
+  plan.vector_units =
+      largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes), {plan.extent_a, plan.extent_b}, other);
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
   // lane.
   if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
-  // About 4-16 KB of tile: 32 x 32 units of 8 B, 64 x 64 of 4 or 2 B, 128 x 128 of 1 B.
-  const int64_t target = plan.unit_bytes >= 8 ? 32 : plan.unit_bytes == 1 ? 128 : 64;
   auto pow2_floor = [](int64_t x) { return int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(x))); };
-  plan.tile_b = std::max<int64_t>(plan.vector_units, std::min(target, pow2_floor(units[b].extent)));
-  plan.tile_a = std::max<int64_t>(plan.vector_units,
-                                  std::min(target * target / plan.tile_b, pow2_floor(units[a].extent)));
+  const int64_t max_a = std::max<int64_t>(plan.vector_units, pow2_floor(plan.extent_a));
+  const int64_t max_b = std::max<int64_t>(plan.vector_units, pow2_floor(plan.extent_b));
+  plan.tile_b = std::min(target_b, max_b);
+  plan.tile_a = std::min(area / plan.tile_b, max_a);
+  plan.tile_b = std::min(area / plan.tile_a, max_b);
   plan.row_bytes = plan.tile_a * plan.unit_bytes;
   plan.staging_bytes = plan.row_bytes * plan.tile_b;
-  plan.threads = kThreads;
+  // One thread per register block of the load pass (64 to 256 threads).
+  const int64_t register_blocks = (plan.tile_a / plan.vector_units) * (plan.tile_b / plan.vector_units);
+  plan.threads = static_cast<int>(std::clamp<int64_t>((register_blocks + 31) / 32 * 32, 64, kThreads));
   int64_t batch = 1;
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {
-    if (i != a && i != b) batch *= units[i].extent;
+    if (!used[i]) batch *= units[i].extent;
   }
-  plan.blocks = batch * ceil_div(units[a].extent, plan.tile_a) * ceil_div(units[b].extent, plan.tile_b);
+  plan.blocks = batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
   choose_staging(plan);
   predict(plan);
   return plan;
@@ -400,6 +431,35 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {
   return src * u + dst_offset % u;
 }
 
+int64_t group_a_src(const ConvertPlan& plan, int64_t ia) {
+  int64_t src = 0;
+  for (int i : plan.group_a) {
+    src += (ia % plan.modes[i].extent) * plan.modes[i].src_stride;
+    ia /= plan.modes[i].extent;
+  }
+  return src;
+}
+
+int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
+  int64_t dst = 0;
+  for (int i : plan.group_b) {
+    dst += (ib % plan.modes[i].extent) * plan.modes[i].dst_stride;
+    ib /= plan.modes[i].extent;
+  }
+  return dst;
+}
+
+std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
+  std::vector<int> batch;
+  for (int i = static_cast<int>(plan.modes.size()); i-- > 0;) {
+    if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end() &&
+        std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
+      batch.push_back(i);
+    }
+  }
+  return batch;
+}
+
 int64_t source_extent(const ConvertPlan& plan) {
   const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
   int64_t last = 0;
@@ -426,18 +486,17 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   // Tiled: one block at a time, as the kernel's threads do it.
   const int v = plan.vector_units;
   const int64_t ub = plan.unit_bytes;
-  const ConvertMode& ma = plan.modes[plan.mode_a];
-  const ConvertMode& mb = plan.modes[plan.mode_b];
-  const int64_t tiles_a = ceil_div(ma.extent, plan.tile_a), tiles_b = ceil_div(mb.extent, plan.tile_b);
+  const int64_t tiles_a = ceil_div(plan.extent_a, plan.tile_a),
+                tiles_b = ceil_div(plan.extent_b, plan.tile_b);
   std::vector<std::byte> tile(static_cast<size_t>(plan.staging_bytes));
   std::vector<std::byte> block(static_cast<size_t>(v * v * ub));
   const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
+  const std::vector<int> batch_modes = convert_batch_modes(plan);
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
-    // Block order: the tile index along a fastest, then along b, then the batch modes (outermost first).
+    // Block order: the tile index along a fastest, then along b, then the batch modes (innermost first).
     const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
     int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
-    for (int i = static_cast<int>(plan.modes.size()); i-- > 0;) {
-      if (i == plan.mode_a || i == plan.mode_b) continue;
+    for (int i : batch_modes) {
       const ConvertMode& m = plan.modes[i];
       src_base += (batch % m.extent) * m.src_stride;
       dst_base += (batch % m.extent) * m.dst_stride;
@@ -447,11 +506,11 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     // Load V x V blocks (V rows along a of V units along b), transpose, store rows along b into the tile.
     for (int64_t t = 0; t < na * nb; ++t) {
       const int64_t bb = t % nb, ba = t / nb;
-      if (b0 + bb * v >= mb.extent) continue;
+      if (b0 + bb * v >= plan.extent_b) continue;
       for (int k = 0; k < v; ++k) {
         const int64_t ia = a0 + ba * v + k;
-        if (ia >= ma.extent) continue;
-        const int64_t s = src_base + ia * ma.src_stride + (b0 + bb * v) * mb.src_stride;
+        if (ia >= plan.extent_a) continue;
+        const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
         std::memcpy(block.data() + k * v * ub, in.data() + s * ub, static_cast<size_t>(v * ub));
       }
       for (int j = 0; j < v; ++j) {
@@ -465,8 +524,8 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     for (int64_t t = 0; t < plan.tile_b * ca; ++t) {
       const int64_t row = t / ca, chunk = t % ca;
       const int64_t ia = a0 + chunk * v, ib = b0 + row;
-      if (ia >= ma.extent || ib >= mb.extent) continue;
-      const int64_t d = dst_base + ia * ma.dst_stride + ib * mb.dst_stride;
+      if (ia >= plan.extent_a || ib >= plan.extent_b) continue;
+      const int64_t d = dst_base + ia + group_b_dst(plan, ib);
       for (int k = 0; k < v; ++k) {
         std::memcpy(out.data() + (d + k) * ub, tile.data() + staging_offset(plan, row, (chunk * v + k) * ub),
                     static_cast<size_t>(ub));

@@ -73,11 +73,13 @@ struct ConvertPlan {
   int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
   int threads = 256;     // threads per block
 
-  // kTiled: indices into `modes` and the tile. Mode a is destination-contiguous (the last), mode b
-  // source-contiguous; the tile is tile_a x tile_b units, stored as rows along b of tile_a units (row_bytes),
-  // with the 16 B chunks of each row XORed by `staging` (a swizzle on byte offsets within the tile).
-  int mode_a = -1;
-  int mode_b = -1;
+  // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a is contiguous
+  // in the destination: index ia of the group is destination offset ia. Group b is contiguous in the source:
+  // index ib is source offset ib. The tile is tile_a x tile_b units, stored as rows along b of tile_a units
+  // (row_bytes), with the 16 B chunks of each row XORed by `staging` (a swizzle on byte offsets in the tile).
+  // The other modes are the batch: one block per (batch index, tile along b, tile along a).
+  std::vector<int> group_a, group_b;
+  int64_t extent_a = 0, extent_b = 0;  // the groups' sizes
   int64_t tile_a = 0;
   int64_t tile_b = 0;
   int64_t row_bytes = 0;
@@ -116,6 +118,12 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset);
 // plan's element size.
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
                                      std::span<std::byte> out);
+
+// Source offset of index ia of group a, destination offset of index ib of group b (in units); the batch
+// modes, innermost first.
+int64_t group_a_src(const ConvertPlan& plan, int64_t ia);
+int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
+std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // Source elements needed by the plan (the source layout's cosize).
 int64_t source_extent(const ConvertPlan& plan);

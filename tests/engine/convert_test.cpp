@@ -175,6 +175,15 @@ TEST(Convert, ShortSharedRunMovesAsOneUnit) {
   EXPECT_EQ(plan->common_vector, 2);
   EXPECT_EQ(plan->unit_elems, 2);
   EXPECT_EQ(plan->unit_bytes, 8);
+  // A run of exactly 16 B (8 bf16) is one unit too, a whole vector per lane: 16 B accesses with no register
+  // transpose (V = 1), so the rows of the tile stay contiguous on both sides.
+  auto sixteen = plan_permute({64, 32, 8}, {1, 0, 2}, DType::kBF16);
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_EQ(sixteen->kind, ConvertKind::kTiled);
+  EXPECT_EQ(sixteen->unit_bytes, 16);
+  EXPECT_EQ(sixteen->vector_units, 1);
+  expect_converts(*permuted_layout({64, 32, 8}, {0, 1, 2}), *permuted_layout({64, 32, 8}, {1, 0, 2}),
+                  {64, 32, 8}, DType::kBF16);
 }
 
 TEST(Convert, RefusesWhatIsNotAConversion) {

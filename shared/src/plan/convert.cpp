@@ -272,7 +272,10 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     strides.push_back(plan.modes[i].dst_stride);
   }
 
-  if (plan.common_vector * eb >= kVectorBytes || plan.modes.size() == 1) {
+  // A run of two or more 16 B vectors fills whole 32 B sectors with neighbouring lanes: a vector plan. A
+  // shorter run moves as one unit through a tile, so that both sides still read and write long contiguous
+  // rows.
+  if (plan.common_vector * eb >= 2 * kVectorBytes || plan.modes.size() == 1) {
     plan.kind = ConvertKind::kVector;
     plan.unit_elems = 1;
     plan.unit_bytes = eb;
@@ -283,8 +286,8 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     return plan;
   }
 
-  // A short shared run moves as one unit of up to 8 B (a whole number of elements, a power of two).
-  plan.unit_elems = largest_common_pow2(std::max(1, 8 / eb), {plan.common_vector}, strides);
+  // A short shared run moves as one unit of up to 16 B (a whole number of elements, a power of two).
+  plan.unit_elems = largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
   plan.unit_bytes = eb * plan.unit_elems;
   const int64_t u = plan.unit_elems;
   std::vector<ConvertMode> units;
@@ -318,7 +321,8 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   plan.kind = ConvertKind::kTiled;
   plan.modes = units;
   // Tiles of 8-32 KB: 256 x 128 units of 1 B (along a x along b), 128 x 128 of 2 B, 64 x 64 of 4 B, 32 x 32
-  // of 8 B. Where one side is short (a record of 8 fields), the other grows so that the tile keeps its area.
+  // of 8 or 16 B. Where one side is short (a record of 8 fields), the other grows so that the tile keeps its
+  // area.
   const int64_t target_a = plan.unit_bytes == 1   ? 256
                            : plan.unit_bytes == 2 ? 128
                            : plan.unit_bytes == 4 ? 64

@@ -120,8 +120,12 @@ Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& 
       step.position.values[axis_of(modes[i].stride.axis)] += digits[i] * modes[i].stride.k;
     }
   };
+  out.positions.reserve(static_cast<size_t>(c.holders()));
+  out.replica_steps.reserve(static_cast<size_t>(c.holders()));
   for (int64_t h = 0; h < c.holders(); ++h) {
     ReplicaStep step;
+    step.digits.reserve(replica_modes.size() + partial_modes.size());
+    step.terms.reserve(replica_modes.size() + partial_modes.size());
     step.replica = h / c.partials();
     step.partial = c.has_partials() ? h % c.partials() : -1;
     step.position = base;

@@ -21,7 +21,7 @@ Result<Layout> parse_layout(std::string_view text);
 // Canonical text: parse_layout(to_string(L)) == L for every L that parse_layout produced.
 std::string to_string(const Layout& layout);
 std::string to_string(const AxisStride& stride);  // "16" on @m, "4@laneid" elsewhere
-std::string to_string(const Swizzle& swizzle);    // CuTe's spelling of the function alone: "Swizzle<3,4,3>"
+std::string to_string(const Swizzle& swizzle);  // CuTe's spelling alone: "Swizzle<3,4,3>", "Swizzle<3,4,-3>"
 
 // A logical shape "8,8" or "(8, 8)" or "8x8": positive extents.
 Result<std::vector<int64_t>> parse_shape(std::string_view text);

@@ -516,9 +516,11 @@ val js_apply_swizzle(val bits, val base, val shift, bool inner, val offsets) {
                    "pass inner = true with it",
                    0, "shift", "range"));
   }
+  // Clamped before the sign is dropped (no -INT64_MIN); anything past 62 is refused by check_swizzle anyway.
   const auto small = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, -1000, 1000)); };
-  const Swizzle s{small(*b), small(*m), small(*sh < 0 ? -*sh : *sh), inner && *sh >= 0,
-                  SwizzleSpelling::kCute};
+  const int signed_shift = small(*sh);
+  const Swizzle s{small(*b), small(*m), signed_shift < 0 ? -signed_shift : signed_shift,
+                  inner && signed_shift >= 0, SwizzleSpelling::kCute};
   if (auto e = check_swizzle(s)) return error_value(*e);
   auto o = int_array(offsets, "offsets");
   if (!o) return error_value(o.error());

@@ -91,6 +91,10 @@ test('applySwizzle takes only swizzles the parser takes; CuTe negative shift', (
   const s = ok(m.applySwizzle(3, 4, -3, true, [16, 48, 128]));
   assert.deepEqual(s.offsets, [144, 432, 128]);
   assert.deepEqual(s.inverse, [144, 432, 128]);
+  // The same function as inner = false with a positive shift (TIRx swizzle_inner=False).
+  assert.deepEqual(ok(m.applySwizzle(3, 4, 3, false, [16, 48, 128])).offsets, [144, 432, 128]);
+  // Shifts far outside any int are refused, not wrapped: -2^63 as a BigInt.
+  fails(m.applySwizzle(3, 4, -(2n ** 63n), true, [1]), 'range');
   const p = ok(m.parseLayout('Swizzle<3,4,-3> o S[(8,128):(128,1)]'));
   assert.deepEqual([p.swizzle.bits, p.swizzle.base, p.swizzle.shift, p.swizzle.inner], [3, 4, 3, false]);
   assert.equal(p.swizzle.text, 'Swizzle<3,4,-3>');

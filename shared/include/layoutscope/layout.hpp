@@ -12,11 +12,12 @@
 //
 //   layout   := swizzled | sum
 //   swizzled := 'Swizzle' '<' B ',' M ',' ['-'] S '>' ('o' | '∘') tile
-//             | 'ComposeLayout' '(' P ',' B ',' S ',' tile [',' 'swizzle_inner' '=' bool] ')'
-//             | 'ComposeLayout' '(' 'SwizzleLayout' '(' P ',' B ',' S [',' 'swizzle_inner' '=' bool] ')'
+//             | 'ComposeLayout' '(' M ',' B ',' S ',' tile [',' 'swizzle_inner' '=' bool] ')'
+//             | 'ComposeLayout' '(' 'SwizzleLayout' '(' M ',' B ',' S [',' 'swizzle_inner' '=' bool] ')'
 //               ',' tile ')'
-//               (every ComposeLayout/SwizzleLayout argument may also be given by keyword: per_element,
-//                swizzle_len, atom_len, tile_layout / layout_B, layout_A, swizzle_inner; each once)
+//               (TIRx's order: per_element M, swizzle_len B, atom_len S. Every ComposeLayout/SwizzleLayout
+//                argument may also be given by keyword: per_element, swizzle_len, atom_len, tile_layout /
+//                layout_B, layout_A, swizzle_inner; each exactly once, the three numbers required)
 //   tile     := 'TileLayout' '(' sum ')' | sum
 //   sum      := term ('+' term)*
 //   term     := 'S' '[' spec ']' | 'R' '[' spec ']' | 'P' '[' spec ']' | 'O' '[' offset ']' | offset-term

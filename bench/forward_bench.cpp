@@ -3,7 +3,7 @@
 // Target: >= 200M mappings/s native on one core.
 #include <benchmark/benchmark.h>
 
-#include "layoutscope/layout.hpp"
+#include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace ls = layoutscope;

@@ -26,6 +26,7 @@ Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::stri
     return make_error(field + " layout: " + what + "; a conversion needs a shard on @m alone", 0, field);
   };
   if (!layout.replicas.empty()) return refuse("it has replicas (R[...]): an element would be written twice");
+  if (!layout.partials.empty()) return refuse("it holds partial sums (P[...]): reduce them first");
   if (layout.swizzle) return refuse("it is swizzled");
   for (const AxisStride& o : layout.offset) {
     if (o.k != 0) return refuse("it has an offset (" + to_string(o) + ")");

@@ -1,0 +1,83 @@
+"""Live objects written as the importers' text. The objects here are stand-ins with the attributes the
+libraries document (jax.sharding.NamedSharding: .mesh.axis_names, .mesh.shape, .spec; DTensor: .device_mesh
+with .shape and .mesh_dim_names, .placements of Shard(dim)/Replicate(); Gluon BlockedLayout's fields); the
+real libraries are checked against on the GPU machine (tests/gpu/python_live.py)."""
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import List
+
+import pytest
+
+from layoutscope import live
+
+
+class _Mesh:
+    def __init__(self, **axes):
+        self.axis_names = tuple(axes)
+        self.shape = OrderedDict(axes)
+
+
+class _NamedSharding:
+    def __init__(self, mesh, spec):
+        self.mesh, self.spec = mesh, spec
+
+
+class Shard:
+    def __init__(self, dim):
+        self.dim = dim
+
+
+class Replicate:
+    pass
+
+
+class _DeviceMesh:
+    def __init__(self, shape, names=None):
+        self.shape, self.mesh_dim_names = shape, names
+
+
+class _DTensor:
+    def __init__(self, mesh, placements, shape):
+        self.device_mesh, self.placements, self.shape = mesh, placements, shape
+
+
+@dataclass
+class BlockedLayout:
+    size_per_thread: List[int]
+    threads_per_warp: List[int]
+    warps_per_cta: List[int]
+    order: List[int]
+
+
+def test_named_sharding_becomes_a_partition_spec_and_a_mesh():
+    s = _NamedSharding(_Mesh(x=2, y=4), ("x",))
+    assert live.jax_text(s, (8, 4)) == ("P('x', None)", (8, 4), [("x", 2), ("y", 4)])
+    s = _NamedSharding(_Mesh(x=2, y=4), (("x", "y"), None))
+    assert live.jax_text(s, [16, 2])[0] == "P(('x', 'y'), None)"
+    assert live.partition_spec_text([("y",), None]) == "P(('y',), None)"
+
+
+def test_partition_spec_longer_than_the_array_is_refused():
+    with pytest.raises(ValueError, match="2 entries"):
+        live.jax_text(_NamedSharding(_Mesh(x=2), ("x", None)), (8,))
+    with pytest.raises(ValueError, match="shape"):
+        live.jax_text(_NamedSharding(_Mesh(x=2), ("x",)), None)
+
+
+def test_dtensor_placements_and_mesh():
+    t = _DTensor(_DeviceMesh((2, 4), ("dp", "tp")), [Shard(0), Replicate()], (8, 16))
+    assert live.dtensor_text(t) == ("[Shard(0), Replicate()]", (8, 16), [("dp", 2), ("tp", 4)])
+    unnamed = live.dtensor_text([Replicate(), Shard(1)], shape=(4, 8), mesh=_DeviceMesh((2, 2)))
+    assert unnamed == ("[Replicate(), Shard(1)]", (4, 8), [("dim0", 2), ("dim1", 2)])
+    with pytest.raises(ValueError, match="2 placements for a mesh of 1"):
+        live.dtensor_text([Shard(0), Shard(1)], shape=(4, 4), mesh={"x": 4})
+
+
+def test_gluon_blocked_layout_prints_as_ttgir():
+    b = BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    assert live.triton_text(b) == (
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    )
+    with pytest.raises(ValueError, match="no Triton text"):
+        live.triton_text(object())

@@ -7,13 +7,10 @@ Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _engine
 from .errors import FeatureUnavailable, LayoutError
-
-if TYPE_CHECKING:  # pragma: no cover
-    import numpy
 
 Position = Dict[str, int]
 ShapeLike = Union[Sequence[int], str, int, None]

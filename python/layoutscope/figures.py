@@ -112,7 +112,11 @@ def figure_html(tag: str, attrs: Dict[str, str], fallback: str = "") -> str:
     if _bundle_url is None:
         return body
     # A classic script with a dynamic import: runs in JupyterLab/Notebook outputs and in exported HTML alike.
-    loader = f"<script>import({json.dumps(_bundle_url)});</script>"
+    # import() reads "layoutscope.js" as a package name; a path relative to the page needs "./".
+    url = _bundle_url
+    if "://" not in url and not url.startswith(("/", "./", "../")):
+        url = "./" + url
+    loader = f"<script>import({json.dumps(url)});</script>"
     return loader + body
 
 

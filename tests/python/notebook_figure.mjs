@@ -24,6 +24,10 @@ try {
   await page.locator('ls-fragment [data-hit="L:43"]').click({ timeout: 20000 });
   out.live = await page.locator('ls-fragment .live').textContent();
   out.cells = await page.locator('ls-fragment [data-hit^="L:"]').count();
+  // LAYOUTSCOPE_SCREENSHOT=path.png keeps a picture of the notebook's output cell (the README shows it).
+  if (process.env.LAYOUTSCOPE_SCREENSHOT) {
+    await page.locator('ls-fragment').screenshot({ path: process.env.LAYOUTSCOPE_SCREENSHOT });
+  }
 } catch (e) {
   out.errors.push(String(e));
 } finally {

@@ -48,6 +48,8 @@ def test_attributes_are_escaped_and_the_script_loads_the_bundle():
     html = Layout("S[(2,4):(4,1)] + O[5@m]", shape=(2, 4))._repr_html_()
     assert html.startswith('<script>import("https://docs.example/static/layoutscope.js");</script>')
     assert "<pre>S[(2,4):(4,1)] + O[5]  (shape 2x4)</pre>" in html
+    figures.use_bundle("layoutscope.js")  # next to an exported page: import() needs it as a relative path
+    assert Layout("S[8:1]")._repr_html_().startswith('<script>import("./layoutscope.js");</script>')
     f = figures.Figure("ls-bank-conflicts", layout='S[(32,32):(32,1)]"><x', selection="C:3")
     assert 'layout="S[(32,32):(32,1)]&quot;&gt;&lt;x"' in f._repr_html_()
     with pytest.raises(ValueError):
@@ -61,7 +63,7 @@ def _dist(root: Path) -> Path:
     return d
 
 
-def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root):
+def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, monkeypatch):
     dist = _dist(root)
     nbformat = pytest.importorskip("nbformat", reason="nbformat missing (Debian: python3-nbconvert)")
     nbconvert = pytest.importorskip("nbconvert", reason="nbconvert missing (Debian: python3-nbconvert)")
@@ -80,7 +82,11 @@ def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root):
     ]
     from nbconvert.preprocessors import ExecutePreprocessor
 
-    env_path = os.environ.get("PYTHONPATH", "")
+    # The kernel imports the same package this test does, wherever it was installed.
+    package_parent = str(Path(figures.__file__).resolve().parents[1])
+    env_path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
+    monkeypatch.setenv("PYTHONPATH", env_path)
+    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     ExecutePreprocessor(timeout=120, kernel_name="python3").preprocess(nb, {"metadata": {"path": str(tmp_path)}})
     outputs = nb.cells[1].outputs
     assert outputs and "text/html" in outputs[0]["data"], (outputs, env_path)
@@ -90,8 +96,11 @@ def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root):
     shutil.copy(dist / "layoutscope.js", tmp_path / "layoutscope.js")
     shutil.copytree(dist / "assets", tmp_path / "assets")
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
-    handler.log_message = lambda *a: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(tmp_path))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -69,7 +69,8 @@ class Bound {
     return mapping_dict(take(forward_index(layout_, shape_, index), text_));
   }
 
-  py::list inverse_query(const std::vector<std::pair<std::string, int64_t>>& query, int64_t cell_limit) const {
+  py::list inverse_query(const std::vector<std::pair<std::string, int64_t>>& query,
+                         int64_t cell_limit) const {
     std::vector<AxisValue> q;
     for (const auto& [axis, value] : query) q.push_back({axis, value});
     const auto hits = take(inverse(layout_, shape_, q, cell_limit), text_);
@@ -94,7 +95,8 @@ class Bound {
     d["shape"] = py::tuple(py::cast(t.shape));
     d["elements"] = t.elements;
     d["replicas"] = t.replicas;
-    d["values"] = py::bytes(reinterpret_cast<const char*>(t.values.data()), t.values.size() * sizeof(int64_t));
+    d["values"] =
+        py::bytes(reinterpret_cast<const char*>(t.values.data()), t.values.size() * sizeof(int64_t));
     d["min"] = py::cast(t.min);
     d["max"] = py::cast(t.max);
     return d;
@@ -176,7 +178,8 @@ py::dict sectors(const std::vector<int64_t>& addrs, int width) {
 }
 
 // The PTX swizzle mode on element offsets of a dtype, as the CLI's swizzle command reports it.
-py::dict swizzle(const std::string& mode_name, const std::string& dtype_name, const std::vector<int64_t>& offsets) {
+py::dict swizzle(const std::string& mode_name, const std::string& dtype_name,
+                 const std::vector<int64_t>& offsets) {
   const SwizzleMode mode = take(parse_swizzle_mode(mode_name));
   const DType dtype = take(parse_dtype(dtype_name));
   const SwizzleAtom atom = take(swizzle_atom(mode, dtype));
@@ -255,7 +258,8 @@ PYBIND11_MODULE(_engine, m) {
   m.def("sectors", &lp::sectors, py::arg("addrs"), py::arg("width"));
   m.def("swizzle", &lp::swizzle, py::arg("mode"), py::arg("dtype"), py::arg("offsets"));
   m.def("hardware_axes", &lp::hardware_axis_list);
-  m.def("parse_shape", [](const std::string& text) { return lp::take(layoutscope::parse_shape(text), text); });
+  m.def("parse_shape",
+        [](const std::string& text) { return lp::take(layoutscope::parse_shape(text), text); });
   m.attr("DEFAULT_CELL_LIMIT") = layoutscope::kDefaultCellLimit;
 #ifdef LAYOUTSCOPE_PY_FORMATS
   lp::bind_formats(m);

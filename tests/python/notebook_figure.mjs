@@ -1,6 +1,9 @@
-// Opens an exported notebook (nbconvert HTML) in headless Chromium and reads the layoutscope figure in it:
-// whether <ls-fragment> was defined by the bundle, and what the figure says once cell (5, 3) is clicked.
-//   node tests/python/notebook_figure.mjs http://127.0.0.1:PORT/notebook.html   -> one JSON line
+// Opens a notebook in headless Chromium and reads the layoutscope figure in it: whether <ls-fragment> was
+// defined by the bundle, and what the figure says once cell (5, 3) is clicked.
+//   node tests/python/notebook_figure.mjs http://127.0.0.1:PORT/notebook.html          an nbconvert export
+//   node tests/python/notebook_figure.mjs http://127.0.0.1:PORT/notebooks/f.ipynb run  Jupyter Notebook: run
+//                                                                                      every cell first
+// Prints one JSON line.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +21,11 @@ try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('pageerror', (e) => out.errors.push(String(e)));
   await page.goto(process.argv[2]);
-  await page.waitForFunction(() => customElements.get('ls-fragment') !== undefined, null, { timeout: 20000 });
+  if (process.argv[3] === 'run') {
+    await page.waitForFunction(() => window.Jupyter?.notebook?.kernel?.is_connected?.(), null, { timeout: 60000 });
+    await page.evaluate(() => window.Jupyter.notebook.execute_all_cells());
+  }
+  await page.waitForFunction(() => customElements.get('ls-fragment') !== undefined, null, { timeout: 60000 });
   out.defined = true;
   out.layout = await page.locator('ls-fragment').getAttribute('layout');
   await page.locator('ls-fragment [data-hit="L:43"]').click({ timeout: 20000 });

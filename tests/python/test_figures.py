@@ -6,9 +6,13 @@ import functools
 import http.server
 import json
 import os
+import secrets
 import shutil
+import socket
 import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -63,16 +67,44 @@ def _dist(root: Path) -> Path:
     return d
 
 
-def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, monkeypatch):
-    dist = _dist(root)
-    nbformat = pytest.importorskip("nbformat", reason="nbformat missing (Debian: python3-nbconvert)")
-    nbconvert = pytest.importorskip("nbconvert", reason="nbconvert missing (Debian: python3-nbconvert)")
-    pytest.importorskip("ipykernel", reason="no Jupyter kernel to execute the notebook (Debian: python3-ipykernel)")
+def _browser(root: Path) -> str:
     node, chromium = shutil.which("node"), os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not node or not os.access(chromium, os.X_OK):
         pytest.skip("node or Chromium missing")
     if not (root / "web" / "node_modules" / "playwright-core").is_dir() and not os.environ.get("NODE_PATH"):
         pytest.skip("playwright-core is not installed in web/node_modules (scripts/setup.sh)")
+    return node
+
+
+def _kernel_sees_this_package(monkeypatch) -> None:
+    """The kernel imports the same package this test does, wherever it was installed."""
+    package_parent = str(Path(figures.__file__).resolve().parents[1])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p))
+    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+
+
+def _read_figure(node: str, root: Path, url: str, *mode: str) -> dict:
+    run = subprocess.run([node, str(root / "tests" / "python" / "notebook_figure.mjs"), url, *mode],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _assert_fragment_drawn(result: dict) -> None:
+    assert result.get("defined"), result
+    assert result["layout"] == FRAGMENT
+    assert result["cells"] >= 64  # one per logical element of the 8x8 tile
+    # The figure's own reading of the selected cell: the chapter's lane 21, slot 1.
+    assert "cell 43 (5, 3): lane 21, slot 1" in result["live"], result
+    assert not result["errors"], result["errors"]
+
+
+def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, monkeypatch):
+    dist = _dist(root)
+    nbformat = pytest.importorskip("nbformat", reason="nbformat missing (Debian: python3-nbconvert)")
+    nbconvert = pytest.importorskip("nbconvert", reason="nbconvert missing (Debian: python3-nbconvert)")
+    pytest.importorskip("ipykernel", reason="no Jupyter kernel to execute the notebook (Debian: python3-ipykernel)")
+    node = _browser(root)
 
     # The notebook a reader writes: the bundle next to the exported page, a layout as a cell's value.
     nb = nbformat.v4.new_notebook()
@@ -82,14 +114,10 @@ def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, mo
     ]
     from nbconvert.preprocessors import ExecutePreprocessor
 
-    # The kernel imports the same package this test does, wherever it was installed.
-    package_parent = str(Path(figures.__file__).resolve().parents[1])
-    env_path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
-    monkeypatch.setenv("PYTHONPATH", env_path)
-    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    _kernel_sees_this_package(monkeypatch)
     ExecutePreprocessor(timeout=120, kernel_name="python3").preprocess(nb, {"metadata": {"path": str(tmp_path)}})
     outputs = nb.cells[1].outputs
-    assert outputs and "text/html" in outputs[0]["data"], (outputs, env_path)
+    assert outputs and "text/html" in outputs[0]["data"], outputs
     assert "<ls-fragment" in outputs[0]["data"]["text/html"]
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     (tmp_path / "notebook.html").write_text(body)
@@ -104,17 +132,54 @@ def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, mo
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/notebook.html"
-        run = subprocess.run([node, str(root / "tests" / "python" / "notebook_figure.mjs"), url],
-                             capture_output=True, text=True, timeout=120)
+        result = _read_figure(node, root, f"http://127.0.0.1:{server.server_address[1]}/notebook.html")
     finally:
         server.shutdown()
         server.server_close()
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result.get("defined"), result
-    assert result["layout"] == FRAGMENT
-    assert result["cells"] >= 64  # one per logical element of the 8x8 tile
-    # The figure's own reading of the selected cell: the chapter's lane 21, slot 1.
-    assert "cell 43 (5, 3): lane 21, slot 1" in result["live"], result
-    assert not result["errors"], result["errors"]
+    _assert_fragment_drawn(result)
+
+
+def test_figure_in_a_running_jupyter_notebook(tmp_path, root, monkeypatch):
+    """Jupyter Notebook itself: the server on a free loopback port, the notebook opened in Chromium, every
+    cell run; the kernel serves web/dist (figures.serve_bundle) and the output cell draws the figure."""
+    dist = _dist(root)
+    nbformat = pytest.importorskip("nbformat", reason="nbformat missing (Debian: python3-nbconvert)")
+    pytest.importorskip("notebook", reason="Jupyter Notebook is not installed (Debian: jupyter-notebook)")
+    pytest.importorskip("ipykernel", reason="no Jupyter kernel (Debian: python3-ipykernel)")
+    node = _browser(root)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"import layoutscope\nlayoutscope.figures.serve_bundle({str(dist)!r})"),
+        nbformat.v4.new_code_cell(f"layoutscope.Layout({FRAGMENT!r}, shape=(8, 8))"),
+    ]
+    nbformat.write(nb, str(tmp_path / "figure.ipynb"))
+    _kernel_sees_this_package(monkeypatch)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = secrets.token_hex(16)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "notebook", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         "--port-retries=0", f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail(f"jupyter notebook exited: {server.stderr.read()}")
+                time.sleep(0.3)
+        result = _read_figure(node, root, f"http://127.0.0.1:{port}/notebooks/figure.ipynb?token={token}", "run")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    _assert_fragment_drawn(result)
+

@@ -58,9 +58,13 @@ def _shape(shape: ShapeLike) -> Optional[List[int]]:
     return [int(s) for s in shape]
 
 
-def _mesh(mesh: MeshLike) -> List[Tuple[str, int]]:
+def _mesh(mesh: Any) -> List[Tuple[str, int]]:
     if mesh is None:
         return []
+    if hasattr(mesh, "axis_names") or hasattr(mesh, "mesh_dim_names"):  # a jax Mesh or a torch DeviceMesh
+        from . import live
+
+        return live.jax_mesh(mesh) if hasattr(mesh, "axis_names") else live.device_mesh(mesh)
     items = mesh.items() if isinstance(mesh, Mapping) else mesh
     return [(str(name), int(size)) for name, size in items]
 

@@ -81,3 +81,11 @@ def test_gluon_blocked_layout_prints_as_ttgir():
     )
     with pytest.raises(ValueError, match="no Triton text"):
         live.triton_text(object())
+
+
+def test_a_library_mesh_object_is_read_as_named_axes():
+    from layoutscope._layout import _mesh
+
+    assert _mesh(_Mesh(x=2, y=4)) == [("x", 2), ("y", 4)]
+    assert _mesh(_DeviceMesh((2, 2), ("dp", "tp"))) == [("dp", 2), ("tp", 2)]
+    assert _mesh({"x": 2}) == [("x", 2)] and _mesh([("a", 8)]) == [("a", 8)] and _mesh(None) == []

@@ -7,7 +7,7 @@ Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _engine
 from .errors import FeatureUnavailable, LayoutError
@@ -178,6 +178,11 @@ class Layout:
         """Positions of one element, one dict per replica: ``L[5, 3]`` (a coordinate) or ``L[43]`` (a
         flat index; for a one-dimensional shape the two are the same)."""
         return self.map(*key if isinstance(key, tuple) else (key,)).positions
+
+    def __iter__(self) -> Iterator[List[Position]]:
+        """Positions of every element in flat (row-major) order."""
+        for x in range(self.size):
+            yield self._bound.forward_flat(x)["positions"]
 
     def map(self, *coord: int) -> ElementMapping:
         """The forward map of one element with its derivation; one argument is a flat index unless the shape

@@ -33,6 +33,14 @@ void bind_formats(py::module_& m);
 namespace layoutscope::python {
 namespace {
 
+// The scans over every element (table, inverse, check) let other Python threads run meanwhile: they touch
+// no Python object.
+template <class F>
+auto without_gil(F&& f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
 py::dict position_dict(const std::vector<std::string>& axes, const Position& p) {
   py::dict d;
   for (size_t a = 0; a < axes.size() && a < p.values.size(); ++a) d[py::str(axes[a])] = p.values[a];
@@ -73,7 +81,7 @@ class Bound {
                          int64_t cell_limit) const {
     std::vector<AxisValue> q;
     for (const auto& [axis, value] : query) q.push_back({axis, value});
-    const auto hits = take(inverse(layout_, shape_, q, cell_limit), text_);
+    const auto hits = take(without_gil([&] { return inverse(layout_, shape_, q, cell_limit); }), text_);
     py::list out;
     for (const InverseHit& h : hits) {
       py::dict d;
@@ -89,7 +97,7 @@ class Bound {
   // values as little-endian int64 bytes, laid out [element][replica][axis]: numpy.frombuffer reads it
   // without a copy through Python objects.
   py::dict whole_table(int64_t cell_limit) const {
-    const Table t = take(table(layout_, shape_, cell_limit), text_);
+    const Table t = take(without_gil([&] { return table(layout_, shape_, cell_limit); }), text_);
     py::dict d;
     d["axes"] = py::cast(t.axes);
     d["shape"] = py::tuple(py::cast(t.shape));
@@ -103,7 +111,7 @@ class Bound {
   }
 
   py::list check(int64_t cell_limit) const {
-    const auto findings = take(validate(layout_, shape_, cell_limit), text_);
+    const auto findings = take(without_gil([&] { return validate(layout_, shape_, cell_limit); }), text_);
     py::list out;
     for (const Finding& f : findings) {
       py::dict d;

@@ -126,6 +126,11 @@ def test_aliasing_is_a_finding():
     assert any(f.code == "aliasing" for f in findings)
 
 
+def test_iteration_walks_the_flat_index():
+    positions = list(Layout("S[(2,4):(1,2)]"))
+    assert [p[0]["m"] for p in positions] == [0, 2, 4, 6, 1, 3, 5, 7]
+
+
 def test_value_semantics():
     a = Layout(" S[ (8,4,2) : (4@laneid, 1@laneid, 1@reg) ] ", shape="8x8")
     b = Layout(FRAGMENT, shape=[8, 8])

@@ -183,3 +183,24 @@ def test_figure_in_a_running_jupyter_notebook(tmp_path, root, monkeypatch):
             server.wait()
     _assert_fragment_drawn(result)
 
+
+
+def test_serve_bundle_serves_the_script_and_wasm_with_cors(tmp_path):
+    import urllib.request
+
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "layoutscope.js").write_text("export {};\n")
+    (tmp_path / "assets" / "engine.wasm").write_bytes(b"\0asm\1\0\0\0")
+    try:
+        url = figures.serve_bundle(str(tmp_path))
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/layoutscope.js")
+        assert figures.bundle_url() == url and figures.serve_bundle() == url  # one server per process
+        with urllib.request.urlopen(url) as r:
+            assert r.headers["Access-Control-Allow-Origin"] == "*"
+            assert r.headers["Content-Type"].startswith("text/javascript") and r.read() == b"export {};\n"
+        with urllib.request.urlopen(url.replace("layoutscope.js", "assets/engine.wasm")) as r:
+            assert r.headers["Content-Type"] == "application/wasm"
+    finally:
+        figures.stop_server()
+    with pytest.raises(FileNotFoundError, match="layoutscope.js"):
+        figures.serve_bundle(str(tmp_path / "assets"))

@@ -89,3 +89,29 @@ def test_a_library_mesh_object_is_read_as_named_axes():
     assert _mesh(_Mesh(x=2, y=4)) == [("x", 2), ("y", 4)]
     assert _mesh(_DeviceMesh((2, 2), ("dp", "tp"))) == [("dp", 2), ("tp", 2)]
     assert _mesh({"x": 2}) == [("x", 2)] and _mesh([("a", 8)]) == [("a", 8)] and _mesh(None) == []
+
+
+def _gpu_checker():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "gpu" / "python_live.py"
+    spec = importlib.util.spec_from_file_location("python_live", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_gpu_scripts_block_check_accepts_the_chapters_mesh_and_catches_a_wrong_block():
+    # The chapter's 2x2 mesh: device (x, y) holds slab y of a 2x4x8 array, replicated over x; the local
+    # offset of (i, j, k) is j*8 + k. These blocks are what devices_indices_map would report.
+    live_check = _gpu_checker()
+    from layoutscope import Layout
+
+    L = Layout("S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]", shape=(2, 4, 8))
+    axes = [("gpuid_x", 2), ("gpuid_y", 2)]
+    blocks = {(x, y): ((y, 0, 0), (1, 4, 8)) for x in range(2) for y in range(2)}
+    assert live_check.check_blocks(L, (2, 4, 8), axes, blocks, "mesh") == 0
+    wrong = dict(blocks)
+    wrong[(1, 1)] = ((0, 0, 0), (1, 4, 8))  # device (1, 1) claimed to hold slab 0
+    assert live_check.check_blocks(L, (2, 4, 8), axes, wrong, "mesh") == 64

@@ -7,10 +7,12 @@ namespace layoutscope::cli {
 
 void add_canon_command(CLI::App& app) {
   auto layout = std::make_shared<std::string>();
-  CLI::App* command = add_command(app, "canon", "Canonical form: contiguous modes fused, extent-1 modes dropped",
-                                  "  layoutscope canon 'S[(2,3,6):(18,6,1)]'        -> S[36:1]\n");
+  CLI::App* command =
+      add_command(app, "canon", "Canonical form: contiguous modes fused, extent-1 modes dropped",
+                  "  layoutscope canon 'S[(2,3,6):(18,6,1)]'        -> S[36:1]\n");
   CLI::Option* expr =
-      command->add_option("EXPR", *layout, "The layout; - reads layouts from standard input, one a line");
+      command->add_option("EXPR", *layout, "The layout; - reads layouts from standard input, one a line")
+          ->type_name("");
   on_run(command, [layout, expr] {
     if (expr->count() == 0) fail("canon needs EXPR; see layoutscope canon --help", "layout");
     return for_each_layout(*layout, [](const std::string& text) {

@@ -33,13 +33,15 @@ int run(const CheckArgs& args, const std::string& text) {
 
 void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* command =
-      add_command(app, "check", "Validation findings; exit status 1 when one is an error",
-                  "  layoutscope check 'S[(8,4):(4@laneid,1@laneid)] + O[8@laneid]' --shape 8,4\n"
-                  "  layoutscope check - < layouts.txt          (a line per layout; status: the worst line)\n");
+  CLI::App* command = add_command(
+      app, "check", "Validation findings; exit status 1 when one is an error",
+      "  layoutscope check 'S[(8,4):(4@laneid,1@laneid)] + O[8@laneid]' --shape 8,4\n"
+      "  layoutscope check - < layouts.txt          (a line per layout; status: the worst line)\n");
   args->layout_option =
-      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line");
-  add_arg(command, args->shape, "shape", "R,C", "Logical shape (default: one dimension of the layout's size)");
+      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line")
+          ->type_name("");
+  add_arg(command, args->shape, "shape", "R,C",
+          "Logical shape (default: one dimension of the layout's size)");
   add_arg(command, args->limit, "limit", "N", "Cells the whole-table checks may visit (default 2^22)");
   on_run(command, [args] {
     if (args->layout_option->count() == 0) fail("check needs EXPR; see layoutscope check --help", "layout");

@@ -65,7 +65,8 @@ size_t distance(const std::string& a, const std::string& b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -107,14 +108,14 @@ std::string option_name(const std::string& arg) {
 constexpr const char* kSurplus = "surplus";
 
 void check_strict(CLI::App* command) {
-  for (const CLI::App* app : {static_cast<const CLI::App*>(command->get_parent()),
-                              static_cast<const CLI::App*>(command)}) {
+  for (const CLI::App* app :
+       {static_cast<const CLI::App*>(command->get_parent()), static_cast<const CLI::App*>(command)}) {
     for (const std::string& extra : app->remaining()) {
       if (extra != "--" && looks_like_option(extra)) unknown_option(command, extra);
     }
   }
-  for (const CLI::App* app : {static_cast<const CLI::App*>(command->get_parent()),
-                              static_cast<const CLI::App*>(command)}) {
+  for (const CLI::App* app :
+       {static_cast<const CLI::App*>(command->get_parent()), static_cast<const CLI::App*>(command)}) {
     for (const std::string& extra : app->remaining()) {
       if (extra == "--") continue;
       fail(make_error("unexpected argument " + in_quotes(extra) + " for " + command->get_name() +
@@ -141,7 +142,9 @@ void check_strict(CLI::App* command) {
 
 void fail(const Error& error, std::string input) { throw Failure{error, std::move(input)}; }
 
-void fail(std::string message, std::string field) { fail(make_error(std::move(message), 0, std::move(field))); }
+void fail(std::string message, std::string field) {
+  fail(make_error(std::move(message), 0, std::move(field)));
+}
 
 std::string printable(std::string_view text, std::vector<int>* columns) {
   std::string out;
@@ -158,11 +161,20 @@ std::string printable(std::string_view text, std::vector<int>* columns) {
       i += 1;
     } else if (cp < 0x20 || cp == 0x7f) {
       switch (cp) {
-        case 0x1b: out += "\\e"; break;
-        case '\r': out += "\\r"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default: out += hex_byte(static_cast<unsigned char>(cp));
+        case 0x1b:
+          out += "\\e";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        default:
+          out += hex_byte(static_cast<unsigned char>(cp));
       }
       i += 1;
     } else if (is_format_control(cp)) {
@@ -215,8 +227,8 @@ void print_failure(const Failure& failure, int line) {
   if (!failure.input.empty()) err["input"] = failure.input;
   if (line > 0) err["line"] = line;
   std::cout << dump(Json{{"error", err}}) << '\n';
-  std::cerr << "layoutscope: " << (line > 0 ? "line " + std::to_string(line) + ": " : "") << printable(e.message)
-            << '\n';
+  std::cerr << "layoutscope: " << (line > 0 ? "line " + std::to_string(line) + ": " : "")
+            << printable(e.message) << '\n';
   if (e.column > 0 && !failure.input.empty()) {
     std::vector<int> columns;
     const std::string shown = printable(failure.input, &columns);
@@ -246,7 +258,8 @@ Result<int64_t> parse_decimal(std::string_view text, const std::string& label, c
       const size_t digits = text.find_first_not_of('0', i);
       const std::string plain = std::string(negative ? "-" : "") +
                                 std::string(digits == std::string_view::npos ? "0" : text.substr(digits));
-      return error(in_quotes(text) + " has a leading zero (octal is not accepted, numbers are decimal: write " +
+      return error(in_quotes(text) +
+                       " has a leading zero (octal is not accepted, numbers are decimal: write " +
                        in_quotes(plain) + ")",
                    i);
     }

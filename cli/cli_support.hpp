@@ -1,7 +1,7 @@
 // What every layoutscope command shares: strict argument parsing, the JSON error, JSON-lines output and the
 // batch mode that reads layouts from standard input.
 //
-//   auto width = decimal_arg(args.width, "width", 1, 1024);   // "0200", "0x10", "+4", "4294967300x": error
+//   auto width = option_arg(args.width, 1, 1024);             // "0200", "0x10", "+4", "4294967300": error
 //   auto shape = shape_arg(args.shape, layout);               // "8,8", "(8, 8)" or "8x8"; default: size
 //   emit({{"width", width}});                                 // one JSON object, one line, on stdout
 //   fail("--banks must be 1 to 64", "banks");                 // the JSON error, exit status 2

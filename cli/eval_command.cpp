@@ -51,9 +51,12 @@ void add_eval_command(CLI::App& app) {
       "  layoutscope eval 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]' --shape 8,8 43 5,3\n"
       "  printf 'S[8:1]\\nS[8:2]\\n' | layoutscope eval - 3       (a line per layout and query)\n");
   args->layout_option =
-      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line");
-  command->add_option("QUERY", args->queries, "A flat index (43) or a coordinate in the logical shape (5,3)");
-  add_arg(command, args->shape, "shape", "R,C", "Logical shape (default: one dimension of the layout's size)");
+      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line")
+          ->type_name("");
+  command->add_option("QUERY", args->queries, "A flat index (43) or a coordinate in the logical shape (5,3)")
+      ->type_name("");
+  add_arg(command, args->shape, "shape", "R,C",
+          "Logical shape (default: one dimension of the layout's size)");
   on_run(command, [args] {
     if (args->layout_option->count() == 0 || args->queries.empty())
       fail("eval needs EXPR and at least one QUERY; see layoutscope eval --help", "query");

@@ -22,7 +22,8 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 // AXIS=V terms, each axis one the layout has, each at most once.
-std::vector<AxisValue> parse_query(const std::vector<std::string>& terms, const std::vector<std::string>& axes) {
+std::vector<AxisValue> parse_query(const std::vector<std::string>& terms,
+                                   const std::vector<std::string>& axes) {
   std::vector<AxisValue> query;
   for (const std::string& term : terms) {
     const size_t eq = term.find('=');
@@ -31,19 +32,21 @@ std::vector<AxisValue> parse_query(const std::vector<std::string>& terms, const 
     }
     const std::string axis = term.substr(0, eq);
     if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
-      fail(make_error("the layout has no axis '" + printable(axis) + "' (its axes: " + join(axes) + ")", 1, axis),
+      fail(make_error("the layout has no axis '" + printable(axis) + "' (its axes: " + join(axes) + ")", 1,
+                      axis),
            term);
     }
-    const auto same = std::find_if(query.begin(), query.end(), [&](const AxisValue& q) { return q.axis == axis; });
+    const auto same =
+        std::find_if(query.begin(), query.end(), [&](const AxisValue& q) { return q.axis == axis; });
     if (same != query.end()) {
-      fail(make_error("axis " + axis + " is queried twice (" + axis + "=" + std::to_string(same->value) + " and " +
-                          printable(term) + "); give each axis once",
+      fail(make_error("axis " + axis + " is queried twice (" + axis + "=" + std::to_string(same->value) +
+                          " and " + printable(term) + "); give each axis once",
                       1, axis),
            term);
     }
-    auto value = parse_decimal(std::string_view(term).substr(eq + 1), axis, axis,
-                               std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                               static_cast<int>(eq) + 2);
+    auto value =
+        parse_decimal(std::string_view(term).substr(eq + 1), axis, axis, std::numeric_limits<int64_t>::min(),
+                      std::numeric_limits<int64_t>::max(), static_cast<int>(eq) + 2);
     if (!value) fail(value.error(), term);
     query.push_back({axis, *value});
   }
@@ -80,9 +83,12 @@ void add_inverse_command(CLI::App& app) {
       "  layoutscope inverse 'S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]' --shape 128,4 \\\n"
       "      TLane=32 TCol=2 byte=2\n");
   args->layout_option =
-      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line");
-  command->add_option("AXIS=V", args->terms, "A value on one of the layout's axes (each axis at most once)");
-  add_arg(command, args->shape, "shape", "R,C", "Logical shape (default: one dimension of the layout's size)");
+      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line")
+          ->type_name("");
+  command->add_option("AXIS=V", args->terms, "A value on one of the layout's axes (each axis at most once)")
+      ->type_name("");
+  add_arg(command, args->shape, "shape", "R,C",
+          "Logical shape (default: one dimension of the layout's size)");
   add_arg(command, args->limit, "limit", "N", "Refuse layouts of more elements x replicas (default 2^22)");
   on_run(command, [args] {
     if (args->layout_option->count() == 0 || args->terms.empty())

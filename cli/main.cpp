@@ -37,7 +37,8 @@ void add_canon_command(CLI::App& app);
 void add_swizzle_command(CLI::App& app);
 void add_memory_access_command(CLI::App& app);  // banks, sectors
 
-constexpr const char* kFooter = R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
+constexpr const char* kFooter =
+    R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
 notation"), or - to read layouts from standard input, one a line: each line gets its JSON line, a bad
 line {"error": {..., "line": N}}, and the exit status is 2 when any line failed. Without --shape the
 logical shape is one dimension of the layout's size. Numbers are decimal. -- ends the options.
@@ -78,9 +79,9 @@ int no_command(const CLI::App& app) {
                               extras.front().substr(extras.front().find_first_not_of('-'))),
                    {}});
   } else {
-    print_failure({make_error("unknown command '" + printable(extras.front()) + "' (" + commands + ")", 0,
-                              "command"),
-                   {}});
+    print_failure(
+        {make_error("unknown command '" + printable(extras.front()) + "' (" + commands + ")", 0, "command"),
+         {}});
   }
   return 2;
 }
@@ -92,7 +93,10 @@ int main(int argc, char** argv) {
   namespace cli = layoutscope::cli;
   CLI::App app{"layoutscope - GPU data layouts: S[(shape):(strides@axis)] + R[...] + O[...], swizzles",
                "layoutscope"};
-  app.formatter(std::make_shared<cli::Formatter>());
+  auto formatter = std::make_shared<cli::Formatter>();
+  formatter->label("Subcommands", "Commands");
+  formatter->label("Positionals", "Arguments");
+  app.formatter(formatter);
   app.set_version_flag("--version", "layoutscope " LAYOUTSCOPE_VERSION " (commit " LAYOUTSCOPE_COMMIT ")");
   app.allow_extras();  // unknown options and arguments reach on_run's checks, which name them
   app.require_subcommand(0, 1);

@@ -20,11 +20,12 @@ void add_lane_options(CLI::App* command, AccessArgs& args) {
   add_arg(command, args.layout, "layout", "EXPR",
           "Generate the addresses from this layout; - reads layouts from standard input, one a line");
   add_arg(command, args.shape, "shape", "R,C", "With --layout: logical shape (default: the layout's size)");
-  add_arg(command, args.elem_bytes, "elem-bytes", "B", "With --layout: bytes per element, 1 to 1024 (default 4)");
+  add_arg(command, args.elem_bytes, "elem-bytes", "B",
+          "With --layout: bytes per element, 1 to 1024 (default 4)");
   add_arg(command, args.start, "start", "I", "With --layout: lane 0's logical element (default 0)");
   add_arg(command, args.step, "step", "K", "With --layout: elements between neighbouring lanes (default 1)");
   add_arg(command, args.lanes, "lanes", "N", "With --layout: lanes, 1 to 1024 (default 32)");
-  command->add_option("ADDR", args.addrs, "One byte address per lane (without --layout)");
+  command->add_option("ADDR", args.addrs, "One byte address per lane (without --layout)")->type_name("");
 }
 
 int64_t option_or(const Arg& arg, int64_t fallback, int64_t min, int64_t max) {
@@ -58,7 +59,8 @@ int for_each_access(const AccessArgs& args, const std::function<void(const std::
   if (!args.width.given()) fail("needs --width (bytes per lane: 4, 8 or 16)", "width");
   if (!args.layout.given()) {
     for (const Arg* arg : {&args.shape, &args.elem_bytes, &args.start, &args.step, &args.lanes}) {
-      if (arg->given()) fail("--" + arg->name + " needs --layout (it generates the lane addresses)", arg->name);
+      if (arg->given())
+        fail("--" + arg->name + " needs --layout (it generates the lane addresses)", arg->name);
     }
     std::vector<int64_t> addrs;
     for (const std::string& s : args.addrs) addrs.push_back(decimal_arg(s, "addrs"));
@@ -66,8 +68,8 @@ int for_each_access(const AccessArgs& args, const std::function<void(const std::
     return 0;
   }
   if (!args.addrs.empty()) {
-    fail(make_error("give the lane addresses or --layout, not both (address '" + printable(args.addrs.front()) +
-                        "' with --layout)",
+    fail(make_error("give the lane addresses or --layout, not both (address '" +
+                        printable(args.addrs.front()) + "' with --layout)",
                     0, "addrs"));
   }
   return for_each_layout(args.layout.value, [&](const std::string& text) {
@@ -112,9 +114,9 @@ void add_banks_command(CLI::App& app) {
 
 void add_sectors_command(CLI::App& app) {
   auto args = std::make_shared<AccessArgs>();
-  CLI::App* command = add_command(
-      app, "sectors", "Distinct 32 B global-memory sectors of one warp access",
-      "  layoutscope sectors --width 4 --layout 'S[(64,8):(8,1)]' --shape 64,8 --step 8   (AoS: 32 sectors)\n");
+  CLI::App* command = add_command(app, "sectors", "Distinct 32 B global-memory sectors of one warp access",
+                                  "  layoutscope sectors --width 4 --layout 'S[(64,8):(8,1)]' --shape 64,8 "
+                                  "--step 8   (AoS: 32 sectors)\n");
   add_lane_options(command, *args);
   on_run(command, [args] {
     const auto width = static_cast<int>(option_or(args->width, 0, 1, 1024));

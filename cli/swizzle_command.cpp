@@ -35,15 +35,16 @@ int run(const SwizzleArgs& args) {
                        {"swizzled_col", swizzled % atom->elements_per_row}});
   }
   const Swizzle& e = atom->elements;
-  emit({{"mode", to_string(*mode)},
-        {"dtype", to_string(*dtype)},
-        {"atom",
-         {{"rows", atom->rows}, {"row_bytes", atom->row_bytes}, {"elements_per_row", atom->elements_per_row}}},
-        {"bytes", to_string(atom->bytes)},
-        {"elements", to_string(e)},
-        {"tirx", "ComposeLayout(per_element=" + std::to_string(e.base) + ", swizzle_len=" + std::to_string(e.bits) +
-                     ", atom_len=" + std::to_string(e.shift) + ", ...)"},
-        {"results", results}});
+  emit(
+      {{"mode", to_string(*mode)},
+       {"dtype", to_string(*dtype)},
+       {"atom",
+        {{"rows", atom->rows}, {"row_bytes", atom->row_bytes}, {"elements_per_row", atom->elements_per_row}}},
+       {"bytes", to_string(atom->bytes)},
+       {"elements", to_string(e)},
+       {"tirx", "ComposeLayout(per_element=" + std::to_string(e.base) + ", swizzle_len=" +
+                    std::to_string(e.bits) + ", atom_len=" + std::to_string(e.shift) + ", ...)"},
+       {"results", results}});
   return 0;
 }
 
@@ -56,7 +57,7 @@ void add_swizzle_command(CLI::App& app) {
                   "  layoutscope swizzle --mode 128B --dtype f16 64     -> element 72, byte 144\n");
   add_arg(command, args->mode, "mode", "MODE", "none, 32B, 64B, 128B or 128B_ATOM_32B (required)");
   add_arg(command, args->dtype, "dtype", "TYPE", "Element type (default f16)");
-  command->add_option("OFFSET", args->offsets, "Element offsets, 0 to 2^40");
+  command->add_option("OFFSET", args->offsets, "Element offsets, 0 to 2^40")->type_name("");
   on_run(command, [args] { return run(*args); });
 }
 

@@ -58,9 +58,10 @@ int run(const TableArgs& args, const std::string& text) {
   int64_t cells = 0, values = 0;
   if (mul_overflows(c.size(), c.replicas(), &cells) || cells > limit ||
       mul_overflows(cells, c.axis_count(), &values) || values / kValuesPerCellBudget > limit) {
-    fail(make_error("the table has " + std::to_string(c.size()) + " elements x " + std::to_string(c.replicas()) +
-                        " replicas on " + std::to_string(c.axis_count()) + " axes, more than the limit of " +
-                        std::to_string(limit) + " cells (" + std::to_string(kValuesPerCellBudget) +
+    fail(make_error("the table has " + std::to_string(c.size()) + " elements x " +
+                        std::to_string(c.replicas()) + " replicas on " + std::to_string(c.axis_count()) +
+                        " axes, more than the limit of " + std::to_string(limit) + " cells (" +
+                        std::to_string(kValuesPerCellBudget) +
                         " axis values a cell); raise --limit or use eval or inverse",
                     0, "shape"));
   }
@@ -108,13 +109,15 @@ int run(const TableArgs& args, const std::string& text) {
 
 void add_table_command(CLI::App& app) {
   auto args = std::make_shared<TableArgs>();
-  CLI::App* command = add_command(
-      app, "table", "Every element's positions, as one JSON object (streamed)",
-      "  layoutscope table 'S[(4,2,2,4):(16,4,8,1)]' --shape 8,8\n"
-      "  layoutscope table 'S[(2048,2048):(2048,1)]' | jq '.rows[5].positions'\n");
+  CLI::App* command =
+      add_command(app, "table", "Every element's positions, as one JSON object (streamed)",
+                  "  layoutscope table 'S[(4,2,2,4):(16,4,8,1)]' --shape 8,8\n"
+                  "  layoutscope table 'S[(2048,2048):(2048,1)]' | jq '.rows[5].positions'\n");
   args->layout_option =
-      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line");
-  add_arg(command, args->shape, "shape", "R,C", "Logical shape (default: one dimension of the layout's size)");
+      command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line")
+          ->type_name("");
+  add_arg(command, args->shape, "shape", "R,C",
+          "Logical shape (default: one dimension of the layout's size)");
   add_arg(command, args->limit, "limit", "N",
           "Refuse tables of more elements x replicas than N (default " + std::to_string(kDefaultTableCells) +
               " = 2^22; at most 8 axis values a cell)");

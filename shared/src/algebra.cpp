@@ -52,7 +52,8 @@ Layout tuple_of(const std::vector<Layout>& parts) {
   return Layout{IntTuple::of(std::move(s)), IntTuple::of(std::move(d))};
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// For a >= 0, b >= 1 (without the overflow of (a + b - 1) / b).
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 // The operations, sharing one overflow/precondition flag: the first failure is kept, later arithmetic
 // runs on harmless values and the public wrapper returns the error.

@@ -245,6 +245,37 @@ TEST(Algebra, TextErrorsNameTheArgument) {
   EXPECT_EQ(r.error().field, "argument 2");
 }
 
+// Random operations on mutated arguments: an answer or an error that names its place, never a crash.
+TEST(Algebra, MutatedArgumentsFailCleanly) {
+  const std::string seeds[] = {"(20):(2)", "(5,4):(4,1)",         "[3:4, 8:2]",           "(6,20)",
+                               "24",       "(2,(1,6)):(1,(6,2))", "((2,2),3):((24,2),8)", "[(2,4):(1,8), 4]"};
+  const std::string alphabet = "()[],:0123456789 ";
+  std::mt19937 rng(8);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  const auto& ops = algebra_operations();
+  int answered = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    std::vector<std::string> args;
+    for (size_t k = 1 + pick(2); k > 0; --k) {
+      std::string text = seeds[pick(std::size(seeds))];
+      if (pick(2)) {
+        const size_t at = pick(text.size());
+        text[at] = alphabet[pick(alphabet.size())];
+      }
+      args.push_back(text);
+    }
+    auto r = algebra(ops[pick(ops.size())], args, AlgebraSyntax::kCute);
+    if (r.ok()) {
+      ++answered;
+      EXPECT_EQ(r->size, count(r->layout));
+      continue;
+    }
+    EXPECT_FALSE(r.error().message.empty());
+    if (r.error().column > 0) EXPECT_EQ(r.error().field.rfind("argument ", 0), 0u) << r.error().message;
+  }
+  EXPECT_GT(answered, 500);
+}
+
 // ---- properties over random small layouts --------------------------------------------------------------
 
 Layout random_layout(std::mt19937& rng, int max_stride, bool nested) {

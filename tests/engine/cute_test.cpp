@@ -344,5 +344,54 @@ TEST(Cute, ImportAgreesWithCuteEvaluation) {
   }
 }
 
+// Mutated texts never crash the reader; a refusal points inside the text (or just past its end), and
+// what it accepts prints to a text that reads back to the same layout.
+TEST(Cute, MutatedTextsFailCleanlyOrRoundTrip) {
+  const std::string seeds[] = {
+      "(_2,_3):(_3,_1)",
+      "(2,(2,2)):(4,(2,1))",
+      "Sw<3,4,3> o _0 o (_8,_128):(_128,_1)",
+      "S<1,4,3> o 0 o (8,16):(16,1)",
+      "(_8,_16):(_1@1,_1@0)",
+      "cute.make_layout((4,8), stride=(8,1))",
+      "cute.make_ordered_layout((8,64), order=(1,0))",
+      "cute.make_composed_layout(cute.make_swizzle(3,4,3), 0, cute.make_layout((8,128), stride=(128,1)))",
+  };
+  const std::string alphabet = "()[],:@<>=._-0123456789oSw ";
+  std::mt19937 rng(7);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  int accepted = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string text = seeds[pick(std::size(seeds))];
+    for (int edits = 1 + static_cast<int>(pick(3)); edits > 0; --edits) {
+      const size_t at = pick(text.size() + 1);
+      switch (pick(3)) {
+        case 0:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        case 1:
+          text.insert(at, 1, alphabet[pick(alphabet.size())]);
+          break;
+        default:
+          if (at < text.size()) text[at] = alphabet[pick(alphabet.size())];
+      }
+    }
+    auto r = cute::parse_cute(text);
+    if (!r.ok()) {
+      EXPECT_GE(r.error().column, 1) << text;
+      EXPECT_LE(r.error().column, static_cast<int>(text.size()) + 1) << text << ": " << r.error().message;
+      continue;
+    }
+    ++accepted;
+    auto again = cute::parse_cute(cute::to_string(*r));
+    ASSERT_TRUE(again.ok()) << text << " -> " << cute::to_string(*r) << ": " << again.error().message;
+    EXPECT_EQ(*again, *r) << text;
+    auto dsl = cute::parse_cute(cute::to_dsl_print(*r));
+    ASSERT_TRUE(dsl.ok()) << cute::to_dsl_print(*r);
+    EXPECT_EQ(*dsl, *r) << text;
+  }
+  EXPECT_GT(accepted, 1000);
+}
+
 }  // namespace
 }  // namespace layoutscope

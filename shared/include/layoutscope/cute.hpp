@@ -77,6 +77,7 @@ Result<int64_t> size(const Layout& layout);
 Result<int64_t> cosize(const Layout& layout);
 
 // The layout at a 1-D index (integer strides), colexicographic, the last leaf unbounded: CuTe's layout(i).
+// For 0 <= index < size the result lies within the cosize, which parse_cute checked to fit in 64 bits.
 int64_t evaluate(const Layout& layout, int64_t index);
 
 // Compact strides, first mode fastest (CuTe's LayoutLeft), congruent with shape.

@@ -173,6 +173,33 @@ export interface LsSwizzleAtom {
   elementsPerRow: number;
 }
 
+/** CuTe's layout algebra, as wasm/algebra_bindings.cpp answers it. */
+export type LsAlgebraOperation =
+  | 'coalesce'
+  | 'composition'
+  | 'complement'
+  | 'right_inverse'
+  | 'left_inverse'
+  | 'logical_divide'
+  | 'zipped_divide'
+  | 'tiled_divide'
+  | 'logical_product'
+  | 'blocked_product'
+  | 'raked_product'
+  | 'max_common_vector';
+
+export interface LsAlgebraResult {
+  /** The result in CuTe's print syntax, "(5,4):(8,2)"; for max_common_vector the number. */
+  result: string;
+  /** The result in the chapter's notation on `shape` (one logical dimension per top-level mode). */
+  axe: string;
+  shape: number[];
+  size: number;
+  cosize: number;
+  /** max_common_vector only: the vector width (the layout fields then describe max_common_layout). */
+  vector?: number;
+}
+
 /** A logical shape: an array of extents, a string "8,8", or null for the layout's default shape. */
 export type LsShape = number[] | string | null;
 
@@ -207,6 +234,13 @@ export interface LayoutscopeModule {
   applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: LsInt[]): LsResult<{ offsets: number[]; inverse: number[] }>;
   mapThroughput(layout: string, passes: number): LsResult<{ mappings: number; seconds: number; checksum: number }>;
   memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /**
+   * CuTe's layout algebra. args: layouts ("(5,4):(4,1)", or "S[(5,4):(4,1)]" with syntax 'axe'), shapes
+   * "(6,20)", integers "24", tilers "[3:4, 8:2]". Errors name the argument ("argument 2") and the column in it.
+   */
+  algebra(op: LsAlgebraOperation | string, args: string[], syntax: 'cute' | 'axe'): LsResult<LsAlgebraResult>;
+  /** The operations algebra() accepts. */
+  algebraOperations(): LsAlgebraOperation[];
 }
 
 export interface LayoutscopeModuleOptions {

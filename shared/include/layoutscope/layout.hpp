@@ -60,6 +60,7 @@ struct Swizzle {
 struct Layout {
   std::vector<Mode> shard;                  // S[...]
   std::vector<std::vector<Mode>> replicas;  // one entry per R[...], in order
+  std::vector<std::vector<Mode>> partials;
   std::vector<AxisStride> offset;           // O[...] and bare terms, merged per axis, in order of appearance
   std::optional<Swizzle> swizzle;
   friend bool operator==(const Layout&, const Layout&) = default;

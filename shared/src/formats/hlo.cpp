@@ -81,8 +81,16 @@ std::optional<Factors> refine(const std::vector<int64_t>& tile, const std::vecto
   return f;
 }
 
-Factors primes(const std::vector<int64_t>& tile) {
+// Each tile dimension cut into its prime factors, in the first order under which the devices along that
+// dimension alone form a stride pattern (a dimension of 6 over mesh axes 3 then 2 needs (3, 2), not (2, 3)).
+Factors primes(const std::vector<int64_t>& tile, const std::vector<int64_t>& devices) {
   Factors f;
+  int64_t after = 1;  // flat-index step of one tile dimension: the product of the dimensions after it
+  std::vector<int64_t> steps(tile.size());
+  for (size_t t = tile.size(); t-- > 0;) {
+    steps[t] = after;
+    after *= tile[t];
+  }
   for (size_t t = 0; t < tile.size(); ++t) {
     int64_t n = tile[t];
     std::vector<int64_t> ps;
@@ -92,7 +100,34 @@ Factors primes(const std::vector<int64_t>& tile) {
         n /= q;
       }
     if (n > 1 || ps.empty()) ps.push_back(n);
-    for (int64_t q : ps) {
+    std::sort(ps.begin(), ps.end());
+    std::vector<int64_t> chosen = ps;
+    for (int tries = 0; tries < 5040; ++tries) {
+      // the devices along this dimension alone, others at 0
+      std::vector<int64_t> line;
+      for (int64_t i = 0; i < tile[t]; ++i) line.push_back(devices[static_cast<size_t>(i * steps[t])]);
+      std::vector<int64_t> strides(ps.size(), 0);
+      int64_t unit = 1;
+      for (size_t i = ps.size(); i-- > 0;) {
+        if (ps[i] > 1) strides[i] = line[static_cast<size_t>(unit)] - line[0];
+        unit *= ps[i];
+      }
+      bool ok = true;
+      for (int64_t i = 0; i < tile[t] && ok; ++i) {
+        int64_t v = line[0], rest = i;
+        for (size_t j = ps.size(); j-- > 0;) {
+          v += (rest % ps[j]) * strides[j];
+          rest /= ps[j];
+        }
+        ok = v == line[static_cast<size_t>(i)];
+      }
+      if (ok) {
+        chosen = ps;
+        break;
+      }
+      if (!std::next_permutation(ps.begin(), ps.end())) break;
+    }
+    for (int64_t q : chosen) {
       f.extents.push_back(q);
       f.group.push_back(t);
     }
@@ -347,7 +382,7 @@ Result<Imported> import_hlo(std::string_view text, const FormatContext& context)
   if (iota_dims) {
     if (auto f = refine(*tile, *iota_dims)) tries.push_back(*f);
   }
-  tries.push_back(primes(*tile));
+  tries.push_back(primes(*tile, devices));
   std::optional<Fit> good;
   const Factors* chosen = nullptr;
   Fit first_fit = fit(devices, tries[0]);

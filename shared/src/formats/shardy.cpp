@@ -180,12 +180,12 @@ Result<Imported> import_shardy(std::string_view text, const FormatContext& conte
       auto mesh = mesh_body(c);
       if (!mesh) return mesh.error();
       meshes[*name] = std::move(mesh).value();
-    } else if (t.kind == TokKind::kIdent && t.text == "sdy.sharding") {
+    } else if (t.kind == TokKind::kIdent && t.text == "sdy.sharding" && c.peek(1).text == "<") {
       c.next();
       auto s = sharding_body(c);
       if (!s) return s.error();
       shardings.push_back(std::move(s).value());
-    } else if (t.kind == TokKind::kIdent && t.text == "sdy.sharding_per_value") {
+    } else if (t.kind == TokKind::kIdent && t.text == "sdy.sharding_per_value" && c.peek(1).text == "<") {
       c.next();
       if (auto open = c.expect('<', "to open sharding_per_value"); !open) return open.error();
       if (auto open = c.expect('[', "before the shardings"); !open) return open.error();

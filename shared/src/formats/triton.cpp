@@ -713,19 +713,22 @@ Result<std::string> export_triton(const Layout& layout, const std::vector<int64_
   for (const auto& g : layout.replicas)
     for (const Mode& m : g)
       if (auto ok = place(m, 0, true); !ok) return ok.error();
-  for (const auto& [name, bits] : hw) {
-    for (size_t b = 0; b < bits.size(); ++b) {
-      if (bits[b] == -1) {
-        return make_error("bit " + std::to_string(b) + " of the " + name +
-                              " dimension is never used: a linear layout numbers its hardware densely",
-                          0, name);
-      }
-    }
-  }
   const bool shared = hw.count("offset") != 0;
   if (shared && hw.size() > 1) {
     return make_error("the layout mixes @m with thread axes: a Triton layout is either distributed or shared",
                       0, "m");
+  }
+  for (const auto& [name, bits] : hw) {
+    std::string axis;
+    for (const auto& [ours, theirs] : kHw)
+      if (theirs == name) axis = ours;
+    for (size_t b = 0; b < bits.size(); ++b) {
+      if (bits[b] == -1) {
+        return make_error("bit " + std::to_string(b) + " of @" + axis +
+                              " is never used: a linear layout numbers its hardware densely",
+                          0, axis);
+      }
+    }
   }
   if (layout.swizzle && !shared) return make_error("a swizzle needs the @m axis", 0, "swizzle");
   auto coords = [&](uint64_t v) {

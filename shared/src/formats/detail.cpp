@@ -361,13 +361,17 @@ Result<std::vector<std::pair<std::string, int64_t>>> export_mesh(const Layout& l
     auto add = [&](const Mode& m) {
       if (m.stride.axis != a) return;
       const int64_t k = m.stride.k < 0 ? -m.stride.k : m.stride.k;
-      span += (m.extent - 1) * k;
+      int64_t reach = 0;
+      if (__builtin_mul_overflow(m.extent - 1, k, &reach) || __builtin_add_overflow(span, reach, &span)) {
+        span = INT64_MAX;
+      }
     };
     for (const Mode& m : layout.shard) add(m);
     for (const auto& g : layout.replicas)
       for (const Mode& m : g) add(m);
     for (const auto& g : layout.partials)
       for (const Mode& m : g) add(m);
+    if (span == INT64_MAX) return make_error("axis @" + a + " spans more than 2^63 devices", 0, a);
     mesh.emplace_back(a, span);
   }
   return mesh;

@@ -24,14 +24,15 @@ struct Placement {
   int column = 0;
 };
 
-// Skips a balanced argument list up to (not past) the closing ')'.
-void skip_args(Cursor& c) {
+// Skips one argument value up to (not past) the ',' or ')' that ends it.
+void skip_value(Cursor& c) {
   int depth = 0;
-  while (!c.at_end() && !(depth == 0 && c.is(')'))) {
+  while (!c.at_end() && !(depth == 0 && (c.is(')') || c.is(',')))) {
     if (c.is('(') || c.is('[') || c.is('{')) ++depth;
     if (c.is(')') || c.is(']') || c.is('}')) --depth;
     c.next();
   }
+  c.accept(',');
 }
 
 // init_device_mesh("cuda", (2, 4), mesh_dim_names=("dp", "tp"))  -- after the '('
@@ -63,7 +64,7 @@ Result<Mesh> device_mesh_args(Cursor& c, std::vector<std::string>* notes) {
         c.accept(',');
         continue;
       } else {
-        skip_args(c);
+        skip_value(c);
         continue;
       }
     }

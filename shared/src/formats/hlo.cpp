@@ -102,7 +102,7 @@ Factors primes(const std::vector<int64_t>& tile, const std::vector<int64_t>& dev
     if (n > 1 || ps.empty()) ps.push_back(n);
     std::sort(ps.begin(), ps.end());
     std::vector<int64_t> chosen = ps;
-    for (int tries = 0; tries < 5040; ++tries) {
+    for (int tries = 0; tries < 720; ++tries) {
       // the devices along this dimension alone, others at 0
       std::vector<int64_t> line;
       for (int64_t i = 0; i < tile[t]; ++i) line.push_back(devices[static_cast<size_t>(i * steps[t])]);
@@ -218,7 +218,10 @@ Result<Imported> import_hlo(std::string_view text, const FormatContext& context)
     return out;
   };
   int64_t mesh_devices = 1;
-  for (const auto& [n, s] : context.mesh) mesh_devices *= s;
+  for (const auto& [n, s] : context.mesh) {
+    if (__builtin_mul_overflow(mesh_devices, s, &mesh_devices))
+      return make_error("the mesh is too large", 0, "mesh");
+  }
   if (kind.text == "manual")
     return error_at(kind, "a manual sharding has no layout: each device holds what the program says",
                     "manual");

@@ -273,7 +273,9 @@ Result<Imported> import_jax(std::string_view text, const FormatContext& context)
         }
         used.push_back(a.name);
         dims[d].push_back(Segment{it->second, a.name, 1});
-        devices *= it->second;
+        if (__builtin_mul_overflow(devices, it->second, &devices)) {
+          return make_error("dimension " + std::to_string(d) + " has too many devices", a.column, a.name);
+        }
         names += (names.empty() ? "" : "*") + a.name;
       }
     }

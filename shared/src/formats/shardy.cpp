@@ -251,7 +251,9 @@ Result<Imported> import_shardy(std::string_view text, const FormatContext& conte
       auto size = size_of(a);
       if (!size) return size.error();
       dims[d].push_back(Segment{*size, a.name, 1});
-      devices *= *size;
+      if (__builtin_mul_overflow(devices, *size, &devices)) {
+        return make_error("dimension " + std::to_string(d) + " has too many devices", a.column, a.name);
+      }
     }
     if ((*shape)[d] % devices != 0) {
       return make_error("dimension " + std::to_string(d) + " (size " + std::to_string((*shape)[d]) +

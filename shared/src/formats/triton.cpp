@@ -340,9 +340,13 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
     const int n = flat.total;
     std::vector<uint64_t> rows(static_cast<size_t>(n));  // rows[i]: logical vector of offset bit i
     std::vector<uint64_t> inv(static_cast<size_t>(n));   // which offset bits combine into rows[i]
-    for (const Bit& b : bits) {
-      rows[static_cast<size_t>(b.bit)] = b.v;
-      inv[static_cast<size_t>(b.bit)] = uint64_t{1} << b.bit;
+    if (!replicas.empty()) {
+      return make_error("a swizzled shared layout with broadcast (zero) offset bases is not read", column,
+                        "offset");
+    }
+    for (size_t j = 0; j < bits.size(); ++j) {
+      rows[j] = bits[j].v;
+      inv[j] = uint64_t{1} << bits[j].bit;
     }
     for (int col = 0; col < n; ++col) {
       int pivot = -1;
@@ -466,7 +470,9 @@ Result<std::vector<HwDim>> blocked_bases(const Attr& a, const std::vector<int64_
     }
     if (key != "order") {
       for (int64_t v : *list)
-        if (!is_pow2(v)) return make_error(key + " entries must be powers of two", col, key);
+        if (!is_pow2(v) || v > (1 << 20)) {
+          return make_error(key + " entries must be powers of two up to 2^20", col, key);
+        }
     }
   }
   std::vector<int64_t> sorted = *order;
@@ -506,6 +512,7 @@ Result<std::vector<HwDim>> blocked_bases(const Attr& a, const std::vector<int64_
       for (HwDim& h : hw)
         for (Basis& b : h.bases)
           if (b.coords[d] != 0 && (!largest || b.coords[d] > largest->coords[d])) largest = &b;
+      if (!largest) break;
       largest->coords[d] = 0;
       cur[d] /= 2;
     }
@@ -529,8 +536,9 @@ Result<std::vector<Basis>> swizzled_bases(const Attr& a, const std::vector<int64
     if (!max_phase) return max_phase.error();
     auto order = ints_field(a, "order");
     if (!order) return order.error();
-    if (*vec < 1 || *per_phase < 1 || *max_phase < 1) {
-      return make_error("vec, perPhase and maxPhase must be at least 1", a.column, "vec");
+    if (*vec < 1 || *per_phase < 1 || *max_phase < 1 || *vec > (1 << 20) || *per_phase > (1 << 20) ||
+        *max_phase > (1 << 20)) {
+      return make_error("vec, perPhase and maxPhase must be between 1 and 2^20", a.column, "vec");
     }
     if (order->size() != rank)
       return make_error("order has the wrong rank", a.fields.at("order").column, "order");

@@ -390,9 +390,7 @@ Result<std::string> export_jax(const Layout& layout, const std::vector<int64_t>&
     names += ",";
   }
   spec = "P(";
-  size_t last = entries.size();  // trailing None entries are implied
-  while (last > 0 && entries[last - 1] == "None") --last;
-  for (size_t i = 0; i < last; ++i) spec += (i ? ", " : "") + entries[i];
+  for (size_t i = 0; i < entries.size(); ++i) spec += (i ? ", " : "") + entries[i];
   spec += ")";
   std::string text = "NamedSharding(jax.make_mesh((" + sizes + "), (" + names + ")), " + spec + ")";
   FormatContext again{shape, {}};

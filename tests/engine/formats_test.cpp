@@ -133,6 +133,14 @@ TEST(FormatTriton, GluonSpellingAndTensorTypeGiveTheShape) {
                   "4], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>>");
   EXPECT_EQ(b.shape, (std::vector<int64_t>{16, 8}));
   EXPECT_EQ(b.layout, a.layout);
+  // no shape anywhere: as large as the bases reach (16 rows: bit 3 of dimension 0 is the top one)
+  const Imported c =
+      must_import(Format::kTriton,
+                  "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], "
+                  "[4, 0]], warp = [], block = []}>");
+  EXPECT_EQ(c.shape, (std::vector<int64_t>{16, 8}));
+  EXPECT_EQ(c.layout, a.layout);
+  EXPECT_EQ(c.notes.size(), 1u);
 }
 
 TEST(FormatTriton, ZeroBasesAreReplicas) {

@@ -334,6 +334,9 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
   if (auto ok = check_plain_sharding(layout, "DTensor"); !ok) return ok.error();
   auto mesh = export_mesh(layout, context, "DTensor");
   if (!mesh) return mesh.error();
+  if (mesh->empty()) {
+    return make_error("the layout names no device axis: a DTensor needs a device mesh (give one)", 0, "mesh");
+  }
   auto dims = modes_per_dim(layout.shard, shape);
   if (!dims) return dims.error();
   auto index_of = [&](const std::string& axis) -> size_t {

@@ -421,7 +421,7 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
 }
 
 Result<std::vector<int64_t>> linear_shape(const Attr& a, const std::string_view text,
-                                          const FormatContext& context) {
+                                          const FormatContext& context, std::vector<std::string>* inferred) {
   std::vector<int64_t> text_shape;
   int column = a.column;
   if (auto it = a.fields.find("shape"); it != a.fields.end()) {
@@ -431,6 +431,34 @@ Result<std::vector<int64_t>> linear_shape(const Attr& a, const std::string_view 
     column = it->second.column;
   } else if (auto found = find_tensor_shape(text)) {
     text_shape = *found;
+  } else if (context.shape.empty() && (a.kind == "linear" || a.kind == "shared_linear")) {
+    // Triton's own rule for a layout built from bases alone: each dimension as large as its bases reach
+    size_t rank = 0;
+    std::vector<int64_t> reach;
+    for (const char* key : {"register", "lane", "warp", "block", "offset"}) {
+      auto field = a.fields.find(key);
+      if (field == a.fields.end() || field->second.kind != Value::kList) continue;
+      for (const Value& b : field->second.list) {
+        if (b.kind != Value::kList) continue;
+        if (rank == 0) {
+          rank = b.list.size();
+          reach.assign(rank, 0);
+        }
+        for (size_t d = 0; d < b.list.size() && d < rank; ++d) {
+          if (b.list[d].kind == Value::kInt && b.list[d].i > 0 && b.list[d].i < (int64_t{1} << 40)) {
+            reach[d] |= b.list[d].i;
+          }
+        }
+      }
+    }
+    if (rank > 0) {
+      for (int64_t r : reach) {
+        int64_t size = 1;
+        while (size <= r) size *= 2;
+        text_shape.push_back(size);
+      }
+      inferred->push_back("no tensor shape given: each dimension is as large as the bases reach");
+    }
   }
   return pick_shape(text_shape, column, context, "this Triton layout");
 }
@@ -629,7 +657,7 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
   if (!attr) return attr.error();
   Imported out;
   out.from = Format::kTriton;
-  auto shape = linear_shape(*attr, text, context);
+  auto shape = linear_shape(*attr, text, context, &out.notes);
   if (!shape) return shape.error();
   out.shape = *shape;
   if (auto ok = check_shape(*shape, attr->column); !ok) return ok.error();
@@ -739,6 +767,15 @@ Result<std::string> export_triton(const Layout& layout, const std::vector<int64_
     }
   }
   if (layout.swizzle && !shared) return make_error("a swizzle needs the @m axis", 0, "swizzle");
+  if (layout.swizzle) {
+    for (const int64_t v : hw["offset"]) {
+      if (v == 0) {
+        return make_error(
+            "a swizzled layout with replicas on @m (two offsets holding one element) is not exported", 0,
+            "replica");
+      }
+    }
+  }
   auto coords = [&](uint64_t v) {
     std::string s = "[";
     for (size_t d = 0; d < shape.size(); ++d) {

@@ -724,5 +724,70 @@ TEST(Format, GarbageNeverCrashesAndErrorsHaveAColumn) {
   }
 }
 
+// Valid texts of every format, mutated a character at a time: whatever imports must map, and whatever then
+// exports must import back to the same positions (the fuzz target's property, run here on every build).
+TEST(Format, MutatedTextsImportExportAndImportBack) {
+  const std::vector<std::pair<Format, std::string>> seeds{
+      {Format::kTriton,
+       "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = "
+       "[], "
+       "block = []}>"},
+      {Format::kTriton,
+       "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, "
+       "0]}>"},
+      {Format::kTriton, "#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>"},
+      {Format::kTriton, "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 1], [2, 2]], block = []}>"},
+      {Format::kTirx, "ComposeLayout(1, 2, 2, TileLayout(S[(8, 4) : (4, 1)] + R[2 : 1@warpid] + 3@laneid))"},
+      {Format::kJax, "{'x': 2, 'y': 4} P(('y', 'x'), None)"},
+      {Format::kJax, "float32[8@x,4@y]"},
+      {Format::kShardy,
+       "sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]> #sdy.sharding<@mesh, [{\"y\"}, {?}], replicated={\"x\"}>"},
+      {Format::kHlo, "{devices=[2,2,2]<=[2,2,2]T(2,0,1) last_tile_dim_replicate}"},
+      {Format::kHlo, "{devices=[2,4]0,2,4,6,1,3,5,7}"},
+      {Format::kDtensor,
+       "init_device_mesh(\"cuda\", (2, 4), mesh_dim_names=(\"dp\", \"tp\")), [_StridedShard(0, "
+       "split_factor=4), "
+       "Shard(0)]"},
+      {Format::kDtensor, "[Partial(\"sum\"), Shard(1)]"}};
+  std::mt19937 rng(9);
+  const std::string chars = "0123456789[](){}<>,=:'\"@xy?T_- ";
+  int imported = 0, exported = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const auto& [format, seed] = seeds[static_cast<size_t>(trial) % seeds.size()];
+    std::string text = seed;
+    for (int k = 0, n = static_cast<int>(rng() % 3); k < n && !text.empty(); ++k) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0:
+          text[at] = chars[rng() % chars.size()];
+          break;
+        case 1:
+          text.erase(at, 1);
+          break;
+        default:
+          text.insert(at, 1, chars[rng() % chars.size()]);
+      }
+    }
+    const FormatContext context{{8, 4}, {{"x", 2}, {"y", 4}}};
+    auto r = import_layout(format, text, trial % 2 ? context : FormatContext{{8, 4}, {}});
+    if (!r.ok()) continue;
+    ++imported;
+    auto t = table(r->layout, r->shape, 1 << 16);
+    if (!t.ok()) continue;
+    const Positions want = positions_of(r->layout, r->shape);
+    for (Format to : {Format::kTriton, Format::kTirx, Format::kJax, Format::kDtensor}) {
+      auto out = export_layout(to, r->layout, r->shape, trial % 2 ? context : FormatContext{});
+      if (!out.ok()) continue;
+      ++exported;
+      auto back = import_layout(to, *out, {r->shape, {}});
+      ASSERT_TRUE(back.ok()) << text << " -> " << *out << ": " << back.error().message;
+      ASSERT_EQ(positions_of(back->layout, r->shape), want) << text << " -> " << *out;
+      ASSERT_EQ(back->layout.partials, r->layout.partials) << text << " -> " << *out;
+    }
+  }
+  EXPECT_GT(imported, 500);
+  EXPECT_GT(exported, 500);
+}
+
 }  // namespace
 }  // namespace layoutscope

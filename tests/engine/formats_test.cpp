@@ -611,6 +611,25 @@ TEST(FormatSharding, DtensorPartialAndStridedShard) {
   EXPECT_EQ(must_fail(Format::kDtensor, avg, {{8, 4}, {}}).column, column_of(avg, "\"avg\""));
 }
 
+TEST(FormatSharding, PrintedFormsOfJaxAndDtensor) {
+  // what print(x.sharding) and print(dtensor) show
+  const Imported j = must_import(Format::kJax,
+                                 "NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), "
+                                 "spec=PartitionSpec('x', None), memory_kind=device)",
+                                 {{8, 4}, {}});
+  EXPECT_EQ(j.layout, must_parse("S[(2,4,4):(1@x,4@m,1@m)] + R[4:1@y]"));
+  const Imported d =
+      must_import(Format::kDtensor,
+                  "DTensor(local_tensor=tensor([[0., 1.], [2., 3.]]), device_mesh=DeviceMesh('cuda', "
+                  "[[0, 1, 2, 3], [4, 5, 6, 7]], mesh_dim_names=('dp', 'tp')), placements=(Shard(dim=0), "
+                  "Replicate()))",
+                  {{8, 4}, {}});
+  EXPECT_EQ(d.layout, must_parse("S[(2,4,4):(1@dp,4@m,1@m)] + R[4:1@tp]"));
+  const std::string odd =
+      "DeviceMesh('cuda', [[0, 2], [1, 3]], mesh_dim_names=('a', 'b')), [Shard(0), Shard(1)]";
+  EXPECT_EQ(must_fail(Format::kDtensor, odd, {{4, 4}, {}}).column, column_of(odd, "2]"));
+}
+
 TEST(FormatSharding, ErrorsPointAtTheConstruct) {
   const FormatContext ctx{{6, 4}, {{"x", 4}, {"y", 2}}};
   const std::string jax = "P('x', None)";

@@ -58,6 +58,12 @@ Result<std::vector<Tok>> tokenize(std::string_view text) {
       }
       t.kind = TokKind::kInt;
       t.value = v;
+      if (j < text.size() && text[j] == '.' && !(j + 1 < text.size() && text[j + 1] == '.')) {
+        // a float (a printed tensor's values): read as a word no layout field accepts
+        ++j;
+        while (j < text.size() && (digit(text[j]) || text[j] == 'e' || text[j] == 'E')) ++j;
+        t.kind = TokKind::kIdent;
+      }
       t.text = std::string(text.substr(i, j - i));
       advance(j - i);
     } else if (c == '\'' || c == '"') {

@@ -35,6 +35,45 @@ void skip_value(Cursor& c) {
   c.accept(',');
 }
 
+// [[0, 1], [2, 3]] -> the ids in order (with their tokens) and the nesting's sizes
+Result<std::vector<std::pair<int64_t, Tok>>> device_ids(Cursor& c, std::vector<int64_t>* sizes) {
+  std::vector<std::pair<int64_t, Tok>> ids;
+  std::vector<int64_t> dims;
+  struct Frame {
+    int64_t count = 0;
+  };
+  std::vector<Frame> stack;
+  const Tok first = c.peek();
+  while (true) {
+    const Tok t = c.peek();
+    if (c.accept('[')) {
+      if (stack.size() > 8) return error_at(t, "the device list is nested too deeply", "mesh");
+      stack.push_back({});
+      continue;
+    }
+    if (t.kind == TokKind::kInt) {
+      ids.emplace_back(c.next().value, t);
+      if (ids.size() > (size_t{1} << 16)) return error_at(t, "more than 65536 devices", "mesh");
+      ++stack.back().count;
+    } else if (c.accept(']')) {
+      const size_t depth = stack.size() - 1;
+      if (dims.size() <= depth) dims.resize(depth + 1, -1);
+      if (dims[depth] == -1) dims[depth] = stack.back().count;
+      if (dims[depth] != stack.back().count) return error_at(t, "the device list is ragged", "mesh");
+      stack.pop_back();
+      if (stack.empty()) break;
+      ++stack.back().count;
+    } else {
+      return error_at(t, "expected a device id or a list, found " + describe(t), "mesh");
+    }
+    if (!c.accept(',') && !c.is(']'))
+      return error_at(c.peek(), "expected ',' or ']' in the device list", "mesh");
+  }
+  if (ids.empty()) return error_at(first, "an empty device list", "mesh");
+  *sizes = dims;
+  return ids;
+}
+
 // init_device_mesh("cuda", (2, 4), mesh_dim_names=("dp", "tp"))  -- after the '('
 Result<Mesh> device_mesh_args(Cursor& c, std::vector<std::string>* notes) {
   std::vector<int64_t> sizes;
@@ -70,6 +109,23 @@ Result<Mesh> device_mesh_args(Cursor& c, std::vector<std::string>* notes) {
     }
     if (c.peek().kind == TokKind::kString) {  // the device type
       c.next();
+      c.accept(',');
+      continue;
+    }
+    if (c.is('[')) {  // DeviceMesh's printed form: the device ids as a nested list, row-major
+      const Tok at = c.peek();
+      auto ids = device_ids(c, &sizes);
+      if (!ids) return ids.error();
+      for (size_t i = 0; i < ids->size(); ++i) {
+        if ((*ids)[i].first != static_cast<int64_t>(i)) {
+          return error_at((*ids)[i].second,
+                          "device " + std::to_string((*ids)[i].first) + " at position " + std::to_string(i) +
+                              ": a mesh whose devices are not in row-major order is not expressible "
+                              "over named dimensions",
+                          "mesh");
+        }
+      }
+      (void)at;
       c.accept(',');
       continue;
     }
@@ -246,9 +302,20 @@ Result<DtensorText> read(std::string_view text, std::vector<std::string>* notes)
                (t.kind == TokKind::kPunct &&
                 std::string_view(",;=)").find(t.text[0]) != std::string_view::npos)) {
       c.next();  // placements=, mesh=, separators
-    } else if (t.kind == TokKind::kIdent && call && ends_with(t.text, "distribute_tensor")) {
+    } else if (t.kind == TokKind::kIdent && call &&
+               (ends_with(t.text, "distribute_tensor") || ends_with(t.text, "DTensor"))) {
+      c.next();  // the call around the mesh and the placements
       c.next();
+    } else if (t.kind == TokKind::kIdent && call) {
+      c.next();  // another argument's value (local_tensor=tensor(...)): no part of the layout
       c.next();
+      int depth = 0;
+      while (!c.at_end() && !(depth == 0 && c.is(')'))) {
+        if (c.is('(') || c.is('[') || c.is('{')) ++depth;
+        if (c.is(')') || c.is(']') || c.is('}')) --depth;
+        c.next();
+      }
+      c.accept(')');
     } else {
       return error_at(t,
                       "unexpected " + describe(t) + ": expected init_device_mesh(...) and [Shard(0), ...]");

@@ -215,10 +215,10 @@ Result<JaxText> read(std::string_view text) {
         if (!c.accept(',')) break;
       }
       if (auto close = c.expect(']', "to close the type's dimensions"); !close) return close.error();
-    } else if ((t.kind == TokKind::kIdent &&
-                (call || t.text == "mesh" || t.text == "spec" || ends_with(t.text, "NamedSharding"))) ||
+    } else if (t.kind == TokKind::kIdent ||
                (t.kind == TokKind::kPunct &&
                 std::string_view("(),;=").find(t.text[0]) != std::string_view::npos)) {
+      // keyword names and values around the mesh and the spec (mesh=, spec=, memory_kind=device)
       if (call && !ends_with(t.text, "NamedSharding")) {
         return error_at(t, "unknown construct '" + t.text + "': expected a mesh and P(...)");
       }

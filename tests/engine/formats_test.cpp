@@ -535,6 +535,8 @@ TEST(FormatSharding, JaxWorkedExample) {
   const Imported both =
       must_import(Format::kJax, "jax.make_mesh((2, 4), ('x', 'y')), P(('x', 'y'), None)", {{8, 4}, {}});
   EXPECT_EQ(both.layout, must_parse("S[(2,4,4):(1@x,1@y,1)]"));
+  EXPECT_EQ(must_export(Format::kJax, got.layout, {8, 4}),
+            "NamedSharding(jax.make_mesh((2, 4), ('x', 'y')), P('x', None))");
 }
 
 TEST(FormatSharding, FiftyShardingsAgreeWithTheDeviceEnumeration) {
@@ -698,6 +700,10 @@ TEST(FormatTirx, PrintedFormsRoundTrip) {
     const Imported back = must_import(Format::kTirx, text);
     EXPECT_EQ(positions_of(back.layout, *shape), positions_of(l, *shape)) << text;
   }
+  EXPECT_EQ(must_export(Format::kTirx, must_parse("S[(8,4):(4@laneid,1@laneid)] + R[4:32@TLane]"), {32}),
+            "TileLayout(S[(8, 4) : (4@laneid, 1@laneid)] + R[4 : 32@TLane])");
+  EXPECT_EQ(must_export(Format::kTirx, must_parse("Swizzle<3,4,3> o S[(8,64):(64,1)]"), {8, 64}),
+            "ComposeLayout(4, 3, 3, TileLayout(S[(8, 64) : (64, 1)]))");
   const Imported t = must_import(Format::kTirx, "T.TileLayout(T.S[(8, 4) : (4@laneid, 1@laneid)])");
   EXPECT_EQ(t.layout, must_parse("S[(8,4):(4@laneid,1@laneid)]"));
 }

@@ -3,9 +3,13 @@
 // elements. Another format: import it; when it imports, map it, export it to every target that takes it and
 // import that text back (must be the same layout, element by element). A crash, a sanitizer report, a hang,
 // an error without a column, or a failed round trip is a finding.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "layoutscope/canonical.hpp"
 #include "layoutscope/formats/format.hpp"

@@ -200,6 +200,24 @@ export interface LsAlgebraResult {
   vector?: number;
 }
 
+/** The syntaxes importLayout reads and exportLayout writes (export: cute, cute-dsl, triton, tirx, jax, dtensor, axe). */
+export type LsFormat = 'axe' | 'cute' | 'cute-dsl' | 'triton' | 'tirx' | 'jax' | 'shardy' | 'hlo' | 'dtensor';
+
+/** Named mesh axes and their sizes, major first: { x: 2, y: 4 }. */
+export type LsMesh = Record<string, number>;
+
+export interface LsImported {
+  /** The layout in the chapter's notation. */
+  layout: string;
+  /** The logical shape it is defined on. */
+  shape: number[];
+  from: LsFormat;
+  /** What the reader should know: an assumption made, a field read as written. */
+  notes: string[];
+  /** Partial-sum modes P[n:1@axis] (DTensor Partial, Shardy unreduced); values on these axes add up. */
+  partials: LsMode[][];
+}
+
 /** A logical shape: an array of extents, a string "8,8", or null for the layout's default shape. */
 export type LsShape = number[] | string | null;
 
@@ -241,6 +259,12 @@ export interface LayoutscopeModule {
   algebra(op: LsAlgebraOperation | string, args: string[], syntax: 'cute' | 'axe'): LsResult<LsAlgebraResult>;
   /** The operations algebra() accepts. */
   algebraOperations(): LsAlgebraOperation[];
+  /** Reads another project's layout text; shape and mesh supply what the text does not say (null if none). */
+  importLayout(from: LsFormat, text: string, shape: LsShape, mesh: LsMesh | null): LsResult<LsImported>;
+  /** Writes a layout (the chapter's notation) in another project's syntax, or an error naming what it cannot say. */
+  exportLayout(to: LsFormat, layout: string, shape: LsShape, mesh: LsMesh | null): LsResult<{ text: string }>;
+  /** The format a pasted text is most likely written in; 'axe' when nothing else matches. */
+  detectFormat(text: string): LsFormat;
 }
 
 export interface LayoutscopeModuleOptions {

@@ -230,6 +230,17 @@ std::string_view ncu_op(Op op) {
   return "";
 }
 
+std::string ncu_wavefront_metric(Op op) {
+  const std::string_view o = ncu_op(op);
+  return o.empty() ? "" : "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_" + std::string(o) + ".sum";
+}
+
+std::string ncu_conflict_metric(Op op) {
+  const std::string_view o = ncu_op(op);
+  return o.empty() ? ""
+                   : "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_" + std::string(o) + ".sum";
+}
+
 int lanes_per_instruction(const Instruction& instr) {
   if (instr.op == Op::kLdmatrix || instr.op == Op::kStmatrix) return 8 * instr.matrices;
   if (instr.op == Op::kTma) return 1;

@@ -111,6 +111,8 @@ std::string_view to_string(LaneOrder order) {
       return "matrices";
     case LaneOrder::kThreads:
       return "threads";
+    case LaneOrder::kExplicit:
+      return "explicit";
   }
   return "?";
 }
@@ -149,8 +151,21 @@ Result<TileSide> parse_tile_side(std::string_view text, bool writer) {
     return make_error("the reader must load from shared memory (LDS, ldmatrix), not " + to_string(side.instr),
                       instr_column, field);
   }
-  size_t expr_lead = 0;
-  const std::string_view e = trim(expr, &expr_lead);
+  auto lanes = parse_lane_spec(expr, side, 1);
+  if (!lanes) {
+    Error e = lanes.error();
+    e.field = field;
+    return e;
+  }
+  return lanes;
+}
+
+Result<TileSide> parse_lane_spec(std::string_view text, TileSide side, int column) {
+  size_t lead = 0;
+  const std::string_view e = trim(text, &lead);
+  const int at = column + code_points(text.substr(0, lead));
+  side.lanes.clear();
+  side.threads = Layout{};
   if (e.empty() || e == "default") {
     side.order = LaneOrder::kDefault;
   } else if (e == "rows") {
@@ -159,12 +174,44 @@ Result<TileSide> parse_tile_side(std::string_view text, bool writer) {
     side.order = LaneOrder::kColumns;
   } else if (e == "matrices") {
     side.order = LaneOrder::kMatrices;
+  } else if (std::isdigit(static_cast<unsigned char>(e[0])) || e[0] == '_') {
+    side.order = LaneOrder::kExplicit;
+    side.lanes.emplace_back();
+    size_t i = 0;
+    while (i < e.size()) {
+      const char c = e[i];
+      if (c == ' ' || c == ',') {
+        ++i;
+      } else if (c == '/') {
+        side.lanes.emplace_back();
+        ++i;
+      } else if (c == '_') {
+        side.lanes.back().push_back(kIdleLane);
+        ++i;
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        int64_t v = 0;
+        const size_t start = i;
+        while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) {
+          if (v > (int64_t{1} << 40))
+            return make_error("lane index too large", at + static_cast<int>(start), "lanes");
+          v = v * 10 + (e[i] - '0');
+          ++i;
+        }
+        side.lanes.back().push_back(v);
+      } else {
+        return make_error(std::string("unexpected '") + c + "' in a lane list (numbers, ',', '/', '_')",
+                          at + static_cast<int>(i), "lanes");
+      }
+      if (side.lanes.back().size() > static_cast<size_t>(kWarpLanes)) {
+        return make_error("more than 32 lanes in one instruction", at + static_cast<int>(i) - 1, "lanes");
+      }
+    }
   } else {
     auto l = parse_layout(e);
     if (!l) {
       Error err = l.error();
-      err.column = err.column > 0 ? err.column + code_points(expr.substr(0, expr_lead)) : 1;
-      err.field = field;
+      err.column = err.column > 0 ? err.column + at - 1 : at;
+      err.field = "lanes";
       return err;
     }
     side.order = LaneOrder::kThreads;
@@ -192,6 +239,9 @@ Result<Lanes> side_lanes(const TileSide& side, const std::vector<int64_t>& shape
       return matrix_lanes(shape, dtype, side.instr);
     case LaneOrder::kThreads:
       return thread_lanes(side.threads, shape, dtype, side.instr);
+    case LaneOrder::kExplicit:
+      if (side.lanes.empty()) return make_error("the lane list is empty", 0, "lanes");
+      return side.lanes;
   }
   return make_error("unknown lane order", 0, "lanes");
 }

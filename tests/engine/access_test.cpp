@@ -54,6 +54,12 @@ TEST(AccessInstruction, ParsesTheCatalogue) {
   EXPECT_EQ(ncu_op(Op::kLdmatrix), "ldsm");
   EXPECT_EQ(ncu_op(Op::kCpAsync), "ldgsts");
   EXPECT_EQ(lanes_per_instruction(instr("ldmatrix.x2")), 16);
+  // The counter names measured on the H200 (ncu 2025.3).
+  EXPECT_EQ(ncu_wavefront_metric(Op::kStmatrix),
+            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum");
+  EXPECT_EQ(ncu_conflict_metric(Op::kLdmatrix),
+            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum");
+  EXPECT_EQ(ncu_wavefront_metric(Op::kLdg), "");
 }
 
 TEST(AccessInstruction, ErrorsPointAtTheToken) {

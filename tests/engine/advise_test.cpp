@@ -152,6 +152,17 @@ TEST(Advise, TileSidesParseWithColumns) {
   EXPECT_EQ(side("ldmatrix.x2.trans", false).order, LaneOrder::kDefault);
   EXPECT_EQ(side("S[(16,32):(1@reg,1@laneid)];4", true).order, LaneOrder::kThreads);
 
+  // Explicit lanes: '/' between instructions, '_' for an idle lane.
+  const TileSide listed = side("0,32,_, 96/1;LDS.32", false);
+  EXPECT_EQ(listed.order, LaneOrder::kExplicit);
+  ASSERT_EQ(listed.lanes.size(), 2u);
+  EXPECT_EQ(listed.lanes[0], (std::vector<int64_t>{0, 32, kIdleLane, 96}));
+  EXPECT_EQ(listed.lanes[1], (std::vector<int64_t>{1}));
+  auto bad_list = parse_lane_spec(" 0,4x", TileSide{}, 10);
+  ASSERT_FALSE(bad_list.ok());
+  EXPECT_EQ(bad_list.error().column, 14);  // 'x' is the 5th character, the text starts at column 10
+  EXPECT_EQ(bad_list.error().field, "lanes");
+
   auto bad_width = parse_tile_side("columns;LDS.99", false);
   ASSERT_FALSE(bad_width.ok());
   EXPECT_EQ(bad_width.error().column, 13);  // the '9' of 99

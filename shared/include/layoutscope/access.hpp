@@ -71,6 +71,11 @@ std::optional<Error> check_instruction(const Instruction& instr);
 Space space(Op op);              // where the layout lives: shared for cp.async and TMA (the destination)
 std::string_view ncu_op(Op op);  // suffix of the ncu shared-memory counters: ld st ldsm stsm ldgsts, or ""
 int lanes_per_instruction(const Instruction& instr);  // lanes that carry an address: 8 * matrices for ldsm
+// The Nsight Compute counters that measure cost()'s wavefronts and conflicts for this op ("" for global and
+// TMA): sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum and
+// sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum for ldmatrix.
+std::string ncu_wavefront_metric(Op op);
+std::string ncu_conflict_metric(Op op);
 
 inline constexpr int kWarpLanes = 32;
 inline constexpr int64_t kIdleLane = -1;

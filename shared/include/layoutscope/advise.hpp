@@ -41,6 +41,7 @@ enum class LaneOrder {
   kColumns,   // column_lanes
   kMatrices,  // matrix_lanes
   kThreads,   // thread_lanes(threads, ...)
+  kExplicit,  // the lanes as given
 };
 
 // One side of the tile: how the warp's lanes walk it and with which instruction.
@@ -48,7 +49,14 @@ struct TileSide {
   Instruction instr;
   LaneOrder order = LaneOrder::kDefault;
   Layout threads;  // kThreads: logical element -> @laneid, @reg and any instruction axes (@warpid ...)
+  Lanes lanes;     // kExplicit
 };
+
+// How the lanes walk the tile, from text: rows, columns, matrices, default (or empty), a list of first
+// elements ("0,64,128/8,72": lanes by ',', instructions by '/', '_' for an idle lane) or a thread layout.
+// `column` is the 1-based column of the text's first character in the caller's input (errors count from
+// there); the instruction of `side` is kept.
+Result<TileSide> parse_lane_spec(std::string_view text, TileSide side, int column = 1);
 
 // "EXPR;INSTR": EXPR is rows, columns, matrices, default (or empty) or a thread layout; INSTR is an
 // instruction (parse_instruction) or a bare width in bytes (4, 8, 16: STS for the writer, LDS for the
@@ -101,6 +109,6 @@ std::string cutlass_ss_smem_selector(DType dtype, const std::vector<int64_t>& ti
 std::string thunderkittens_swizzle(DType dtype, const std::vector<int64_t>& tile, std::string* why = nullptr);
 
 std::string_view to_string(CandidateKind kind);  // plain, tma, swizzle, padding
-std::string_view to_string(LaneOrder order);     // default, rows, columns, matrices, threads
+std::string_view to_string(LaneOrder order);     // default, rows, columns, matrices, threads, explicit
 
 }  // namespace layoutscope

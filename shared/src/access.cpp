@@ -433,6 +433,11 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
     src.emplace(std::move(*s));
   }
   if (access.lanes.empty()) return make_error("the access issues no instruction", 0, "lanes");
+  if (static_cast<int64_t>(access.lanes.size()) > kMaxInstructions) {
+    return make_error("the access issues " + std::to_string(access.lanes.size()) + " instructions; at most " +
+                          std::to_string(kMaxInstructions) + " are costed",
+                      0, "lanes");
+  }
   const int64_t row = row_extent(access.shape);
   const int used = lanes_per_instruction(access.instr);
   const bool shared = space(access.instr.op) == Space::kShared;
@@ -514,6 +519,13 @@ Result<int64_t> checked_size(const std::vector<int64_t>& shape) {
   return n;
 }
 
+std::optional<Error> too_many(int64_t instructions) {
+  if (instructions <= kMaxInstructions) return std::nullopt;
+  return make_error("walking this tile takes " + std::to_string(instructions) + " instructions; at most " +
+                        std::to_string(kMaxInstructions) + " are costed",
+                    0, "shape");
+}
+
 }  // namespace
 
 Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
@@ -528,6 +540,7 @@ Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const In
                       0, "shape");
   }
   const int64_t slots = *n / *v;
+  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
   Lanes out;
   for (int64_t s = 0; s < slots; ++s) {
     if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
@@ -549,6 +562,7 @@ Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const
   }
   const int64_t rows = *n / row;
   const int64_t slots = *n / *v;
+  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
   Lanes out;
   for (int64_t s = 0; s < slots; ++s) {
     if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
@@ -576,6 +590,7 @@ Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const
                       0, "shape");
   }
   const int used = lanes_per_instruction(instr);
+  if (auto e = too_many((rows / block_rows) * (row / block_cols))) return *e;
   Lanes out;
   for (int64_t br = 0; br < rows / block_rows; ++br) {
     for (int64_t bc = 0; bc < row / block_cols; ++bc) {
@@ -648,6 +663,7 @@ Result<Lanes> thread_lanes(const Layout& threads, const std::vector<int64_t>& sh
     for (size_t a : others) key.push_back(p[a]);
     key.push_back(reg / *v);
     auto& grid = slots[key];
+    if (auto e = too_many(static_cast<int64_t>(slots.size()))) return *e;
     if (grid.empty()) grid.assign(static_cast<size_t>(kWarpLanes * *v), kIdleLane);
     int64_t& slot = grid[static_cast<size_t>(lane * *v + reg % *v)];
     if (slot != kIdleLane && slot != x) {

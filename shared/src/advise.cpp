@@ -9,7 +9,9 @@
 namespace layoutscope {
 namespace {
 
-constexpr int64_t kMaxTileElements = int64_t{1} << 18;
+// A shared tile holds at most 227 KiB on sm_90: 2^16 elements covers it for 4-byte types and bounds the
+// search (every candidate costs both accesses over the whole tile).
+constexpr int64_t kMaxTileElements = int64_t{1} << 16;
 
 int code_points(std::string_view s) {
   int n = 0;
@@ -305,9 +307,12 @@ Result<Advice> advise(const AdviseRequest& q) {
   if (q.tile.empty()) return make_error("give the tile shape (rows, columns)", 0, "tile");
   int64_t n = 1;
   for (int64_t e : q.tile) {
-    if (e < 1 || e > kMaxTileElements) return make_error("tile extents must be 1 to 262144", 0, "tile");
+    if (e < 1 || e > kMaxTileElements)
+      return make_error("tile extents must be 1 to " + std::to_string(kMaxTileElements), 0, "tile");
     n *= e;
-    if (n > kMaxTileElements) return make_error("the tile has more than 262144 elements", 0, "tile");
+    if (n > kMaxTileElements)
+      return make_error("the tile has more than " + std::to_string(kMaxTileElements) + " elements", 0,
+                        "tile");
   }
   if (auto bad = check_instruction(q.writer.instr)) return side_error("writer", *bad);
   if (auto bad = check_instruction(q.reader.instr)) return side_error("reader", *bad);

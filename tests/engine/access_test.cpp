@@ -336,6 +336,10 @@ TEST(AccessCost, BadAccessesNameThePlace) {
             "dtype");
   EXPECT_EQ(cost(access("S[(8,8):(8,1)]", {8, 8}, DType::kF32, "LDS.32", {})).error().field, "lanes");
   EXPECT_FALSE(cost(access("S[(8,8):(8,1)]", {4, 4}, DType::kF32, "LDS.32", Lanes(1, {0}))).ok());
+  // A tile too large to walk is refused before anything is allocated for it: 2^32 fp32 / 32 lanes.
+  EXPECT_EQ(row_lanes({65536, 65536}, DType::kF32, instr("LDS.32")).error().field, "shape");
+  EXPECT_EQ(column_lanes({65536, 65536}, DType::kF32, instr("LDS.32")).error().field, "shape");
+  EXPECT_EQ(matrix_lanes({65536, 65536}, DType::kBF16, instr("ldmatrix.x4")).error().field, "shape");
   EXPECT_EQ(cost(access("S[(8,8):(8@x,1@x)]", {8, 8}, DType::kF32, "LDS.32", Lanes(1, {0}))).error().field,
             "layout");
 }

@@ -79,6 +79,8 @@ std::string ncu_conflict_metric(Op op);
 
 inline constexpr int kWarpLanes = 32;
 inline constexpr int64_t kIdleLane = -1;
+// One access issues at most this many instructions (a 2^21-element tile at 32 lanes x 1 element).
+inline constexpr int64_t kMaxInstructions = int64_t{1} << 16;
 
 struct WarpAccess {
   Layout layout;               // the tile in memory: logical index -> @m, in elements

@@ -340,19 +340,20 @@ Result<Instruction> parse_instruction(std::string_view text) {
     in.matrices = 0;
     for (; i < t.size(); ++i) {
       const std::string& w = t[i].text;
-      if (w == "sync" || w == "aligned" || w == "m8n8" || w == "shared" || w == "b16" || w == "shared::cta")
+      // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16; SASS: LDSM.16.MT88.4 (no count: one matrix).
+      if (w == "sync" || w == "aligned" || w == "m8n8" || w == "shared" || w == "b16" || w == "shared::cta" ||
+          w == "16" || w == "m88")
         continue;
-      if (w == "trans" || w == "t") {
+      if (w == "trans" || w == "mt88") {
         in.trans = true;
-      } else if (w == "x1" || w == "x2" || w == "x4" || w == "m88" || w == "1" || w == "2" || w == "4") {
+      } else if (w == "x1" || w == "x2" || w == "x4" || w == "1" || w == "2" || w == "4") {
         in.matrices = w == "x1" || w == "1" ? 1 : w == "x2" || w == "2" ? 2 : 4;
-      } else if (w == "16" && in.op == Op::kLdmatrix) {
-        in.matrices = 4;  // SASS LDSM.16.M88.4
       } else {
         return instr_error("unexpected '" + t[i].text + "' in " + head + " (.x1, .x2, .x4, .trans)",
                            t[i].column);
       }
     }
+    if (in.matrices == 0 && (head == "ldsm" || head == "stsm")) in.matrices = 1;
     if (in.matrices == 0) {
       return instr_error(head + " needs the matrix count .x1, .x2 or .x4", static_cast<int>(text.size()) + 1);
     }
@@ -380,10 +381,12 @@ Result<Instruction> parse_instruction(std::string_view text) {
       in.bytes = 0;
       for (; i < t.size(); ++i) {
         const std::string& w = t[i].text;
-        if (w == "ca" || w == "cg" || w == "shared" || w == "global" || w == "shared::cta" || w == "l2::128b")
+        if (w == "ca" || w == "cg" || w == "shared" || w == "global" || w == "shared::cta" ||
+            w == "l2::128b" || w == "e" || w == "bypass" || w == "ltc128b" || w == "zfill")
           continue;
         if (is_number(w) && in.bytes == 0) {
-          in.bytes = std::stoi(w);
+          // PTX cp.async gives the size in bytes, SASS LDGSTS.E.128 in bits.
+          in.bytes = head == "ldgsts" ? std::stoi(w) / 8 : std::stoi(w);
           continue;
         }
         return instr_error("unexpected '" + t[i].text + "' in cp.async (cp.async.4, .8 or .16)", t[i].column);

@@ -42,8 +42,14 @@ TEST(AccessInstruction, ParsesTheCatalogue) {
   EXPECT_TRUE(ldsm.trans);
   EXPECT_EQ(ldsm.bytes, 16);
   EXPECT_EQ(instr("stmatrix.x2").op, Op::kStmatrix);
+  // SASS spellings: LDSM.16.M88.4 is .x4, LDSM.16.MT88.2 is .x2.trans, no count is one matrix.
+  EXPECT_EQ(instr("LDSM.16.M88.4").matrices, 4);
+  EXPECT_TRUE(instr("LDSM.16.MT88.2").trans);
+  EXPECT_EQ(instr("LDSM.16.MT88.2").matrices, 2);
+  EXPECT_EQ(instr("STSM.16.M88").matrices, 1);
   EXPECT_EQ(instr("cp.async.cg.shared.global.16").bytes, 16);
   EXPECT_EQ(instr("cp.async.4").op, Op::kCpAsync);
+  EXPECT_EQ(instr("LDGSTS.E.BYPASS.128").bytes, 16);  // SASS counts bits
   EXPECT_EQ(instr("tma.128B").tma_mode, SwizzleMode::k128B);
   EXPECT_EQ(instr("tma.none").tma_mode, SwizzleMode::kNone);
   EXPECT_EQ(instr("cp.async.bulk.tensor.2d.SWIZZLE_64B").tma_mode, SwizzleMode::k64B);

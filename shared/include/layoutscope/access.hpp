@@ -15,9 +15,10 @@
 //   With SWIZZLE_128B (Swizzle<3,3,3> on bf16 offsets) column block j of row r moves to j ^ (r % 8): the 8
 //   rows fill all 32 banks, 1 wavefront a phase, 4 per instruction, 256 in all and no conflict.
 //
-//   WarpAccess a{parse_layout("S[(64,64):(64,1)]").value(), {64, 64}, DType::kBF16,
-//                parse_instruction("ldmatrix.x4").value(), matrix_lanes({64, 64}, DType::kBF16, ...)};
-//   cost(a)->wavefronts   // 16 instructions cover the tile once: 16 * 32 = 512
+//   const Instruction x4 = parse_instruction("ldmatrix.x4").value();
+//   WarpAccess a{parse_layout("S[(64,64):(64,1)]").value(), {64, 64}, DType::kBF16, x4,
+//                matrix_lanes({64, 64}, DType::kBF16, x4).value(), std::nullopt};
+//   cost(a)->wavefronts    // 16 instructions cover the tile once: 16 * 32 = 512 (conflicts 448)
 //
 // The shared-memory model (banks, 4 B words, 128 B wavefronts, broadcast) is memory_access.hpp's
 // bank_access; the global model (32 B sectors) is its sector_access. This file decides which lanes share
@@ -120,6 +121,10 @@ struct AccessCost {
 
 // What the access costs. Errors name the instruction and lane at fault: a lane whose elements run off
 // the row, are not contiguous in the layout, or are not aligned to the width.
+// Shared wavefront groups: 128 B / width lanes (32, 16, 8) for LDS/STS and for the shared side of
+// cp.async, one matrix of 8 lanes for ldmatrix/stmatrix; idle lanes leave their group, an empty group
+// costs nothing. TMA writes are not LSU traffic: shared_counted is false and only bytes and the source's
+// sectors are given.
 // `banks` changes the shared-memory model (the chapter's 8-bank toy); the GPU's is the default.
 Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks = {});
 

@@ -64,7 +64,8 @@ Result<std::vector<int64_t>> js_shape(const val& shape, const Layout* layout, co
     }
     return s;
   }
-  if (!shape.isArray()) return make_error(std::string(field) + " must be an array of extents or a string", 0, field);
+  if (!shape.isArray())
+    return make_error(std::string(field) + " must be an array of extents or a string", 0, field);
   std::vector<int64_t> out;
   const unsigned n = shape["length"].as<unsigned>();
   for (unsigned i = 0; i < n; ++i) {
@@ -145,8 +146,8 @@ val side_value(const TileSide& s) {
   return o;
 }
 
-val js_access_cost(std::string layout_text, val shape, std::string dtype_text, std::string instr_text, val lanes,
-                   val source) {
+val js_access_cost(std::string layout_text, val shape, std::string dtype_text, std::string instr_text,
+                   val lanes, val source) {
   WarpAccess a;
   auto layout = parse_layout(layout_text);
   if (!layout) return access_error(layout.error(), "layout");

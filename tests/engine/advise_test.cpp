@@ -64,6 +64,12 @@ TEST(Advise, XorWithTwiceTheRowIsConflictFree) {
   EXPECT_EQ(pad2->read_wavefronts, 16);
   EXPECT_EQ(pad2->shared_bytes, 2176);
   EXPECT_EQ(tma128->read_wavefronts, 32);
+  // The conflict-free layouts come first, and they are the ones the search space holds.
+  size_t free_count = 0;
+  for (const Candidate& c : a->candidates) free_count += c.conflict_free();
+  EXPECT_GE(free_count, 2u);  // at least Swizzle<4,1,4> and 34-word rows
+  for (size_t i = 0; i < a->candidates.size(); ++i)
+    EXPECT_EQ(a->candidates[i].conflict_free(), i < free_count);
   // Best first: nothing after a candidate costs fewer wavefronts.
   for (size_t i = 1; i < a->candidates.size(); ++i) {
     const Candidate& p = a->candidates[i - 1];
@@ -100,6 +106,21 @@ TEST(Advise, LdmatrixReaderWantsThe128ByteSwizzle) {
   EXPECT_EQ(a->rules[0].choice, "SW128");
   EXPECT_EQ(a->rules[0].candidate->read_wavefronts, 64);
   EXPECT_EQ(a->rules[1].choice, "128B");
+}
+
+// cp.async.16 by rows into a 64x32 fp32 tile (128 B rows), LDS.128 down the columns: each 8-lane group
+// reads 8 consecutive rows of one 16 B block. Plain: 128 B apart, banks 0..3 eight times -> 8 wavefronts a
+// group, 32 an instruction, 16 instructions = 512. SWIZZLE_128B: block 0 ^ (r % 8) -> 1 a group, 64.
+// Writes: each group stores one whole row -> 4 an instruction, 64.
+TEST(Advise, CpAsyncWriterAndColumnReader) {
+  AdviseRequest q{side("rows;cp.async.16", true), side("columns;LDS.128", false), DType::kF32, {64, 32}};
+  auto a = advise(q);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(find(*a, "row-major")->read_wavefronts, 512);
+  EXPECT_EQ(find(*a, "row-major")->write_wavefronts, 64);
+  EXPECT_EQ(find(*a, "TMA 128B")->read_wavefronts, 64);
+  EXPECT_TRUE(a->candidates[0].conflict_free());
+  EXPECT_EQ(a->candidates[0].read_wavefronts + a->candidates[0].write_wavefronts, 128);
 }
 
 // TMA writes: only its modes are possible and the write has no bank counter. ldmatrix.x4 on the 32B mode:

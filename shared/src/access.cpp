@@ -700,6 +700,14 @@ Result<Lanes> thread_lanes(const Layout& threads, const std::vector<int64_t>& sh
   return out;
 }
 
+Layout tile_layout(int64_t rows, int64_t cols, int64_t row_stride, std::optional<Swizzle> swizzle) {
+  Layout out;
+  const std::string m(kMemoryAxis);
+  out.shard = {Mode{rows, {row_stride, m}}, Mode{cols, {1, m}}};
+  out.swizzle = swizzle;
+  return out;
+}
+
 Result<Layout> tma_layout(SwizzleMode mode, DType dtype, const std::vector<int64_t>& shape) {
   auto n = checked_size(shape);
   if (!n) return n.error();
@@ -719,12 +727,7 @@ Result<Layout> tma_layout(SwizzleMode mode, DType dtype, const std::vector<int64
   }
   auto atom = swizzle_atom(mode, dtype);
   if (!atom) return atom.error();
-  Layout out;
-  const std::string m(kMemoryAxis);
-  if (mode == SwizzleMode::kNone) {
-    out.shard = {Mode{rows, {cols, m}}, Mode{cols, {1, m}}};
-    return out;
-  }
+  if (mode == SwizzleMode::kNone) return tile_layout(rows, cols, cols);
   const int64_t span = atom->row_bytes;
   if (row_bytes % span != 0) {
     return make_error("TMA " + std::string(short_name(mode)) + " writes panels " + std::to_string(span) +
@@ -738,13 +741,13 @@ Result<Layout> tma_layout(SwizzleMode mode, DType dtype, const std::vector<int64
   }
   const int64_t width = span / elem;
   const int64_t panels = row_bytes / span;
-  if (panels == 1) {
-    out.shard = {Mode{rows, {cols, m}}, Mode{cols, {1, m}}};
-  } else {
-    out.shard = {Mode{rows, {width, m}}, Mode{panels, {rows * width, m}}, Mode{width, {1, m}}};
-  }
-  out.swizzle = atom->elements;
-  out.swizzle->spelling = SwizzleSpelling::kCute;
+  Swizzle sw = atom->elements;
+  sw.spelling = SwizzleSpelling::kCute;
+  if (panels == 1) return tile_layout(rows, cols, cols, sw);
+  Layout out;
+  const std::string m(kMemoryAxis);
+  out.shard = {Mode{rows, {width, m}}, Mode{panels, {rows * width, m}}, Mode{width, {1, m}}};
+  out.swizzle = sw;
   return out;
 }
 

@@ -33,18 +33,11 @@ bool writes_shared(Op op) {
 }
 bool reads_shared(Op op) { return op == Op::kLds || op == Op::kLdmatrix; }
 
-Layout row_major(int64_t rows, int64_t cols, int64_t row_stride) {
-  Layout l;
-  const std::string m(kMemoryAxis);
-  l.shard = {Mode{rows, {row_stride, m}}, Mode{cols, {1, m}}};
-  return l;
-}
-
 // CUTLASS's INTERLEAVE atom is 8 rows x 16 B, unswizzled, tiled down the rows first: panels 16 B wide.
 Layout interleave_layout(DType dtype, int64_t rows, int64_t cols) {
   const int64_t width = 16 / dtype_bytes(dtype);
   const int64_t panels = cols / width;
-  if (panels <= 1) return row_major(rows, cols, cols);
+  if (panels <= 1) return tile_layout(rows, cols, cols);
   Layout l;
   const std::string m(kMemoryAxis);
   l.shard = {Mode{rows, {width, m}}, Mode{panels, {rows * width, m}}, Mode{width, {1, m}}};
@@ -361,7 +354,7 @@ Result<Advice> advise(const AdviseRequest& q) {
     Candidate plain;
     plain.kind = CandidateKind::kPlain;
     plain.name = "row-major";
-    plain.layout = row_major(rows, cols, cols);
+    plain.layout = tile_layout(rows, cols, cols);
     plain.shared_bytes = n * elem;
     consider(plain, SwizzleMode::kNone);
 
@@ -390,7 +383,7 @@ Result<Advice> advise(const AdviseRequest& q) {
       Candidate c;
       c.kind = CandidateKind::kPadding;
       c.name = "pad " + std::to_string(pad_bytes) + " B";
-      c.layout = row_major(rows, cols, cols + pad);
+      c.layout = tile_layout(rows, cols, cols + pad);
       c.shared_bytes = rows * (cols + pad) * elem;
       consider(std::move(c), SwizzleMode::kNone);
     }

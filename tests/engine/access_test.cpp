@@ -272,6 +272,11 @@ TEST(AccessCost, TmaLayoutsArePanels) {
   auto addr = lane_addresses(*l, {64, 64}, std::vector<int64_t>{x}, 2);
   ASSERT_TRUE(addr.ok());
   EXPECT_EQ((*addr)[0], 4224);
+  // A padded, swizzled tile as a value equals its text.
+  Swizzle sw;
+  sw.bits = 4, sw.base = 1, sw.shift = 4;
+  EXPECT_EQ(tile_layout(16, 32, 32, sw), must_parse("Swizzle<4,1,4> o S[(16,32):(32,1)]"));
+  EXPECT_EQ(tile_layout(32, 32, 33), must_parse("S[(32,32):(33,1)]"));
   // 128B equals Swizzle<3,3,3> on the plain tile when a row is exactly 128 B.
   auto wide = tma_layout(SwizzleMode::k128B, DType::kBF16, {64, 64});
   EXPECT_EQ(wide->swizzle->bits, 3);

@@ -150,6 +150,11 @@ Result<Lanes> default_lanes(const std::vector<int64_t>& shape, DType dtype, cons
 Result<Lanes> thread_lanes(const Layout& threads, const std::vector<int64_t>& shape, DType dtype,
                            const Instruction& instr);
 
+// A rows x cols tile, row r starting at element r * row_stride (row_stride > cols pads), optionally XOR
+// swizzled on element offsets: S[(rows, cols):(row_stride, 1)], built as a value.
+Layout tile_layout(int64_t rows, int64_t cols, int64_t row_stride,
+                   std::optional<Swizzle> swizzle = std::nullopt);
+
 // The layout TMA writes a rows x cols tile in: panels of the mode's width (128/64/32 B; the whole row
 // for none), panel after panel, each row-major with the mode's XOR on element offsets. An error says why
 // the mode cannot write this tile (rows not a multiple of 16 B, a partial panel, fewer than 8 rows).

@@ -221,6 +221,72 @@ export interface LsImported {
 /** A logical shape: an array of extents, a string "8,8", or null for the layout's default shape. */
 export type LsShape = number[] | string | null;
 
+export interface LsInstructionCost {
+  /** Shared: L1 wavefronts, what ncu counts as sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<ncuOp>.sum. */
+  wavefronts: number;
+  /** One per 128 B a conflict-free instruction moves (one per 8-lane phase for ldmatrix/stmatrix). */
+  idealWavefronts: number;
+  /** wavefronts - idealWavefronts: sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_<ncuOp>.sum. */
+  conflicts: number;
+  maxWays: number;
+  /** Global: distinct 32 B sectors. */
+  sectors: number;
+  requests: number;
+  bytes: number;
+}
+
+export interface LsAccessCost {
+  layout: string;
+  shape: number[];
+  dtype: string;
+  /** Canonical instruction: "LDS.128", "ldmatrix.x4.trans", "cp.async.16", "tma.128B". */
+  instr: string;
+  /** ld, st, ldsm, stsm, ldgsts; "" for global accesses and TMA. */
+  ncuOp: string;
+  /** false for global accesses and TMA (no bank counter). */
+  sharedCounted: boolean;
+  /** One per issued instruction; lanes[l] is the first logical element lane l moves, -1 when idle. */
+  instructions: (LsInstructionCost & { lanes: number[] })[];
+  total: LsInstructionCost;
+  metrics: { wavefronts: string; conflicts: string } | null;
+}
+
+export interface LsCandidate {
+  /** "row-major", "TMA 128B", "Swizzle<4,1,4>" (on element offsets), "pad 4 B". */
+  name: string;
+  kind: 'plain' | 'tma' | 'swizzle' | 'padding';
+  /** The shared tile as layout text (logical index -> @m in elements). */
+  layout: string;
+  writeWavefronts: number;
+  writeIdeal: number;
+  readWavefronts: number;
+  readIdeal: number;
+  conflicts: number;
+  conflictFree: boolean;
+  sharedBytes: number;
+  /** false when TMA writes: its writes have no bank counter and cost no LSU wavefronts. */
+  writeCounted: boolean;
+}
+
+export interface LsTileSide {
+  instr: string;
+  lanes: 'default' | 'rows' | 'columns' | 'matrices' | 'threads' | 'explicit';
+  threads: string | null;
+}
+
+export interface LsAdvice {
+  tile: number[];
+  dtype: string;
+  writer: LsTileSide;
+  reader: LsTileSide;
+  searched: number;
+  rejected: number;
+  /** Best first: fewest wavefronts, then fewest shared bytes, then the simplest kind. */
+  candidates: LsCandidate[];
+  /** CUTLASS ss_smem_selector and ThunderKittens st: choice "" when the rule does not apply. */
+  rules: { rule: string; choice: string; reason: string; candidate: LsCandidate | null }[];
+}
+
 export interface LayoutscopeModule {
   version(): string;
   parseLayout(text: string): LsResult<LsParsedLayout>;
@@ -265,6 +331,21 @@ export interface LayoutscopeModule {
   exportLayout(to: LsFormat, layout: string, shape: LsShape, mesh: LsMesh | null): LsResult<{ text: string }>;
   /** The format a pasted text is most likely written in; 'axe' when nothing else matches. */
   detectFormat(text: string): LsFormat;
+  /**
+   * What one warp access costs. lanes: null (the instruction's default walk), "rows" | "columns" |
+   * "matrices" | a thread layout | "0,64/8,72", or first elements per instruction and lane (-1 or null idle).
+   * source: the global layout for cp.async and TMA (null: dense row-major).
+   */
+  accessCost(
+    layout: string,
+    shape: LsShape,
+    dtype: string,
+    instr: string,
+    lanes: string | (number | null)[][] | null,
+    source: string | null,
+  ): LsResult<LsAccessCost>;
+  /** Rank shared layouts for a writer and a reader, each "LANES;INSTR" (e.g. "rows;STS.128", ";ldmatrix.x4"). */
+  advise(writer: string, reader: string, dtype: string, tile: number[] | string): LsResult<LsAdvice>;
 }
 
 export interface LayoutscopeModuleOptions {

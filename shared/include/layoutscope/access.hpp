@@ -1,0 +1,163 @@
+// A warp's memory instructions as a value, and what they cost as Nsight Compute counts it.
+//
+// A WarpAccess names the tile's layout in memory (logical index -> @m in elements), its logical shape and
+// dtype, the instruction, and which logical element each lane starts at in each instruction it issues.
+// A lane moves instr.bytes contiguous bytes: the elements first, first+1, ... of one row.
+//
+// Worked example: 64 x ldmatrix.x4 over a 64x64 bf16 tile with 128 B rows (measured on an H200 with
+// sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum).
+//
+//   ldmatrix.x4 runs in 4 phases; in phase k lanes 8k..8k+7 each name one 16 B row of matrix k, and one
+//   phase is one 128 B read, so the ideal is 4 wavefronts per instruction.
+//   Unswizzled, matrix k is 8 rows of one 16 B column block, 128 B apart: byte 128*r + 16*j lies in banks
+//   4j..4j+3 for every row r, so the 8 lanes queue on the same 4 banks: 8 wavefronts a phase, 32 per
+//   instruction, 64 * 32 = 2048 in all, 2048 - 64 * 4 = 1792 conflicts.
+//   With SWIZZLE_128B (Swizzle<3,3,3> on bf16 offsets) column block j of row r moves to j ^ (r % 8): the 8
+//   rows fill all 32 banks, 1 wavefront a phase, 4 per instruction, 256 in all and no conflict.
+//
+//   const Instruction x4 = parse_instruction("ldmatrix.x4").value();
+//   WarpAccess a{parse_layout("S[(64,64):(64,1)]").value(), {64, 64}, DType::kBF16, x4,
+//                matrix_lanes({64, 64}, DType::kBF16, x4).value(), std::nullopt};
+//   cost(a)->wavefronts    // 16 instructions cover the tile once: 16 * 32 = 512 (conflicts 448)
+//
+// The shared-memory model (banks, 4 B words, 128 B wavefronts, broadcast) is memory_access.hpp's
+// bank_access; the global model (32 B sectors) is its sector_access. This file decides which lanes share
+// a wavefront and what an instruction's ideal is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "layoutscope/dtype.hpp"
+#include "layoutscope/layout.hpp"
+#include "layoutscope/memory_access.hpp"
+#include "layoutscope/result.hpp"
+
+namespace layoutscope {
+
+enum class Op {
+  kLdg,       // LDG: global -> registers, 1/2/4/8/16 B per lane
+  kStg,       // STG: registers -> global
+  kLds,       // LDS: shared -> registers, 4/8/16 B per lane
+  kSts,       // STS: registers -> shared
+  kLdmatrix,  // ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16: 16 B rows, 8 lanes a matrix
+  kStmatrix,  // stmatrix, the same addressing
+  kCpAsync,   // cp.async 4/8/16 B: global -> shared without registers (ncu op ldgsts)
+  kTma,       // cp.async.bulk.tensor: a whole tile into shared memory in one swizzle mode
+};
+
+enum class Space { kGlobal, kShared };
+
+struct Instruction {
+  Op op = Op::kLds;
+  int bytes = 4;       // per lane; 16 for ldmatrix/stmatrix (one row of 8 b16); the box is the tile for TMA
+  int matrices = 1;    // ldmatrix/stmatrix: .x1, .x2, .x4
+  bool trans = false;  // ldmatrix/stmatrix .trans: transposes in registers, the addresses are the same
+  SwizzleMode tma_mode = SwizzleMode::kNone;  // TMA: none, 32B, 64B or 128B
+  friend bool operator==(const Instruction&, const Instruction&) = default;
+};
+
+// SASS widths in bits for loads and stores (LDS.128, LDG.E.64, STS.32, LDG.U8), PTX names for the rest:
+//   "LDS.128"  "sts.64"  "ldg.8"  "stg.128"  "ldmatrix.x4.trans"  "stmatrix.x2"  "cp.async.16"  "tma.128B"
+// PTX qualifiers that do not change the cost are skipped ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+// "cp.async.cg.shared.global.16", "LDG.E.128"). Case does not matter. Errors give the 1-based column.
+Result<Instruction> parse_instruction(std::string_view text);
+std::string to_string(const Instruction& instr);  // canonical: "LDS.128", "ldmatrix.x4.trans", "tma.128B"
+// Is this instruction in the catalogue (op, width, matrix count and mode consistent)? Error names the field.
+std::optional<Error> check_instruction(const Instruction& instr);
+
+Space space(Op op);              // where the layout lives: shared for cp.async and TMA (the destination)
+std::string_view ncu_op(Op op);  // suffix of the ncu shared-memory counters: ld st ldsm stsm ldgsts, or ""
+int lanes_per_instruction(const Instruction& instr);  // lanes that carry an address: 8 * matrices for ldsm
+// The Nsight Compute counters that measure cost()'s wavefronts and conflicts for this op ("" for global and
+// TMA): sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum and
+// sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum for ldmatrix.
+std::string ncu_wavefront_metric(Op op);
+std::string ncu_conflict_metric(Op op);
+
+inline constexpr int kWarpLanes = 32;
+inline constexpr int64_t kIdleLane = -1;
+// One access issues at most this many instructions (a 2^21-element tile at 32 lanes x 1 element).
+inline constexpr int64_t kMaxInstructions = int64_t{1} << 16;
+
+struct WarpAccess {
+  Layout layout;               // the tile in memory: logical index -> @m, in elements
+  std::vector<int64_t> shape;  // the logical shape; rows are the last extent
+  DType dtype = DType::kF32;
+  Instruction instr;
+  // lanes[i][l]: the logical index of the first element lane l moves in instruction i, or kIdleLane.
+  // Empty for TMA (the instruction moves the whole tile).
+  std::vector<std::vector<int64_t>> lanes;
+  // cp.async and TMA read global memory too: the source tensor's layout over the same shape (dense
+  // row-major when absent).
+  std::optional<Layout> source;
+};
+
+struct InstructionCost {
+  int wavefronts = 0;        // shared: ..._wavefronts_mem_shared_op_<ncu_op>
+  int ideal_wavefronts = 0;  // shared: one per 128 B a conflict-free instruction moves (per ldsm phase)
+  int conflicts = 0;         // wavefronts - ideal: ..._bank_conflicts_pipe_lsu_mem_shared_op_<ncu_op>
+  int max_ways = 0;          // worst bank over the instruction's wavefront groups
+  int64_t sectors = 0;       // global: distinct 32 B sectors
+  int requests = 0;          // global: one per instruction that has an active lane
+  int64_t bytes = 0;         // bytes the lanes move
+};
+
+struct AccessCost {
+  std::string ncu_op;                         // ld, st, ldsm, stsm, ldgsts; "" when no shared counter applies
+  bool shared_counted = false;                // LSU bank counters apply (false for global and for TMA)
+  std::vector<InstructionCost> instructions;  // one per issued instruction (one in all for TMA)
+  int64_t wavefronts = 0;
+  int64_t ideal_wavefronts = 0;
+  int64_t conflicts = 0;
+  int max_ways = 0;
+  int64_t sectors = 0;
+  int64_t requests = 0;
+  int64_t bytes = 0;
+};
+
+// What the access costs. Errors name the instruction and lane at fault: a lane whose elements run off
+// the row, are not contiguous in the layout, or are not aligned to the width.
+// Shared wavefront groups: 128 B / width lanes (32, 16, 8) for LDS/STS and for the shared side of
+// cp.async, one matrix of 8 lanes for ldmatrix/stmatrix; idle lanes leave their group, an empty group
+// costs nothing. TMA writes are not LSU traffic: shared_counted is false and only bytes and the source's
+// sectors are given.
+// `banks` changes the shared-memory model (the chapter's 8-bank toy); the GPU's is the default.
+Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks = {});
+
+// ---- which lanes touch which elements ------------------------------------------------------------------
+
+using Lanes = std::vector<std::vector<int64_t>>;
+
+// The tile in row-major order, lanes side by side along a row: instruction i, lane l starts at
+// (i * 32 + l) * v, v = bytes / element size (a warp writing rows).
+Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// Lanes down the columns: vector slot s = i * 32 + l starts at row s % rows, column (s / rows) * v (a
+// warp reading columns; a 16-row tile puts two columns in one instruction).
+Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// ldmatrix/stmatrix over the tile, blocks in row-major order. x4: 16x16 blocks, lane l names row l % 16
+// of column block l / 16 (the mma A-fragment order); x2: 16x8 blocks, lane l < 16 names row l; x1: 8x8
+// blocks, lane l < 8 names row l. Each matrix is 8 consecutive rows of one 16 B column block.
+Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// ldmatrix/stmatrix: matrix_lanes; TMA: none; otherwise row_lanes.
+Result<Lanes> default_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// From a thread layout: logical element -> @laneid (0..31), @reg, and any other axes (@warpid ...).
+// Registers reg = c*v .. c*v+v-1 of a lane form one access; one instruction per value of the other axes
+// and chunk c, in that order. Every (element, replica) is used, so replication is a broadcast.
+Result<Lanes> thread_lanes(const Layout& threads, const std::vector<int64_t>& shape, DType dtype,
+                           const Instruction& instr);
+
+// A rows x cols tile, row r starting at element r * row_stride (row_stride > cols pads), optionally XOR
+// swizzled on element offsets: S[(rows, cols):(row_stride, 1)], built as a value.
+Layout tile_layout(int64_t rows, int64_t cols, int64_t row_stride,
+                   std::optional<Swizzle> swizzle = std::nullopt);
+
+// The layout TMA writes a rows x cols tile in: panels of the mode's width (128/64/32 B; the whole row
+// for none), panel after panel, each row-major with the mode's XOR on element offsets. An error says why
+// the mode cannot write this tile (rows not a multiple of 16 B, a partial panel, fewer than 8 rows).
+Result<Layout> tma_layout(SwizzleMode mode, DType dtype, const std::vector<int64_t>& shape);
+
+}  // namespace layoutscope

@@ -36,6 +36,11 @@ void add_check_command(CLI::App& app);
 void add_canon_command(CLI::App& app);
 void add_swizzle_command(CLI::App& app);
 void add_memory_access_command(CLI::App& app);  // banks, sectors
+void add_interop_command(CLI::App& app);        // import, export
+void add_algebra_command(CLI::App& app);
+void add_access_command(CLI::App& app);
+void add_advise_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
@@ -109,6 +114,11 @@ int main(int argc, char** argv) {
   cli::add_canon_command(app);
   cli::add_swizzle_command(app);
   cli::add_memory_access_command(app);
+  cli::add_interop_command(app);
+  cli::add_algebra_command(app);
+  cli::add_access_command(app);
+  cli::add_advise_command(app);
+  cli::add_plan_command(app);
 
   bool help = false;
   app.add_subcommand("help", "This text")->callback([&help] { help = true; });

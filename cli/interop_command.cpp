@@ -1,0 +1,129 @@
+// import / export: layouts in CuTe, CuTe DSL, Triton, TIRx, JAX, Shardy, XLA HloSharding and DTensor syntax,
+// read into the chapter's notation and written back out (shared/include/layoutscope/formats/).
+#include <memory>
+
+#include "cli_support.hpp"
+#include "layoutscope/formats/format.hpp"
+#include "layoutscope/parse.hpp"
+
+namespace layoutscope::cli {
+namespace {
+
+struct InteropArgs {
+  std::string text;
+  CLI::Option* text_option = nullptr;
+  Arg format, shape, mesh;
+};
+
+// --mesh x=2,y=4: named axes, major first.
+std::vector<std::pair<std::string, int64_t>> mesh_arg(const Arg& mesh) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (!mesh.given()) return out;
+  const std::string& text = mesh.value;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(make_error("--mesh: expected NAME=SIZE, got '" + printable(item) + "'",
+                      static_cast<int>(start) + 1, "mesh"),
+           text);
+    }
+    auto size = parse_decimal(std::string_view(item).substr(eq + 1), "--mesh " + item.substr(0, eq), "mesh",
+                              1, int64_t{1} << 20, static_cast<int>(start + eq) + 2);
+    if (!size) fail(size.error(), text);
+    for (const auto& [name, n] : out) {
+      if (name == item.substr(0, eq))
+        fail(make_error("--mesh names axis '" + name + "' twice", 0, "mesh"), text);
+    }
+    out.emplace_back(item.substr(0, eq), *size);
+    start = end + 1;
+  }
+  return out;
+}
+
+Format format_arg(const Arg& arg) {
+  auto f = parse_format(arg.value);
+  if (!f) fail(make_error(f.error().message, 0, arg.name), arg.value);
+  return *f;
+}
+
+FormatContext context_of(const InteropArgs& args) {
+  FormatContext c;
+  if (args.shape.given()) {
+    auto shape = parse_decimal_list(args.shape.value, "shape", 1, int64_t{1} << 40, true);
+    if (!shape) fail(shape.error(), args.shape.value);
+    c.shape = *shape;
+  }
+  c.mesh = mesh_arg(args.mesh);
+  return c;
+}
+
+Json mesh_json(const FormatContext& c) {
+  Json m = Json::object();
+  for (const auto& [name, n] : c.mesh) m[name] = n;
+  return m;
+}
+
+}  // namespace
+
+void add_interop_command(CLI::App& app) {
+  auto in = std::make_shared<InteropArgs>();
+  CLI::App* import = add_command(
+      app, "import", "Read a layout written in another project's syntax into the chapter's notation",
+      "  layoutscope import --from cute '(2,(2,2)):(4,(2,1))' --shape 2,4\n"
+      "  layoutscope import --from jax \"P('x', None)\" --shape 8,4 --mesh x=2,y=4\n"
+      "  layoutscope import --from triton '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], "
+      "warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 32,16\n");
+  in->text_option =
+      import->add_option("TEXT", in->text, "The layout as the other project writes it")->type_name("");
+  add_arg(import, in->format, "from", "FORMAT",
+          "cute, cute-dsl, triton, tirx, jax, shardy, hlo, dtensor, axe")
+      ->required();
+  add_arg(import, in->shape, "shape", "R,C,...", "Logical shape, where the text does not say it");
+  add_arg(import, in->mesh, "mesh", "x=2,y=4", "Device mesh axes and sizes, major first");
+  on_run(import, [in] {
+    if (in->text_option->count() == 0) fail("import needs TEXT; see layoutscope import --help", "text");
+    const Format from = format_arg(in->format);
+    const FormatContext context = context_of(*in);
+    auto imported = import_layout(from, in->text, context);
+    if (!imported) fail(imported.error(), in->text);
+    emit({{"layout", to_string(imported->layout)},
+          {"shape", imported->shape},
+          {"from", std::string(to_string(imported->from))},
+          {"notes", imported->notes}});
+    return 0;
+  });
+
+  auto out = std::make_shared<InteropArgs>();
+  CLI::App* exp = add_command(
+      app, "export", "Write a layout of the chapter's notation in another project's syntax",
+      "  layoutscope export --to cute 'S[(2,2,2):(4,1,2)]' --shape 2,4\n"
+      "  layoutscope export --to jax 'S[(2,4,4):(1@x,4@m,1@m)] + R[4:1@y]' --shape 8,4 --mesh x=2,y=4\n");
+  out->text_option =
+      exp->add_option("EXPR", out->text, "The layout; - reads layouts from standard input")->type_name("");
+  add_arg(exp, out->format, "to", "FORMAT", "cute, cute-dsl, triton, tirx, jax, dtensor, axe")->required();
+  add_arg(exp, out->shape, "shape", "R,C,...", "Logical shape (default: one dimension of the layout's size)");
+  add_arg(exp, out->mesh, "mesh", "x=2,y=4", "Device mesh axes and sizes, major first");
+  on_run(exp, [out] {
+    if (out->text_option->count() == 0) fail("export needs EXPR; see layoutscope export --help", "layout");
+    const Format to = format_arg(out->format);
+    FormatContext context = context_of(*out);
+    return for_each_layout(out->text, [&](const std::string& text) {
+      const Layout layout = layout_arg(text);
+      const auto shape = shape_arg(out->shape, layout);
+      auto written = export_layout(to, layout, shape, context);
+      if (!written) fail(written.error(), text);
+      Json j = {{"text", *written},
+                {"to", std::string(to_string(to))},
+                {"layout", to_string(layout)},
+                {"shape", shape}};
+      if (!context.mesh.empty()) j["mesh"] = mesh_json(context);
+      emit(j);
+      return 0;
+    });
+  });
+}
+
+}  // namespace layoutscope::cli

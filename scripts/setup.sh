@@ -8,6 +8,7 @@ packages=(
   cmake g++ make pkg-config git        # native build
   libgtest-dev libbenchmark-dev        # engine tests and benchmark
   nlohmann-json3-dev libcpp-httplib-dev  # CLI and agent
+  libcli11-dev                         # the agent's command line (CLI11)
   emscripten                           # the engine as WebAssembly (Debian's 3.1.6)
   clang-14 libclang-rt-14-dev          # libFuzzer target
   chromium                             # browser tests (driven by playwright-core)

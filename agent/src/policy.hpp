@@ -22,6 +22,7 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,12 @@ class RequestPolicy {
   // linear scan, so no recursion ever sees a deep document.
   Result<nlohmann::json> parse_json_body(const std::string& body) const;
 
+  // The built-in page's own CSP: inline script and style (it is one file), its API calls, no framing.
+  static const char* builtin_page_csp() {
+    return "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; "
+           "connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+  }
+
   static bool constant_time_equal(std::string_view a, std::string_view b);
   static bool requires_token(const std::string& path);
 
@@ -77,6 +84,13 @@ bool is_loopback_host(const std::string& host);
 // (exact).
 void allow_listener(PolicyConfig& config, const std::string& host, int port,
                     const std::vector<std::string>& hosts, const std::vector<std::string>& origins);
+
+// The HTTP status of a parse_json_body error: 400 for a body that is not JSON (field "body"), 422 for valid
+// JSON the agent refuses to guess about (a duplicate key, named in field).
+int body_error_status(const Error& e);
+
+// Bytes below 0x20, 0x7f, '\\' and non-ASCII as \xNN: text from a request is safe on one log line.
+std::string escape_for_log(std::string_view text);
 
 // Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
 int json_nesting_depth(std::string_view text);

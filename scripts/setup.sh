@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev        # engine tests and benchmark
   nlohmann-json3-dev libcpp-httplib-dev  # CLI and agent
   libcli11-dev                         # the agent's command line (CLI11)
+  iproute2                             # agent tests: ss shows the listen backlog
   emscripten                           # the engine as WebAssembly (Debian's 3.1.6)
   clang-14 libclang-rt-14-dev          # libFuzzer target
   chromium                             # browser tests (driven by playwright-core)

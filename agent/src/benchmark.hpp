@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -158,16 +159,43 @@ class RunControl {
 // Thrown out of a benchmark when RunControl::cancelled() turns true between samples.
 struct Cancelled {};
 
+// Hardware counters of one state's kernel, measured by Nsight Compute in profile mode (profile.hpp), or why
+// there are none.
+struct StateProfile {
+  bool available = false;
+  std::string reason;  // when not available
+  std::string kernel;  // the kernel name fragment the counters belong to
+  std::optional<double> global_load_sectors_per_request, global_store_sectors_per_request;
+  std::optional<double> shared_load_wavefronts_per_instruction, shared_store_wavefronts_per_instruction;
+  std::optional<double> shared_load_bank_conflicts, shared_store_bank_conflicts;
+  std::map<std::string, double> metrics;  // every counter of the kernel's row, by ncu's name
+};
+
+// The profiling run itself: the command (tools by name), its exit status, how many kernel rows it gave.
+struct ProfileRun {
+  std::string tool, path, command;
+  int exit_status = 0;
+  size_t kernels_profiled = 0;
+};
+
+// Profile mode's result, one StateProfile per measured state in order.
+struct Profile {
+  std::optional<ProfileRun> run;  // absent when ncu was not started (CPU backend, no ncu)
+  std::vector<StateProfile> states;
+};
+
 struct AosSoaMeasurement {
   std::vector<AosSoaState> states;
   std::vector<CeilingState> ceilings;
   Telemetry before, after;
+  std::optional<Profile> profile;  // "profile": true only
 };
 
 struct TransposeMeasurement {
   std::vector<TransposeState> states;
   std::vector<CeilingState> ceilings;
   Telemetry before, after;
+  std::optional<Profile> profile;  // "profile": true only
 };
 
 // The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner):

@@ -186,7 +186,8 @@ void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res
   // API answers are never cached; a handler that chose its own policy (static files) keeps it.
   if (!res.has_header("Cache-Control")) put_header(res, "Cache-Control", "no-store");
   const std::string vary = res.get_header_value("Vary");
-  put_header(res, "Vary", vary.empty() ? "Origin" : vary + ", Origin");
+  if (vary.find("Origin") == std::string::npos)
+    put_header(res, "Vary", vary.empty() ? "Origin" : vary + ", Origin");
   put_header(res, "Referrer-Policy", "no-referrer");
   if (req.has_header("Origin") && origin_allowed(req.get_header_value("Origin"))) {
     put_header(res, "Access-Control-Allow-Origin", req.get_header_value("Origin"));

@@ -18,12 +18,21 @@ function rssKiB(pid) {
   return Number(m[1]);
 }
 
-// Times one request (fetch, fresh connection each time: the agent closes after every answer).
-async function timed(agent, p, init = {}) {
-  const t0 = performance.now();
-  const r = await agent.fetch(p, init);
-  await r.arrayBuffer();
-  return { status: r.status, ms: performance.now() - t0 };
+// Times one request on a fresh raw connection (the agent closes after every answer), from connect to the
+// end of the answer: fetch's own overhead on a loaded 2-core machine is of the order of the bound itself.
+function timed(agent, p, { method = 'GET' } = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const sock = net.connect(agent.port, '127.0.0.1');
+    const chunks = [];
+    sock.on('connect', () => sock.write(`${method} ${p} HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\nAuthorization: Bearer ${agent.token}\r\n\r\n`));
+    sock.on('data', (d) => chunks.push(d));
+    sock.on('error', reject);
+    sock.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      resolve({ status: Number(text.split(' ')[1]), ms: performance.now() - t0 });
+    });
+  });
 }
 
 // Opens a connection and sends nothing; resolves once connected.
@@ -46,7 +55,14 @@ describe('connections', () => {
   before(async () => { agent = await startAgent(['--read-timeout', '30', '--request-deadline', '3', '--max-streams', '100']); });
   after(async () => { await agent.stop(); });
 
-  test('a 32 MB header flood gets 431 after at most 16 KiB of head and the agent does not grow', async () => {
+  test('a head of 24 KiB sent at once gets 431', async () => {
+    const filler = Object.fromEntries([1, 2, 3].map((i) => [`X-Big-${i}`, 'a'.repeat(8000)]));
+    const r = await rawRequest(agent.port, rawHttp('GET', '/healthz', { Host: `127.0.0.1:${agent.port}`, ...filler }));
+    assert.equal(r.status, 431);
+    assert.equal(JSON.parse(r.body).error.code, 'headers_too_large');
+  });
+
+  test('four 32 MB header floods: each connection is cut after its first 16 KiB (plus a bounded drain) and the agent does not grow', async () => {
     const before = rssKiB(agent.proc.pid);
     const results = await Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
       const sock = net.connect(agent.port, '127.0.0.1');
@@ -58,19 +74,21 @@ describe('connections', () => {
       sock.on('connect', () => {
         sock.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\n`);
         const pump = () => {
-          while (sent < 32 << 20 && !sock.destroyed) {
+          while (sent < 32 << 20 && !sock.destroyed && !chunks.length) {
             sent += block.length;
             if (!sock.write(block)) { sock.once('drain', pump); return; }
           }
         };
         pump();
       });
-      sock.on('data', (d) => chunks.push(d));
+      sock.on('data', (d) => { chunks.push(d); sock.end(); });
       sock.on('error', () => {});
       sock.on('close', () => { clearTimeout(timer); resolve({ text: Buffer.concat(chunks).toString('latin1'), sent }); });
     })));
     for (const r of results) {
-      assert.match(r.text, /^HTTP\/1\.1 431 /, 'answered 431 Request Header Fields Too Large');
+      // The flooding client may lose the 431 to the reset that follows (it is still writing when the agent
+      // closes); when it did read an answer, that answer is 431.
+      if (r.text) assert.match(r.text, /^HTTP\/1\.1 431 /);
       assert.ok(r.sent < 32 << 20, `the agent closed the connection before the flood ended (${r.sent} bytes sent)`);
     }
     const grown = rssKiB(agent.proc.pid) - before;
@@ -193,15 +211,14 @@ describe('listener', () => {
     }
   });
 
-  test('the listen backlog is 1024, not 5 (from /proc/net/tcp the queue is not readable, so: 300 simultaneous connects all answered within 1 s)', async () => {
+  test('the listen backlog is 1024, not cpp-httplib\'s 5 (ss shows a listener\'s backlog as its Send-Q)', async () => {
     const a = await startAgent();
     try {
-      const t0 = Date.now();
-      const rs = await Promise.all(Array.from({ length: 300 }, () => fetch(`${a.base}/healthz`).then((r) => r.status)));
-      const ms = Date.now() - t0;
-      assert.ok(rs.every((s) => s === 200));
-      // A dropped SYN is retried after 1 s: with a backlog of 5 the slowest answer takes over a second.
-      assert.ok(ms < 1000, `${ms} ms`);
+      const ss = spawnSync('ss', ['-Hltn', `sport = :${a.port}`], { encoding: 'utf8' });
+      assert.equal(ss.status, 0, `ss (iproute2) runs: ${ss.stderr}`);
+      const [state, , sendQ] = ss.stdout.trim().split(/\s+/);
+      assert.equal(state, 'LISTEN');
+      assert.equal(Number(sendQ), 1024);
     } finally {
       await a.stop();
     }

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 
 import { soak } from './soak.js';
 
-test('soak (short form): 200 clients, 8,000 requests', { timeout: 60000 }, async () => {
-  const f = await soak({ clients: 200, requests: 8000, rate: 800 });
+test('soak (short form): 200 clients, 6,000 requests at 400/s', { timeout: 60000 }, async () => {
+  const f = await soak({ clients: 200, requests: 6000, rate: 400 });
   console.log(JSON.stringify(f));
   assert.equal(f.failed, 0, JSON.stringify(f.failures));
   assert.ok(f.healthz.p99_ms <= 50, `/healthz p99 ${f.healthz.p99_ms} ms`);

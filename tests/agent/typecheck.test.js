@@ -24,7 +24,7 @@ function interfaceText(file, name) {
   throw new Error(`unbalanced braces in interface ${name}`);
 }
 
-test('types generated from openapi.json satisfy the page client\'s interfaces (tsc --strict)', { timeout: 60000 }, () => {
+test('types generated from openapi.json satisfy the page client\'s interfaces (tsc --strict)', { timeout: 180000 }, () => {
   const dir = tempDir('ls-typecheck-');
   try {
     const gen = spawnSync(bin('openapi-typescript'), [path.join(repoRoot, 'agent', 'openapi.json'), '-o', path.join(dir, 'agent-api.d.ts')], { encoding: 'utf8' });

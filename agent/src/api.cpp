@@ -181,7 +181,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
 }
 
 void list_runs(const Routes& r, const httplib::Request& req, httplib::Response& res) {
-  size_t limit = 100;
+  size_t limit = 1000;
   if (req.has_param("limit")) {
     const std::string text = req.get_param_value("limit");
     if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos ||
@@ -209,8 +209,8 @@ void get_run(const Routes& r, const httplib::Request& req, httplib::Response& re
     send_error(res, 422, "invalid_parameter", "format: expected json or csv", "format");
     return;
   }
-  RunRecord record;
-  switch (r.runs.get(id, record)) {
+  std::shared_ptr<const RunRecord> found;
+  switch (r.runs.get(id, found)) {
     case RunStore::Lookup::kNotFound:
       send_error(res, 404, "not_found", "no run " + id, "id");
       return;
@@ -220,6 +220,7 @@ void get_run(const Routes& r, const httplib::Request& req, httplib::Response& re
     case RunStore::Lookup::kFound:
       break;
   }
+  const RunRecord& record = *found;
   if (format == "csv") {
     if (!record.result.is_object()) {
       send_error(res, 409, "no_result", "run " + id + " has no result (status " + record.status + ")");

@@ -472,7 +472,6 @@ void RunStore::finish(const std::string& id, const std::function<void(RunRecord&
         queued_.erase(q);
         break;
       }
-    ++finished_version_;
   }
   changed_.notify_all();
 }
@@ -505,18 +504,39 @@ bool RunStore::persist(const RunRecord& record) const {
   return true;
 }
 
-RunStore::Lookup RunStore::get(const std::string& id, RunRecord& out) const {
+RunStore::Lookup RunStore::get(const std::string& id, std::shared_ptr<const RunRecord>& out) const {
   {
     std::lock_guard lock(mutex_);
     if (const auto it = active_.find(id); it != active_.end()) {
-      out = it->second->record;
+      out = std::make_shared<const RunRecord>(it->second->record);
       return Lookup::kFound;
     }
     if (!index_.count(id)) return Lookup::kNotFound;
   }
-  auto record = read_record_file(dir_ / (id + ".json"));
+  const fs::path path = dir_ / (id + ".json");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Lookup::kUnreadable;
+  const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (const auto c = cache_.find(id);
+        c != cache_.end() && c->second.mtime_ns == mtime_ns && c->second.size == st.st_size) {
+      out = c->second.record;
+      return Lookup::kFound;
+    }
+  }
+  auto record = read_record_file(path);
   if (!record || record.value().id != id) return Lookup::kUnreadable;
-  out = std::move(record.value());
+  out = std::make_shared<const RunRecord>(std::move(record.value()));
+  std::lock_guard lock(cache_mutex_);
+  if (!cache_.count(id)) {
+    cache_order_.push_back(id);
+    if (cache_order_.size() > kCachedRecords) {
+      cache_.erase(cache_order_.front());
+      cache_order_.pop_front();
+    }
+  }
+  cache_[id] = Cached{mtime_ns, static_cast<int64_t>(st.st_size), out};
   return Lookup::kFound;
 }
 

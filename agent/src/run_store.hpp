@@ -112,8 +112,11 @@ class RunStore {
   std::string submit(Claim claim, RunRequest request);
 
   // The full record: from memory while the run is queued or running, from its file afterwards.
+  // Finished records read from disk are kept in a small cache (kCachedRecords, FIFO), each checked against
+  // its file's size and modification time on every use.
   enum class Lookup { kFound, kNotFound, kUnreadable };
-  Lookup get(const std::string& id, RunRecord& out) const;
+  Lookup get(const std::string& id, std::shared_ptr<const RunRecord>& out) const;
+  static constexpr size_t kCachedRecords = 32;
   bool exists(const std::string& id) const;
 
   // A page of the history, oldest first: at most `limit` runs whose ids sort after `after` (empty: from the
@@ -162,7 +165,13 @@ class RunStore {
   std::map<int, std::string> queued_;                   // per device: the job waiting or running
   std::set<int> claimed_;                               // devices whose next request is being checked
   std::vector<std::string> skipped_;
-  uint64_t finished_version_ = 0;  // bumped when a run leaves active_
+  struct Cached {
+    int64_t mtime_ns = 0, size = 0;
+    std::shared_ptr<const RunRecord> record;
+  };
+  mutable std::mutex cache_mutex_;
+  mutable std::map<std::string, Cached> cache_;  // finished records, read from their files
+  mutable std::deque<std::string> cache_order_;  // FIFO eviction
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   mutable std::mutex write_mutex_;

@@ -1,10 +1,11 @@
-// Every security rule of the agent in one object (NOTES.md §6; the local-agent lessons of Jupyter, Ollama,
-// TensorBoard and Chrome). Route handlers hold business logic only; install() puts this object in the
-// server's pre-routing hook, post-routing hook, error and exception handlers and knobs.
+// Every security rule of the agent in one object (the local-agent lessons of Jupyter, Ollama, TensorBoard and
+// Chrome). Route handlers hold business logic only; install() puts this object in the server's pre-routing
+// hook, post-routing hook, error and exception handlers and knobs. What one connection may cost (bytes and
+// time of the head and body) is enforced below, in connections.hpp.
 //
 // Order of the pre-routing checks, each answered before any handler runs and before the body is read:
-//   1. Host must be one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
-//      Ollama CVE-2024-28224).
+//   1. Exactly one Host, one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
+//      Ollama CVE-2024-28224; two Host fields: 400, RFC 9112 section 3.2).
 //   2. Origin, when present, must equal an allowed origin exactly (403; Jupyter's regex matching was
 //      bypassed, so no patterns). Allowed origins get CORS headers; every response says Vary: Origin.
 //   3. CORS preflight (OPTIONS) of an allowed origin -> 204, before authentication (preflights carry none).
@@ -12,11 +13,14 @@
 //      Content-Encoding -> 415: it would decompress gzip/brotli bodies (a zip bomb). Content-Length over
 //      64 KiB -> 413.
 //   5. Bearer token on every /v1/ path, compared in constant time (401 + WWW-Authenticate).
-//   6. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
+//   6. A method the API has (405 + Allow), before the body's type is looked at.
+//   7. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
 //      preflight, so a "simple" form post cannot start a run.
-// Afterwards: the JSON body is parsed with a nesting limit (400), responses carry nosniff and no-store, pages
-// (text/html) a CSP frame-ancestors of this origin and the allowed origins,
-// an exception becomes a JSON 500 without internals, and keep-alive is off (one request per connection).
+// The hook also takes Accept-Encoding out of the request, so that cpp-httplib never compresses an answer per
+// request (static files come precompressed). Afterwards: the JSON body is parsed without a byte order mark,
+// with a nesting limit (400) and without duplicate keys (422); API answers carry nosniff and no-store, pages
+// (text/html) a CSP frame-ancestors of this origin and the allowed origins; an exception becomes a JSON 500
+// without internals; keep-alive is off (one request per connection); log lines escape control bytes.
 #pragma once
 
 #include <httplib.h>

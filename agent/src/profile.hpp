@@ -1,5 +1,5 @@
 // Profile mode ("profile": true on POST /v1/runs): after the timed run, the agent starts itself under Nsight
-// Compute, `ncu --clock-control none` (clocks left as they are: METHOD.md), as
+// Compute, `ncu --clock-control none` (clocks left as they are, as during the timed samples), as
 //   ncu ... layoutscope-agent --profile-child '{"benchmark": ..., "params": ...}'
 // which launches each state's kernel once (no timing, no verification), and reads per-kernel hardware
 // counters from ncu's CSV: global sectors per request (loads, stores) and shared-memory wavefronts and bank

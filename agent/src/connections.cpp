@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 namespace layoutscope::agent {
@@ -102,11 +103,15 @@ void ConnectionPool::enqueue(std::function<void()> fn) {
   jobs_.push_back(std::move(fn));
   // idle_ counts threads waiting for work; a job beyond them needs a new thread, if the cap allows.
   if (static_cast<int>(jobs_.size()) > idle_ && threads_ < limits_.max_connections) {
-    ++threads_;
-    std::thread([this] { worker(); }).detach();
-  } else {
-    cv_.notify_one();
+    try {
+      std::thread([this] { worker(); }).detach();
+      ++threads_;
+      return;
+    } catch (const std::system_error&) {
+      // No thread to be had (a process or memory limit): the job waits for one of the running threads.
+    }
   }
+  cv_.notify_one();
 }
 
 void ConnectionPool::worker() {

@@ -3,7 +3,8 @@
 # (cmake -S . -B build && cmake --build build --target layoutscope-agent).
 # Starts one agent (CPU backend, free port, temporary results dir) for the tests that share it; the tests
 # start their own instances where they need them (restart, token files, flags). Always stops what it
-# started. Last line: "N passed, N failed".
+# started. Last line: "N passed, N failed". The soak runs here in its short form (soak.test.js, about 20 s); the
+# full form is `node tests/agent/soak.js` (agent/README.md, "Load").
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

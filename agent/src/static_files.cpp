@@ -53,6 +53,13 @@ std::string content_type_of(std::string_view name) {
   if (ext == "png") return "image/png";
   if (ext == "ico") return "image/x-icon";
   if (ext == "woff2") return "font/woff2";
+  if (ext == "woff") return "font/woff";
+  if (ext == "webmanifest") return "application/manifest+json";
+  if (ext == "jpg" || ext == "jpeg") return "image/jpeg";
+  if (ext == "gif") return "image/gif";
+  if (ext == "webp") return "image/webp";
+  if (ext == "xml") return "application/xml";
+  if (ext == "csv") return "text/csv; charset=utf-8";
   if (ext == "txt" || ext == "md") return "text/plain; charset=utf-8";
   return "application/octet-stream";
 }

@@ -20,6 +20,7 @@ struct ApiConfig {
   std::optional<std::string> web_dir;  // a built page; the built-in page otherwise
   bool test_endpoints = false;
   FaultInjectingBackend* faults = nullptr;  // set with test_endpoints
+  int max_streams = 128;                    // open /events streams at once; more get 503 + Retry-After
 };
 
 void install_routes(httplib::Server& server, const RequestPolicy& policy, Backend& backend, RunStore& runs,

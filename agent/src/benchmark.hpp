@@ -2,7 +2,7 @@
 // parameters), what it measured (plain values), and the backend interface. No JSON, no HTTP here:
 // benchmarks never format output (printers live in results_json.cpp / results_csv.cpp).
 //
-// The two benchmarks are the ones of B-09 (the benchmark chapter "B-09 数据布局"), plus the fast variants
+// The two benchmarks of the layout chapter (AoS vs SoA, transpose), plus fast variants
 // so that a user sees what vector width and layout each contribute:
 //   aos_soa    struct { float f[8]; } (32 B); each of the first touch_fields fields is incremented by 1
 //              and written back, field by field (the document's §6 forbids a whole-struct copy).
@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,7 +34,7 @@ enum class CacheMode {
   kHot
 };  // cold: L2 (or the CPU's last-level cache) overwritten before each sample
 
-// Sampling (docs/benchmark-method.md): warm-up launches, then samples until the relative IQR of the kept samples is at
+// Sampling (after NVBench): warm-up launches, then samples until the relative IQR of the kept samples is at
 // most `noise` after at least `min_samples`, or `max_time_s` has passed (after min_samples), or
 // `max_samples`; `repetitions` > 0 asks for exactly that many kept samples instead (no adaptive stop).
 // A sample taken while the GPU reports a throttle reason is dropped and counted.
@@ -158,16 +159,43 @@ class RunControl {
 // Thrown out of a benchmark when RunControl::cancelled() turns true between samples.
 struct Cancelled {};
 
+// Hardware counters of one state's kernel, measured by Nsight Compute in profile mode (profile.hpp), or why
+// there are none.
+struct StateProfile {
+  bool available = false;
+  std::string reason;  // when not available
+  std::string kernel;  // the kernel name fragment the counters belong to
+  std::optional<double> global_load_sectors_per_request, global_store_sectors_per_request;
+  std::optional<double> shared_load_wavefronts_per_instruction, shared_store_wavefronts_per_instruction;
+  std::optional<double> shared_load_bank_conflicts, shared_store_bank_conflicts;
+  std::map<std::string, double> metrics;  // every counter of the kernel's row, by ncu's name
+};
+
+// The profiling run itself: the command (tools by name), its exit status, how many kernel rows it gave.
+struct ProfileRun {
+  std::string tool, path, command;
+  int exit_status = 0;
+  size_t kernels_profiled = 0;
+};
+
+// Profile mode's result, one StateProfile per measured state in order.
+struct Profile {
+  std::optional<ProfileRun> run;  // absent when ncu was not started (CPU backend, no ncu)
+  std::vector<StateProfile> states;
+};
+
 struct AosSoaMeasurement {
   std::vector<AosSoaState> states;
   std::vector<CeilingState> ceilings;
   Telemetry before, after;
+  std::optional<Profile> profile;  // "profile": true only
 };
 
 struct TransposeMeasurement {
   std::vector<TransposeState> states;
   std::vector<CeilingState> ceilings;
   Telemetry before, after;
+  std::optional<Profile> profile;  // "profile": true only
 };
 
 // The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner):

@@ -2,15 +2,21 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
 #include "api.hpp"
 #include "benchmark.hpp"
 #include "build_info.hpp"
+#include "connections.hpp"
 #include "execute.hpp"
 #include "fault_injection.hpp"
 #include "options.hpp"
@@ -141,15 +147,35 @@ int main(int argc, char** argv) {
   RunStore runs(opt.results_dir, *backend);
   for (const auto& problem : runs.load()) std::fprintf(stderr, "layoutscope-agent: %s\n", problem.c_str());
 
+  // Every connection holds a descriptor; the soft limit (often 1,024) would refuse connections long before
+  // the thread cap does.
+  if (rlimit nofile{}; ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
+  }
+
   httplib::Server server;
-  const int threads = opt.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  ConnectionLimits limits;
+  limits.max_connections = opt.threads;
+  limits.request_deadline = std::chrono::seconds(opt.request_deadline_s);
+  server.new_task_queue = [limits] { return new ConnectionPool(limits); };
+  use_exclusive_listener(server);
+  errno = 0;
   const int port = opt.port == 0 ? server.bind_to_any_port(opt.host)
                                  : (server.bind_to_port(opt.host, opt.port) ? opt.port : -1);
   if (port <= 0) {
-    std::fprintf(stderr, "layoutscope-agent: cannot listen on %s:%d\n", opt.host.c_str(), opt.port);
+    const int why = errno;
+    if (why == EADDRINUSE) {
+      std::fprintf(stderr, "layoutscope-agent: port in use: %s:%d (another agent or program listens there)\n",
+                   opt.host.c_str(), opt.port);
+      return 2;
+    }
+    std::fprintf(stderr, "layoutscope-agent: cannot listen on %s:%d (%s)\n", opt.host.c_str(), opt.port,
+                 std::strerror(why));
     return 1;
   }
+  if (!raise_listen_backlog(server_listener_fd(), limits.listen_backlog))
+    std::fprintf(stderr, "layoutscope-agent: cannot raise the listen backlog to %d\n", limits.listen_backlog);
 
   PolicyConfig pc;
   allow_listener(pc, opt.host, port, opt.allowed_hosts, opt.allowed_origins);
@@ -158,7 +184,7 @@ int main(int argc, char** argv) {
   RequestPolicy policy(pc);
   policy.install(server);
   install_routes(server, policy, *backend, runs,
-                 ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults});
+                 ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults, opt.max_streams});
 
   std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n",
                std::string(build_info().version).c_str(), backend->kind().c_str(),

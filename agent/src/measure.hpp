@@ -1,4 +1,4 @@
-// The sampling loop shared by both backends (docs/benchmark-method.md, after NVBench): warm-up launches, then samples,
+// The sampling loop shared by both backends (after NVBench): warm-up launches, then samples,
 // each preceded by a cache flush in cold mode, with a cancellation check between samples. The backend
 // supplies flush() (outside the timed region), launch() (untimed, warm-up), timed() -> seconds, and
 // clock() -> ClockReading taken right after each sample (NVML SM clock and throttle reasons, or the clock
@@ -8,7 +8,7 @@
 // as soon as the relative IQR of the kept samples is <= `noise` ("noise"), or `max_time_s` has passed since
 // the first sample ("time_limit"), or `max_samples` were kept ("max_samples"). A device that throttles for
 // ever cannot hold the job: after 10 x max_time_s (or 10 x repetitions attempts) the loop ends with what it
-// has.
+// has ("throttled" when samples were dropped, "time_limit" when they were only slow).
 #pragma once
 
 #include <algorithm>
@@ -73,7 +73,8 @@ TimingSummary sample(const Sampling& s, RunControl& ctl, Flush flush, Launch lau
       break;
     }
     if (elapsed >= 10 * s.max_time_s && kept > 0) {
-      stop = "throttled";
+      // Only dropped samples make this "throttled"; samples that are merely slow ran out of time.
+      stop = dropped > 0 ? "throttled" : "time_limit";
       break;
     }
   }

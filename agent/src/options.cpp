@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,8 +32,11 @@ usage: layoutscope-agent [options]
   --device N             device used when a run request names none (default 0)
   --results-dir DIR      where finished runs are stored as JSON (default .layoutscope/results)
   --web DIR              serve the built page from DIR (default: a built-in page that lists the API)
-  --threads N            HTTP worker threads (default 8, 2..64)
+  --threads N            most connections served at once, one thread each (default 256, 8..4096); later
+                         connections wait for a thread
   --read-timeout S       seconds a connection may stay silent while sending a request (default 5, 1..60)
+  --request-deadline S   seconds from a connection's start to the end of its request (default 10, 1..600)
+  --max-streams N        progress streams (/events) open at once (default 128, 1..1024); more get 503
   --test-endpoints       add GET /v1/_test/throw, whose handler throws (tests of the exception handler)
   --run JSON             run one request body ({"benchmark": ..., "params": ...}) in this process, without
                          HTTP, print the result JSON on stdout and exit (overhead comparison, scripts)
@@ -47,18 +51,14 @@ which the browser never sends to a server. API: GET /openapi.json.
 
 namespace {
 
-Result<int> int_arg(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used != text.size() || v < lo || v > hi) throw std::out_of_range(flag);
-    return static_cast<int>(v);
-  } catch (const std::exception&) {
-    return make_error(flag + " expects an integer between " + std::to_string(lo) + " and " +
-                          std::to_string(hi) + ", got '" + text + "'",
-                      0, flag);
-  }
-}
+// CLI11 reads integers with strtoll base 0 ("0x10", "010"): only plain decimal digits are accepted here.
+const CLI::Validator kDecimal(
+    [](std::string& text) -> std::string {
+      if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return "expects a decimal integer, got '" + text + "'";
+      return {};
+    },
+    "DECIMAL");
 
 bool valid_origin(const std::string& o) {
   const auto scheme = o.find("://");
@@ -72,61 +72,51 @@ bool valid_origin(const std::string& o) {
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= args.size()) return make_error(a + " needs a value", 0, a);
-      return args[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--version") {
-      o.version = true;
-    } else if (a == "--test-endpoints") {
-      o.test_endpoints = true;
-    } else if (a == "--allow-remote") {
-      o.allow_remote = true;
-    } else if (a == "--host" || a == "--port" || a == "--allowed-origin" || a == "--allowed-host" ||
-               a == "--token-file" || a == "--backend" || a == "--device" || a == "--results-dir" ||
-               a == "--web" || a == "--threads" || a == "--read-timeout" || a == "--run" ||
-               a == "--profile-child") {
-      auto v = value();
-      if (!v) return v.error();
-      if (a == "--host") o.host = *v;
-      if (a == "--token-file") o.token_file = *v;
-      if (a == "--results-dir") o.results_dir = *v;
-      if (a == "--web") o.web_dir = *v;
-      if (a == "--run") o.run_request = *v;
-      if (a == "--profile-child") o.profile_child = *v;
-      if (a == "--allowed-host") o.allowed_hosts.push_back(*v);
-      if (a == "--allowed-origin") {
-        if (!valid_origin(*v))
-          return make_error(
-              "--allowed-origin expects an exact origin such as https://example.org:8443 (scheme, "
-              "host, optional port; no path, no wildcard), got '" +
-                  *v + "'",
-              0, a);
-        o.allowed_origins.push_back(*v);
-      }
-      if (a == "--backend") {
-        if (*v != "auto" && *v != "cuda" && *v != "cpu")
-          return make_error("--backend expects auto, cuda or cpu, got '" + *v + "'", 0, a);
-        o.backend = *v;
-      }
-      if (a == "--port" || a == "--device" || a == "--threads" || a == "--read-timeout") {
-        const int lo = a == "--threads" ? 2 : a == "--read-timeout" ? 1 : 0;
-        const int hi = a == "--port" ? 65535 : a == "--device" ? 1023 : a == "--threads" ? 64 : 60;
-        auto n = int_arg(a, *v, lo, hi);
-        if (!n) return n.error();
-        if (a == "--port") o.port = *n;
-        if (a == "--device") o.device = *n;
-        if (a == "--threads") o.threads = *n;
-        if (a == "--read-timeout") o.read_timeout_s = *n;
-      }
-    } else {
-      return make_error("unknown option '" + a + "' (see --help)", 0, a);
-    }
+  CLI::App app("layoutscope-agent");
+  app.set_help_flag();  // --help prints kUsage (main.cpp)
+  app.allow_extras(false);
+  app.add_flag("--help,-h", o.help);
+  app.add_flag("--version", o.version);
+  app.add_flag("--test-endpoints", o.test_endpoints);
+  app.add_flag("--allow-remote", o.allow_remote);
+  app.add_option("--host", o.host);
+  app.add_option("--port", o.port)->check(kDecimal)->check(CLI::Range(0, 65535));
+  app.add_option("--allowed-origin", o.allowed_origins);
+  app.add_option("--allowed-host", o.allowed_hosts);
+  app.add_option("--token-file", o.token_file);
+  app.add_option("--backend", o.backend)->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  app.add_option("--device", o.device)->check(kDecimal)->check(CLI::Range(0, 1023));
+  app.add_option("--results-dir", o.results_dir);
+  std::string web_dir, run_request, profile_child;  // std::optional is not a CLI11 2.1 option type
+  app.add_option("--web", web_dir);
+  app.add_option("--threads", o.threads)->check(kDecimal)->check(CLI::Range(8, 4096));
+  app.add_option("--read-timeout", o.read_timeout_s)->check(kDecimal)->check(CLI::Range(1, 60));
+  app.add_option("--request-deadline", o.request_deadline_s)->check(kDecimal)->check(CLI::Range(1, 600));
+  app.add_option("--max-streams", o.max_streams)->check(kDecimal)->check(CLI::Range(1, 1024));
+  app.add_option("--run", run_request);
+  app.add_option("--profile-child", profile_child);
+  // One value per occurrence (--allowed-host a --allowed-host b), so that a stray word after the option is an
+  // error rather than a second value.
+  for (const char* repeatable : {"--allowed-origin", "--allowed-host"})
+    app.get_option(repeatable)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    if (message.empty()) message = e.get_name();
+    return make_error(message + " (see --help)", 0, "");
   }
+  if (app.count("--web")) o.web_dir = web_dir;
+  if (app.count("--run")) o.run_request = run_request;
+  if (app.count("--profile-child")) o.profile_child = profile_child;
+  for (const auto& origin : o.allowed_origins)
+    if (!valid_origin(origin))
+      return make_error(
+          "--allowed-origin expects an exact origin such as https://example.org:8443 (scheme, host, optional "
+          "port; no path, no wildcard), got '" +
+              origin + "'",
+          0, "--allowed-origin");
   if (!o.allow_remote && !is_loopback_host(o.host))
     return make_error("--host " + o.host + " is not a loopback address; pass --allow-remote to bind it", 0,
                       "--host");

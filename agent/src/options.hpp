@@ -20,9 +20,11 @@ struct Options {
   int device = 0;                // device used when a request names none
   std::string results_dir = ".layoutscope/results";
   std::optional<std::string> web_dir;
-  int threads = 8;
+  int threads = 256;  // connection threads at most (connections.hpp)
   int read_timeout_s = 5;
-  bool test_endpoints = false;               // GET /v1/_test/throw (tests of the exception handler)
+  int request_deadline_s = 10;  // head and body must arrive within this time of the connection's start
+  int max_streams = 128;        // open /events streams at most
+  bool test_endpoints = false;  // GET /v1/_test/throw (tests of the exception handler)
   std::optional<std::string> run_request;    // --run JSON: in-process run, result JSON on stdout
   std::optional<std::string> profile_child;  // --profile-child JSON: one launch per state (under ncu)
   bool help = false;

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <set>
+
+#include "connections.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -102,7 +105,15 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
     decorate(req, res);
     return HR::Handled;
   };
-  // 1. Host
+  // cpp-httplib would compress a response itself when the client accepts it (brotli, per request, on every
+  // JSON answer); the static files come precompressed instead, so the header is taken out of the request.
+  // The request object is the server's own (non-const) local, handed to this hook by const reference.
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  set_request_accept_encoding(req.get_header_value("Accept-Encoding"));
+  headers.erase("Accept-Encoding");
+  // 1. Host: exactly one (RFC 9112 section 3.2: several Host fields are a 400)
+  if (req.get_header_value_count("Host") > 1)
+    return refuse(400, "duplicate_host", "the request has more than one Host header");
   const std::string host = req.get_header_value("Host");
   if (host.empty()) return refuse(403, "host_not_allowed", "the Host header is missing or empty");
   if (std::find(config_.allowed_hosts.begin(), config_.allowed_hosts.end(), lower(host)) ==
@@ -149,15 +160,18 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
                     "missing or wrong bearer token (it is in the URL the agent printed)");
     }
   }
-  // 6. Content type of bodies
+  // 6. Methods the API has, before the body's type is looked at (405 before 415)
+  if (req.method != "GET" && req.method != "HEAD" && req.method != "POST" && req.method != "DELETE") {
+    put_header(res, "Allow", "GET, HEAD, POST, DELETE, OPTIONS");
+    return refuse(405, "method_not_allowed", "method " + req.method + " is not allowed");
+  }
+  // 7. Content type of bodies
   if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
     std::string type = lower(req.get_header_value("Content-Type"));
     type = trim(type.substr(0, type.find(';')));
     if (type != "application/json")
       return refuse(415, "unsupported_media_type", "POST bodies must be Content-Type: application/json");
   }
-  if (req.method != "GET" && req.method != "HEAD" && req.method != "POST" && req.method != "DELETE")
-    return refuse(405, "method_not_allowed", "method not allowed");
   return HR::Unhandled;
 }
 
@@ -169,8 +183,11 @@ void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res
       !res.has_header("Content-Security-Policy"))
     put_header(res, "Content-Security-Policy", frame_ancestors(config_.allowed_origins));
   put_header(res, "X-Content-Type-Options", "nosniff");
-  put_header(res, "Cache-Control", "no-store");
-  put_header(res, "Vary", "Origin");
+  // API answers are never cached; a handler that chose its own policy (static files) keeps it.
+  if (!res.has_header("Cache-Control")) put_header(res, "Cache-Control", "no-store");
+  const std::string vary = res.get_header_value("Vary");
+  if (vary.find("Origin") == std::string::npos)
+    put_header(res, "Vary", vary.empty() ? "Origin" : vary + ", Origin");
   put_header(res, "Referrer-Policy", "no-referrer");
   if (req.has_header("Origin") && origin_allowed(req.get_header_value("Origin"))) {
     put_header(res, "Access-Control-Allow-Origin", req.get_header_value("Origin"));
@@ -180,12 +197,55 @@ void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res
 
 Result<json> RequestPolicy::parse_json_body(const std::string& body) const {
   if (body.size() > config_.max_body_bytes) return make_error("the body is too large", 0, "body");
+  // RFC 8259 section 8.1: a sender must not add a byte order mark; nlohmann would skip it silently.
+  if (body.rfind("\xEF\xBB\xBF", 0) == 0)
+    return make_error("the body starts with a UTF-8 byte order mark; send plain UTF-8 JSON", 1, "body");
   if (json_nesting_depth(body) > config_.max_json_depth)
     return make_error("JSON nested deeper than " + std::to_string(config_.max_json_depth) + " levels", 0,
                       "body");
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // Duplicate keys: the parser would keep the last one; which one a client meant is unknowable.
+  std::vector<std::set<std::string>> keys;  // one set per open object or array
+  std::optional<std::string> duplicate;
+  auto callback = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        keys.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && !duplicate)
+          duplicate = parsed.get<std::string>();
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  json parsed = json::parse(body, callback, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return make_error("the body is not valid JSON", 0, "body");
+  if (duplicate) return make_error("the key '" + *duplicate + "' appears twice in one object", 0, *duplicate);
   return parsed;
+}
+
+int body_error_status(const Error& e) { return e.field == "body" ? 400 : 422; }
+
+std::string escape_for_log(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f || c == '\\' || c >= 0x80) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 void RequestPolicy::install(httplib::Server& server) const {
@@ -221,7 +281,7 @@ void RequestPolicy::install(httplib::Server& server) const {
         } catch (...) {
         }
         std::fprintf(stderr, "layoutscope-agent: handler for %s %s threw: %s\n", req.method.c_str(),
-                     req.path.c_str(), what.c_str());
+                     escape_for_log(req.path).c_str(), escape_for_log(what).c_str());
         res.headers.clear();
         send_error(res, 500, "internal", "internal error");
         decorate(req, res);
@@ -231,8 +291,9 @@ void RequestPolicy::install(httplib::Server& server) const {
   server.set_read_timeout(config_.read_timeout_s, 0);
   server.set_write_timeout(config_.read_timeout_s, 0);
   server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-    // Method, path and status only: never headers (the token) or bodies.
-    std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
+    // Method, path and status only: never headers (the token) or bodies. The path is URL-decoded by then, so
+    // its control bytes are escaped: no forged log lines, no terminal escape sequences.
+    std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), escape_for_log(req.path).c_str(), res.status);
   });
 }
 
@@ -246,12 +307,19 @@ void allow_listener(PolicyConfig& config, const std::string& host, int port,
                     const std::vector<std::string>& hosts, const std::vector<std::string>& origins) {
   const std::string p = std::to_string(port);
   config.allowed_hosts = {"127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p};
-  if (!is_loopback_host(host)) config.allowed_hosts.push_back(host + ":" + p);
+  // The bound address itself (the printed URL names it), unless it is a wildcard; an IPv6 literal in
+  // brackets.
+  if (host != "0.0.0.0" && host != "::" && host != "127.0.0.1" && host != "localhost" && host != "::1")
+    config.allowed_hosts.push_back(lower(host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                                   ":" + p);
   for (auto h : hosts) {
     for (auto& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     config.allowed_hosts.push_back(h);
   }
   config.allowed_origins = {"http://127.0.0.1:" + p, "http://localhost:" + p};
+  if (host != "0.0.0.0" && host != "::" && host != "127.0.0.1" && host != "localhost" && host != "::1" &&
+      host.find(':') == std::string::npos)
+    config.allowed_origins.push_back("http://" + lower(host) + ":" + p);
   for (const auto& o : origins) config.allowed_origins.push_back(o);
 }
 

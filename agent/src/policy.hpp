@@ -1,10 +1,11 @@
-// Every security rule of the agent in one object (agent/README.md, Security; the local-agent lessons of Jupyter, Ollama,
-// TensorBoard and Chrome). Route handlers hold business logic only; install() puts this object in the
-// server's pre-routing hook, post-routing hook, error and exception handlers and knobs.
+// Every security rule of the agent in one object (the local-agent lessons of Jupyter, Ollama, TensorBoard and
+// Chrome). Route handlers hold business logic only; install() puts this object in the server's pre-routing
+// hook, post-routing hook, error and exception handlers and knobs. What one connection may cost (bytes and
+// time of the head and body) is enforced below, in connections.hpp.
 //
 // Order of the pre-routing checks, each answered before any handler runs and before the body is read:
-//   1. Host must be one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
-//      Ollama CVE-2024-28224).
+//   1. Exactly one Host, one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
+//      Ollama CVE-2024-28224; two Host fields: 400, RFC 9112 section 3.2).
 //   2. Origin, when present, must equal an allowed origin exactly (403; Jupyter's regex matching was
 //      bypassed, so no patterns). Allowed origins get CORS headers; every response says Vary: Origin.
 //   3. CORS preflight (OPTIONS) of an allowed origin -> 204, before authentication (preflights carry none).
@@ -12,16 +13,20 @@
 //      Content-Encoding -> 415: it would decompress gzip/brotli bodies (a zip bomb). Content-Length over
 //      64 KiB -> 413.
 //   5. Bearer token on every /v1/ path, compared in constant time (401 + WWW-Authenticate).
-//   6. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
+//   6. A method the API has (405 + Allow), before the body's type is looked at.
+//   7. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
 //      preflight, so a "simple" form post cannot start a run.
-// Afterwards: the JSON body is parsed with a nesting limit (400), responses carry nosniff and no-store, pages
-// (text/html) a CSP frame-ancestors of this origin and the allowed origins,
-// an exception becomes a JSON 500 without internals, and keep-alive is off (one request per connection).
+// The hook also takes Accept-Encoding out of the request, so that cpp-httplib never compresses an answer per
+// request (static files come precompressed). Afterwards: the JSON body is parsed without a byte order mark,
+// with a nesting limit (400) and without duplicate keys (422); API answers carry nosniff and no-store, pages
+// (text/html) a CSP frame-ancestors of this origin and the allowed origins; an exception becomes a JSON 500
+// without internals; keep-alive is off (one request per connection); log lines escape control bytes.
 #pragma once
 
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +65,12 @@ class RequestPolicy {
   // linear scan, so no recursion ever sees a deep document.
   Result<nlohmann::json> parse_json_body(const std::string& body) const;
 
+  // The built-in page's own CSP: inline script and style (it is one file), its API calls, no framing.
+  static const char* builtin_page_csp() {
+    return "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; "
+           "connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+  }
+
   static bool constant_time_equal(std::string_view a, std::string_view b);
   static bool requires_token(const std::string& path);
 
@@ -77,6 +88,13 @@ bool is_loopback_host(const std::string& host);
 // (exact).
 void allow_listener(PolicyConfig& config, const std::string& host, int port,
                     const std::vector<std::string>& hosts, const std::vector<std::string>& origins);
+
+// The HTTP status of a parse_json_body error: 400 for a body that is not JSON (field "body"), 422 for valid
+// JSON the agent refuses to guess about (a duplicate key, named in field).
+int body_error_status(const Error& e);
+
+// Bytes below 0x20, 0x7f, '\\' and non-ASCII as \xNN: text from a request is safe on one log line.
+std::string escape_for_log(std::string_view text);
 
 // Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
 int json_nesting_depth(std::string_view text);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -106,54 +107,34 @@ struct KernelRow {
   std::map<std::string, double> metrics;
 };
 
-json ratio(const std::map<std::string, double>& m, const char* num, const char* den) {
+std::optional<double> ratio(const std::map<std::string, double>& m, const char* num, const char* den) {
   const auto a = m.find(num), b = m.find(den);
-  if (a == m.end() || b == m.end() || b->second <= 0) return nullptr;
+  if (a == m.end() || b == m.end() || b->second <= 0) return std::nullopt;
   return a->second / b->second;
 }
 
-json value(const std::map<std::string, double>& m, const char* key) {
+std::optional<double> value(const std::map<std::string, double>& m, const char* key) {
   const auto a = m.find(key);
-  return a == m.end() ? json(nullptr) : json(a->second);
+  return a == m.end() ? std::nullopt : std::optional<double>(a->second);
 }
 
-void mark_all(json& result, const json& profile) {
-  for (auto& b : result["benchmarks"])
-    for (auto& s : b["states"]) s["profile"] = profile;
+// The same "not measured" reason for every state.
+Profile none(size_t states, const std::string& reason) {
+  StateProfile p;
+  p.reason = reason;
+  return Profile{std::nullopt, std::vector<StateProfile>(states, p)};
 }
 
-}  // namespace
-
-std::string profiled_kernel(const json& state, const std::string& benchmark) {
-  const auto& ax = state.at("axis_values");
-  if (benchmark == "aos_soa") {
-    const std::string l = ax.at("layout").get<std::string>();
-    if (l == "aos") return "aos_touch_kernel";
-    if (l == "soa") return "soa_touch_kernel";
-    if (l == "aos_vec") return "aos_vec_touch_kernel";
-    return soa_vec_uses_float4(ax.at("n").get<int64_t>()) ? "soa_vec_touch_kernel" : "soa_touch_kernel";
-  }
-  const std::string v = ax.at("variant").get<std::string>();
-  if (v == "copy") return "copy_vec4_unrolled_kernel";
-  if (v == "naive") return "transpose_naive_kernel";
-  if (v == "tiled" || v == "pad") return "transpose_tiled_kernel";
-  return tile64_uses_float4(ax.at("dim").get<int64_t>()) ? "transpose_tile64_kernel"
-                                                         : "transpose_tile64_scalar_kernel";
-}
-
-void attach_profile(json& result, const RunRequest& request, const std::string& backend_kind) {
-  if (backend_kind != "cuda") {
-    mark_all(result, {{"available", false}, {"reason", kProfileCpuReason}});
-    return;
-  }
+// Runs the request's states once under ncu and matches its kernel rows, in launch order, to `kernels` (the
+// kernel each state launches, in measurement order).
+Profile profile_states(const RunRequest& request, const std::string& backend_kind,
+                       const std::vector<std::string>& kernels) {
+  if (backend_kind != "cuda") return none(kernels.size(), kProfileCpuReason);
   const std::string ncu = find_ncu();
-  if (ncu.empty()) {
-    mark_all(result, {{"available", false},
-                      {"reason",
-                       "not measured: ncu (Nsight Compute) not found (searched $LAYOUTSCOPE_NCU, PATH, "
-                       "/usr/local/cuda/bin, /opt/nvidia/nsight-compute/*)"}});
-    return;
-  }
+  if (ncu.empty())
+    return none(kernels.size(),
+                "not measured: ncu (Nsight Compute) not found (searched $LAYOUTSCOPE_NCU, PATH, "
+                "/usr/local/cuda/bin, /opt/nvidia/nsight-compute/*)");
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   json child = {
@@ -168,10 +149,7 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
   };
   const std::string cmd = command_line(shell_quote(ncu), shell_quote(self)) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) {
-    mark_all(result, {{"available", false}, {"reason", "not measured: could not start ncu"}});
-    return;
-  }
+  if (!pipe) return none(kernels.size(), "not measured: could not start ncu");
   std::string output;
   std::array<char, 4096> buf{};
   while (size_t got = std::fread(buf.data(), 1, buf.size(), pipe)) output.append(buf.data(), got);
@@ -199,45 +177,74 @@ void attach_profile(json& result, const RunRequest& request, const std::string& 
     if (!r.metrics.empty() && r.metrics.count(kMetricList[0])) rows.push_back(std::move(r));
   }
   std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
-  const std::string command = command_line("ncu", "layoutscope-agent");
-  for (auto& b : result["benchmarks"]) {
-    b["profile"] = {{"tool", "ncu"},
-                    {"path", ncu},
-                    {"command", command},
-                    {"exit_status", rc},
-                    {"kernels_profiled", rows.size()}};
-    size_t next = 0;
-    const std::string bench = b["name"].get<std::string>();
-    for (auto& s : b["states"]) {
-      const std::string want = profiled_kernel(s, bench);
-      while (next < rows.size() && rows[next].name.find(want) == std::string::npos) ++next;
-      if (next >= rows.size()) {
-        s["profile"] = {{"available", false},
-                        {"reason", "not measured: ncu gave no row for kernel " + want + " (exit status " +
-                                       std::to_string(rc) + "; output tail: " + tail + ")"}};
-        continue;
-      }
-      const auto& m = rows[next++].metrics;
-      s["profile"] = {
-          {"available", true},
-          {"kernel", want},
-          {"global_load_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                                                    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")},
-          {"global_store_sectors_per_request", ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-                                                     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")},
-          {"shared_load_wavefronts_per_instruction",
-           ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                 "smsp__sass_inst_executed_op_shared_ld.sum")},
-          {"shared_store_wavefronts_per_instruction",
-           ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                 "smsp__sass_inst_executed_op_shared_st.sum")},
-          {"shared_load_bank_conflicts",
-           value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")},
-          {"shared_store_bank_conflicts",
-           value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")},
-          {"metrics", m}};
+  Profile out;
+  out.run = ProfileRun{"ncu", ncu, command_line("ncu", "layoutscope-agent"), rc, rows.size()};
+  size_t next = 0;
+  for (const std::string& want : kernels) {
+    StateProfile p;
+    while (next < rows.size() && rows[next].name.find(want) == std::string::npos) ++next;
+    if (next >= rows.size()) {
+      p.reason = "not measured: ncu gave no row for kernel " + want + " (exit status " + std::to_string(rc) +
+                 "; output tail: " + tail + ")";
+      out.states.push_back(std::move(p));
+      continue;
     }
+    const auto& m = rows[next++].metrics;
+    p.available = true;
+    p.kernel = want;
+    p.global_load_sectors_per_request = ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    p.global_store_sectors_per_request = ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                               "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    p.shared_load_wavefronts_per_instruction =
+        ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+              "smsp__sass_inst_executed_op_shared_ld.sum");
+    p.shared_store_wavefronts_per_instruction =
+        ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+              "smsp__sass_inst_executed_op_shared_st.sum");
+    p.shared_load_bank_conflicts = value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+    p.shared_store_bank_conflicts = value(m, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
+    p.metrics = m;
+    out.states.push_back(std::move(p));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string profiled_kernel(const AosSoaState& s) {
+  if (s.layout == "aos") return "aos_touch_kernel";
+  if (s.layout == "soa") return "soa_touch_kernel";
+  if (s.layout == "aos_vec") return "aos_vec_touch_kernel";
+  return soa_vec_uses_float4(s.n) ? "soa_vec_touch_kernel" : "soa_touch_kernel";
+}
+
+std::string profiled_kernel(const TransposeState& s) {
+  switch (s.variant) {
+    case TransposeVariant::kCopy:
+      return "copy_vec4_unrolled_kernel";
+    case TransposeVariant::kNaive:
+      return "transpose_naive_kernel";
+    case TransposeVariant::kTiled:
+    case TransposeVariant::kPad:
+      return "transpose_tiled_kernel";
+    case TransposeVariant::kTile64Pad:
+    case TransposeVariant::kTile64Swizzle:
+      break;
+  }
+  return tile64_uses_float4(s.dim) ? "transpose_tile64_kernel" : "transpose_tile64_scalar_kernel";
+}
+
+void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+  std::vector<std::string> kernels;
+  for (const auto& s : m.states) kernels.push_back(profiled_kernel(s));
+  m.profile = profile_states(request, backend_kind, kernels);
+}
+
+void attach_profile(TransposeMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+  std::vector<std::string> kernels;
+  for (const auto& s : m.states) kernels.push_back(profiled_kernel(s));
+  m.profile = profile_states(request, backend_kind, kernels);
 }
 
 }  // namespace layoutscope::agent

@@ -1,4 +1,5 @@
 #include <sstream>
+#include <string_view>
 
 #include "results.hpp"
 
@@ -10,6 +11,10 @@ using nlohmann::json;
 std::string cell(const json& v) {
   if (v.is_null()) return "";
   std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  // A text cell that a spreadsheet would read as a formula (OWASP's CSV injection list) gets a leading
+  // apostrophe; numbers are printed by dump() and stay numbers.
+  if (v.is_string() && !s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos)
+    s.insert(0, 1, '\'');
   if (s.find_first_of(",\"\n\r") != std::string::npos) {  // RFC 4180 quoting
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -38,7 +43,8 @@ json predicted(const json& state, const char* kind, size_t i, const char* key) {
 
 std::string results_csv(const json& results) {
   static const char* const header =
-      "benchmark,backend,device_name,cache,layout,touch_fields,n,variant,dim,samples,time_median_s,time_q1_s,"
+      "run_id,finished_at,schema_version,benchmark,backend,device_name,cache,layout,touch_fields,n,variant,"
+      "dim,samples,time_median_s,time_q1_s,"
       "time_q3_s,time_min_s,useful_bytes_B,useful_bandwidth_B_per_s,speedup_soa_over_aos,fraction_of_copy,"
       "predicted_load_sectors_per_request,predicted_store_sectors_per_request,predicted_shared_load_"
       "wavefronts,"
@@ -46,13 +52,20 @@ std::string results_csv(const json& results) {
   std::ostringstream out;
   out << header;
   const std::string device = results.at("devices").at(0).at("name").get<std::string>();
-  const std::string cache = results.at("meta").at("request").at("params").value("cache", "cold");
+  const json& meta = results.at("meta");
+  const std::string cache = meta.at("request").at("params").value("cache", "cold");
+  const json run_id = meta.value("run_id", json(nullptr));
+  const json finished_at = meta.value("finished_at", json(nullptr));
+  const json schema_version = results.value("schema_version", json(nullptr));
   for (const auto& b : results.at("benchmarks")) {
     const std::string name = b.at("name").get<std::string>();
     for (const auto& s : b.at("states")) {
       const auto& ax = s.at("axis_values");
       const bool aos = name == "aos_soa";
       const json row[] = {
+          run_id,
+          finished_at,
+          schema_version,
           name,
           b.at("backend"),
           device,

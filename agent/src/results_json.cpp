@@ -216,6 +216,36 @@ void add_fractions(json& st, double useful_bw, std::optional<double> copy_state_
                                       "ratio", useful_bw / c->best));
 }
 
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json state_profile_json(const StateProfile& p) {
+  if (!p.available) return {{"available", false}, {"reason", p.reason}};
+  return {
+      {"available", true},
+      {"kernel", p.kernel},
+      {"global_load_sectors_per_request", optional_number(p.global_load_sectors_per_request)},
+      {"global_store_sectors_per_request", optional_number(p.global_store_sectors_per_request)},
+      {"shared_load_wavefronts_per_instruction", optional_number(p.shared_load_wavefronts_per_instruction)},
+      {"shared_store_wavefronts_per_instruction", optional_number(p.shared_store_wavefronts_per_instruction)},
+      {"shared_load_bank_conflicts", optional_number(p.shared_load_bank_conflicts)},
+      {"shared_store_bank_conflicts", optional_number(p.shared_store_bank_conflicts)},
+      {"metrics", p.metrics}};
+}
+
+// The profile of state i (when the run asked for one) and the benchmark-level block of the ncu run.
+void add_profile(json& benchmark, const std::optional<Profile>& profile) {
+  if (!profile) return;
+  auto& states = benchmark["states"];
+  for (size_t i = 0; i < states.size() && i < profile->states.size(); ++i)
+    states[i]["profile"] = state_profile_json(profile->states[i]);
+  if (const auto& r = profile->run)
+    benchmark["profile"] = {{"tool", r->tool},
+                            {"path", r->path},
+                            {"command", r->command},
+                            {"exit_status", r->exit_status},
+                            {"kernels_profiled", r->kernels_profiled}};
+}
+
 json state_extras(json st, const TimingSummary& t, const Sampling& s) {
   st["sampling"] = sampling_json(t, s.raw_samples);
   if (!s.raw_samples) st.erase("time_samples_s");
@@ -275,6 +305,7 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
                       axis("n", "int64", p.ns)}},
                     {"states", states},
                     {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "n")}}});
+  add_profile(out["benchmarks"][0], m.profile);
   return out;
 }
 
@@ -311,6 +342,7 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
                     {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
                     {"states", states},
                     {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "dim")}}});
+  add_profile(out["benchmarks"][0], m.profile);
   return out;
 }
 

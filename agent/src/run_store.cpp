@@ -1,10 +1,13 @@
 #include "run_store.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <stdexcept>
 
 #include "execute.hpp"
+#include "policy.hpp"
 #include "results.hpp"
 
 namespace layoutscope::agent {
@@ -54,14 +58,6 @@ std::string new_run_id() {
   return id;
 }
 
-json progress_view(const json& r) {
-  return {{"id", r["id"]},
-          {"status", r["status"]},
-          {"progress", r["progress"]},
-          {"message", r["message"]},
-          {"error", r["error"]}};
-}
-
 bool write_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
@@ -72,22 +68,151 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+// Reads a record file: a regular file (no link followed) of at most kMaxRecordBytes, JSON no deeper than
+// kMaxRecordDepth (checked by a linear scan before any recursive parse), a valid record.
+Result<RunRecord> read_record_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return make_error("cannot be opened (a link, or unreadable)", 0, "file");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("not a regular file", 0, "file");
+  }
+  if (static_cast<size_t>(st.st_size) > RunStore::kMaxRecordBytes) {
+    ::close(fd);
+    return make_error("larger than " + std::to_string(RunStore::kMaxRecordBytes) + " bytes", 0, "file");
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + off, text.size() - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(off);
+  if (json_nesting_depth(text) > RunStore::kMaxRecordDepth)
+    return make_error("JSON nested deeper than " + std::to_string(RunStore::kMaxRecordDepth) + " levels", 0,
+                      "file");
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return make_error("not valid JSON", 0, "file");
+  return parse_run_record(j);
+}
+
 }  // namespace
+
+json run_record_json(const RunRecord& r) {
+  return {{"id", r.id},
+          {"benchmark", r.benchmark},
+          {"device", r.device},
+          {"backend", r.backend},
+          {"status", r.status},
+          {"created_at", r.created_at},
+          {"started_at", optional_string(r.started_at)},
+          {"finished_at", optional_string(r.finished_at)},
+          {"progress", r.progress},
+          {"message", r.message},
+          {"error", optional_string(r.error)},
+          {"request", r.request},
+          {"result", r.result}};
+}
+
+RunSummary summarize(const RunRecord& r) {
+  return {r.id,      r.benchmark, r.backend,     r.status, r.created_at,
+          r.message, r.device,    r.finished_at, r.error,  r.progress};
+}
+
+json run_summary_json(const RunSummary& s) {
+  return {{"id", s.id},
+          {"benchmark", s.benchmark},
+          {"device", s.device},
+          {"backend", s.backend},
+          {"status", s.status},
+          {"created_at", s.created_at},
+          {"finished_at", optional_string(s.finished_at)},
+          {"error", optional_string(s.error)}};
+}
+
+json progress_json(const RunSummary& s) {
+  return {{"id", s.id},
+          {"status", s.status},
+          {"progress", s.progress},
+          {"message", s.message},
+          {"error", optional_string(s.error)}};
+}
+
+Result<RunRecord> parse_run_record(const json& j) {
+  if (!j.is_object()) return make_error("a run record is a JSON object", 0, "record");
+  RunRecord r;
+  auto text = [&](const char* key, std::string& out) -> bool {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) return false;
+    out = it->get<std::string>();
+    return true;
+  };
+  auto text_or_null = [&](const char* key, std::optional<std::string>& out) -> bool {
+    const auto it = j.find(key);
+    if (it == j.end()) return false;
+    if (it->is_null()) return true;
+    if (!it->is_string()) return false;
+    out = it->get<std::string>();
+    return true;
+  };
+  for (const auto& [key, out] : {std::pair{"id", &r.id}, std::pair{"benchmark", &r.benchmark},
+                                 std::pair{"backend", &r.backend}, std::pair{"status", &r.status},
+                                 std::pair{"created_at", &r.created_at}, std::pair{"message", &r.message}})
+    if (!text(key, *out)) return make_error(std::string(key) + ": expected a string", 0, key);
+  for (const auto& [key, out] : {std::pair{"started_at", &r.started_at},
+                                 std::pair{"finished_at", &r.finished_at}, std::pair{"error", &r.error}})
+    if (!text_or_null(key, *out)) return make_error(std::string(key) + ": expected a string or null", 0, key);
+  static const std::set<std::string> kStatuses = {"queued", "running",   "succeeded",
+                                                  "failed", "cancelled", "interrupted"};
+  if (!kStatuses.count(r.status)) return make_error("status: not a run status", 0, "status");
+  const auto device = j.find("device");
+  if (device == j.end() || !device->is_number_integer() || device->get<int64_t>() < 0 ||
+      device->get<int64_t>() > 1023)
+    return make_error("device: expected an integer from 0 to 1023", 0, "device");
+  r.device = device->get<int>();
+  const auto progress = j.find("progress");
+  if (progress == j.end() || !progress->is_number() || !(progress->get<double>() >= 0) ||
+      progress->get<double>() > 1)
+    return make_error("progress: expected a number from 0 to 1", 0, "progress");
+  r.progress = progress->get<double>();
+  const auto request = j.find("request");
+  if (request == j.end() || !request->is_object())
+    return make_error("request: expected an object", 0, "request");
+  r.request = *request;
+  const auto result = j.find("result");
+  if (result == j.end() || !(result->is_null() || result->is_object()))
+    return make_error("result: expected an object or null", 0, "result");
+  if (result->is_object()) {
+    // The results schema's required members (schemas/results.schema.json), with their types.
+    if (!result->contains("schema_version") || !(*result)["schema_version"].is_string() ||
+        !result->contains("meta") || !(*result)["meta"].is_object() || !result->contains("devices") ||
+        !(*result)["devices"].is_array() || !result->contains("benchmarks") ||
+        !(*result)["benchmarks"].is_array())
+      return make_error("result: expected schema_version, meta, devices and benchmarks", 0, "result");
+  }
+  r.result = *result;
+  return r;
+}
 
 class RunStore::Control final : public RunControl {
  public:
   Control(RunStore& store, std::string id) : store_(store), id_(std::move(id)) {}
   bool cancelled() const override {
     std::lock_guard lock(store_.mutex_);
-    const auto it = store_.runs_.find(id_);
-    return it == store_.runs_.end() || it->second->cancel_requested || store_.stopping_;
+    const auto it = store_.active_.find(id_);
+    return it == store_.active_.end() || it->second->cancel_requested || store_.stopping_;
   }
   void progress(double fraction, const std::string& message) override {
     store_.update(
         id_,
         [&](Run& r) {
-          r.record["progress"] = fraction;
-          r.record["message"] = message;
+          r.record.progress = fraction;
+          r.record.message = message;
         },
         false);
   }
@@ -127,57 +252,63 @@ std::vector<std::string> RunStore::load() {
   std::vector<std::string> problems;
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    const fs::path p = entry.path();
-    if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
-    std::ifstream in(p);
-    json record = json::parse(in, nullptr, false);
-    if (record.is_discarded() || !record.is_object() || !record.contains("id") || !record["id"].is_string() ||
-        !record.contains("status") || !record["status"].is_string()) {
-      problems.push_back(p.string() + ": not a run record, skipped");
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path p = it->path();
+    const std::string name = p.filename().string();
+    // A temporary file left by a write that never finished (the agent was killed): never a record.
+    if (name.front() == '.' && name.size() > 9 && name.compare(name.size() - 9, 9, ".json.tmp") == 0) {
+      if (::unlink(p.c_str()) != 0) problems.push_back(p.string() + ": stale temporary file, cannot remove");
       continue;
     }
-    // The id names the file the record is written back to (persist): it must be this file's own name, in the
-    // alphabet of new_run_id, so that no record on disk can point a rewrite outside the results folder.
-    const std::string id = record["id"].get<std::string>();
-    if (id != p.stem().string() || !valid_run_id(id)) {
+    if (p.extension() != ".json" || name.front() == '.') continue;
+    auto read = read_record_file(p);
+    if (!read) {
+      problems.push_back(p.string() + ": not a run record (" + read.error().message + "), skipped");
+      continue;
+    }
+    RunRecord record = std::move(read.value());
+    // The id names the file the record is written back to (persist): it must be this file's own name, so
+    // that no record on disk can point a rewrite outside the results folder or at another run.
+    if (record.id != p.stem().string() || !valid_run_id(record.id)) {
       problems.push_back(p.string() + ": its id does not match the file name, skipped");
       continue;
     }
-    bool rewrite = false;
-    if (!terminal(record["status"].get<std::string>())) {  // the agent stopped while it was queued or running
-      record["status"] = "interrupted";
-      record["error"] = "the agent stopped before this run finished";
-      record["finished_at"] = iso8601_now();
-      rewrite = true;
+    if (!terminal(record.status)) {  // the agent stopped while it was queued or running
+      record.status = "interrupted";
+      record.error = "the agent stopped before this run finished";
+      record.finished_at = iso8601_now();
+      persist(record);
     }
-    auto run = std::make_shared<Run>();
-    run->record = record;
-    {
-      std::lock_guard lock(mutex_);
-      runs_[id] = run;
-    }
-    if (rewrite) persist(record);
+    std::lock_guard lock(mutex_);
+    index_[record.id] = summarize(record);
   }
+  if (ec) problems.push_back(dir_.string() + ": cannot list the folder: " + ec.message());
+  std::lock_guard lock(mutex_);
+  skipped_ = problems;
   return problems;
 }
 
+std::vector<std::string> RunStore::skipped() const {
+  std::lock_guard lock(mutex_);
+  return skipped_;
+}
+
 std::optional<RunStore::Busy> RunStore::busy_locked(int device) const {
-  const auto q = queues_.find(device);
-  if (q == queues_.end() || q->second.empty()) {
+  const auto q = queued_.find(device);
+  if (q == queued_.end()) {
     if (claimed_.count(device)) return Busy{1, ""};
     return std::nullopt;
   }
   // Estimate the rest of the running job from its progress so far: elapsed * (1 - p) / p.
   int retry = 5;
-  const auto it = runs_.find(q->second.front());
-  if (it != runs_.end() && it->second->record["status"] == "running") {
-    const double p = it->second->record["progress"].get<double>();
+  const auto it = active_.find(q->second);
+  if (it != active_.end() && it->second->record.status == "running") {
+    const double p = it->second->record.progress;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second->started).count();
     if (p > 0.01) retry = static_cast<int>(std::clamp(elapsed * (1 - p) / p + 1, 1.0, 3600.0));
   }
-  return Busy{retry, q->second.front()};
+  return Busy{retry, q->second};
 }
 
 RunStore::Claim::~Claim() {
@@ -196,36 +327,29 @@ std::variant<RunStore::Claim, RunStore::Busy> RunStore::claim(int device) {
 std::string RunStore::submit(Claim claim, RunRequest request) {
   if (claim.store_ != this || claim.device_ != request.device)
     throw std::logic_error("RunStore::submit: the request's device is not the claimed one");
-  json record;
-  std::string id;
+  RunRecord record;
   {
     std::lock_guard lock(mutex_);
     claimed_.erase(claim.device_);
     claim.store_ = nullptr;  // released here, under the same lock that queues the run
-    auto& q = queues_[request.device];
-    id = new_run_id();
+    record.id = new_run_id();
+    record.benchmark = request.benchmark;
+    record.device = request.device;
+    record.backend = backend_.kind();
+    record.status = "queued";
+    record.created_at = iso8601_now();
+    record.message = "queued";
+    record.request = request.resolved;
     auto run = std::make_shared<Run>();
-    record = {{"id", id},
-              {"benchmark", request.benchmark},
-              {"device", request.device},
-              {"backend", backend_.kind()},
-              {"status", "queued"},
-              {"created_at", iso8601_now()},
-              {"started_at", nullptr},
-              {"finished_at", nullptr},
-              {"progress", 0.0},
-              {"message", "queued"},
-              {"error", nullptr},
-              {"request", request.resolved},
-              {"result", nullptr}};
     run->record = record;
     run->request = std::move(request);
-    runs_[id] = run;
-    q.push_back(id);
+    active_[record.id] = run;
+    index_[record.id] = summarize(record);
+    queued_[record.device] = record.id;
   }
   persist(record);
   changed_.notify_all();
-  return id;
+  return record.id;
 }
 
 void RunStore::worker(int device) {
@@ -235,39 +359,36 @@ void RunStore::worker(int device) {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] {
         if (stopping_) return true;
-        auto& q = queues_[device];
-        return !q.empty() && running_[device] != q.front();
+        const auto q = queued_.find(device);
+        return q != queued_.end() && active_.count(q->second) &&
+               active_.at(q->second)->record.status == "queued";
       });
       if (stopping_) return;
-      id = queues_[device].front();
-      running_[device] = id;
+      id = queued_.at(device);
     }
     execute(id);
-    {
-      std::lock_guard lock(mutex_);
-      queues_[device].pop_front();
-      running_[device].clear();
-    }
-    changed_.notify_all();
   }
 }
 
 void RunStore::execute(const std::string& id) {
+  // queued -> running under the lock that cancel() takes, so a cancel sees one or the other.
   std::shared_ptr<Run> run;
+  RunRecord running;
   {
     std::lock_guard lock(mutex_);
-    run = runs_.at(id);
-    if (run->cancel_requested) return;  // cancelled while queued: already final
+    const auto it = active_.find(id);
+    if (it == active_.end() || it->second->cancel_requested) return;  // cancelled while queued
+    run = it->second;
+    run->record.status = "running";
+    run->record.started_at = iso8601_now();
+    run->record.message = "starting";
+    run->started = std::chrono::steady_clock::now();
+    ++run->version;
+    index_[id] = summarize(run->record);
+    running = run->record;
   }
-  update(
-      id,
-      [](Run& r) {
-        r.record["status"] = "running";
-        r.record["started_at"] = iso8601_now();
-        r.record["message"] = "starting";
-        r.started = std::chrono::steady_clock::now();
-      },
-      true);
+  changed_.notify_all();
+  persist(running);
 
   const RunRequest& req = run->request;
   RunContext ctx;
@@ -281,8 +402,8 @@ void RunStore::execute(const std::string& id) {
   try {
     {
       std::lock_guard lock(mutex_);
-      ctx.created_at = run->record["created_at"].get<std::string>();
-      ctx.started_at = run->record["started_at"].get<std::string>();
+      ctx.created_at = run->record.created_at;
+      ctx.started_at = run->record.started_at.value_or("");
     }
     auto done = execute_request(backend_, req, control, ctx);
     std::string why;
@@ -305,118 +426,175 @@ void RunStore::execute(const std::string& id) {
     status = "failed";
     error = e.what();
   }
-  update(
-      id,
-      [&](Run& r) {
-        r.record["status"] = status;
-        r.record["finished_at"] = iso8601_now();
-        r.record["progress"] = status == "succeeded" ? 1.0 : r.record["progress"].get<double>();
-        r.record["message"] = status;
-        r.record["error"] = error.empty() ? json(nullptr) : json(error);
-        r.record["result"] = result.is_null() ? json(nullptr) : result;
-      },
-      true);
+  finish(id, [&](RunRecord& r) {
+    r.status = status;
+    r.finished_at = iso8601_now();
+    if (status == "succeeded") r.progress = 1.0;
+    r.message = status;
+    r.error = error.empty() ? std::nullopt : std::optional<std::string>(error);
+    r.result = std::move(result);
+  });
 }
 
 void RunStore::update(const std::string& id, const std::function<void(Run&)>& change, bool write) {
-  json copy;
+  RunRecord copy;
   {
     std::lock_guard lock(mutex_);
-    auto it = runs_.find(id);
-    if (it == runs_.end()) return;
+    auto it = active_.find(id);
+    if (it == active_.end()) return;
     change(*it->second);
     ++it->second->version;
+    index_[id] = summarize(it->second->record);
     if (write) copy = it->second->record;
   }
   changed_.notify_all();
   if (write) persist(copy);
 }
 
-void RunStore::persist(const json& record) const {
+void RunStore::finish(const std::string& id, const std::function<void(RunRecord&)>& change) {
+  RunRecord final_record;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = active_.find(id);
+    if (it == active_.end()) return;
+    final_record = it->second->record;
+  }
+  change(final_record);
+  // On disk first: once the run reads as finished, GET serves it from its file, and its device is free in
+  // the same instant (no 409 for a submission that follows the "succeeded" it just read).
+  persist(final_record);
+  {
+    std::lock_guard lock(mutex_);
+    index_[id] = summarize(final_record);
+    active_.erase(id);
+    for (auto q = queued_.begin(); q != queued_.end(); ++q)
+      if (q->second == id) {
+        queued_.erase(q);
+        break;
+      }
+  }
+  changed_.notify_all();
+}
+
+bool RunStore::persist(const RunRecord& record) const {
   std::lock_guard lock(write_mutex_);
-  const std::string id = record["id"].get<std::string>();
-  const fs::path final_path = dir_ / (id + ".json");
-  const fs::path tmp = dir_ / ("." + id + ".json.tmp");
-  const std::string text = record.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const fs::path final_path = dir_ / (record.id + ".json");
+  const fs::path tmp = dir_ / ("." + record.id + ".json.tmp");
+  const std::string text = run_record_json(record).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // A new file, never an existing one or a link's target: whatever sits at the temporary name (a planted
+  // link, a file left by a kill) is removed (unlink does not follow links) and the name created afresh.
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(tmp.c_str(), kFlags, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = ::open(tmp.c_str(), kFlags, 0644);
   if (fd < 0) {
     std::fprintf(stderr, "layoutscope-agent: cannot write %s\n", tmp.c_str());
-    return;
+    return false;
   }
   const bool ok = write_all(fd, text) && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok || std::rename(tmp.c_str(), final_path.c_str()) != 0) {
     std::fprintf(stderr, "layoutscope-agent: cannot write %s\n", final_path.c_str());
     ::unlink(tmp.c_str());
-    return;
+    return false;
   }
   if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);  // the rename itself is durable only once the folder is synced
     ::close(dfd);
   }
+  return true;
 }
 
-std::optional<json> RunStore::get(const std::string& id) const {
-  std::lock_guard lock(mutex_);
-  const auto it = runs_.find(id);
-  if (it == runs_.end()) return std::nullopt;
-  return it->second->record;
-}
-
-json RunStore::list() const {
-  std::lock_guard lock(mutex_);
-  json out = json::array();
-  for (const auto& [id, run] : runs_) {  // std::map: ids sort by creation time
-    const json& r = run->record;
-    json s = {{"id", id},
-              {"benchmark", r.value("benchmark", json(nullptr))},
-              {"device", r.value("device", json(nullptr))},
-              {"backend", r.value("backend", json(nullptr))},
-              {"status", r["status"]},
-              {"created_at", r.value("created_at", json(nullptr))},
-              {"finished_at", r.value("finished_at", json(nullptr))},
-              {"error", r.value("error", json(nullptr))}};
-    out.push_back(std::move(s));
+RunStore::Lookup RunStore::get(const std::string& id, std::shared_ptr<const RunRecord>& out) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = active_.find(id); it != active_.end()) {
+      out = std::make_shared<const RunRecord>(it->second->record);
+      return Lookup::kFound;
+    }
+    if (!index_.count(id)) return Lookup::kNotFound;
   }
-  return out;
+  const fs::path path = dir_ / (id + ".json");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Lookup::kUnreadable;
+  const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (const auto c = cache_.find(id);
+        c != cache_.end() && c->second.mtime_ns == mtime_ns && c->second.size == st.st_size) {
+      out = c->second.record;
+      return Lookup::kFound;
+    }
+  }
+  auto record = read_record_file(path);
+  if (!record || record.value().id != id) return Lookup::kUnreadable;
+  out = std::make_shared<const RunRecord>(std::move(record.value()));
+  std::lock_guard lock(cache_mutex_);
+  if (!cache_.count(id)) {
+    cache_order_.push_back(id);
+    if (cache_order_.size() > kCachedRecords) {
+      cache_.erase(cache_order_.front());
+      cache_order_.pop_front();
+    }
+  }
+  cache_[id] = Cached{mtime_ns, static_cast<int64_t>(st.st_size), out};
+  return Lookup::kFound;
+}
+
+bool RunStore::exists(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  return index_.count(id) > 0;
+}
+
+RunStore::Page RunStore::list(size_t limit, const std::string& after) const {
+  std::lock_guard lock(mutex_);
+  Page page;
+  auto it = after.empty() ? index_.begin() : index_.upper_bound(after);
+  for (; it != index_.end() && page.runs.size() < limit; ++it) page.runs.push_back(it->second);
+  if (it != index_.end() && !page.runs.empty()) page.next = page.runs.back().id;
+  return page;
 }
 
 RunStore::CancelOutcome RunStore::cancel(const std::string& id) {
-  bool queued = false;
   {
     std::lock_guard lock(mutex_);
-    const auto it = runs_.find(id);
-    if (it == runs_.end()) return CancelOutcome::kNotFound;
-    const std::string status = it->second->record["status"].get<std::string>();
-    if (terminal(status)) return CancelOutcome::kAlreadyFinished;
+    const auto it = active_.find(id);
+    if (it == active_.end())
+      return index_.count(id) ? CancelOutcome::kAlreadyFinished : CancelOutcome::kNotFound;
     it->second->cancel_requested = true;
-    queued = status == "queued";
+    if (it->second->record.status != "queued") return CancelOutcome::kRequested;
   }
-  if (queued) {  // never started: final at once (the worker skips it)
-    update(
-        id,
-        [](Run& r) {
-          r.record["status"] = "cancelled";
-          r.record["finished_at"] = iso8601_now();
-          r.record["message"] = "cancelled";
-          r.record["error"] = "cancelled by request";
-        },
-        true);
-    return CancelOutcome::kCancelled;
-  }
-  return CancelOutcome::kRequested;
+  // Never started: final at once (the worker only takes queued runs).
+  finish(id, [](RunRecord& r) {
+    r.status = "cancelled";
+    r.finished_at = iso8601_now();
+    r.message = "cancelled";
+    r.error = "cancelled by request";
+  });
+  return CancelOutcome::kCancelled;
 }
 
-std::optional<json> RunStore::wait_change(const std::string& id, uint64_t& version,
-                                          std::chrono::milliseconds timeout) const {
+std::optional<RunSummary> RunStore::wait_change(const std::string& id, uint64_t& version,
+                                                std::chrono::milliseconds timeout) const {
   std::unique_lock lock(mutex_);
-  const auto it = runs_.find(id);
-  if (it == runs_.end()) return json{{"missing", true}};
-  const auto run = it->second;
-  if (!changed_.wait_for(lock, timeout, [&] { return run->version > version || stopping_; }))
-    return std::nullopt;
-  version = run->version;
-  return progress_view(run->record);
+  // A finished run has one event, its final summary, at version UINT64_MAX.
+  constexpr uint64_t kFinal = UINT64_MAX;
+  auto view = [&]() -> std::optional<RunSummary> {
+    if (const auto it = active_.find(id); it != active_.end()) {
+      if (it->second->version <= version) return std::nullopt;
+      version = it->second->version;
+      return summarize(it->second->record);
+    }
+    const auto s = index_.find(id);
+    if (s == index_.end() || version == kFinal) return std::nullopt;
+    version = kFinal;
+    return s->second;
+  };
+  std::optional<RunSummary> out;
+  changed_.wait_for(lock, timeout, [&] {
+    out = view();
+    return out.has_value() || stopping_ || !index_.count(id);
+  });
+  return out;
 }
 
 }  // namespace layoutscope::agent

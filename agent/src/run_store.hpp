@@ -1,14 +1,16 @@
 // Runs are jobs on a queue: one worker thread per device runs one job at a time; a second submission for
 // a busy device is refused (the API answers 409 + Retry-After). Every state change of a run is written
-// atomically (temporary file, fsync, rename, fsync of the folder) as <results-dir>/<id>.json, so a restart
-// lists the history again; a run that was queued or running when the agent stopped comes back as
-// "interrupted".
+// atomically (a new temporary file opened O_EXCL | O_NOFOLLOW, fsync, rename, fsync of the folder) as
+// <results-dir>/<id>.json, so a restart lists the history again; a run that was queued or running when the
+// agent stopped comes back as "interrupted". Memory holds the queued and running records and a summary per
+// run (about 200 bytes); finished records are read from their files when asked for.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "benchmark.hpp"
+#include "layoutscope/result.hpp"
 #include "params.hpp"
 
 namespace layoutscope::agent {
@@ -32,6 +35,38 @@ std::string iso8601_now();
 // match the same alphabet): safe as a file name in the results folder and in a URL.
 bool valid_run_id(const std::string& id);
 
+// The run record, typed; JSON only where it meets HTTP and the disk (run_record_json, parse_run_record).
+struct RunRecord {
+  std::string id;
+  std::string benchmark;
+  int device = 0;
+  std::string backend;
+  std::string status;  // queued | running | succeeded | failed | cancelled | interrupted
+  std::string created_at;
+  std::optional<std::string> started_at, finished_at;
+  double progress = 0;
+  std::string message;
+  std::optional<std::string> error;
+  nlohmann::json request;  // the resolved request document
+  nlohmann::json result;   // the results document (schemas/results.schema.json), null until there is one
+};
+
+// What a list, a progress event and the history index need of a run (no request, no result).
+struct RunSummary {
+  std::string id, benchmark, backend, status, created_at, message;
+  int device = 0;
+  std::optional<std::string> finished_at, error;
+  double progress = 0;
+};
+
+nlohmann::json run_record_json(const RunRecord& r);
+nlohmann::json run_summary_json(const RunSummary& s);
+nlohmann::json progress_json(const RunSummary& s);  // id, status, progress, message, error
+RunSummary summarize(const RunRecord& r);
+// A record read from disk: every field present with its type, a result (when present) with the results
+// document's required members. The error names the first field at fault.
+Result<RunRecord> parse_run_record(const nlohmann::json& j);
+
 class RunStore {
  public:
   RunStore(std::filesystem::path dir, Backend& backend);
@@ -39,8 +74,14 @@ class RunStore {
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
 
-  // Reads the results folder; files it cannot parse are skipped and reported in the returned list.
+  // Reads the results folder: removes stale temporary files, indexes every valid record, and skips (and
+  // lists, see skipped()) anything else: directories, links, files over kMaxRecordBytes, JSON deeper than
+  // kMaxRecordDepth, records with missing or mistyped fields.
   std::vector<std::string> load();
+  std::vector<std::string> skipped() const;
+
+  static constexpr size_t kMaxRecordBytes = 16 << 20;
+  static constexpr int kMaxRecordDepth = 64;
 
   struct Busy {
     int retry_after_s;
@@ -70,23 +111,36 @@ class RunStore {
   // The claim guarantees the device is free: only submit() queues, and only with a claim.
   std::string submit(Claim claim, RunRequest request);
 
-  std::optional<nlohmann::json> get(const std::string& id) const;  // the full record
-  nlohmann::json list() const;                                     // summaries, oldest first
+  // The full record: from memory while the run is queued or running, from its file afterwards.
+  // Finished records read from disk are kept in a small cache (kCachedRecords, FIFO), each checked against
+  // its file's size and modification time on every use.
+  enum class Lookup { kFound, kNotFound, kUnreadable };
+  Lookup get(const std::string& id, std::shared_ptr<const RunRecord>& out) const;
+  static constexpr size_t kCachedRecords = 32;
+  bool exists(const std::string& id) const;
+
+  // A page of the history, oldest first: at most `limit` runs whose ids sort after `after` (empty: from the
+  // start); `next` is the cursor for the following page, empty after the last.
+  struct Page {
+    std::vector<RunSummary> runs;
+    std::string next;
+  };
+  Page list(size_t limit, const std::string& after) const;
 
   enum class CancelOutcome { kCancelled, kRequested, kNotFound, kAlreadyFinished };
   CancelOutcome cancel(const std::string& id);
 
-  // Progress stream: waits until the record's version exceeds `version` (or timeout); returns the
-  // progress view and updates `version`, nothing on timeout, or {"missing": true} for an unknown id.
-  std::optional<nlohmann::json> wait_change(const std::string& id, uint64_t& version,
-                                            std::chrono::milliseconds timeout) const;
+  // Progress stream: waits until the run changed since `version` (or timeout); returns its summary and
+  // updates `version`; nothing on timeout or for an unknown id (exists() tells which).
+  std::optional<RunSummary> wait_change(const std::string& id, uint64_t& version,
+                                        std::chrono::milliseconds timeout) const;
   static bool terminal(const std::string& status);
   bool stopping() const;
   void shutdown();
 
  private:
   struct Run {
-    nlohmann::json record;  // id, benchmark, device, status, times, progress, message, error, request, result
+    RunRecord record;
     RunRequest request;
     uint64_t version = 1;
     bool cancel_requested = false;
@@ -97,17 +151,27 @@ class RunStore {
   std::optional<Busy> busy_locked(int device) const;
   void worker(int device);
   void execute(const std::string& id);
-  void persist(const nlohmann::json& record) const;  // caller holds no lock requirement; writes atomically
+  bool persist(const RunRecord& record) const;  // writes atomically; false (and logged) when it could not
   void update(const std::string& id, const std::function<void(Run&)>& change, bool write);
+  // The run's final state: written to disk, then (under one lock) visible, out of memory and its device free.
+  void finish(const std::string& id, const std::function<void(RunRecord&)>& change);
 
   std::filesystem::path dir_;
   Backend& backend_;
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
-  std::map<std::string, std::shared_ptr<Run>> runs_;
-  std::map<int, std::deque<std::string>> queues_;  // per device: the job waiting or running (at most one)
-  std::map<int, std::string> running_;
-  std::set<int> claimed_;  // devices whose next request is being checked
+  std::map<std::string, RunSummary> index_;             // every run, by id (ids sort by creation time)
+  std::map<std::string, std::shared_ptr<Run>> active_;  // queued or running: the full record
+  std::map<int, std::string> queued_;                   // per device: the job waiting or running
+  std::set<int> claimed_;                               // devices whose next request is being checked
+  std::vector<std::string> skipped_;
+  struct Cached {
+    int64_t mtime_ns = 0, size = 0;
+    std::shared_ptr<const RunRecord> record;
+  };
+  mutable std::mutex cache_mutex_;
+  mutable std::map<std::string, Cached> cache_;  // finished records, read from their files
+  mutable std::deque<std::string> cache_order_;  // FIFO eviction
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   mutable std::mutex write_mutex_;

@@ -3,7 +3,8 @@
 # (cmake -S . -B build && cmake --build build --target layoutscope-agent).
 # Starts one agent (CPU backend, free port, temporary results dir) for the tests that share it; the tests
 # start their own instances where they need them (restart, token files, flags). Always stops what it
-# started. Last line: "N passed, N failed".
+# started. Last line: "N passed, N failed". The soak runs here in its short form (soak.test.js, about 20 s); the
+# full form is `node tests/agent/soak.js` (agent/README.md, "Load").
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,6 +17,8 @@ fi
 export LAYOUTSCOPE_AGENT_BIN="$bin"
 
 cd "$here"
+# the soak opens hundreds of connections at once; raise a low soft limit (never lower it)
+if [[ "$(ulimit -Sn)" != unlimited && "$(ulimit -Sn)" -lt 4096 ]]; then ulimit -Sn 4096 2>/dev/null || true; fi
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund --silent || { echo "tests/agent: npm ci failed" >&2; echo "0 passed, 1 failed"; exit 1; }
 fi
@@ -53,7 +56,7 @@ export LAYOUTSCOPE_AGENT_URL="$url" LAYOUTSCOPE_AGENT_RESULTS="$work/results"
 node --test --test-concurrency=1 \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$work/report.tap" \
-  api.test.js policy.test.js
+  api.test.js policy.test.js hardening.test.js openapi.test.js typecheck.test.js soak.test.js
 status=$?
 
 pass="$(grep -E '^# pass [0-9]+' "$work/report.tap" | tail -1 | awk '{print $3}')"

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "layoutscope/formats/cute.hpp"
 #include "layoutscope/formats/dtensor.hpp"
 #include "layoutscope/formats/hlo.hpp"
 #include "layoutscope/formats/jax.hpp"
@@ -81,9 +82,9 @@ Result<Imported> import_layout(Format from, std::string_view text, const FormatC
       return out;
     }
     case Format::kCute:
+      return import_cute(text, context);
     case Format::kCuteDsl:
-      // wired when formats/cute.hpp lands
-      return make_error("cute import is not available in this build", 0, "format");
+      return import_cute_dsl(text, context);
     case Format::kTriton:
       return import_triton(text, context);
     case Format::kTirx:
@@ -106,9 +107,9 @@ Result<std::string> export_layout(Format to, const Layout& layout, const std::ve
     case Format::kAxe:
       return to_string(layout);
     case Format::kCute:
+      return export_cute(layout, shape);
     case Format::kCuteDsl:
-      // wired when formats/cute.hpp lands
-      return make_error("cute export is not available in this build", 0, "format");
+      return export_cute_dsl(layout, shape);
     case Format::kTriton:
       return export_triton(layout, shape, context);
     case Format::kTirx:

@@ -108,24 +108,19 @@ std::string option_name(const std::string& arg) {
 constexpr const char* kSurplus = "surplus";
 
 void check_strict(CLI::App* command) {
-  for (const CLI::App* app :
-       {static_cast<const CLI::App*>(command->get_parent()), static_cast<const CLI::App*>(command)}) {
-    for (const std::string& extra : app->remaining()) {
-      if (extra != "--" && looks_like_option(extra)) unknown_option(command, extra);
-    }
+  // What neither the command nor the app before it took: unknown options first, they explain the rest
+  // (`--stpe 32` leaves 32 behind too).
+  std::vector<std::string> extras = command->get_parent()->remaining();
+  for (const std::string& extra : command->remaining()) extras.push_back(extra);
+  if (const CLI::Option* surplus = command->get_option_no_throw(kSurplus); surplus->count() > 0)
+    extras.push_back(surplus->results().front());
+  std::erase(extras, "--");
+  for (const std::string& extra : extras) {
+    if (looks_like_option(extra)) unknown_option(command, extra);
   }
-  for (const CLI::App* app :
-       {static_cast<const CLI::App*>(command->get_parent()), static_cast<const CLI::App*>(command)}) {
-    for (const std::string& extra : app->remaining()) {
-      if (extra == "--") continue;
-      fail(make_error("unexpected argument " + in_quotes(extra) + " for " + command->get_name() +
-                          "; see layoutscope " + command->get_name() + " --help",
-                      0, "arguments"));
-    }
-  }
-  if (const CLI::Option* surplus = command->get_option_no_throw(kSurplus); surplus && surplus->count() > 0) {
-    fail(make_error("unexpected argument " + in_quotes(surplus->results().front()) + " for " +
-                        command->get_name() + "; see layoutscope " + command->get_name() + " --help",
+  if (!extras.empty()) {
+    fail(make_error("unexpected argument " + in_quotes(extras.front()) + " for " + command->get_name() +
+                        "; see layoutscope " + command->get_name() + " --help",
                     0, "arguments"));
   }
   for (const CLI::Option* opt : command->get_options()) {

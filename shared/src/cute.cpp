@@ -291,6 +291,7 @@ class Parser {
   std::optional<int64_t> integer() {
     if (failed()) return std::nullopt;
     const int column = peek().column;
+    if (is_ident("_") && is_sym("-", 1)) ++p_;  // a static negative integer prints as _-1
     bool negative = false;
     if (accept("-")) negative = true;
     std::string digits;
@@ -484,7 +485,7 @@ class Parser {
       }
       out.layout = inner->layout;
       if (add_overflows(out.offset, inner->offset, &out.offset)) {
-        fail("the offset overflows 64 bits", peek().column);
+        fail("the offset overflows 64 bits", inner_column);
         return std::nullopt;
       }
       return out;
@@ -551,8 +552,13 @@ class Parser {
       accept(",");
     }
     if (!expect(")")) return std::nullopt;
-    if (!have_stride) stride = compact_left(*shape);
-    if (failed()) return std::nullopt;
+    if (!have_stride) {
+      if (!size(*shape).ok()) {
+        fail("the layout's size overflows 64 bits", shape_column);
+        return std::nullopt;
+      }
+      stride = compact_left(*shape);
+    }
     auto l = finish_layout(std::move(*shape), std::move(stride), shape_column, stride_column);
     if (!l) return std::nullopt;
     return ComposedLayout{std::nullopt, 0, std::move(*l)};

@@ -201,6 +201,11 @@ TEST(Algebra, TextEntryPoint) {
   auto tiler = algebra("composition", {"(12,(4,8)):(59,(13,1))", "[3:4, 8:2]"}, AlgebraSyntax::kCute);
   ASSERT_TRUE(tiler.ok()) << tiler.error().message;
   EXPECT_EQ(tiler->result, "(3,(2,4)):(236,(26,1))");
+  // A tiler of chapter layouts: (12,32):(59,1) by mode, 12:59 o 3:4 = 3:236 and 32:1 o 8:2 = 8:2.
+  auto axe_tiler = algebra("composition", {"S[(12,32):(59,1)]", "[S[3:4], S[8:2]]"}, AlgebraSyntax::kAxe);
+  ASSERT_TRUE(axe_tiler.ok()) << axe_tiler.error().message;
+  EXPECT_EQ(axe_tiler->result, "(3,8):(236,2)");
+  EXPECT_EQ(axe_tiler->axe, "S[(3,8):(236,2)]");
   auto shape = algebra("logical_divide", {"(12,(4,8)):(59,(13,1))", "(3,8)"}, AlgebraSyntax::kCute);
   ASSERT_TRUE(shape.ok()) << shape.error().message;
   EXPECT_EQ(*size(shape->layout.mode(0).mode(0)), 3);

@@ -62,6 +62,7 @@ TEST(Cute, StaticIntegersAndColexicographicOrder) {
   EXPECT_EQ(cute::to_string(must_cute("8:1").layout), "8:1");
   EXPECT_EQ(cute::to_string(must_cute("(Int<4>, _2):(_2, Int<1>)").layout), "(4,2):(2,1)");
   EXPECT_TRUE(must_cute("8:1").layout.shape.is_leaf());
+  EXPECT_EQ(cute::to_string(must_cute("(_4,_2):(_-1,-8)").layout), "(4,2):(-1,-8)");
 }
 
 TEST(Cute, IdentityIsColexicographic) {
@@ -179,6 +180,7 @@ TEST(Cute, ParseErrorsPointAtTheToken) {
       {"", 1, "empty"},
       {"()", 2, "empty tuple"},
       {"(99999999999999999999):(1)", 2, "64 bits"},
+      {"cute.make_layout((4294967296,4294967296))", 18, "overflows"},
       {"Sw<3,4,3> o 0 o cute.make_composed_layout(cute.make_swizzle(1,2,3), 0, (4):(1))", 17, "swizzle"},
   };
   for (const ParseError& c : cases) {

@@ -783,6 +783,9 @@ Result<ComposedLayout> from_chapter(const layoutscope::Layout& layout,
   if (!layout.replicas.empty())
     return make_error(
         "replication R[...] cannot be expressed in CuTe (a layout maps each element to one place)", 0, "R");
+  if (!layout.partials.empty())
+    return make_error("partial sums P[...] cannot be expressed in CuTe (a layout holds whole values)", 0,
+                      "P");
   ComposedLayout out;
   if (layout.swizzle) {
     if (!layout.swizzle->inner)

@@ -241,6 +241,7 @@ TEST(Cute, ExportNamesWhatCuteCannotExpress) {
   const Case cases[] = {
       {"S[(8,4):(4@laneid,1@laneid)]", {8, 4}, "laneid", "axis laneid"},
       {"S[4:1] + R[2:4]", {4}, "R", "replication"},
+      {"S[4:1] + P[2:1@gpuid_x]", {4}, "P", "partial sums"},
       {"ComposeLayout(4, 3, 3, S[(8,128):(128,1)], swizzle_inner=False)",
        {8, 128},
        "swizzle",

@@ -11,11 +11,13 @@ struct CheckArgs {
   std::string layout;
   CLI::Option* layout_option = nullptr;
   Arg shape, limit;
+  FromArgs from;
 };
 
 int run(const CheckArgs& args, const std::string& text) {
-  const Layout layout = layout_arg(text);
-  const auto shape = shape_arg(args.shape, layout);
+  const LayoutInput input = layout_input(text, args.from, args.shape);
+  const Layout& layout = input.layout;
+  const std::vector<int64_t>& shape = input.shape;
   auto findings = validate(layout, shape, limit_arg(args.limit, kDefaultCellLimit));
   if (!findings) fail(findings.error());
   Json out = Json::array();
@@ -42,6 +44,7 @@ void add_check_command(CLI::App& app) {
           ->type_name("");
   add_arg(command, args->shape, "shape", "R,C",
           "Logical shape (default: one dimension of the layout's size)");
+  add_from_args(command, args->from);
   add_arg(command, args->limit, "limit", "N", "Cells the whole-table checks may visit (default 2^22)");
   on_run(command, [args] {
     if (args->layout_option->count() == 0) fail("check needs EXPR; see layoutscope check --help", "layout");

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "layoutscope/checked.hpp"
+#include "layoutscope/formats/format.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 
@@ -219,6 +220,7 @@ void print_failure(const Failure& failure, int line) {
   Json err = {{"message", e.message}};
   if (e.column > 0) err["column"] = e.column;
   if (!e.field.empty()) err["field"] = e.field;
+  if (!e.code.empty()) err["code"] = e.code;
   if (!failure.input.empty()) err["input"] = failure.input;
   if (line > 0) err["line"] = line;
   std::cout << dump(Json{{"error", err}}) << '\n';
@@ -348,6 +350,65 @@ std::vector<int64_t> shape_arg(const Arg& shape, const Layout& layout) {
   auto parsed = parse_decimal_list(shape.value, "shape", 1, std::numeric_limits<int64_t>::max(), true);
   if (!parsed) fail(parsed.error(), shape.value);
   return *parsed;
+}
+
+void add_from_args(CLI::App* command, FromArgs& args) {
+  add_arg(
+      command, args.from, "from", "FORMAT",
+      "Read EXPR in another syntax: cute, cute-dsl, triton, tirx, jax, shardy, hlo, dtensor (default: axe)");
+  add_arg(command, args.mesh, "mesh", "x=2,y=4",
+          "With --from: the device mesh's axes and sizes, major first");
+}
+
+std::vector<std::pair<std::string, int64_t>> mesh_arg(const Arg& mesh) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (!mesh.given()) return out;
+  const std::string& text = mesh.value;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(make_error("--mesh: expected NAME=SIZE, got '" + printable(item) + "'",
+                      static_cast<int>(start) + 1, "mesh"),
+           text);
+    }
+    auto size = parse_decimal(std::string_view(item).substr(eq + 1), "--mesh " + item.substr(0, eq), "mesh",
+                              1, int64_t{1} << 20, static_cast<int>(start + eq) + 2);
+    if (!size) fail(size.error(), text);
+    for (const auto& axis : out) {
+      if (axis.first == item.substr(0, eq)) {
+        fail(make_error("--mesh names axis '" + axis.first + "' twice", static_cast<int>(start) + 1, "mesh"),
+             text);
+      }
+    }
+    out.emplace_back(item.substr(0, eq), *size);
+    start = end + 1;
+  }
+  return out;
+}
+
+LayoutInput layout_input(const std::string& text, const FromArgs& from, const Arg& shape) {
+  if (!from.from.given()) {
+    if (from.mesh.given())
+      fail("--mesh needs --from (the chapter's notation names its devices itself)", "mesh");
+    LayoutInput in{layout_arg(text), {}};
+    in.shape = shape_arg(shape, in.layout);
+    return in;
+  }
+  auto format = parse_format(from.from.value);
+  if (!format) fail(make_error(format.error().message, 0, "from"), from.from.value);
+  FormatContext context;
+  if (shape.given()) {
+    auto parsed = parse_decimal_list(shape.value, "shape", 1, std::numeric_limits<int64_t>::max(), true);
+    if (!parsed) fail(parsed.error(), shape.value);
+    context.shape = *parsed;
+  }
+  context.mesh = mesh_arg(from.mesh);
+  auto imported = import_layout(*format, text, context);
+  if (!imported) fail(imported.error(), text);
+  return {imported->layout, imported->shape};
 }
 
 int64_t limit_arg(const Arg& limit, int64_t default_limit) {

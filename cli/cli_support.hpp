@@ -88,6 +88,23 @@ Result<std::vector<int64_t>> parse_decimal_list(std::string_view text, const std
 Layout layout_arg(const std::string& text);
 // The logical shape: --shape parsed strictly, or one dimension of the layout's size without it.
 std::vector<int64_t> shape_arg(const Arg& shape, const Layout& layout);
+// Where a command reads another project's syntax (--from FORMAT, --mesh x=2,y=4).
+struct FromArgs {
+  Arg from, mesh;
+};
+void add_from_args(CLI::App* command, FromArgs& args);
+// --mesh x=2,y=4: named axes and sizes, major first (fails naming the bad item).
+std::vector<std::pair<std::string, int64_t>> mesh_arg(const Arg& mesh);
+
+// A layout and the logical shape it is read on: the chapter's notation with --shape (or the layout's size),
+// or with --from another project's syntax read by the engine's importer, --shape and --mesh supplying what
+// the text does not say.
+struct LayoutInput {
+  Layout layout;
+  std::vector<int64_t> shape;
+};
+LayoutInput layout_input(const std::string& text, const FromArgs& from, const Arg& shape);
+
 // The --limit value, or default_limit when it is not given.
 int64_t limit_arg(const Arg& limit, int64_t default_limit);
 

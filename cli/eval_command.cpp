@@ -12,6 +12,7 @@ struct EvalArgs {
   CLI::Option* layout_option = nullptr;
   std::vector<std::string> queries;
   Arg shape;
+  FromArgs from;
 };
 
 Result<Mapping> evaluate(const Layout& layout, const std::vector<int64_t>& shape, const std::string& query) {
@@ -25,8 +26,9 @@ Result<Mapping> evaluate(const Layout& layout, const std::vector<int64_t>& shape
 }
 
 int run(const EvalArgs& args, const std::string& text) {
-  const Layout layout = layout_arg(text);
-  const auto shape = shape_arg(args.shape, layout);
+  const LayoutInput input = layout_input(text, args.from, args.shape);
+  const Layout& layout = input.layout;
+  const std::vector<int64_t>& shape = input.shape;
   const auto axes = layout_axes(layout);
   for (const std::string& query : args.queries) {
     auto mapping = evaluate(layout, shape, query);
@@ -57,6 +59,7 @@ void add_eval_command(CLI::App& app) {
       ->type_name("");
   add_arg(command, args->shape, "shape", "R,C",
           "Logical shape (default: one dimension of the layout's size)");
+  add_from_args(command, args->from);
   on_run(command, [args] {
     if (args->layout_option->count() == 0 || args->queries.empty())
       fail("eval needs EXPR and at least one QUERY; see layoutscope eval --help", "query");

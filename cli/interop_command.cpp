@@ -15,34 +15,6 @@ struct InteropArgs {
   Arg format, shape, mesh;
 };
 
-// --mesh x=2,y=4: named axes, major first.
-std::vector<std::pair<std::string, int64_t>> mesh_arg(const Arg& mesh) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  if (!mesh.given()) return out;
-  const std::string& text = mesh.value;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fail(make_error("--mesh: expected NAME=SIZE, got '" + printable(item) + "'",
-                      static_cast<int>(start) + 1, "mesh"),
-           text);
-    }
-    auto size = parse_decimal(std::string_view(item).substr(eq + 1), "--mesh " + item.substr(0, eq), "mesh",
-                              1, int64_t{1} << 20, static_cast<int>(start + eq) + 2);
-    if (!size) fail(size.error(), text);
-    for (const auto& [name, n] : out) {
-      if (name == item.substr(0, eq))
-        fail(make_error("--mesh names axis '" + name + "' twice", 0, "mesh"), text);
-    }
-    out.emplace_back(item.substr(0, eq), *size);
-    start = end + 1;
-  }
-  return out;
-}
-
 Format format_arg(const Arg& arg) {
   auto f = parse_format(arg.value);
   if (!f) fail(make_error(f.error().message, 0, arg.name), arg.value);

@@ -13,6 +13,7 @@ struct InverseArgs {
   CLI::Option* layout_option = nullptr;
   std::vector<std::string> terms;
   Arg shape, limit;
+  FromArgs from;
 };
 
 std::string join(const std::vector<std::string>& names) {
@@ -54,8 +55,9 @@ std::vector<AxisValue> parse_query(const std::vector<std::string>& terms,
 }
 
 int run(const InverseArgs& args, const std::string& text) {
-  const Layout layout = layout_arg(text);
-  const auto shape = shape_arg(args.shape, layout);
+  const LayoutInput input = layout_input(text, args.from, args.shape);
+  const Layout& layout = input.layout;
+  const std::vector<int64_t>& shape = input.shape;
   const auto axes = layout_axes(layout);
   const std::vector<AxisValue> query = parse_query(args.terms, axes);
   Json q = Json::object();
@@ -89,6 +91,7 @@ void add_inverse_command(CLI::App& app) {
       ->type_name("");
   add_arg(command, args->shape, "shape", "R,C",
           "Logical shape (default: one dimension of the layout's size)");
+  add_from_args(command, args->from);
   add_arg(command, args->limit, "limit", "N", "Refuse layouts of more elements x replicas (default 2^22)");
   on_run(command, [args] {
     if (args->layout_option->count() == 0 || args->terms.empty())

@@ -19,6 +19,7 @@ struct TableArgs {
   std::string layout;
   CLI::Option* layout_option = nullptr;
   Arg shape, limit;
+  FromArgs from;
 };
 
 // Text to stdout through a buffer of its own (fwrite per megabyte; std::cout shares the same FILE).
@@ -49,17 +50,18 @@ class Writer {
 };
 
 int run(const TableArgs& args, const std::string& text) {
-  const Layout layout = layout_arg(text);
-  const auto shape = shape_arg(args.shape, layout);
+  const LayoutInput input = layout_input(text, args.from, args.shape);
+  const Layout& layout = input.layout;
+  const std::vector<int64_t>& shape = input.shape;
   auto compiled = compile_for_shape(layout, shape);
   if (!compiled) fail(compiled.error());
   const CompiledLayout& c = *compiled;
   const int64_t limit = limit_arg(args.limit, kDefaultTableCells);
   int64_t cells = 0, values = 0;
-  if (mul_overflows(c.size(), c.replicas(), &cells) || cells > limit ||
+  if (mul_overflows(c.size(), c.holders(), &cells) || cells > limit ||
       mul_overflows(cells, c.axis_count(), &values) || values / kValuesPerCellBudget > limit) {
     fail(make_error("the table has " + std::to_string(c.size()) + " elements x " +
-                        std::to_string(c.replicas()) + " replicas on " + std::to_string(c.axis_count()) +
+                        std::to_string(c.holders()) + " positions on " + std::to_string(c.axis_count()) +
                         " axes, more than the limit of " + std::to_string(limit) + " cells (" +
                         std::to_string(kValuesPerCellBudget) +
                         " axis values a cell); raise --limit or use eval or inverse",
@@ -83,14 +85,18 @@ int run(const TableArgs& args, const std::string& text) {
   out.put(c.size());
   out.put(",\"replicas\":");
   out.put(c.replicas());
+  if (c.has_partials()) {
+    out.put(",\"partials\":");  // positions are listed holder by holder: h = replica * partials + partial
+    out.put(c.partials());
+  }
   out.put(",\"rows\":[");
-  std::vector<int64_t> positions(n * static_cast<size_t>(c.replicas()) + 1);
+  std::vector<int64_t> positions(n * static_cast<size_t>(c.holders()) + 1);
   for (int64_t x = 0; x < c.size(); ++x) {
     c.map_replicas(x, positions.data());
     out.put(x ? ",{\"index\":" : "{\"index\":");
     out.put(x);
     out.put(",\"positions\":[");
-    for (int64_t r = 0; r < c.replicas(); ++r) {
+    for (int64_t r = 0; r < c.holders(); ++r) {
       out.put(r ? ",{" : "{");
       const int64_t* p = positions.data() + static_cast<size_t>(r) * n;
       for (size_t a = 0; a < n; ++a) {
@@ -118,6 +124,7 @@ void add_table_command(CLI::App& app) {
           ->type_name("");
   add_arg(command, args->shape, "shape", "R,C",
           "Logical shape (default: one dimension of the layout's size)");
+  add_from_args(command, args->from);
   add_arg(command, args->limit, "limit", "N",
           "Refuse tables of more elements x replicas than N (default " + std::to_string(kDefaultTableCells) +
               " = 2^22; at most 8 axis values a cell)");

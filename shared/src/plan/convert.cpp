@@ -395,17 +395,18 @@ Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vec
   }
   std::vector<bool> seen(n, false);
   for (int64_t p : perm) {
-    if (p < 0 || p >= static_cast<int64_t>(n) || seen[p]) {
+    if (p < 0 || p >= static_cast<int64_t>(n) || seen[static_cast<size_t>(p)]) {
       return make_error("perm must be a permutation of 0.." + std::to_string(n - 1), 0, "perm");
     }
-    seen[p] = true;
+    seen[static_cast<size_t>(p)] = true;
   }
   // Destination dimension k is source dimension perm[k]; its stride is the product of the dimensions after k.
   std::vector<int64_t> dst_stride(n, 1);
   int64_t s = 1;
   for (size_t k = n; k-- > 0;) {
-    dst_stride[perm[k]] = s;
-    if (mul_overflows(s, shape[perm[k]], &s)) return make_error("shape: too many elements", 0, "shape");
+    const auto d = static_cast<size_t>(perm[k]);
+    dst_stride[d] = s;
+    if (mul_overflows(s, shape[d], &s)) return make_error("shape: too many elements", 0, "shape");
   }
   Layout dst;
   for (size_t i = 0; i < n; ++i)

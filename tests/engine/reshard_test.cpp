@@ -137,6 +137,19 @@ TEST(Reshard, ReplicateToShardSlicesLocally) {
   expect_runs(*p);
 }
 
+// (R on x, S(1) on y) -> (S(0) on x, R on y). DTensor's greedy pass walks the inner mesh dim first and would
+// gather y on the 8x2 local tensor (sends (4-1) * 16 * 4 B = 192 B) before x slices; slicing first halves
+// what the gather moves: 8 elements, (4-1) * 8 * 4 B = 96 B.
+TEST(Reshard, ShrinkingStepsRunBeforeGathers) {
+  auto p = plan("S[(8,4,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]", "S[(2,4,8):(1@gpuid_x,8,1)] + R[4:1@gpuid_y]",
+                {8, 8}, kMesh24);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(ops(*p), (std::vector<std::string>{"slice gpuid_x", "all_gather gpuid_y", "permute"}));
+  EXPECT_EQ(p->steps[1].local_before.elements, 8);
+  EXPECT_EQ(p->send_bytes, 96);
+  expect_runs(*p);
+}
+
 // An offset moves by send/recv (the whole 256 B from x = 1 to x = 0), and becomes a replica by broadcast.
 TEST(Reshard, OffsetsMoveBySendRecvAndBroadcast) {
   auto p = plan("S[(8,8):(8,1)] + R[4:1@gpuid_y] + O[1@gpuid_x]", "S[(8,8):(8,1)] + R[4:1@gpuid_y]", {8, 8},

@@ -22,10 +22,13 @@
 //   Offset(c) -> Replicate   broadcast            Replicate -> Offset(c) drop (local)
 //
 // and any other change goes through Replicate (Shard -> Partial = all_gather, partition). Because pieces are
-// explicit, a single-axis step is always meaningful (DTensor's nested-sharding detour is not needed); the
-// order only changes the cost, so steps that shrink the local tensor run first (slice, drop, reduce_scatter),
-// then all_to_all, all_reduce, send/recv and partition, then the steps that grow it (all_gather, broadcast),
-// inner mesh axes first within a rank. all_to_all and reduce_scatter need the piece they scatter outermost in
+// explicit, a single-axis step is always meaningful (DTensor's nested-sharding detour through Replicate is
+// needed only for a cycle: axes that each want a piece another one holds). The order only changes the cost.
+// DTensor's greedy planner (torch/distributed/tensor/_redistribute.py, _gen_transform_infos) walks the mesh
+// dims innermost first, then outermost first; here the steps that shrink the local tensor run first (slice,
+// drop, reduce_scatter), then all_to_all, all_reduce and send/recv, then partition, then the steps that grow
+// it (all_gather, broadcast), inner mesh axes first within a rank, so a gather never moves what a later slice
+// would have dropped. all_to_all and reduce_scatter need the piece they scatter outermost in
 // local memory and a local permute puts it there when it is not; a last permute gives the destination's
 // local order. Every permute is a plan_convert of the two local layouts.
 //

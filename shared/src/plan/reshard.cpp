@@ -632,6 +632,13 @@ namespace {
 
 using Buffers = std::vector<std::vector<int64_t>>;
 
+// Buffers are indexed by the int64 values layouts produce; size_t is narrower on 32-bit targets
+// (WebAssembly), and table() bounded every index by the cell limit.
+template <class V>
+auto& at(V& v, int64_t i) {
+  return v[static_cast<size_t>(i)];
+}
+
 // The part of element value v held by partial holder p of `parts` (they sum to v): a deterministic spread of
 // positive and negative values, so that a missing or doubled holder changes the sum.
 int64_t partial_value(int64_t v, int64_t x, int64_t p, int64_t parts) {
@@ -685,21 +692,21 @@ Result<int64_t> check_buffers(const Layout& layout, const ReshardPlan& plan, con
       int64_t sum = 0;
       for (int64_t p = 0; p < parts; ++p) {
         const int64_t h = r * parts + p;
-        const int64_t* pos = &t.values[(x * t.holders() + h) * na];
+        const int64_t* pos = &at(t.values, (x * t.holders() + h) * static_cast<int64_t>(na));
         const int64_t d = device_of(*placed, plan.mesh, pos);
         const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
-        if (m < 0 || m >= static_cast<int64_t>(buffers[d].size()))
+        if (m < 0 || m >= static_cast<int64_t>(at(buffers, d).size()))
           return make_error(where + ": element " + std::to_string(x) + " belongs at slot " +
                                 std::to_string(m) + " of device " + std::to_string(d) +
-                                ", whose buffer holds " + std::to_string(buffers[d].size()),
+                                ", whose buffer holds " + std::to_string(at(buffers, d).size()),
                             0, "executor", "coverage");
-        slots[d] = std::max(slots[d], m + 1);
-        sum += buffers[d][m];
+        at(slots, d) = std::max(at(slots, d), m + 1);
+        sum += at(at(buffers, d), m);
         ++checked;
-        if (t.partials == 0 && buffers[d][m] != x + 1)
+        if (t.partials == 0 && at(at(buffers, d), m) != x + 1)
           return make_error(where + ": device " + std::to_string(d) + " slot " + std::to_string(m) +
-                                " holds " + std::to_string(buffers[d][m]) + ", element " + std::to_string(x) +
-                                " is " + std::to_string(x + 1),
+                                " holds " + std::to_string(at(at(buffers, d), m)) + ", element " +
+                                std::to_string(x) + " is " + std::to_string(x + 1),
                             0, "executor", "mismatch");
       }
       if (sum != x + 1)
@@ -710,10 +717,10 @@ Result<int64_t> check_buffers(const Layout& layout, const ReshardPlan& plan, con
     }
   }
   for (size_t d = 0; d < buffers.size(); ++d) {
-    if (static_cast<int64_t>(buffers[d].size()) != slots[d])
+    if (static_cast<int64_t>(at(buffers, d).size()) != at(slots, d))
       return make_error(where + ": device " + std::to_string(d) + " holds " +
-                            std::to_string(buffers[d].size()) + " values, the layout gives it " +
-                            std::to_string(slots[d]),
+                            std::to_string(at(buffers, d).size()) + " values, the layout gives it " +
+                            std::to_string(at(slots, d)),
                         0, "executor", "mismatch");
   }
   return checked;
@@ -740,7 +747,7 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
   auto coord = [&](int64_t d, int a) { return (d / pitch[a]) % plan.mesh[a].second; };
 
   // Fill from the source layout through the engine's table.
-  Buffers buf(nd);
+  Buffers buf(static_cast<size_t>(nd));
   {
     auto placed = place(plan.from, plan, cell_limit);
     if (!placed) return placed.error();
@@ -749,11 +756,11 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
     const int64_t parts = std::max<int64_t>(t.partials, 1);
     for (int64_t x = 0; x < t.elements; ++x) {
       for (int64_t h = 0; h < t.holders(); ++h) {
-        const int64_t* pos = &t.values[(x * t.holders() + h) * na];
+        const int64_t* pos = &at(t.values, (x * t.holders() + h) * static_cast<int64_t>(na));
         const int64_t d = device_of(*placed, plan.mesh, pos);
         const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
-        if (m >= static_cast<int64_t>(buf[d].size())) buf[d].resize(m + 1, 0);
-        buf[d][m] = t.partials == 0 ? x + 1 : partial_value(x + 1, x, h % parts, parts);
+        if (m >= static_cast<int64_t>(at(buf, d).size())) at(buf, d).resize(static_cast<size_t>(m + 1), 0);
+        at(at(buf, d), m) = t.partials == 0 ? x + 1 : partial_value(x + 1, x, h % parts, parts);
       }
     }
   }
@@ -768,26 +775,26 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
     const std::string where = "step " + std::to_string(si) + " (" + std::string(to_string(s.op)) + ")";
     const int a = s.axis.empty() ? -1 : mesh_index(plan.mesh, s.axis);
     const int64_t n = a >= 0 ? plan.mesh[a].second : 1;
-    Buffers out(nd);
+    Buffers out(static_cast<size_t>(nd));
     // The devices of d's group along axis a, by rank (coordinate on a).
     auto member = [&](int64_t d, int64_t rank) { return d + (rank - coord(d, a)) * pitch[a]; };
     for (int64_t d = 0; d < nd; ++d) {
-      const std::vector<int64_t>& in = buf[d];
-      std::vector<int64_t>& o = out[d];
+      const std::vector<int64_t>& in = at(buf, d);
+      std::vector<int64_t>& o = at(out, d);
       switch (s.op) {
         case ReshardOp::kAllGather:  // out[r * count + i] = in_r[i]
           if (in.empty()) break;
           for (int64_t r = 0; r < n; ++r) {
-            const auto& src = buf[member(d, r)];
+            const auto& src = at(buf, member(d, r));
             o.insert(o.end(), src.begin(), src.end());
           }
           break;
         case ReshardOp::kReduceScatter: {  // out_r[i] = sum over j of in_j[r * count + i]
           if (in.empty()) break;
           const int64_t count = static_cast<int64_t>(in.size()) / n, r = coord(d, a);
-          o.assign(count, 0);
+          o.assign(static_cast<size_t>(count), 0);
           for (int64_t j = 0; j < n; ++j) {
-            for (int64_t i = 0; i < count; ++i) o[i] += buf[member(d, j)][r * count + i];
+            for (int64_t i = 0; i < count; ++i) at(o, i) += at(at(buf, member(d, j)), r * count + i);
           }
           break;
         }
@@ -795,8 +802,9 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
           if (in.empty()) break;
           const int64_t count = static_cast<int64_t>(in.size()) / n, j = coord(d, a);
           for (int64_t r = 0; r < n; ++r) {
-            const auto& src = buf[member(d, r)];
-            o.insert(o.end(), src.begin() + j * count, src.begin() + (j + 1) * count);
+            const auto& src = at(buf, member(d, r));
+            o.insert(o.end(), src.begin() + static_cast<std::ptrdiff_t>(j * count),
+                     src.begin() + static_cast<std::ptrdiff_t>((j + 1) * count));
           }
           break;
         }
@@ -804,14 +812,14 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
           if (in.empty()) break;
           o.assign(in.size(), 0);
           for (int64_t r = 0; r < n; ++r) {
-            for (size_t i = 0; i < in.size(); ++i) o[i] += buf[member(d, r)][i];
+            for (size_t i = 0; i < in.size(); ++i) o[i] += buf[static_cast<size_t>(member(d, r))][i];
           }
           break;
         case ReshardOp::kBroadcast:
-          o = buf[member(d, s.root)];
+          o = at(buf, member(d, s.root));
           break;
         case ReshardOp::kSendRecv:
-          if (coord(d, a) == s.target) o = buf[member(d, s.root)];
+          if (coord(d, a) == s.target) o = at(buf, member(d, s.root));
           break;
         case ReshardOp::kDrop:
           if (coord(d, a) == s.root) o = in;
@@ -831,10 +839,10 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
             pos += static_cast<int>(s.before.shard[p].stride.axis == kMemoryAxis);
           int64_t inner = 1;
           for (size_t i = pos + s.pieces; i < before.shard.size(); ++i) inner *= before.shard[i].extent;
-          o.assign(s.local_after.elements, 0);
+          o.assign(static_cast<size_t>(s.local_after.elements), 0);
           for (int64_t y = 0; y < s.local_after.elements; ++y) {
             const int64_t yb = (y / inner * n + coord(d, a)) * inner + y % inner;
-            o[offset_of(after, y)] = in[offset_of(before, yb)];
+            at(o, offset_of(after, y)) = at(in, offset_of(before, yb));
           }
           break;
         }

@@ -96,6 +96,25 @@ TEST(Reshard, PartialToReplicateIsAllReduce) {
   expect_runs(*p);
 }
 
+// Partial over both axes: one all_reduce per axis, the inner first. S = 256 B each; a ring device sends
+// 2 (n-1)/n S: 2 * 3/4 * 256 = 384 B over y, 2 * 1/2 * 256 = 256 B over x. With a measured busbw of 100 GB/s
+// the prediction is S * 2(n-1)/n / busbw.
+TEST(Reshard, PartialOverBothAxesReducesEach) {
+  ReshardBandwidths bw;
+  bw.collective_busbw_gbps = 100;
+  auto p = plan_reshard(parse("S[(8,8):(8,1)] + P[(2,4):(1@gpuid_x,1@gpuid_y)]"),
+                        parse("S[(8,8):(8,1)] + R[(2,4):(1@gpuid_x,1@gpuid_y)]"), {8, 8}, kMesh24,
+                        DType::kF32, bw);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(ops(*p), (std::vector<std::string>{"all_reduce gpuid_y", "all_reduce gpuid_x"}));
+  EXPECT_EQ(p->steps[0].send_bytes, 384);
+  EXPECT_EQ(p->steps[1].send_bytes, 256);
+  EXPECT_DOUBLE_EQ(p->steps[0].predicted_seconds, 256 * 1.5 / 100e9);
+  EXPECT_DOUBLE_EQ(p->predicted_seconds, (384 + 256) / 100e9);
+  EXPECT_EQ(p->bandwidths.collective_busbw_gbps, 100);
+  expect_runs(*p);
+}
+
 // Partial -> Shard(0) is one reduce_scatter (S = 256 B, sends (n-1)/n S = 128 B); Partial -> Shard(1) first
 // brings the scattered piece outermost in local memory.
 TEST(Reshard, PartialToShardIsReduceScatter) {
@@ -234,6 +253,12 @@ TEST(Reshard, ErrorsNameTheProblem) {
   auto alias = plan("S[(2,8):(1@gpuid_x,0)] + R[4:1@gpuid_y]", "S[16:1]", {16}, kMesh24);
   ASSERT_FALSE(alias.ok());
   EXPECT_EQ(alias.error().code, "coverage");
+
+  // A gap in local memory: stride 2 over 8 slots per device.
+  auto gap = plan("S[(2,8):(1@gpuid_x,2)] + R[4:1@gpuid_y]", "S[16:1]", {16}, kMesh24);
+  ASSERT_FALSE(gap.ok());
+  EXPECT_EQ(gap.error().code, "coverage");
+  EXPECT_NE(gap.error().message.find("unused"), std::string::npos) << gap.error().message;
 
   // Half of an axis, a stride on an axis, a swizzle: not a placement.
   auto half = plan("S[(2,8):(1@gpuid_y,1)]", "S[16:1]", {16}, kMesh24);

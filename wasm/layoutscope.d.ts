@@ -323,7 +323,7 @@ export interface LsReshardPlan {
 export interface LsReshardOptions {
   /** Element type for the byte counts (default f32). */
   dtype?: string;
-  /** Measured bandwidths in GB/s; the engine's defaults (360, 360, 3000) otherwise. */
+  /** Measured bandwidths in GB/s; the engine's defaults (360, 360, 4000) otherwise. */
   collectiveBusbwGbps?: number;
   sendRecvGbps?: number;
   localCopyGbps?: number;

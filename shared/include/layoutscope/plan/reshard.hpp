@@ -1,7 +1,7 @@
 // One tensor laid over a device mesh, moved from one sharding to another: the plan of collectives and local
 // steps, as a value that can be printed, tested and run on host buffers.
 //
-// Worked example (mesh gpuid_x=2, gpuid_y=4; a 2x4x8 fp32 tensor, the chapter's mesh figure):
+// Worked example (mesh gpuid_x=2, gpuid_y=4; a 2x4x8 fp32 tensor):
 //
 //   from  S[(2,4,8):(1@gpuid_x,1@gpuid_y,1)]          x: Shard(piece 0)  y: Shard(piece 1)
 //   to    S[(2,4,8):(8,1@gpuid_y,1)] + R[2:1@gpuid_x]  x: Replicate       y: Shard(piece 1)
@@ -28,9 +28,9 @@
 // dims innermost first, then outermost first; here the steps that shrink the local tensor run first (slice,
 // drop, reduce_scatter), then all_to_all, all_reduce and send/recv, then partition, then the steps that grow
 // it (all_gather, broadcast), inner mesh axes first within a rank, so a gather never moves what a later slice
-// would have dropped. all_to_all and reduce_scatter need the piece they scatter outermost in
-// local memory and a local permute puts it there when it is not; a last permute gives the destination's
-// local order. Every permute is a plan_convert of the two local layouts.
+// would have dropped. all_to_all and reduce_scatter need the pieces they scatter outermost in local memory,
+// and a local permute puts them there when they are not; a last permute gives the destination's local order.
+// Every permute is a plan_convert of the two local layouts.
 //
 // Bytes and time follow nccl-tests' conventions (its PERFORMANCE.md): S is the size nccl-tests reports for
 // the operation, algbw = S / t and busbw = algbw * factor with factor (n-1)/n for all_gather, reduce_scatter
@@ -57,13 +57,14 @@ namespace layoutscope {
 // row-major index of its coordinates (the last axis fastest).
 using Mesh = std::vector<std::pair<std::string, int64_t>>;
 
-// Bandwidths the time estimate divides by, in GB/s (1e9 B/s). The defaults are what nccl-tests reports on an
-// H100/H200 NVLink node at >= 1 GiB (busbw about 360 GB/s) and a device-memory copy near HBM3e speed; a
-// caller with measurements passes its own. The plan records the values it used.
+// Bandwidths the time estimate divides by, in GB/s (1e9 B/s). The defaults are estimates for an H100/H200
+// NVLink node, not measurements of the caller's machine: nccl-tests reports all_gather, reduce_scatter and
+// all_to_all at about 360 GB/s busbw there at >= 1 GiB, and a device-to-device copy on an H200 moves about
+// 4 TB/s of read + write bytes. A caller with measurements passes its own; the plan records the values used.
 struct ReshardBandwidths {
   double collective_busbw_gbps = 360.0;  // all_gather, reduce_scatter, all_to_all, all_reduce, broadcast
   double send_recv_gbps = 360.0;         // one point-to-point transfer
-  double local_copy_gbps = 3000.0;       // bytes read + written by a local step
+  double local_copy_gbps = 4000.0;       // bytes read + written by a local step
 };
 
 enum class ReshardOp {

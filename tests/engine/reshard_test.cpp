@@ -224,6 +224,29 @@ TEST(Reshard, ShardMovesBetweenAxesOfDifferentSizes) {
   expect_runs(*p);
 }
 
+// A mesh axis of 3 over a 6x4 fp32 tensor (24 elements, 96 B): all_gather from 8 per device sends
+// (3-1) * 8 * 4 = 64 B (S = 96 B, factor 2/3); reduce_scatter of the whole 96 B sends 2/3 of it, 64 B;
+// all_reduce sends 2 * 2/3 * 96 = 128 B.
+TEST(Reshard, AxisOfThree) {
+  const Mesh dp = {{"dp", 3}};
+  auto ag = plan("S[(3,2,4):(1@dp,4,1)]", "S[(6,4):(4,1)] + R[3:1@dp]", {6, 4}, dp);
+  ASSERT_TRUE(ag.ok()) << ag.error().message;
+  EXPECT_EQ(ops(*ag), (std::vector<std::string>{"all_gather dp"}));
+  EXPECT_EQ(ag->steps[0].size_bytes, 96);
+  EXPECT_EQ(ag->steps[0].send_bytes, 64);
+  EXPECT_DOUBLE_EQ(ag->steps[0].bus_factor, 2.0 / 3.0);
+  expect_runs(*ag);
+  auto rs = plan("S[(6,4):(4,1)] + P[3:1@dp]", "S[(3,2,4):(1@dp,4,1)]", {6, 4}, dp);
+  ASSERT_TRUE(rs.ok()) << rs.error().message;
+  EXPECT_EQ(ops(*rs), (std::vector<std::string>{"reduce_scatter dp"}));
+  EXPECT_EQ(rs->steps[0].send_bytes, 64);
+  expect_runs(*rs);
+  auto ar = plan("S[(6,4):(4,1)] + P[3:1@dp]", "S[(6,4):(4,1)] + R[3:1@dp]", {6, 4}, dp);
+  ASSERT_TRUE(ar.ok()) << ar.error().message;
+  EXPECT_EQ(ar->steps[0].send_bytes, 128);
+  expect_runs(*ar);
+}
+
 TEST(Reshard, ErrorsNameTheProblem) {
   auto size = plan("S[(2,8):(1@gpuid_x,1)]", "S[(2,4):(1@gpuid_x,1)] + R[4:1@gpuid_y]", {16}, kMesh24);
   ASSERT_FALSE(size.ok());

@@ -346,6 +346,18 @@ export interface LayoutscopeModule {
   ): LsResult<LsAccessCost>;
   /** Rank shared layouts for a writer and a reader, each "LANES;INSTR" (e.g. "rows;STS.128", ";ldmatrix.x4"). */
   advise(writer: string, reader: string, dtype: string, tile: number[] | string): LsResult<LsAdvice>;
+  /**
+   * The plan that moves a tensor of `shape` from one mesh layout to another (fp32, default bandwidths).
+   * Error codes: "size-mismatch", "mesh-axis", "coverage", "not-expressible", and the parser's.
+   */
+  planReshard(from: string, to: string, shape: number[] | string, mesh: LsReshardMesh): LsResult<LsReshardPlan>;
+  planReshardWith(
+    from: string,
+    to: string,
+    shape: number[] | string,
+    mesh: LsReshardMesh,
+    options: LsReshardOptions | null,
+  ): LsResult<LsReshardPlan>;
 }
 
 export interface LayoutscopeModuleOptions {
@@ -357,3 +369,101 @@ export interface LayoutscopeModuleOptions {
 
 declare function createLayoutscope(options?: LayoutscopeModuleOptions): Promise<LayoutscopeModule>;
 export default createLayoutscope;
+
+// ---- reshard (wasm/reshard_bindings.cpp) --------------------------------------------------------------
+
+/** A device mesh: "gpuid_x=2,gpuid_y=4", { gpuid_x: 2, gpuid_y: 4 } (key order) or [["gpuid_x", 2], ...]. */
+export type LsReshardMesh = string | Record<string, number> | [string, number][];
+
+/** The tensor on one device (every device holding data holds the same local layout). */
+export interface LsLocalTensor {
+  /** S[(local extents):(strides on @m)], the local pieces in logical order. */
+  layout: string;
+  /** Per logical dimension: the product of its local pieces. */
+  shape: number[];
+  elements: number;
+}
+
+export interface LsReshardStep {
+  op:
+    | "all_gather"
+    | "reduce_scatter"
+    | "all_to_all"
+    | "all_reduce"
+    | "broadcast"
+    | "send_recv"
+    | "slice"
+    | "drop"
+    | "partition"
+    | "permute";
+  collective: boolean;
+  /** The mesh axis; "" for a permute. */
+  axis: string;
+  /** Devices per collective group (the axis size; 2 for send_recv; 1 for a local step). */
+  group: number;
+  /** Groups running at once. */
+  groups: number;
+  /** Per mesh axis: "S(1)", "S(0..1)" (a run of pieces), "R", "P", "O(3)". */
+  placementsBefore: string[];
+  placementsAfter: string[];
+  /** The mesh layouts before and after the step. */
+  before: string;
+  after: string;
+  localBefore: LsLocalTensor;
+  localAfter: LsLocalTensor;
+  /** The pieces gathered, scattered or sliced: first and count (-1, 0 when none). */
+  piece: number;
+  pieces: number;
+  /** broadcast and send_recv: the source coordinate; drop: the one that keeps; -1 otherwise. */
+  root: number;
+  /** send_recv: the destination coordinate; -1 otherwise. */
+  target: number;
+  /** nccl-tests' S for the operation. */
+  sizeBytes: number;
+  /** busbw / algbw: (n-1)/n, 2(n-1)/n for all_reduce, 1 for broadcast and send_recv. */
+  busFactor: number;
+  sendBytes: number;
+  recvBytes: number;
+  /** Local steps: bytes read + written. */
+  localBytes: number;
+  predictedSeconds: number;
+  /** permute: the conversion plan of the two local layouts. */
+  convert: {
+    kind: "vector" | "tiled";
+    commonVector: number;
+    unitBytes: number;
+    vectorUnits: number;
+    tileA: number;
+    tileB: number;
+    blocks: number;
+  } | null;
+}
+
+export interface LsReshardPlan {
+  shape: number[];
+  mesh: { axis: string; size: number }[];
+  dtype: string;
+  elemBytes: number;
+  /** Canonical texts of the two layouts. */
+  from: string;
+  to: string;
+  /** The common refinement of both layouts and the shape, outermost first. */
+  pieces: { extent: number; dim: number }[];
+  fromPlacements: string[];
+  toPlacements: string[];
+  steps: LsReshardStep[];
+  bandwidths: { collectiveBusbwGbps: number; sendRecvGbps: number; localCopyGbps: number };
+  /** Summed over the steps, per device. */
+  sendBytes: number;
+  recvBytes: number;
+  predictedSeconds: number;
+}
+
+export interface LsReshardOptions {
+  /** Element type for the byte counts (default f32). */
+  dtype?: string;
+  /** Measured bandwidths in GB/s; the engine's defaults (360, 360, 4000) otherwise. */
+  collectiveBusbwGbps?: number;
+  sendRecvGbps?: number;
+  localCopyGbps?: number;
+}

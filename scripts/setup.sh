@@ -11,6 +11,7 @@ packages=(
   emscripten                           # the engine as WebAssembly (Debian's 3.1.6)
   clang-14 libclang-rt-14-dev          # libFuzzer target
   chromium                             # browser tests (driven by playwright-core)
+  fonts-wqy-microhei                   # CJK glyphs in the 中文 screenshots
 )
 
 missing=()

@@ -6,7 +6,7 @@ import { controlStyles } from './control-styles.js';
 import { saveFile } from './save-file.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import { engine, type Engine } from './engine.js';
+import { engine, EngineError, type Engine } from './engine.js';
 import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
@@ -23,6 +23,7 @@ export abstract class LsFigure extends LitElement {
     cursor: { state: true },
     eng: { state: true },
     failure: { state: true },
+    inputError: { state: true },
   };
 
   static override styles = [
@@ -98,6 +99,8 @@ export abstract class LsFigure extends LitElement {
   cursor: [number, number] = [0, 0];
   protected eng?: Engine;
   protected failure = '';
+  /** What is wrong with the inputs (an attribute, the URL fragment, a form), shown in place of the figure. */
+  protected inputError?: InputError;
   protected scene?: Scene;
 
   /** Prefix of this figure's keys in the URL fragment (the state-key attribute overrides it). */
@@ -164,7 +167,6 @@ export abstract class LsFigure extends LitElement {
       (e) => {
         this.eng = e;
         this.loadState();
-        this.recompute();
         this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
       },
       (err) => {
@@ -185,8 +187,26 @@ export abstract class LsFigure extends LitElement {
     const s = readState(this.key);
     this.applyExtraState(s);
     if (s.sel !== undefined) this.selection = s.sel;
-    this.recompute();
+    this.safely(() => this.recompute());
     this.syncCursor();
+  }
+
+  /** Runs a recomputation; an error (a bad attribute, a bad layout) becomes the figure's inline message instead
+   * of an exception out of an event handler or a promise. */
+  protected safely(f: () => void): boolean {
+    try {
+      f();
+      this.inputError = undefined;
+      return true;
+    } catch (err) {
+      this.inputError = inputErrorOf(err, this);
+      return false;
+    }
+  }
+
+  /** Attributes that must be present and non-empty when given (an empty `layout=""` says so). */
+  protected requiredAttributes(): string[] {
+    return [];
   }
 
   protected saveState() {
@@ -324,8 +344,8 @@ export abstract class LsFigure extends LitElement {
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);
     if (!this.eng || changed.has('eng')) return;  // the engine's arrival runs loadState and recompute itself
-    if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.recompute();
-    else if (changed.has('selection')) this.selectionChanged();
+    if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.safely(() => this.recompute());
+    else if (changed.has('selection')) this.safely(() => this.selectionChanged());
   }
 
   protected override updated(changed: PropertyValues) {
@@ -355,9 +375,16 @@ export abstract class LsFigure extends LitElement {
   override render() {
     if (this.failure) return html`<p class="error" role="alert">${this.failure}</p>`;
     if (!this.eng) return html`<p>${this.tr('loading')}</p>`;
+    const missing = this.requiredAttributes().find((a) => this.hasAttribute(a) && !(this.getAttribute(a) ?? '').trim());
+    if (missing) return renderInputError({ message: `the ${missing} attribute is empty; it is required (${this.localName} ${missing}="…")`, field: missing, text: '', column: 0 });
+    if (this.inputError) return renderInputError(this.inputError);
     const p = this.palette;
     this.style.setProperty('--ls-fg', p.fg);
-    this.scene = this.buildScene(p);
+    try {
+      this.scene = this.buildScene(p);
+    } catch (err) {
+      return renderInputError(inputErrorOf(err, this));
+    }
     const live = this.announce();
     return html`
       <div class="bar">
@@ -400,4 +427,37 @@ export abstract class LsFigure extends LitElement {
       <div class="sr live" aria-live="polite" aria-atomic="true">${live}</div>
     `;
   }
+}
+
+/** An input problem as the figure shows it: the message, and the text it is about with a caret under the column. */
+export interface InputError {
+  message: string;
+  /** the attribute or field at fault ("layout", "shape", ...), or empty */
+  field: string;
+  /** the text the column refers to (empty: no caret) */
+  text: string;
+  column: number;
+}
+
+/** An exception from a recomputation as an InputError: an EngineError's column is placed under the attribute the
+ * error names ("shape: ..." or the engine's field), else under `layout`. */
+export function inputErrorOf(err: unknown, host: Element): InputError {
+  if (err instanceof EngineError) {
+    const d = err.detail;
+    const field = d.field === 'shape' ? 'shape' : d.column > 0 ? 'layout' : d.field;
+    const text = d.column > 0 ? (host.getAttribute(field) ?? (host as unknown as Record<string, unknown>)[field]?.toString() ?? '') : '';
+    return { message: d.message, field, text, column: d.column };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const m = /^(\w+): /.exec(message);
+  return { message: m ? message.slice(m[0].length) : message, field: m ? m[1] : '', text: '', column: 0 };
+}
+
+export function renderInputError(e: InputError): TemplateResult {
+  const where = e.field ? html`<strong>${e.field}</strong>: ` : nothing;
+  if (!e.text || e.column <= 0) return html`<p class="error input-error" role="alert">${where}${e.message}</p>`;
+  return html`<div class="error input-error" role="alert">
+    <code class="pre">${e.text}</code><br /><code class="pre">${' '.repeat(e.column - 1)}^</code>
+    <p>${where}column ${e.column}: ${e.message}</p>
+  </div>`;
 }

@@ -100,7 +100,5 @@ if (panelHost) {
       }
     }, { rootMargin: '600px' });
     io.observe(panelHost);
-    // and in any case once the figures are up
-    window.setTimeout(load, 1500);
   }
 }

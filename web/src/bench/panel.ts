@@ -272,7 +272,8 @@ export class LsBenchPanel extends LitElement {
   // ---- agents ------------------------------------------------------------------------------------------
 
   /** #token=... (and optionally agent=URL) from the URL the agent printed; removed from the address bar at once,
-   * so a shared link or a screenshot of it never carries the token. */
+   * so a shared link or a screenshot of it never carries the token. The page stays at its top (the figures come
+   * first); the panel connects where it is. */
   private takeFragment() {
     const f = readFragment();
     const token = f.get('token');
@@ -285,7 +286,6 @@ export class LsBenchPanel extends LitElement {
     } catch (err) {
       this.notice = (err as Error).message;
     }
-    requestAnimationFrame(() => document.getElementById('sec-bench')?.scrollIntoView({ block: 'start' }));
   }
 
   private remembered(): AgentAddress[] {

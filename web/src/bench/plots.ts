@@ -17,6 +17,12 @@ function finish(el: SVGSVGElement | HTMLElement, label: string): SVGSVGElement {
   for (const s of el.querySelectorAll('style')) s.remove();
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', label);
+  // Plot labels its mark groups (<g aria-label="bar">); ARIA prohibits a name on an element without a role, and
+  // inside role="img" they are presentational anyway: the chart's one name is the label above.
+  for (const el of svg.querySelectorAll('[aria-label], [aria-description]')) {
+    el.removeAttribute('aria-label');
+    el.removeAttribute('aria-description');
+  }
   return svg;
 }
 

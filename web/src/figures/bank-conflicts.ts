@@ -2,7 +2,7 @@
 // 16 B sectors). Read a column or a row with and without the XOR swizzle; the engine gives the addresses
 // (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
 import { html } from 'lit';
-import { must, type LsBankAccess } from '../engine.js';
+import { EngineError, must, type LsBankAccess } from '../engine.js';
 import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
@@ -70,7 +70,6 @@ export class LsBankConflicts extends LsFigure {
   /** Custom mode: the element index each lane starts its access at ("0,256,512,..."), shown while nothing is
    * selected (the benchmark panel gives a kernel's own access this way); a click reads a row or column instead. */
   lanes = '';
-  private customError = '';
   op: 'col' | 'row' = 'col';
   width = 16;
   step = -1;
@@ -83,9 +82,8 @@ export class LsBankConflicts extends LsFigure {
     return `${this.case_ === 'toy' ? this.tr('toy') : this.tr('real')}`;
   }
 
-  override render() {
-    if (this.eng && this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
-    return super.render();
+  protected override requiredAttributes() {
+    return ['layout'];
   }
   private get custom() {
     return !!this.layout;
@@ -103,11 +101,16 @@ export class LsBankConflicts extends LsFigure {
     const e = this.eng!;
     const elemBytes = elementBytes(e, this.dtype);
     const parsed = e.parse(this.layout);
-    if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
+    if (!parsed.ok) throw new EngineError({ ...parsed.error, field: 'layout' });
     const ps = this.shape ? e.parseShape(this.shape) : null;
     if (ps && !ps.ok) throw new Error(`shape: ${ps.error.message} (column ${ps.error.column} of "${this.shape}")`);
     const shape = ps && ps.ok ? ps.shape : parsed.defaultShape;
-    if (shape.length !== 2) throw new Error(`shape: expected "rows,cols" (two extents), got "${this.shape ?? shape.join(',')}"`);
+    if (shape.length !== 2)
+      throw new Error(
+        this.shape
+          ? `shape: expected "rows,cols" (two extents), got "${this.shape}"`
+          : `shape: required here: the layout's own shape (${shape.join(',')}) has ${shape.length} extent${shape.length === 1 ? '' : 's'}, the banks need "rows,cols"`,
+      );
     let second = this.compare;
     if (!second && this.swizzle) {
       let sw = this.swizzle.trim();
@@ -174,16 +177,9 @@ export class LsBankConflicts extends LsFigure {
 
   protected override recompute() {
     if (!this.eng) return;
-    this.customError = '';
-    if (this.custom) {
-      try {
-        this.customCase = this.buildCustom();
-      } catch (err) {
-        this.customError = String((err as Error).message ?? err);
-        this.sides = [];
-        return;
-      }
-    }
+    this.sides = [];
+    if (!this.layout && this.compare) throw new Error('layout: required with compare (compare is drawn beside layout)');
+    if (this.custom) this.customCase = this.buildCustom();
     const c = this.c;
     const [rows, cols] = c.shape;
     const { idx, lanes } = this.laneIndices();
@@ -339,7 +335,7 @@ export class LsBankConflicts extends LsFigure {
   protected announce(): string {
     const { op, i } = this.target();
     const [a, b] = this.sides.map((s) => s.access);
-    if (!a) return this.customError;
+    if (!a) return '';
     if (this.custom) {
       const what = this.givenLanes ? this.tr('laneAccess') : op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
       return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
@@ -351,7 +347,6 @@ export class LsBankConflicts extends LsFigure {
 
   protected details() {
     const [a, b] = this.sides.map((s) => s.access);
-    if (this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
     if (!a) return html``;
     if (this.custom)
       return html`<p class="cycles">${this.announce()}</p>

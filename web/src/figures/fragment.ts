@@ -12,6 +12,9 @@ export class LsFragment extends LsFigure {
   layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
   shape = '8,8';
   protected readonly defaultKey = 'fragment';
+  protected override requiredAttributes() {
+    return ['layout'];
+  }
   private maps: LsMapping[] = [];
   private laneAxis = 0;
   private regAxis = 1;

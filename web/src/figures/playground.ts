@@ -3,7 +3,7 @@
 // linked both ways through the engine's forward and inverse. No cap but the engine's own cell limit.
 import { html } from 'lit';
 import type { LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
+import { LsFigure, renderInputError, type InputError } from '../figure.js';
 import { rgbOf, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
@@ -233,6 +233,12 @@ export class LsPlayground extends LsFigure {
     return t ? { layout: this.layout, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) } : { layout: this.layout, error: this.err };
   }
 
+  /** The error with its caret under the input it is about: the shape field's errors under the shape. */
+  private errorView(err: LsError): InputError {
+    const onShape = err.field === 'shape';
+    return { message: err.message, field: onShape ? 'shape' : err.column > 0 ? 'layout' : err.field, text: onShape ? this.shape : this.layout, column: err.column };
+  }
+
   protected override controls() {
     const err = this.err;
     return html`<form class="inputs" @submit=${this.apply}>
@@ -242,7 +248,7 @@ export class LsPlayground extends LsFigure {
       </form>
       <div class="findings full">
         ${err
-          ? html`<p class="error" role="alert">${err.column > 0 ? html`<code class="pre">${this.layout}</code><br /><code class="pre">${' '.repeat(err.column - 1)}^</code> column ${err.column}: ` : ''}${err.message}${err.field ? ` (${err.field})` : ''}</p>`
+          ? renderInputError(this.errorView(err))
           : this.findings.length
             ? html`<ul>${this.findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
             : html`<p>${this.tr('noFindings')}</p>`}

@@ -45,10 +45,14 @@ function copyReferenceRuns(): Plugin {
 // milliseconds for the larger chunks). A compressed copy no smaller than the original is not written.
 const COMPRESSIBLE = /\.(html|js|mjs|css|wasm|json|svg|txt|map|ico)$/;
 function precompress(): Plugin {
+  let outDir = resolve(here, 'dist');
   return {
     name: 'layoutscope-precompress',
     apply: 'build',
     enforce: 'post',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
     closeBundle: {
       order: 'post',
       handler() {
@@ -65,7 +69,7 @@ function precompress(): Plugin {
             }
           }
         };
-        walk(resolve(here, 'dist'));
+        walk(outDir);
       },
     },
   };

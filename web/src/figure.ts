@@ -14,6 +14,54 @@ import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js
 
 export const SETTINGS_EVENT = 'ls-settings';
 
+// Figures are computed and drawn one per task: those in (or near) the viewport first, as they come into view, the
+// rest one per idle period. A page of eight figures never draws them all in one long task, and the first figure
+// is interactive as soon as it alone is drawn.
+const pending = new Map<Element, () => void>();
+let idleQueued = false;
+const observer =
+  typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const e of entries) {
+            if (!e.isIntersecting) continue;
+            const run = pending.get(e.target);
+            if (run) {
+              pending.delete(e.target);
+              observer!.unobserve(e.target);
+              // one figure per task, even when several come into view at once
+              setTimeout(run, 0);
+            }
+          }
+        },
+        { rootMargin: '300px 0px' },
+      )
+    : undefined;
+const idle = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50));
+function drainIdle() {
+  idleQueued = false;
+  const first = pending.entries().next();
+  if (first.done) return;
+  const [el, run] = first.value;
+  pending.delete(el);
+  observer?.unobserve(el);
+  run();
+  if (pending.size) {
+    idleQueued = true;
+    idle(drainIdle);
+  }
+}
+function schedule(el: Element, run: () => void) {
+  if (!observer) return run();
+  pending.set(el, run);
+  observer.observe(el);
+  if (!idleQueued) {
+    idleQueued = true;
+    // the figures out of view: after the first paint, one per idle period
+    requestAnimationFrame(() => setTimeout(() => idle(drainIdle), 0));
+  }
+}
+
 export abstract class LsFigure extends LitElement {
   static override properties = {
     theme: { type: String, reflect: true },
@@ -164,11 +212,13 @@ export abstract class LsFigure extends LitElement {
     window.addEventListener('hashchange', this.onHash);
     this.media?.addEventListener?.('change', this.onSettings);
     engine().then(
-      (e) => {
-        this.eng = e;
-        this.loadState();
-        this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
-      },
+      (e) =>
+        schedule(this, () => {
+          if (!this.isConnected) return;
+          this.eng = e;
+          this.loadState();
+          this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
+        }),
       (err) => {
         this.failure = `The layout engine (WebAssembly) failed to load: ${err}`;
       },
@@ -222,48 +272,68 @@ export abstract class LsFigure extends LitElement {
 
   private syncCursor() {
     if (!this.selection) return;
+    const at = this.navFind(this.selection);
+    if (at) this.cursor = at;
+  }
+
+  // Keyboard targets through four questions, answered from navGrid() by default; a figure with a million cells
+  // answers them by arithmetic instead of building the grid's strings.
+  /** Rows of keyboard targets. */
+  protected navRows(): number {
+    return this.navGrid().length;
+  }
+  /** Targets in row r. */
+  protected navCols(r: number): number {
+    return this.navGrid()[r]?.length ?? 0;
+  }
+  /** The hit key at (r, c). */
+  protected navAt(r: number, c: number): string | null {
+    return this.navGrid()[r]?.[c] ?? null;
+  }
+  /** Where a hit key is in the grid, or null. */
+  protected navFind(hit: string): [number, number] | null {
     const grid = this.navGrid();
     for (let r = 0; r < grid.length; ++r) {
-      const c = grid[r].indexOf(this.selection);
-      if (c >= 0) {
-        this.cursor = [r, c];
-        return;
-      }
+      const c = grid[r].indexOf(hit);
+      if (c >= 0) return [r, c];
     }
+    return null;
   }
 
   /** The hit key under the keyboard cursor (only while the view has focus). */
   protected cursorHit(): string | null {
     if (!this.focused) return null;
-    const grid = this.navGrid();
-    const row = grid[Math.min(this.cursor[0], grid.length - 1)];
-    return row ? (row[Math.min(this.cursor[1], row.length - 1)] ?? null) : null;
+    const rows = this.navRows();
+    if (!rows) return null;
+    const r = Math.min(this.cursor[0], rows - 1);
+    const cols = this.navCols(r);
+    return cols ? this.navAt(r, Math.min(this.cursor[1], cols - 1)) : null;
   }
   protected focused = false;
 
   private onKey(e: KeyboardEvent) {
     this.focused = true;
-    const grid = this.navGrid();
-    if (!grid.length) return;
+    const rows = this.navRows();
+    if (!rows) return;
     let [r, c] = this.cursor;
     switch (e.key) {
       case 'ArrowUp':
         r = Math.max(0, r - 1);
         break;
       case 'ArrowDown':
-        r = Math.min(grid.length - 1, r + 1);
+        r = Math.min(rows - 1, r + 1);
         break;
       case 'ArrowLeft':
         c = Math.max(0, c - 1);
         break;
       case 'ArrowRight':
-        c = Math.min(grid[r].length - 1, c + 1);
+        c = Math.min(this.navCols(r) - 1, c + 1);
         break;
       case 'Home':
         c = 0;
         break;
       case 'End':
-        c = grid[r].length - 1;
+        c = this.navCols(r) - 1;
         break;
       case 'Enter':
       case ' ':
@@ -278,7 +348,7 @@ export abstract class LsFigure extends LitElement {
         return;
     }
     e.preventDefault();
-    c = Math.min(c, grid[r].length - 1);
+    c = Math.min(c, this.navCols(r) - 1);
     this.cursor = [r, c];
   }
 

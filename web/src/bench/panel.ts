@@ -11,9 +11,12 @@ import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
-import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction } from './plots.js';
+import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction, type BoundPoint } from './plots.js';
+
+/** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
+const DRAM_BOUND_FRACTION = 0.6;
 import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
-import { readResultsText, rowsOf, rowsToCsv, speedups, type ResultsDoc, type Row } from './results.js';
+import { PAIRS, readResultsText, rowsOf, rowsToCsv, runCeiling, speedups, type ResultsDoc, type Row } from './results.js';
 import { REFERENCE_RUNS } from './reference-runs.js';
 
 interface Device {
@@ -87,6 +90,7 @@ const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` :
 
 export class LsBenchPanel extends LitElement {
   static override properties = {
+    logScale: { state: true },
     agents: { state: true },
     datasets: { state: true },
     active: { state: true },
@@ -250,6 +254,8 @@ export class LsBenchPanel extends LitElement {
   dragging = false;
   private eng?: Engine;
   private nextKey = 1;
+  /** value axes of the plots on a log scale */
+  logScale = false;
   private plots = new Map<string, SVGSVGElement>();
   private predictions = new Map<string, VariantPrediction | string>();
 
@@ -778,6 +784,7 @@ export class LsBenchPanel extends LitElement {
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
     return html`<section class="results" aria-label="results">
       <h3>Results</h3>
+      <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> log scale</label>
       <div class="chips row">
         ${this.datasets.map(
           (d) => html`<span class="dataset">
@@ -813,10 +820,13 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources };
-    // ceiling: a copy measured on the same device (a loaded transpose), else the device's peak from attributes
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    // ceiling: the run's own copies (benchmarks[].ceilings), else a copy measured on the same device (a loaded
+    // transpose), else the device's peak from its attributes
     const ceilings = sources.flatMap((s) => {
       const r = rows.find((x) => x.source === s)!;
+      const own = runCeiling(shown.find((d) => d.source === s)!.doc);
+      if (own) return [{ source: s, gbps: own.gbps, label: `${own.name} (this run) ${own.gbps.toFixed(0)} GB/s` }];
       const copy = this.datasets
         .flatMap((d) => rowsOf(d.doc, d.source))
         .filter((x) => x.benchmark === 'transpose' && x.variant === 'copy' && x.device === r.device && x.backend === r.backend && x.gbps)
@@ -826,10 +836,19 @@ export class LsBenchPanel extends LitElement {
       return peak ? [{ source: s, gbps: peak / 1e9, label: `peak (attributes) ${(peak / 1e9).toFixed(0)} GB/s` }] : [];
     });
     const speed = speedups(rows);
-    const bound = this.eng ? [1, 2, 4, 8].map((t) => ({ touch: t, bound: speedupBound(this.eng!, t) })) : [];
+    // The sector model's ratio 8/t is the speedup when both kernels are limited by DRAM bandwidth. The AoS kernel
+    // moves ratio x its useful bytes, so it is DRAM-bound where ratio x its useful GB/s reaches most of the copy
+    // ceiling; elsewhere (scalar AoS at 4 and 8 fields) its load instructions limit it and the ratio is no bound.
+    const ratio = new Map<number, number>(this.eng ? [1, 2, 4, 8].map((t) => [t, speedupBound(this.eng!, t)]) : []);
+    const bound: BoundPoint[] = speed.map((sp) => {
+      const b = ratio.get(sp.touch) ?? NaN;
+      const ceiling = ceilings.find((c) => c.source === sp.source)?.gbps;
+      const applies = Number.isFinite(b) && (ceiling === undefined || (sp.aosGbps !== null && sp.aosGbps * b >= DRAM_BOUND_FRACTION * ceiling));
+      return { source: sp.source, pair: sp.pair, touch: sp.touch, bound: b, applies };
+    });
     const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.touch! - b.touch! || a.variant.localeCompare(b.variant));
     return html`<h3>AoS vs SoA (touch_fields sweep)</h3>
-      ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), ceilings.length ? 'Dashed: the copy ceiling.' : 'No copy ceiling: load a transpose run of the same device, or a device with a known peak.')}
+      ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? 'Dashed: the copy ceiling.' : 'No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.'} Whiskers: the first to third quartile of the samples.`)}
       <div class="scroll">
         <table class="aos-table">
           <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
@@ -840,12 +859,16 @@ export class LsBenchPanel extends LitElement {
           </tbody>
         </table>
       </div>
-      ${this.plotBox('aos-speedup', aosSpeedup(speed, bound, o), 'Dashed: the DRAM bound from the engine’s sectors per request (AoS moves its sectors once per element, SoA t times its own): 8/t.')}
+      ${this.plotBox(
+        'aos-speedup',
+        aosSpeedup(speed, bound, o),
+        `Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least ${DRAM_BOUND_FRACTION * 100}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.`,
+      )}
       <div class="scroll">
         <table class="speedup-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th>SoA/AoS measured</th><th>sector-model bound</th></tr></thead>
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th>SoA/AoS measured</th><th>sector-model ratio</th><th class="l">kernels</th><th class="l">DRAM-bound model applies</th></tr></thead>
           <tbody>
-            ${speed.map((s) => html`<tr><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound.find((b) => b.touch === s.touch)?.bound)}</td></tr>`)}
+            ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? 'yes' : 'no: AoS below the DRAM ceiling'}</td></tr>`)}
           </tbody>
         </table>
       </div>`;
@@ -855,7 +878,7 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
     const order = ['copy', 'naive', 'tiled', 'pad'];
     const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.dim! - b.dim! || order.indexOf(a.variant) - order.indexOf(b.variant));
     return html`<h3>Transpose (fp32)</h3>

@@ -22,11 +22,15 @@ interface Case {
   names?: string[];
 }
 
-const CASES: Record<'toy' | 'real', Case> = {
+type CaseName = 'toy' | 'real' | 'pad';
+const CASES: Record<CaseName, Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
   toy: { plain: 'S[(8,8):(8,1)]', swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]', shape: [8, 8], elemBytes: 4, perCell: 1, model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 }, bankLabel: (b) => `bank ${b}` },
   // SWIZZLE_128B on fp16 elements is Swizzle<3,3,3> (bytes: Swizzle<3,4,3>)
   real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `${b}–${b + 3}` },
+  // a 32x32 fp32 tile read down a column: 32 words a row put the whole column in one bank; one padding word a row
+  // (33) moves row r to bank r
+  pad: { plain: 'S[(32,32):(32,1)]', swizzled: 'S[(32,32):(33,1)]', shape: [32, 32], elemBytes: 4, perCell: 1, model: null, bankLabel: (b) => String(b), names: ['S[(32,32):(32,1)]', 'S[(32,32):(33,1)] (padded)'] },
 };
 
 /** A drawn cell read by a lane. */
@@ -58,7 +62,7 @@ export class LsBankConflicts extends LsFigure {
     swizzle: { type: String },
     lanes: { type: String },
   };
-  case_: 'toy' | 'real' = 'toy';
+  case_: CaseName = 'toy';
   /** Custom mode (any access pattern, e.g. from the benchmark panel): the layout read by the warp, */
   layout = '';
   /** an optional second layout drawn beside it (e.g. the padded tile), */
@@ -79,7 +83,7 @@ export class LsBankConflicts extends LsFigure {
 
   protected title_() {
     if (this.custom) return `Bank conflicts: ${[this.layout, this.compare].filter((l) => l).join(' vs ')}`;
-    return `${this.case_ === 'toy' ? this.tr('toy') : this.tr('real')}`;
+    return this.case_ === 'toy' ? this.tr('toy') : this.case_ === 'pad' ? this.tr('padded') : this.tr('real');
   }
 
   protected override requiredAttributes() {
@@ -94,7 +98,7 @@ export class LsBankConflicts extends LsFigure {
   }
   private get accessWidth() {
     if (this.custom) return accessBytes(this.eng!, this.dtype);
-    return this.case_ === 'toy' ? 4 : this.width;
+    return this.case_ === 'real' ? this.width : 4;
   }
   /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */
   private buildCustom(): Case | undefined {
@@ -130,7 +134,7 @@ export class LsBankConflicts extends LsFigure {
     return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
   }
   protected override applyExtraState(s: Record<string, string>) {
-    if (s.case === 'toy' || s.case === 'real') this.case_ = s.case;
+    if (s.case === 'toy' || s.case === 'real' || s.case === 'pad') this.case_ = s.case;
     if (s.w && ['4', '8', '16'].includes(s.w)) this.width = Number(s.w);
     this.step = s.step !== undefined ? Number(s.step) : -1;
   }
@@ -217,7 +221,7 @@ export class LsBankConflicts extends LsFigure {
     super.select(hit);
   }
 
-  private setCase(c: 'toy' | 'real') {
+  private setCase(c: CaseName) {
     this.case_ = c;
     this.selection = null;
     this.step = -1;
@@ -336,7 +340,7 @@ export class LsBankConflicts extends LsFigure {
     const { op, i } = this.target();
     const [a, b] = this.sides.map((s) => s.access);
     if (!a) return '';
-    if (this.custom) {
+    if (this.custom || this.c.names) {
       const what = this.givenLanes ? this.tr('laneAccess') : op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
       return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
     }
@@ -348,7 +352,7 @@ export class LsBankConflicts extends LsFigure {
   protected details() {
     const [a, b] = this.sides.map((s) => s.access);
     if (!a) return html``;
-    if (this.custom)
+    if (this.custom || this.c.names)
       return html`<p class="cycles">${this.announce()}</p>
         ${this.sides.map(
           (sd, k) =>
@@ -373,6 +377,7 @@ export class LsBankConflicts extends LsFigure {
     return html`<span role="group" aria-label="case">
         <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
         <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
+        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>${this.tr('padded')}</button>
       </span>
       ${this.case_ === 'real'
         ? html`<label>${this.tr('width')}

@@ -5,7 +5,7 @@ import { must, type LsMapping } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, small, textOn } from './draw.js';
 
 export class LsFragment extends LsFigure {
   static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
@@ -97,11 +97,14 @@ export class LsFragment extends LsFigure {
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, color(lane), {
         hit: `L:${x}`,
         title: `(${i}, ${j}) x=${x}: lane ${lane}, slot ${this.slotOf(x)}`,
-        label: String(x),
         selected: hl.has(x),
         related: selLane !== null && lane === selLane && !hl.has(x),
         cursor: cur === `L:${x}`,
       });
+      // as CUTLASS and the PTX ISA draw fragments: thread (lane) and value (slot) in the cell, "T21 V1"
+      const ink = textOn(p, color(lane));
+      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.33, s: `T${lane}`, size: 11, fill: ink, anchor: 'middle', weight: 'bold' });
+      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.7, s: `V${this.slotOf(x)}`, size: 10, fill: ink, anchor: 'middle' });
     }
     // lanes: 4 per row, each with its slots; the slot shows the element it holds
     const sw = 28, lw = this.slots * sw, gap = 14, lh = cs;
@@ -125,8 +128,10 @@ export class LsFragment extends LsFigure {
         });
       }
     }
-    small(items, p, px + 18, oy + Math.ceil(this.lanes / 4) * lh + 12, 'lane: slot 0 | slot 1', 'start');
-    return { width: px + 4 * (lw + gap + 18) + 10, height: oy + Math.max(this.rows * cs, Math.ceil(this.lanes / 4) * lh) + 26, background: p.bg, items };
+    const bottom = oy + Math.max(this.rows * cs, Math.ceil(this.lanes / 4) * lh);
+    small(items, p, ox, bottom + 14, this.tr('fragLegend'), 'start');
+    small(items, p, ox, bottom + 30, this.tr('fragLegend2'), 'start');
+    return { width: px + 4 * (lw + gap + 18) + 10, height: bottom + 42, background: p.bg, items };
   }
 
   protected announce(): string {

@@ -113,6 +113,31 @@ test('print: navigation, controls and the panel are hidden', async () => {
   await page.emulateMedia({ media: 'screen' });
 });
 
+test('390 px wide: no horizontal scroll, every control a tap target of at least 24 px', async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 800 } });
+  phone.on('pageerror', (e) => pageErrors.push(String(e)));
+  await phone.goto(server.url);
+  await phone.locator('ls-playground .view').waitFor({ timeout: 30_000 });
+  await phone.locator('ls-bench-panel').scrollIntoViewIfNeeded();
+  await phone.locator('ls-bench-panel fieldset').first().waitFor({ timeout: 30_000 });
+  const r = await phone.evaluate(() => {
+    const small = [];
+    const walk = (root) => {
+      for (const el of root.querySelectorAll('button, a, select, input, textarea')) {
+        const b = el.getBoundingClientRect();
+        if (b.width > 0 && (b.height < 24 || b.width < 24)) small.push(`${el.tagName.toLowerCase()}.${el.className} ${b.width.toFixed(0)}x${b.height.toFixed(0)}`);
+      }
+      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+    };
+    walk(document);
+    return { width: document.documentElement.scrollWidth, small };
+  });
+  assert.equal(r.width, 390, 'no horizontal scroll');
+  assert.deepEqual(r.small, []);
+  await phone.screenshot({ path: join(artifacts, 'page-390.png') });
+  await phone.close();
+});
+
 test('no uncaught errors', () => {
   assert.deepEqual(pageErrors, []);
 });

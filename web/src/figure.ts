@@ -90,6 +90,16 @@ export abstract class LsFigure extends LitElement {
     .bar .spacer {
       flex: 1;
     }
+    .bar > * {
+      max-width: 100%;
+      min-width: 0;
+    }
+    .bar > form {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+    }
     label {
       display: inline-flex;
       gap: 0.3rem;

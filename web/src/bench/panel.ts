@@ -11,7 +11,7 @@ import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
-import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction, type BoundPoint } from './plots.js';
+import { aosBandwidth, aosSpeedup, pngFile, speedupLegend, svgFile, transposeBandwidth, transposeFraction, type BoundPoint } from './plots.js';
 
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
 const DRAM_BOUND_FRACTION = 0.6;
@@ -160,6 +160,29 @@ export class LsBenchPanel extends LitElement {
     .error,
     .problem {
       color: var(--ls-error, #b00020);
+    }
+    .legend {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.2rem 1rem;
+      list-style: none;
+      padding: 0;
+      margin: 0.5rem 0 0;
+      font-size: 0.85rem;
+    }
+    .legend .swatch {
+      display: inline-block;
+      width: 0.9rem;
+      height: 0.9rem;
+      border-radius: 50%;
+      margin-right: 0.3rem;
+      vertical-align: -0.1rem;
+    }
+    .legend .swatch.dashed {
+      border-radius: 0;
+      height: 0;
+      border-top: 2px dashed currentColor;
+      vertical-align: 0.25rem;
     }
     .muted {
       color: var(--ls-muted, #555);
@@ -859,6 +882,10 @@ export class LsBenchPanel extends LitElement {
           </tbody>
         </table>
       </div>
+      <ul class="legend speedup-legend" aria-label="series">
+        ${speedupLegend(speed, sources.length > 1).map((l) => html`<li><span class="swatch" ${styleProps({ background: l.colour })}></span>${l.name}</li>`)}
+        <li><span class="swatch dashed"></span>sector-model ratio</li>
+      </ul>
       ${this.plotBox(
         'aos-speedup',
         aosSpeedup(speed, bound, o),

@@ -28,14 +28,24 @@ function finish(el: SVGSVGElement | HTMLElement, label: string): SVGSVGElement {
   return svg;
 }
 
+/** A source as a facet label: the file or run name without the device ("h200-aos_soa"). */
+export function shortSource(s: string): string {
+  return s.split(' · ')[0].replace(/\.json$/, '');
+}
+
+/** The name of one speedup series: the kernel pair, with the source when there are several. */
+export function seriesName(s: { source: string; pair: string }, multi: boolean): string {
+  return `${multi ? `${shortSource(s.source)}: ` : ''}${PAIRS[s.pair as keyof typeof PAIRS]?.name ?? s.pair}`;
+}
+
 function base(o: PlotOptions) {
   const multi = o.sources.length > 1;
   return {
     width: o.width,
     marginLeft: 56,
-    marginRight: multi ? 140 : 20,
+    marginRight: multi ? 150 : 20,
     style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
-    fy: multi ? { label: null, domain: o.sources } : undefined,
+    fy: multi ? { label: null, domain: o.sources, tickFormat: shortSource } : undefined,
     color: { range: OKABE_ITO },
   };
 }
@@ -67,7 +77,11 @@ export function aosBandwidth(rows: Row[], ceilings: { source: string; gbps: numb
         Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsLo', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
         Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
         Plot.ruleY(ceilings, { y: 'gbps', fy: multi ? 'source' : undefined, stroke: o.fg, strokeDasharray: '4 3', className: 'ls-copy-ceiling' }),
-        Plot.text(ceilings, { y: 'gbps', fy: multi ? 'source' : undefined, text: 'label', frameAnchor: 'top-left', dy: -12, fill: o.fg, className: 'ls-ceiling-label', fx: undefined }),
+        // the label once per source, in the first facet (a mark without fx would repeat in every facet)
+        Plot.text(
+          ceilings.map((c) => ({ ...c, touch: data.find((r) => r.source === c.source)?.touch ?? data[0]?.touch })),
+          { fx: 'touch', y: 'gbps', fy: multi ? 'source' : undefined, text: 'label', frameAnchor: 'left', textAnchor: 'start', dy: -8, fill: o.fg, className: 'ls-ceiling-label' },
+        ),
         o.log ? Plot.ruleY([floor]) : Plot.ruleY([0]),
       ],
     }) as SVGSVGElement,
@@ -84,16 +98,21 @@ export interface BoundPoint {
   applies: boolean;
 }
 
-/** SoA/AoS speedup against touch_fields per kernel pair, with the sector-model ratio where it applies. */
+/** SoA/AoS speedup against touch_fields per kernel pair, with the sector-model ratio where it applies. The series
+ * are named by a legend the panel draws above the chart (speedupLegend), in the colours of this chart. */
+export function speedupLegend(speed: Speedup[], multi: boolean): { name: string; colour: string }[] {
+  return [...new Set(speed.map((s) => seriesName(s, multi)))].map((name, i) => ({ name, colour: OKABE_ITO[i % OKABE_ITO.length] }));
+}
+
 export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions): SVGSVGElement {
   const multi = o.sources.length > 1;
-  const series = (s: { source: string; pair: string }) => `${multi ? `${s.source} ` : ''}${PAIRS[s.pair as keyof typeof PAIRS]?.name ?? s.pair}`;
+  const series = (s: { source: string; pair: string }) => seriesName(s, multi);
   const applies = bound.filter((b) => b.applies);
   return finish(
     Plot.plot({
       ...base(o),
       fy: undefined,
-      marginRight: 150,
+      marginRight: 30,
       marginTop: 24,
       height: 260,
       x: { label: 'touch_fields', type: 'log', base: 2, ticks: [1, 2, 4, 8], tickFormat: 'd', inset: 12 },
@@ -106,7 +125,6 @@ export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions
         Plot.dot(applies, { x: 'touch', y: 'bound', stroke: o.fg, r: 2.5, fill: 'none' }),
         Plot.line(speed, { x: 'touch', y: 'speedup', z: series, stroke: series, className: 'ls-speedup-lines' }),
         Plot.dot(speed, { x: 'touch', y: 'speedup', fill: series, r: 4, className: 'ls-speedup-dots', title: (s: Speedup) => `${series(s)} t=${s.touch}: ${s.speedup.toFixed(2)}×` }),
-        Plot.text(speed, Plot.selectLast({ x: 'touch', y: 'speedup', z: series, text: series, dx: 8, textAnchor: 'start', fill: series })),
         Plot.ruleY([1], { stroke: o.fg, strokeOpacity: 0.4 }),
       ],
     }) as SVGSVGElement,

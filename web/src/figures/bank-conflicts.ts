@@ -318,8 +318,11 @@ export class LsBankConflicts extends LsFigure {
       // timeline: one box per cycle
       const ty = oy + rows * cs + 18;
       small(items, p, ox, ty - 6, `${this.tr('cycle')}:`, 'start');
+      // one box per cycle, narrowed to stay under this side (32 cycles do not fit 22 px each beside a second side)
+      const room = s + 1 < this.sides.length ? ncell * cs + gap - 50 : Infinity;
+      const tw = Math.max(6, Math.min(22, room / Math.max(1, a.cycles)));
       for (let t = 0; t < a.cycles; ++t)
-        cell(items, p, ox + 40 + t * 22, ty - 14, 20, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: String(t), labelSize: 10 });
+        cell(items, p, ox + 40 + t * tw, ty - 14, tw - 2, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: tw >= 16 ? String(t) : undefined, labelSize: 10 });
     });
     // logical column headers (click = read that column)
     for (let k = 0; k < ncell; ++k) {

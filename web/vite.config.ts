@@ -75,9 +75,27 @@ function precompress(): Plugin {
   };
 }
 
+// The page's first figure waits for the engine: the .wasm is preloaded from the HTML, in parallel with the module
+// that will ask for it (same request mode as Emscripten's fetch: cors, same-origin credentials).
+function preloadWasm(): Plugin {
+  return {
+    name: 'layoutscope-preload-wasm',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        if (!ctx.bundle || !/<ls-/.test(html)) return html;
+        const wasm = Object.keys(ctx.bundle).find((f) => /^assets\/layoutscope-.*\.wasm$/.test(f));
+        if (!wasm) return html;
+        return { html, tags: [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head' }] };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [copyExamples(), copyReferenceRuns(), precompress()],
+  plugins: [copyExamples(), copyReferenceRuns(), preloadWasm(), precompress()],
   build: {
     target: 'es2022',
     outDir: 'dist',

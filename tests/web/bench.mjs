@@ -137,12 +137,13 @@ try {
   }
   console.log(`playground paste -> figure, 65,536 elements: p50 ${q(paste, 0.5).toFixed(1)} ms, max ${Math.max(...paste).toFixed(1)} ms (target <= 50 ms)`);
   await show('S[(1024,1024):(1,1024)]', '1024,1024');
-  const canvas = pp.locator(`${PG} canvas`);
-  const cb = await canvas.boundingBox();
+  const pcanvas = pp.locator(`${PG} canvas`);
+  await pcanvas.scrollIntoViewIfNeeded();
+  const cb = await pcanvas.boundingBox();
   const clicks = [];
   for (let i = 0; i < 100; ++i) {
     const b = await pp.locator(PG).evaluate((el, x) => el.cellBox(`L:${x}`), ((i * 7919) % 1024) * 1024 + ((i * 104729) % 1024));
-    const sw = await canvas.evaluate((c) => c.width / Math.min(2, window.devicePixelRatio || 1));
+    const sw = await pcanvas.evaluate((c) => c.width / Math.min(2, window.devicePixelRatio || 1));
     const k = cb.width / sw;
     await pp.mouse.click(cb.x + (b.x + b.w / 2) * k, cb.y + (b.y + b.h / 2) * k);
     clicks.push(Number(await pp.locator(PG).getAttribute('data-latency')));

@@ -184,7 +184,7 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
   // drawn column 32 + 8
   const [svgDl] = await Promise.all([page.waitForEvent('download'), fig.locator('button.export-svg').click()]);
   const svg = readFileSync(await svgDl.path(), 'utf8');
-  assert.equal(svg.split('<title>row 0, logical col 40 -&gt; bank column 40</title>').length - 1, 2);
+  assert.equal(svg.split('<title>row 0, col 40 → bank column 40</title>').length - 1, 2);
   await fig.screenshot({ path: join(artifacts, 'panel-tile64-figure.png') });
 });
 

@@ -63,6 +63,7 @@ const STRINGS = {
   reset: ['Reset', '重置'],
   cycle: ['cycle', 'cycle'],
   bank: ['bank', 'bank'],
+  bankColumn: ['bank column', 'bank 列'],
   atomMode: ['Swizzle mode', 'Swizzle 模式'],
   dtype: ['Data type', '数据类型'],
   before: ['Logical (before swizzle)', '逻辑位置（swizzle 前）'],

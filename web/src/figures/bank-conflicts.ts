@@ -296,7 +296,7 @@ export class LsBankConflicts extends LsFigure {
       for (let r = 0; r < rows; ++r) {
         if (s === 0) {
           items.push({ t: 'rect', x: 8, y: oy + r * cs + 4, w: 40, h: cs - 8, fill: p.cell, hit: `R:${r}`, title: `${this.tr('readRow')} ${r}`, rx: 4 });
-          small(items, p, 28, oy + r * cs + cs / 2, `row ${r}`);
+          small(items, p, 28, oy + r * cs + cs / 2, `${this.tr('row')} ${r}`);
           if (cur === `R:${r}` || (op === 'row' && i === r))
             items.push({ t: 'rect', x: 7, y: oy + r * cs + 3, w: 42, h: cs - 6, fill: 'none', stroke: cur === `R:${r}` ? p.related : p.select, sw: 2, dash: cur === `R:${r}` ? '3 2' : undefined });
         }
@@ -308,7 +308,7 @@ export class LsBankConflicts extends LsFigure {
           const done = read && this.step >= 0 && cyc! < this.step;
           const fill = read ? (now ? p.cat[0] : done ? p.cell : p.cat[1]) : p.bg;
           cell(items, p, ox + pc * cs, oy + r * cs, cs, cs, fill, {
-            title: `row ${r}, logical col ${k} -> bank column ${pc}${read ? `, cycle ${cyc}` : ''}`,
+            title: `${this.tr('row')} ${r}, ${this.tr('col')} ${k} → ${this.tr('bankColumn')} ${pc}${read ? `, ${this.tr('cycle')} ${cyc}` : ''}`,
             label: String(k),
             labelSize: Math.min(12, cs * 0.55),
             selected: now,
@@ -328,7 +328,7 @@ export class LsBankConflicts extends LsFigure {
     for (let k = 0; k < ncell; ++k) {
       const x = 60 + k * cs;
       items.push({ t: 'rect', x, y: oy + rows * cs + 34, w: cs - 2, h: 22, fill: p.cell, hit: `C:${k}`, title: `${this.tr('readColumn')} ${k}`, rx: 4 });
-      small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `col ${k}` : String(k));
+      small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `${this.tr('col')} ${k}` : String(k));
       if (cur === `C:${k}` || (op === 'col' && i === k))
         items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
     }

@@ -96,7 +96,7 @@ export class LsFragment extends LsFigure {
       const lane = this.laneOf(x);
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, color(lane), {
         hit: `L:${x}`,
-        title: `(${i}, ${j}) x=${x}: lane ${lane}, slot ${this.slotOf(x)}`,
+        title: `(${i}, ${j}) x=${x}: ${this.tr('lane')} ${lane}, ${this.tr('slot')} ${this.slotOf(x)}`,
         selected: hl.has(x),
         related: selLane !== null && lane === selLane && !hl.has(x),
         cursor: cur === `L:${x}`,
@@ -113,7 +113,7 @@ export class LsFragment extends LsFigure {
     for (let lane = 0; lane < this.lanes; ++lane) {
       const r = Math.floor(lane / 4), c = lane % 4;
       const lx = px + c * (lw + gap + 18) + 18, ly = oy + r * lh;
-      items.push({ t: 'rect', x: lx - 18, y: ly, w: 17, h: lh - 2, fill: p.bg, hit: `N:${lane}`, title: `lane ${lane}` });
+      items.push({ t: 'rect', x: lx - 18, y: ly, w: 17, h: lh - 2, fill: p.bg, hit: `N:${lane}`, title: `${this.tr('lane')} ${lane}` });
       small(items, p, lx - 2, ly + lh / 2, `${lane}`, 'end');
       if (cur === `N:${lane}` || selLane === lane)
         items.push({ t: 'rect', x: lx - 19, y: ly - 1, w: lw + 20, h: lh, fill: 'none', stroke: cur === `N:${lane}` ? p.related : p.select, sw: 2, dash: cur === `N:${lane}` ? '3 2' : undefined });
@@ -121,7 +121,7 @@ export class LsFragment extends LsFigure {
         const x = holder.get(`${lane}:${s}`);
         cell(items, p, lx + s * sw, ly + 2, sw, lh - 6, color(lane), {
           hit: `S:${lane}:${s}`,
-          title: `lane ${lane}, slot ${s}${x !== undefined ? `: x=${x}` : ''}`,
+          title: `${this.tr('lane')} ${lane}, ${this.tr('slot')} ${s}${x !== undefined ? `: x=${x}` : ''}`,
           label: x !== undefined ? String(x) : '',
           selected: x !== undefined && hl.has(x),
           labelSize: 11,

@@ -122,7 +122,7 @@ export class LsMesh extends LsFigure {
           const home = x0 === undefined ? [] : position(t, x0, 0);
           cell(items, p, X, Y, dc, dc, x0 === undefined ? p.cell : p.cat[(this.val(home, this.ax.y) * 2 + this.val(home, this.ax.x)) % 8], {
             hit: `D:${gx}:${gy}:${m}`,
-            title: `device (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
+            title: `${this.tr('device')} (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
             label: x0 === undefined ? '' : String(x0),
             labelSize: 9,
             selected: x0 !== undefined && xs!.some((x) => this.hl.has(x)),

@@ -350,7 +350,7 @@ export class LsPlayground extends LsFigure {
     const t0 = this.sides[0].t;
     const logicalTitle = `${this.tr('logical')} (${t0.shape.join('×')})`;
     items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
-    items.push({ t: 'text', x, y: 30, s: `row ↓ · col →`, size: 10, fill: p.muted });
+    items.push({ t: 'text', x, y: 30, s: `${this.tr('row')} ↓ · ${this.tr('col')} →`, size: 10, fill: p.muted });
     this.ticks(items, p, this.cols, lw, (c) => [x + c * lw + lw / 2, top - 8], String, 'middle', String(this.cols).length);
     this.ticks(items, p, this.rows, lh, (r) => [x - 4, top + r * lh + lh / 2], String, 'end');
     this.geom.set('L', { x, y: top, cw: lw, ch: lh });

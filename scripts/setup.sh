@@ -14,6 +14,7 @@ packages=(
   clang-14 libclang-rt-14-dev          # libFuzzer target
   chromium                             # browser tests (driven by playwright-core)
   python3-dev python3-pybind11 python3-setuptools python3-pip python3-pytest python3-numpy python3-pandas python3-nbconvert python3-ipykernel jupyter-notebook  # python/
+  fonts-wqy-microhei                   # CJK glyphs in the 中文 screenshots
 )
 
 missing=()

@@ -1,5 +1,6 @@
-import { cpSync, existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { REFERENCE_RUNS } from './src/bench/reference-runs';
@@ -39,9 +40,62 @@ function copyReferenceRuns(): Plugin {
   };
 }
 
+// x.br and x.gz next to every compressible file of dist/, written once at build time, so that a server sends the
+// file that matches Accept-Encoding instead of compressing per request (brotli at quality 11 costs hundreds of
+// milliseconds for the larger chunks). A compressed copy no smaller than the original is not written.
+const COMPRESSIBLE = /\.(html|js|mjs|css|wasm|json|svg|txt|map|ico)$/;
+function precompress(): Plugin {
+  let outDir = resolve(here, 'dist');
+  return {
+    name: 'layoutscope-precompress',
+    apply: 'build',
+    enforce: 'post',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    closeBundle: {
+      order: 'post',
+      handler() {
+        const walk = (dir: string) => {
+          for (const name of readdirSync(dir)) {
+            const file = join(dir, name);
+            if (statSync(file).isDirectory()) walk(file);
+            else if (COMPRESSIBLE.test(name)) {
+              const body = readFileSync(file);
+              const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+              const gz = gzipSync(body, { level: 9 });
+              if (br.length < body.length) writeFileSync(`${file}.br`, br);
+              if (gz.length < body.length) writeFileSync(`${file}.gz`, gz);
+            }
+          }
+        };
+        walk(outDir);
+      },
+    },
+  };
+}
+
+// The page's first figure waits for the engine: the .wasm is preloaded from the HTML, in parallel with the module
+// that will ask for it (same request mode as Emscripten's fetch: cors, same-origin credentials).
+function preloadWasm(): Plugin {
+  return {
+    name: 'layoutscope-preload-wasm',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        if (!ctx.bundle || !/<ls-/.test(html)) return html;
+        const wasm = Object.keys(ctx.bundle).find((f) => /^assets\/layoutscope-.*\.wasm$/.test(f));
+        if (!wasm) return html;
+        return { html, tags: [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head' }] };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
-  plugins: [copyExamples(), copyReferenceRuns()],
+  plugins: [copyExamples(), copyReferenceRuns(), preloadWasm(), precompress()],
   build: {
     target: 'es2022',
     outDir: 'dist',

@@ -174,7 +174,8 @@ test('playground: an error names its column; a valid layout gives linked views',
   await pg.locator('input[name=layout]').fill('S[(8,4):(4@laneid,1@laneid)] + O[8@laneid]');
   await pg.locator('input[name=shape]').fill('8,4');
   await pg.locator('button[type=submit]').click();
-  assert.match(await pg.locator('.findings').textContent(), /hardware-range/);
+  // the validator runs after the figure is drawn
+  await pg.locator('.findings li', { hasText: 'hardware-range' }).waitFor();
   await pg.locator('input[name=layout]').fill('S[(8,4,2):(4@laneid,1@laneid,1@reg)]');
   await pg.locator('input[name=shape]').fill('8,8');
   await pg.locator('button[type=submit]').click();
@@ -194,11 +195,12 @@ test('playground: a large layout is drawn as rasters; clicks still name the righ
   await pg.locator('button[type=submit]').click();
   const canvas = pg.locator('canvas.scene');
   await canvas.waitFor();
-  // Logical cell (5, 3): the view starts at (30, 40) in scene units and cells are 2 units (440 / 160, floored).
+  // Logical cell (5, 3): the figure says where it drew it (scene units); the click is a real one at that place.
   const box = await canvas.boundingBox();
   const sceneWidth = await canvas.evaluate((c) => c.width / Math.min(2, window.devicePixelRatio || 1));
   const k = box.width / sceneWidth;
-  await page.mouse.click(box.x + (30 + 3 * 2 + 1) * k, box.y + (40 + 5 * 2 + 1) * k);
+  const cellBox = await pg.evaluate((el) => el.cellBox('L:803'));
+  await page.mouse.click(box.x + (cellBox.x + cellBox.w / 2) * k, box.y + (cellBox.y + cellBox.h / 2) * k);
   // x = 5 * 160 + 3 = 803; m = 5 * 1 + 3 * 128 = 389.
   assert.match(await details('ls-playground'), /x = 803 .*\{m: 389\}/);
   await pg.screenshot({ path: join(artifacts, 'fig8-playground-raster.png') });

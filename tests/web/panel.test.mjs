@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launch, root } from './browser.mjs';
+import { AxeBuilder, launch, root } from './browser.mjs';
 import { closedPort, startAgent } from './agent.mjs';
 
 const require = createRequire(join(root, 'web', 'package.json'));
@@ -51,6 +51,9 @@ test('connect through the printed URL: the agent is ready, its device listed, th
   await page.waitForSelector(`${P} .agent.ready`, { timeout: 15_000 });
   assert.match(await text('.agent .devices'), /device 0: .*\(cpu, \d+\s+hardware threads/);
   assert.equal(await page.evaluate(() => /token=/.test(location.hash)), false, 'the token must not stay in the URL');
+  // the printed URL opens the page at its top (the figures first), with the panel connected below
+  assert.equal(await page.evaluate(() => window.scrollY), 0, 'the page opens at the top');
+  assert.ok(await page.locator('h1').isVisible());
   // the run form is built from GET /v1/benchmarks: both benchmarks, with their parameters and bounds
   assert.equal(await page.locator(`${P} button.bench-aos_soa`).count(), 1);
   assert.equal(await page.locator(`${P} button.bench-transpose`).count(), 1);
@@ -181,7 +184,7 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
   // drawn column 32 + 8
   const [svgDl] = await Promise.all([page.waitForEvent('download'), fig.locator('button.export-svg').click()]);
   const svg = readFileSync(await svgDl.path(), 'utf8');
-  assert.equal(svg.split('<title>row 0, logical col 40 -&gt; bank column 40</title>').length - 1, 2);
+  assert.equal(svg.split('<title>row 0, col 40 → bank column 40</title>').length - 1, 2);
   await fig.screenshot({ path: join(artifacts, 'panel-tile64-figure.png') });
 });
 
@@ -255,6 +258,13 @@ test('offline: the reference-runs button opens the four committed H200 runs, and
   // every committed prediction (written by the agent on the H200) equals what this page's engine computes
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0);
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-reference-runs.png') });
+});
+
+test('axe: no serious or critical violations with the plots of every reference run drawn', async () => {
+  assert.ok((await page.locator(`${P} figure[data-plot] svg`).count()) >= 2);
+  const axe = await new AxeBuilder({ page }).include('ls-bench-panel').analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.length} nodes`), []);
 });
 
 test('no console errors while connected, running, plotting and exporting', () => {

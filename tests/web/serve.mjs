@@ -1,5 +1,7 @@
 // A static server for web/dist on 127.0.0.1 with a strict CSP header (the page must need nothing more than
-// script-src 'self' 'wasm-unsafe-eval'). start() -> { url, close }.
+// script-src 'self' 'wasm-unsafe-eval'). It serves the build's precompressed x.br / x.gz when the request accepts
+// them (as the agent does), content-hashed assets/ as immutable and everything else no-cache.
+// start() -> { url, close }.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -26,8 +28,24 @@ export function start(dir) {
       return;
     }
     try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
+      const headers = {
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Content-Security-Policy': CSP,
+        'Cache-Control': path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        Vary: 'Accept-Encoding',
+      };
+      const accept = String(req.headers['accept-encoding'] ?? '');
+      let body;
+      for (const [enc, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+        if (!new RegExp(`\\b${enc}\\b`).test(accept)) continue;
+        body = await readFile(file + ext).catch(() => undefined);
+        if (body) {
+          headers['Content-Encoding'] = enc;
+          break;
+        }
+      }
+      body ??= await readFile(file);
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');

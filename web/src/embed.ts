@@ -1,7 +1,7 @@
 // layoutscope.js: the one module script a docs site loads. It registers every <ls-*> element; each element
 // loads the WebAssembly engine (assets/layoutscope-*.wasm, next to this file) on first use.
 //
-//   <script type="module" src="/static/layoutscope.js"></script>
+//   <script type="module" src="/layoutscope/layoutscope.js"></script>
 //   <ls-fragment layout="S[(8,4,2):(4@laneid,1@laneid,1@reg)]" shape="8,8" selection="L:43"></ls-fragment>
 //
 // Attributes (docs/embedding.md has the full table): layout, shape, dtype, swizzle, selection, theme

@@ -82,6 +82,11 @@ export class Engine {
   swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom> {
     return this.m.swizzleAtom(mode, dtype);
   }
+  /** The axes with a hardware range (laneid < 32, TLane < 128, ...), as { name: limit }; axes that are only
+   * non-negative (m, gpuid_*, limit 0 in the engine's table) map to Infinity. */
+  hardwareLimits(): Record<string, number> {
+    return Object.fromEntries(this.m.hardwareAxes().map((a) => [a.name, a.limit > 0 ? a.limit : Infinity]));
+  }
   applySwizzle(s: { bits: number; base: number; shift: number; inner: boolean }, offsets: number[]) {
     return this.m.applySwizzle(s.bits, s.base, s.shift, s.inner, offsets);
   }

@@ -6,13 +6,87 @@ import { controlStyles } from './control-styles.js';
 import { saveFile } from './save-file.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import { engine, type Engine } from './engine.js';
+import { engine, EngineError, type Engine } from './engine.js';
 import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
 
 export const SETTINGS_EVENT = 'ls-settings';
+
+// Figures are computed and drawn one per task: those in (or near) the viewport first, as they come into view, the
+// rest one per idle period. A page of eight figures never draws them all in one long task, and the first figure
+// is interactive as soon as it alone is drawn.
+const pending = new Map<Element, () => void>();
+let idleQueued = false;
+const observer =
+  typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const e of entries) {
+            if (!e.isIntersecting) continue;
+            const run = pending.get(e.target);
+            if (run) {
+              pending.delete(e.target);
+              observer!.unobserve(e.target);
+              inView.push(run);
+            }
+          }
+          startPump();
+        },
+        { rootMargin: '300px 0px' },
+      )
+    : undefined;
+// Figures that came into view: one per task, each after the previous one has been painted, so that the first is
+// on screen (and clickable) before the next is computed.
+const inView: (() => void)[] = [];
+let pumping = false;
+function pump() {
+  const next = inView.shift();
+  if (!next) {
+    pumping = false;
+    return;
+  }
+  pumping = true;
+  next();
+  requestAnimationFrame(() => setTimeout(pump, 0));
+}
+function startPump() {
+  if (!pumping && inView.length) {
+    pumping = true;
+    setTimeout(pump, 0);
+  }
+}
+const idle = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50));
+function drainIdle() {
+  idleQueued = false;
+  const first = pending.entries().next();
+  if (first.done) return;
+  const [el, run] = first.value;
+  pending.delete(el);
+  observer?.unobserve(el);
+  run();
+  if (pending.size) {
+    idleQueued = true;
+    idle(drainIdle);
+  }
+}
+function schedule(el: Element, work: () => void) {
+  // each figure's first computation and render is a named measure in the performance timeline (bench.mjs reads it)
+  const run = () => {
+    const t0 = performance.now();
+    work();
+    void (el as LitElement).updateComplete.then(() => performance.measure(`ls-first-render ${el.localName}`, { start: t0, end: performance.now() }));
+  };
+  if (!observer) return run();
+  pending.set(el, run);
+  observer.observe(el);
+  if (!idleQueued) {
+    idleQueued = true;
+    // the figures out of view: after the first paint, one per idle period
+    requestAnimationFrame(() => setTimeout(() => idle(drainIdle), 0));
+  }
+}
 
 export abstract class LsFigure extends LitElement {
   static override properties = {
@@ -23,6 +97,7 @@ export abstract class LsFigure extends LitElement {
     cursor: { state: true },
     eng: { state: true },
     failure: { state: true },
+    inputError: { state: true },
   };
 
   static override styles = [
@@ -40,6 +115,16 @@ export abstract class LsFigure extends LitElement {
     }
     .bar .spacer {
       flex: 1;
+    }
+    .bar > * {
+      max-width: 100%;
+      min-width: 0;
+    }
+    .bar > form {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
     }
     label {
       display: inline-flex;
@@ -98,6 +183,8 @@ export abstract class LsFigure extends LitElement {
   cursor: [number, number] = [0, 0];
   protected eng?: Engine;
   protected failure = '';
+  /** What is wrong with the inputs (an attribute, the URL fragment, a form), shown in place of the figure. */
+  protected inputError?: InputError;
   protected scene?: Scene;
 
   /** Prefix of this figure's keys in the URL fragment (the state-key attribute overrides it). */
@@ -161,12 +248,13 @@ export abstract class LsFigure extends LitElement {
     window.addEventListener('hashchange', this.onHash);
     this.media?.addEventListener?.('change', this.onSettings);
     engine().then(
-      (e) => {
-        this.eng = e;
-        this.loadState();
-        this.recompute();
-        this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
-      },
+      (e) =>
+        schedule(this, () => {
+          if (!this.isConnected) return;
+          this.eng = e;
+          this.loadState();
+          this.dispatchEvent(new CustomEvent('ls-ready', { bubbles: true, composed: true }));
+        }),
       (err) => {
         this.failure = `The layout engine (WebAssembly) failed to load: ${err}`;
       },
@@ -185,8 +273,26 @@ export abstract class LsFigure extends LitElement {
     const s = readState(this.key);
     this.applyExtraState(s);
     if (s.sel !== undefined) this.selection = s.sel;
-    this.recompute();
+    this.safely(() => this.recompute());
     this.syncCursor();
+  }
+
+  /** Runs a recomputation; an error (a bad attribute, a bad layout) becomes the figure's inline message instead
+   * of an exception out of an event handler or a promise. */
+  protected safely(f: () => void): boolean {
+    try {
+      f();
+      this.inputError = undefined;
+      return true;
+    } catch (err) {
+      this.inputError = inputErrorOf(err, this);
+      return false;
+    }
+  }
+
+  /** Attributes that must be present and non-empty when given (an empty `layout=""` says so). */
+  protected requiredAttributes(): string[] {
+    return [];
   }
 
   protected saveState() {
@@ -202,48 +308,68 @@ export abstract class LsFigure extends LitElement {
 
   private syncCursor() {
     if (!this.selection) return;
+    const at = this.navFind(this.selection);
+    if (at) this.cursor = at;
+  }
+
+  // Keyboard targets through four questions, answered from navGrid() by default; a figure with a million cells
+  // answers them by arithmetic instead of building the grid's strings.
+  /** Rows of keyboard targets. */
+  protected navRows(): number {
+    return this.navGrid().length;
+  }
+  /** Targets in row r. */
+  protected navCols(r: number): number {
+    return this.navGrid()[r]?.length ?? 0;
+  }
+  /** The hit key at (r, c). */
+  protected navAt(r: number, c: number): string | null {
+    return this.navGrid()[r]?.[c] ?? null;
+  }
+  /** Where a hit key is in the grid, or null. */
+  protected navFind(hit: string): [number, number] | null {
     const grid = this.navGrid();
     for (let r = 0; r < grid.length; ++r) {
-      const c = grid[r].indexOf(this.selection);
-      if (c >= 0) {
-        this.cursor = [r, c];
-        return;
-      }
+      const c = grid[r].indexOf(hit);
+      if (c >= 0) return [r, c];
     }
+    return null;
   }
 
   /** The hit key under the keyboard cursor (only while the view has focus). */
   protected cursorHit(): string | null {
     if (!this.focused) return null;
-    const grid = this.navGrid();
-    const row = grid[Math.min(this.cursor[0], grid.length - 1)];
-    return row ? (row[Math.min(this.cursor[1], row.length - 1)] ?? null) : null;
+    const rows = this.navRows();
+    if (!rows) return null;
+    const r = Math.min(this.cursor[0], rows - 1);
+    const cols = this.navCols(r);
+    return cols ? this.navAt(r, Math.min(this.cursor[1], cols - 1)) : null;
   }
   protected focused = false;
 
   private onKey(e: KeyboardEvent) {
     this.focused = true;
-    const grid = this.navGrid();
-    if (!grid.length) return;
+    const rows = this.navRows();
+    if (!rows) return;
     let [r, c] = this.cursor;
     switch (e.key) {
       case 'ArrowUp':
         r = Math.max(0, r - 1);
         break;
       case 'ArrowDown':
-        r = Math.min(grid.length - 1, r + 1);
+        r = Math.min(rows - 1, r + 1);
         break;
       case 'ArrowLeft':
         c = Math.max(0, c - 1);
         break;
       case 'ArrowRight':
-        c = Math.min(grid[r].length - 1, c + 1);
+        c = Math.min(this.navCols(r) - 1, c + 1);
         break;
       case 'Home':
         c = 0;
         break;
       case 'End':
-        c = grid[r].length - 1;
+        c = this.navCols(r) - 1;
         break;
       case 'Enter':
       case ' ':
@@ -258,7 +384,7 @@ export abstract class LsFigure extends LitElement {
         return;
     }
     e.preventDefault();
-    c = Math.min(c, grid[r].length - 1);
+    c = Math.min(c, this.navCols(r) - 1);
     this.cursor = [r, c];
   }
 
@@ -324,8 +450,8 @@ export abstract class LsFigure extends LitElement {
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);
     if (!this.eng || changed.has('eng')) return;  // the engine's arrival runs loadState and recompute itself
-    if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.recompute();
-    else if (changed.has('selection')) this.selectionChanged();
+    if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.safely(() => this.recompute());
+    else if (changed.has('selection')) this.safely(() => this.selectionChanged());
   }
 
   protected override updated(changed: PropertyValues) {
@@ -355,9 +481,16 @@ export abstract class LsFigure extends LitElement {
   override render() {
     if (this.failure) return html`<p class="error" role="alert">${this.failure}</p>`;
     if (!this.eng) return html`<p>${this.tr('loading')}</p>`;
+    const missing = this.requiredAttributes().find((a) => this.hasAttribute(a) && !(this.getAttribute(a) ?? '').trim());
+    if (missing) return renderInputError({ message: `the ${missing} attribute is empty; it is required (${this.localName} ${missing}="…")`, field: missing, text: '', column: 0 });
+    if (this.inputError) return renderInputError(this.inputError);
     const p = this.palette;
     this.style.setProperty('--ls-fg', p.fg);
-    this.scene = this.buildScene(p);
+    try {
+      this.scene = this.buildScene(p);
+    } catch (err) {
+      return renderInputError(inputErrorOf(err, this));
+    }
     const live = this.announce();
     return html`
       <div class="bar">
@@ -400,4 +533,37 @@ export abstract class LsFigure extends LitElement {
       <div class="sr live" aria-live="polite" aria-atomic="true">${live}</div>
     `;
   }
+}
+
+/** An input problem as the figure shows it: the message, and the text it is about with a caret under the column. */
+export interface InputError {
+  message: string;
+  /** the attribute or field at fault ("layout", "shape", ...), or empty */
+  field: string;
+  /** the text the column refers to (empty: no caret) */
+  text: string;
+  column: number;
+}
+
+/** An exception from a recomputation as an InputError: an EngineError's column is placed under the attribute the
+ * error names ("shape: ..." or the engine's field), else under `layout`. */
+export function inputErrorOf(err: unknown, host: Element): InputError {
+  if (err instanceof EngineError) {
+    const d = err.detail;
+    const field = d.field === 'shape' ? 'shape' : d.column > 0 ? 'layout' : d.field;
+    const text = d.column > 0 ? (host.getAttribute(field) ?? (host as unknown as Record<string, unknown>)[field]?.toString() ?? '') : '';
+    return { message: d.message, field, text, column: d.column };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const m = /^(\w+): /.exec(message);
+  return { message: m ? message.slice(m[0].length) : message, field: m ? m[1] : '', text: '', column: 0 };
+}
+
+export function renderInputError(e: InputError): TemplateResult {
+  const where = e.field ? html`<strong>${e.field}</strong>: ` : nothing;
+  if (!e.text || e.column <= 0) return html`<p class="error input-error" role="alert">${where}${e.message}</p>`;
+  return html`<div class="error input-error" role="alert">
+    <code class="pre">${e.text}</code><br /><code class="pre">${' '.repeat(e.column - 1)}^</code>
+    <p>${where}column ${e.column}: ${e.message}</p>
+  </div>`;
 }

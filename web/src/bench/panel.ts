@@ -6,14 +6,57 @@ import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
+import { resolveLang } from '../i18n.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
-import { aosBandwidth, aosSpeedup, pngFile, svgFile, transposeBandwidth, transposeFraction } from './plots.js';
+import { aosBandwidth, aosSpeedup, pngFile, speedupLegend, svgFile, transposeBandwidth, transposeFraction, type BoundPoint } from './plots.js';
+
+/** The panel's own words in English and Chinese (messages from an agent stay as the agent wrote them). */
+const PANEL_TEXT = {
+  agents: ['Agents', 'Agents'],
+  agentUrl: ['Agent URL', 'Agent URL'],
+  token: ['Token (if not in the URL)', 'Token（URL 中没有时）'],
+  remember: ['remember on this device', '在此设备上记住'],
+  addAgent: ['Add agent', '添加 agent'],
+  refresh: ['Refresh', '刷新'],
+  remove: ['Remove', '移除'],
+  runBench: ['Run a benchmark', '运行 benchmark'],
+  openFile: ['Open a results file (offline)', '打开结果文件（离线）'],
+  orUrl: ['or a URL', '或 URL'],
+  open: ['Open', '打开'],
+  openRef: ['Open the H200 reference runs', '打开 H200 参考结果'],
+  results: ['Results', '结果'],
+  logScale: ['log scale', '对数坐标'],
+  aosTitle: ['AoS vs SoA (touch_fields sweep)', 'AoS 与 SoA（touch_fields 扫描）'],
+  transposeTitle: ['Transpose (fp32)', '转置（fp32）'],
+  noAgent1: ['No agent yet. Start ', '还没有 agent。在有 GPU 的机器上启动 '],
+  noAgent2: [' on a machine with a GPU and open the URL it prints, or paste that URL here.', '，打开它打印的 URL，或把该 URL 粘贴到这里。'],
+  drop1: ["Drop a results JSON here (from an agent's export or ", '把结果 JSON 拖到这里（agent 导出的文件或 '],
+  drop2: ['), or', '），或'],
+  chooseFile: ['choose a file', '选择文件'],
+  refNote1: ['measured on an NVIDIA H200 and committed in ', '在 NVIDIA H200 上测得并提交在 '],
+  refNote2: [': transpose and AoS/SoA, and their Nsight Compute profiles', ' 中：转置与 AoS/SoA，以及它们的 Nsight Compute profile'],
+  capCeiling: ['Dashed: the copy ceiling.', '虚线：copy 上限。'],
+  capNoCeiling: ['No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.', '没有 copy 上限：该次运行没有测 copy；请加载同一设备的转置结果，或使用已知峰值带宽的设备。'],
+  capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
+  capRatio: ['Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.', '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。'],
+  capTransposeCopy: ['Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.', '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。'],
+  capFraction: ['Fraction of copy: copy time / variant time.', 'copy 占比：copy 时间 / 该变体时间。'],
+  measuredRatio: ['SoA/AoS measured', 'SoA/AoS 实测'],
+  modelRatio: ['sector-model ratio', 'sector 模型比值'],
+  kernels: ['kernels', 'kernels'],
+  applies: ['DRAM-bound model applies', 'DRAM 受限模型适用'],
+  yes: ['yes', '是'],
+  notApplies: ['no: AoS below the DRAM ceiling', '否：AoS 低于 DRAM 上限'],
+} as const;
+
+/** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
+const DRAM_BOUND_FRACTION = 0.6;
 import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
-import { readResultsText, rowsOf, rowsToCsv, speedups, type ResultsDoc, type Row } from './results.js';
+import { PAIRS, readResultsText, rowsOf, rowsToCsv, runCeiling, speedups, type ResultsDoc, type Row } from './results.js';
 import { REFERENCE_RUNS } from './reference-runs.js';
 
 interface Device {
@@ -87,6 +130,7 @@ const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` :
 
 export class LsBenchPanel extends LitElement {
   static override properties = {
+    logScale: { state: true },
     agents: { state: true },
     datasets: { state: true },
     active: { state: true },
@@ -156,6 +200,29 @@ export class LsBenchPanel extends LitElement {
     .error,
     .problem {
       color: var(--ls-error, #b00020);
+    }
+    .legend {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.2rem 1rem;
+      list-style: none;
+      padding: 0;
+      margin: 0.5rem 0 0;
+      font-size: 0.85rem;
+    }
+    .legend .swatch {
+      display: inline-block;
+      width: 0.9rem;
+      height: 0.9rem;
+      border-radius: 50%;
+      margin-right: 0.3rem;
+      vertical-align: -0.1rem;
+    }
+    .legend .swatch.dashed {
+      border-radius: 0;
+      height: 0;
+      border-top: 2px dashed currentColor;
+      vertical-align: 0.25rem;
     }
     .muted {
       color: var(--ls-muted, #555);
@@ -250,6 +317,11 @@ export class LsBenchPanel extends LitElement {
   dragging = false;
   private eng?: Engine;
   private nextKey = 1;
+  private pt(key: keyof typeof PANEL_TEXT): string {
+    return PANEL_TEXT[key][resolveLang(this.getAttribute('lang')) === 'zh' ? 1 : 0];
+  }
+  /** value axes of the plots on a log scale */
+  logScale = false;
   private plots = new Map<string, SVGSVGElement>();
   private predictions = new Map<string, VariantPrediction | string>();
 
@@ -272,7 +344,8 @@ export class LsBenchPanel extends LitElement {
   // ---- agents ------------------------------------------------------------------------------------------
 
   /** #token=... (and optionally agent=URL) from the URL the agent printed; removed from the address bar at once,
-   * so a shared link or a screenshot of it never carries the token. */
+   * so a shared link or a screenshot of it never carries the token. The page stays at its top (the figures come
+   * first); the panel connects where it is. */
   private takeFragment() {
     const f = readFragment();
     const token = f.get('token');
@@ -285,7 +358,6 @@ export class LsBenchPanel extends LitElement {
     } catch (err) {
       this.notice = (err as Error).message;
     }
-    requestAnimationFrame(() => document.getElementById('sec-bench')?.scrollIntoView({ block: 'start' }));
   }
 
   private remembered(): AgentAddress[] {
@@ -613,15 +685,15 @@ export class LsBenchPanel extends LitElement {
 
   private renderAgents(): TemplateResult {
     return html`<fieldset class="agents">
-      <legend>Agents</legend>
+      <legend>${this.pt('agents')}</legend>
       ${this.agents.length
         ? this.agents.map((a) => this.renderAgent(a))
-        : html`<p class="muted">No agent yet. Start <code>layoutscope-agent</code> on a machine with a GPU and open the URL it prints, or paste that URL here.</p>`}
+        : html`<p class="muted">${this.pt('noAgent1')}<code>layoutscope-agent</code>${this.pt('noAgent2')}</p>`}
       <form class="row add-agent" @submit=${this.onAdd}>
-        <label class="grow">Agent URL <input name="url" class="grow" size="40" placeholder="http://127.0.0.1:8765/#token=…" autocomplete="off" spellcheck="false" /></label>
-        <label>Token (if not in the URL) <input name="token" size="12" type="password" autocomplete="off" /></label>
-        <label><input type="checkbox" name="remember" /> remember on this device</label>
-        <button type="submit">Add agent</button>
+        <label class="grow">${this.pt('agentUrl')} <input name="url" class="grow" size="40" placeholder="http://127.0.0.1:8765/#token=…" autocomplete="off" spellcheck="false" /></label>
+        <label>${this.pt('token')} <input name="token" size="12" type="password" autocomplete="off" /></label>
+        <label><input type="checkbox" name="remember" /> ${this.pt('remember')}</label>
+        <button type="submit">${this.pt('addAgent')}</button>
       </form>
       ${this.notice ? html`<p class="error notice" role="alert">${this.notice}</p>` : nothing}
     </fieldset>`;
@@ -634,8 +706,8 @@ export class LsBenchPanel extends LitElement {
         <strong>${a.label}</strong> <span class="badge state">${badge}</span>
         ${a.backend ? html`<span class="muted">backend ${a.backend}</span>` : nothing}
         <span class="grow"></span>
-        <button type="button" @click=${() => this.refreshAgent(a)}>Refresh</button>
-        <button type="button" @click=${() => this.removeAgent(a)}>Remove</button>
+        <button type="button" @click=${() => this.refreshAgent(a)}>${this.pt('refresh')}</button>
+        <button type="button" @click=${() => this.removeAgent(a)}>${this.pt('remove')}</button>
       </div>
       ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${a.problem.message}</p>` : nothing}
       ${a.unavailable ? html`<p class="problem" role="alert">No backend can run: ${a.unavailable}</p>` : nothing}
@@ -685,7 +757,7 @@ export class LsBenchPanel extends LitElement {
     const run = this.active;
     const running = !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
     return html`<fieldset class="run">
-      <legend>Run a benchmark</legend>
+      <legend>${this.pt('runBench')}</legend>
       <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
         <div class="row">
           <label>Agent
@@ -747,26 +819,26 @@ export class LsBenchPanel extends LitElement {
 
   private renderOffline(): TemplateResult {
     return html`<fieldset class="offline">
-      <legend>Open a results file (offline)</legend>
+      <legend>${this.pt('openFile')}</legend>
       <div
         class="drop ${this.dragging ? 'over' : ''}"
         @dragover=${(e: DragEvent) => (e.preventDefault(), (this.dragging = true))}
         @dragleave=${() => (this.dragging = false)}
         @drop=${this.onDrop}
       >
-        Drop a results JSON here (from an agent's export or <code>docs/results/*.json</code>), or
-        <label>choose a file <input type="file" class="file" accept=".json,application/json" @change=${(e: Event) => {
+        ${this.pt('drop1')}<code>docs/results/*.json</code>${this.pt('drop2')}
+        <label>${this.pt('chooseFile')} <input type="file" class="file" accept=".json,application/json" @change=${(e: Event) => {
           const f = (e.target as HTMLInputElement).files?.[0];
           if (f) void this.openFile(f);
         }} /></label>
       </div>
       <form class="row" @submit=${this.openUrl}>
-        <label class="grow">or a URL <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
-        <button type="submit">Open</button>
+        <label class="grow">${this.pt('orUrl')} <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
+        <button type="submit">${this.pt('open')}</button>
       </form>
       <p class="row">
-        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>Open the H200 reference runs</button>
-        <span class="muted">measured on an NVIDIA H200 and committed in <code>docs/results/</code>: transpose and AoS/SoA, and their Nsight Compute profiles</span>
+        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>${this.pt('openRef')}</button>
+        <span class="muted">${this.pt('refNote1')}<code>docs/results/</code>${this.pt('refNote2')}</span>
       </p>
       ${this.offlineError ? html`<p class="error offline-error" role="alert">${this.offlineError}</p>` : nothing}
     </fieldset>`;
@@ -777,7 +849,8 @@ export class LsBenchPanel extends LitElement {
     const shown = this.datasets.filter((d) => d.shown);
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
     return html`<section class="results" aria-label="results">
-      <h3>Results</h3>
+      <h3>${this.pt('results')}</h3>
+      <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> ${this.pt('logScale')}</label>
       <div class="chips row">
         ${this.datasets.map(
           (d) => html`<span class="dataset">
@@ -813,10 +886,13 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources };
-    // ceiling: a copy measured on the same device (a loaded transpose), else the device's peak from attributes
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    // ceiling: the run's own copies (benchmarks[].ceilings), else a copy measured on the same device (a loaded
+    // transpose), else the device's peak from its attributes
     const ceilings = sources.flatMap((s) => {
       const r = rows.find((x) => x.source === s)!;
+      const own = runCeiling(shown.find((d) => d.source === s)!.doc);
+      if (own) return [{ source: s, gbps: own.gbps, label: `${own.name} (this run) ${own.gbps.toFixed(0)} GB/s` }];
       const copy = this.datasets
         .flatMap((d) => rowsOf(d.doc, d.source))
         .filter((x) => x.benchmark === 'transpose' && x.variant === 'copy' && x.device === r.device && x.backend === r.backend && x.gbps)
@@ -826,10 +902,19 @@ export class LsBenchPanel extends LitElement {
       return peak ? [{ source: s, gbps: peak / 1e9, label: `peak (attributes) ${(peak / 1e9).toFixed(0)} GB/s` }] : [];
     });
     const speed = speedups(rows);
-    const bound = this.eng ? [1, 2, 4, 8].map((t) => ({ touch: t, bound: speedupBound(this.eng!, t) })) : [];
+    // The sector model's ratio 8/t is the speedup when both kernels are limited by DRAM bandwidth. The AoS kernel
+    // moves ratio x its useful bytes, so it is DRAM-bound where ratio x its useful GB/s reaches most of the copy
+    // ceiling; elsewhere (scalar AoS at 4 and 8 fields) its load instructions limit it and the ratio is no bound.
+    const ratio = new Map<number, number>(this.eng ? [1, 2, 4, 8].map((t) => [t, speedupBound(this.eng!, t)]) : []);
+    const bound: BoundPoint[] = speed.map((sp) => {
+      const b = ratio.get(sp.touch) ?? NaN;
+      const ceiling = ceilings.find((c) => c.source === sp.source)?.gbps;
+      const applies = Number.isFinite(b) && (ceiling === undefined || (sp.aosGbps !== null && sp.aosGbps * b >= DRAM_BOUND_FRACTION * ceiling));
+      return { source: sp.source, pair: sp.pair, touch: sp.touch, bound: b, applies };
+    });
     const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.touch! - b.touch! || a.variant.localeCompare(b.variant));
-    return html`<h3>AoS vs SoA (touch_fields sweep)</h3>
-      ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), ceilings.length ? 'Dashed: the copy ceiling.' : 'No copy ceiling: load a transpose run of the same device, or a device with a known peak.')}
+    return html`<h3>${this.pt('aosTitle')}</h3>
+      ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
       <div class="scroll">
         <table class="aos-table">
           <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
@@ -840,12 +925,20 @@ export class LsBenchPanel extends LitElement {
           </tbody>
         </table>
       </div>
-      ${this.plotBox('aos-speedup', aosSpeedup(speed, bound, o), 'Dashed: the DRAM bound from the engine’s sectors per request (AoS moves its sectors once per element, SoA t times its own): 8/t.')}
+      <ul class="legend speedup-legend" aria-label="series">
+        ${speedupLegend(speed, sources.length > 1).map((l) => html`<li><span class="swatch" ${styleProps({ background: l.colour })}></span>${l.name}</li>`)}
+        <li><span class="swatch dashed"></span>${this.pt('modelRatio')}</li>
+      </ul>
+      ${this.plotBox(
+        'aos-speedup',
+        aosSpeedup(speed, bound, o),
+        this.pt('capRatio').replace('{f}', String(DRAM_BOUND_FRACTION * 100)),
+      )}
       <div class="scroll">
         <table class="speedup-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th>SoA/AoS measured</th><th>sector-model bound</th></tr></thead>
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
           <tbody>
-            ${speed.map((s) => html`<tr><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound.find((b) => b.touch === s.touch)?.bound)}</td></tr>`)}
+            ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td></tr>`)}
           </tbody>
         </table>
       </div>`;
@@ -855,12 +948,12 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
     const order = ['copy', 'naive', 'tiled', 'pad'];
     const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.dim! - b.dim! || order.indexOf(a.variant) - order.indexOf(b.variant));
-    return html`<h3>Transpose (fp32)</h3>
-      ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), 'Dashed: copy of the same run and size (the ceiling).')}
-      ${this.plotBox('transpose-fraction', transposeFraction(rows, o), 'Fraction of copy: copy time / variant time.')}
+    return html`<h3>${this.pt('transposeTitle')}</h3>
+      ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), this.pt('capTransposeCopy'))}
+      ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
       <div class="scroll">
         <table class="transpose-table">
           <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>

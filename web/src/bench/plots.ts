@@ -1,7 +1,7 @@
 // The benchmark plots, drawn by Observable Plot as SVG. Plot adds a <style> element to each chart; it is removed
 // here (the panel's adopted stylesheet has the same rules), so the page needs no style-src 'unsafe-inline'.
 import * as Plot from '@observablehq/plot';
-import type { Row } from './results.js';
+import { PAIRS, type Row, type Speedup } from './results.js';
 
 export const OKABE_ITO = ['#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#F0E442', '#999999'];
 
@@ -10,6 +10,8 @@ export interface PlotOptions {
   fg: string;
   /** several sources (agents or files): one facet row each */
   sources: string[];
+  /** logarithmic value axis */
+  log?: boolean;
 }
 
 function finish(el: SVGSVGElement | HTMLElement, label: string): SVGSVGElement {
@@ -17,7 +19,23 @@ function finish(el: SVGSVGElement | HTMLElement, label: string): SVGSVGElement {
   for (const s of el.querySelectorAll('style')) s.remove();
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', label);
+  // Plot labels its mark groups (<g aria-label="bar">); ARIA prohibits a name on an element without a role, and
+  // inside role="img" they are presentational anyway: the chart's one name is the label above.
+  for (const el of svg.querySelectorAll('[aria-label], [aria-description]')) {
+    el.removeAttribute('aria-label');
+    el.removeAttribute('aria-description');
+  }
   return svg;
+}
+
+/** A source as a facet label: the file or run name without the device ("h200-aos_soa"). */
+export function shortSource(s: string): string {
+  return s.split(' · ')[0].replace(/\.json$/, '');
+}
+
+/** The name of one speedup series: the kernel pair, with the source when there are several. */
+export function seriesName(s: { source: string; pair: string }, multi: boolean): string {
+  return `${multi ? `${shortSource(s.source)}: ` : ''}${PAIRS[s.pair as keyof typeof PAIRS]?.name ?? s.pair}`;
 }
 
 function base(o: PlotOptions) {
@@ -25,57 +43,92 @@ function base(o: PlotOptions) {
   return {
     width: o.width,
     marginLeft: 56,
-    marginRight: multi ? 140 : 20,
+    marginRight: multi ? 150 : 20,
     style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
-    fy: multi ? { label: null, domain: o.sources } : undefined,
+    fy: multi ? { label: null, domain: o.sources, tickFormat: shortSource } : undefined,
     color: { range: OKABE_ITO },
   };
 }
 
-/** AoS/SoA: useful GB/s per layout at each touch_fields; the copy ceiling (a transpose copy measured on the
- * same device, or the device's peak from its attributes) as a dashed rule. */
+/** Bars from the axis floor: 0 on a linear axis, under the smallest value on a log one (log 0 is undefined). */
+function floorOf(values: number[], log?: boolean): number {
+  return log ? Math.pow(10, Math.floor(Math.log10(Math.max(1e-9, Math.min(...values))))) : 0;
+}
+
+/** AoS/SoA: useful GB/s per layout at each touch_fields, the q1-q3 spread of each as a bar; the copy ceiling
+ * (the run's own copy, a transpose copy on the same device, or the device's peak) as a dashed rule. */
 export function aosBandwidth(rows: Row[], ceilings: { source: string; gbps: number; label: string }[], o: PlotOptions): SVGSVGElement {
   const data = rows.filter((r) => r.gbps !== null);
   const multi = o.sources.length > 1;
+  const spread = data.filter((r) => r.gbpsLo !== null && r.gbpsHi !== null);
+  const floor = floorOf(data.map((r) => r.gbps!), o.log);
   return finish(
     Plot.plot({
       ...base(o),
-      height: 220 * Math.max(1, o.sources.length),
+      marginTop: 30,
+      height: 240 * Math.max(1, o.sources.length),
       fx: { label: 'touch_fields' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))] },
-      y: { label: 'useful GB/s', grid: true },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
+      marginBottom: 48,
+      y: { label: 'useful GB/s', grid: true, type: o.log ? 'log' : 'linear', domain: o.log ? undefined : [0, Math.max(...data.map((r) => r.gbpsHi ?? r.gbps!), ...ceilings.map((c) => c.gbps)) * 1.08] },
       marks: [
-        Plot.barY(data, { fx: 'touch', x: 'variant', y: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} t=${r.touch}: ${r.gbps!.toFixed(1)} GB/s` }),
+        Plot.barY(data, { fx: 'touch', x: 'variant', y1: floor, y2: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} t=${r.touch}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}` }),
+        Plot.ruleX(spread, { fx: 'touch', x: 'variant', y1: 'gbpsLo', y2: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, strokeWidth: 1.5, className: 'ls-iqr' }),
+        Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsLo', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
+        Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
         Plot.ruleY(ceilings, { y: 'gbps', fy: multi ? 'source' : undefined, stroke: o.fg, strokeDasharray: '4 3', className: 'ls-copy-ceiling' }),
-        Plot.text(ceilings, Plot.selectFirst({ y: 'gbps', fy: multi ? 'source' : undefined, text: 'label', frameAnchor: 'right', dy: -6, fill: o.fg, className: 'ls-ceiling-label' })),
-        Plot.ruleY([0]),
+        // the label once per source, in the first facet (a mark without fx would repeat in every facet)
+        Plot.text(
+          ceilings.map((c) => ({ ...c, touch: data.find((r) => r.source === c.source)?.touch ?? data[0]?.touch })),
+          { fx: 'touch', y: 'gbps', fy: multi ? 'source' : undefined, text: 'label', frameAnchor: 'left', textAnchor: 'start', dy: -8, fill: o.fg, className: 'ls-ceiling-label' },
+        ),
+        o.log ? Plot.ruleY([floor]) : Plot.ruleY([0]),
       ],
     }) as SVGSVGElement,
-    'Useful GB/s per layout and touch_fields',
+    'Useful GB/s per layout and touch_fields, with the q1 to q3 spread and the copy ceiling',
   );
 }
 
-/** SoA/AoS speedup against touch_fields, with the sector-model bound (from the engine's sectors per request). */
-export function aosSpeedup(speed: { source: string; touch: number; speedup: number }[], bound: { touch: number; bound: number }[], o: PlotOptions): SVGSVGElement {
+/** One point of the sector-model ratio for a kernel pair: drawn only where the model applies. */
+export interface BoundPoint {
+  source: string;
+  pair: string;
+  touch: number;
+  bound: number;
+  applies: boolean;
+}
+
+/** SoA/AoS speedup against touch_fields per kernel pair, with the sector-model ratio where it applies. The series
+ * are named by a legend the panel draws above the chart (speedupLegend), in the colours of this chart. */
+export function speedupLegend(speed: Speedup[], multi: boolean): { name: string; colour: string }[] {
+  return [...new Set(speed.map((s) => seriesName(s, multi)))].map((name, i) => ({ name, colour: OKABE_ITO[i % OKABE_ITO.length] }));
+}
+
+export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions): SVGSVGElement {
   const multi = o.sources.length > 1;
+  const series = (s: { source: string; pair: string }) => seriesName(s, multi);
+  const applies = bound.filter((b) => b.applies);
   return finish(
     Plot.plot({
       ...base(o),
       fy: undefined,
-      marginRight: multi ? 140 : 20,
-      height: 240,
-      x: { label: 'touch_fields', type: 'log', base: 2, ticks: [1, 2, 4, 8], tickFormat: 'd' },
-      y: { label: 'SoA / AoS speedup', grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
+      marginRight: 30,
+      marginTop: 24,
+      height: 260,
+      x: { label: 'touch_fields', type: 'log', base: 2, ticks: [1, 2, 4, 8], tickFormat: 'd', inset: 12 },
+      y: o.log
+        ? { label: 'SoA / AoS speedup', grid: true, type: 'log', ticks: [0.5, 1, 2, 4, 8] }
+        : { label: 'SoA / AoS speedup', grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
+      color: { range: OKABE_ITO, domain: [...new Set(speed.map(series))] },
       marks: [
-        Plot.line(bound, { x: 'touch', y: 'bound', stroke: o.fg, strokeDasharray: '5 4', className: 'ls-sector-bound' }),
-        Plot.text(bound.slice(0, 1), { x: 'touch', y: 'bound', text: () => 'sector-model bound', dx: 8, textAnchor: 'start', fill: o.fg }),
-        Plot.line(speed, { x: 'touch', y: 'speedup', stroke: 'source', className: 'ls-speedup-lines' }),
-        Plot.dot(speed, { x: 'touch', y: 'speedup', fill: 'source', r: 4, className: 'ls-speedup-dots', title: (s: { touch: number; speedup: number }) => `t=${s.touch}: ${s.speedup.toFixed(2)}×` }),
-        ...(multi ? [Plot.text(speed, Plot.selectLast({ x: 'touch', y: 'speedup', z: 'source', text: 'source', dx: 6, textAnchor: 'start', fill: 'source' }))] : []),
+        Plot.line(applies, { x: 'touch', y: 'bound', z: (b: BoundPoint) => series(b), stroke: o.fg, strokeDasharray: '5 4', className: 'ls-sector-bound' }),
+        Plot.dot(applies, { x: 'touch', y: 'bound', stroke: o.fg, r: 2.5, fill: 'none' }),
+        Plot.line(speed, { x: 'touch', y: 'speedup', z: series, stroke: series, className: 'ls-speedup-lines' }),
+        Plot.dot(speed, { x: 'touch', y: 'speedup', fill: series, r: 4, className: 'ls-speedup-dots', title: (s: Speedup) => `${series(s)} t=${s.touch}: ${s.speedup.toFixed(2)}×` }),
         Plot.ruleY([1], { stroke: o.fg, strokeOpacity: 0.4 }),
       ],
     }) as SVGSVGElement,
-    'SoA over AoS speedup against touch_fields, with the sector-model bound',
+    'SoA over AoS speedup against touch_fields per kernel pair, with the sector-model ratio where the DRAM-bound model applies',
   );
 }
 
@@ -89,15 +142,17 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
       ...base(o),
       height: 220 * Math.max(1, o.sources.length),
       fx: { label: 'dim' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: data.some((r) => r.variant.length > 6) ? -20 : 0 },
-      y: { label: 'useful GB/s', grid: true },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
+      marginBottom: 48,
+      y: { label: 'useful GB/s', grid: true, type: o.log ? 'log' : 'linear' },
       marks: [
-        Plot.barY(data, { fx: 'dim', x: 'variant', y: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.gbps!.toFixed(1)} GB/s` }),
+        Plot.barY(data, { fx: 'dim', x: 'variant', y1: floorOf(data.map((r) => r.gbps!), o.log), y2: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}` }),
+        Plot.ruleX(data.filter((r) => r.gbpsLo !== null), { fx: 'dim', x: 'variant', y1: 'gbpsLo', y2: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, strokeWidth: 1.5, className: 'ls-iqr' }),
         Plot.ruleY(copy, { fx: 'dim', y: 'gbps', fy: multi ? 'source' : undefined, stroke: o.fg, strokeDasharray: '4 3', className: 'ls-copy-ceiling' }),
-        Plot.ruleY([0]),
+        Plot.ruleY([o.log ? floorOf(data.map((r) => r.gbps!), true) : 0]),
       ],
     }) as SVGSVGElement,
-    'Transpose: useful GB/s per variant and dim, copy as the ceiling',
+    'Transpose: useful GB/s per variant and dim, with the q1 to q3 spread and copy as the ceiling',
   );
 }
 
@@ -110,7 +165,8 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
       ...base(o),
       height: 200 * Math.max(1, o.sources.length),
       fx: { label: 'dim' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: data.some((r) => r.variant.length > 6) ? -20 : 0 },
+      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
+      marginBottom: 48,
       y: { label: 'fraction of copy', grid: true, domain: [0, Math.max(1.05, ...data.map((r) => r.fractionOfCopy! + 0.05))] },
       marks: [
         Plot.barY(data, { fx: 'dim', x: 'variant', y: 'fractionOfCopy', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-fraction-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} of copy` }),

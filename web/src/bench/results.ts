@@ -56,6 +56,9 @@ export interface Row {
   dim: number | null;
   timeS: number | null;
   gbps: number | null;
+  /** useful GB/s at the third and first quartile of the time (the spread of the samples), when the run has them */
+  gbpsLo: number | null;
+  gbpsHi: number | null;
   usefulBytes: number | null;
   fractionOfCopy: number | null;
   verified: boolean;
@@ -81,6 +84,9 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
     for (const st of b.states) {
       const av = st.axis_values;
       const bw = summary(st, /\/bw\/global\/bytes_per_second$/);
+      const useful = summary(st, /^layoutscope\/useful_bytes$/);
+      const q1 = summary(st, /\/time\/(gpu|cpu)\/q1$/);
+      const q3 = summary(st, /\/time\/(gpu|cpu)\/q3$/);
       rows.push({
         source,
         benchmark: b.name as Row['benchmark'],
@@ -90,7 +96,9 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
         dim: av.dim !== undefined ? Number(av.dim) : null,
         timeS: summary(st, /\/time\/(gpu|cpu)\/median$/),
         gbps: bw === null ? null : bw / 1e9,
-        usefulBytes: summary(st, /^layoutscope\/useful_bytes$/),
+        gbpsLo: useful !== null && q3 ? useful / q3 / 1e9 : null,
+        gbpsHi: useful !== null && q1 ? useful / q1 / 1e9 : null,
+        usefulBytes: useful,
         fractionOfCopy: summary(st, /fraction_of_copy$/),
         verified: st.verification.passed,
         skipped: st.is_skipped ? (st.skip_reason ?? 'skipped') : null,
@@ -111,14 +119,43 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
   return rows;
 }
 
-/** SoA/AoS speedup per touch_fields: AoS median time / SoA median time (the same useful bytes). */
-export function speedups(rows: Row[]): { source: string; touch: number; speedup: number }[] {
-  const out: { source: string; touch: number; speedup: number }[] = [];
-  for (const a of rows.filter((r) => r.benchmark === 'aos_soa' && r.variant === 'aos' && r.timeS)) {
-    const s = rows.find((r) => r.source === a.source && r.variant === 'soa' && r.touch === a.touch && r.n === a.n && r.timeS);
-    if (s) out.push({ source: a.source, touch: a.touch!, speedup: a.timeS! / s.timeS! });
-  }
+/** A kernel pair compared by the speedup plot: the scalar kernels (one 4 B load per field) or the vector ones. */
+export type Pair = 'scalar' | 'vector';
+export const PAIRS: Record<Pair, { aos: string; soa: string; name: string }> = {
+  scalar: { aos: 'aos', soa: 'soa', name: 'soa / aos' },
+  vector: { aos: 'aos_vec', soa: 'soa_vec', name: 'soa_vec / aos_vec' },
+};
+
+export interface Speedup {
+  source: string;
+  pair: Pair;
+  touch: number;
+  /** AoS median time / SoA median time (the same useful bytes) */
+  speedup: number;
+  /** the AoS kernel's useful GB/s */
+  aosGbps: number | null;
+}
+
+/** SoA/AoS speedup per touch_fields and kernel pair. */
+export function speedups(rows: Row[]): Speedup[] {
+  const out: Speedup[] = [];
+  for (const [pair, k] of Object.entries(PAIRS) as [Pair, (typeof PAIRS)[Pair]][])
+    for (const a of rows.filter((r) => r.benchmark === 'aos_soa' && r.variant === k.aos && r.timeS)) {
+      const s = rows.find((r) => r.source === a.source && r.variant === k.soa && r.touch === a.touch && r.n === a.n && r.timeS);
+      if (s) out.push({ source: a.source, pair, touch: a.touch!, speedup: a.timeS! / s.timeS!, aosGbps: a.gbps });
+    }
   return out;
+}
+
+/** The best copy a run measured itself (benchmarks[].ceilings: cudaMemcpy, a float4 copy, a scalar copy), GB/s. */
+export function runCeiling(doc: ResultsDoc): { gbps: number; name: string } | null {
+  let best: { gbps: number; name: string } | null = null;
+  for (const b of doc.benchmarks)
+    for (const c of (b as { ceilings?: { name: string; summaries: Summary[] }[] }).ceilings ?? []) {
+      const bw = c.summaries.find((x) => /\/bw\/global\/bytes_per_second$/.test(x.tag))?.value;
+      if (bw && (!best || bw / 1e9 > best.gbps)) best = { gbps: bw / 1e9, name: c.name };
+    }
+  return best;
 }
 
 export interface Validation {

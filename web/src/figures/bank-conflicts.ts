@@ -2,7 +2,7 @@
 // 16 B sectors). Read a column or a row with and without the XOR swizzle; the engine gives the addresses
 // (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
 import { html } from 'lit';
-import { must, type LsBankAccess } from '../engine.js';
+import { EngineError, must, type LsBankAccess } from '../engine.js';
 import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
@@ -22,11 +22,15 @@ interface Case {
   names?: string[];
 }
 
-const CASES: Record<'toy' | 'real', Case> = {
+type CaseName = 'toy' | 'real' | 'pad';
+const CASES: Record<CaseName, Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
   toy: { plain: 'S[(8,8):(8,1)]', swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]', shape: [8, 8], elemBytes: 4, perCell: 1, model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 }, bankLabel: (b) => `bank ${b}` },
   // SWIZZLE_128B on fp16 elements is Swizzle<3,3,3> (bytes: Swizzle<3,4,3>)
   real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `${b}–${b + 3}` },
+  // a 32x32 fp32 tile read down a column: 32 words a row put the whole column in one bank; one padding word a row
+  // (33) moves row r to bank r
+  pad: { plain: 'S[(32,32):(32,1)]', swizzled: 'S[(32,32):(33,1)]', shape: [32, 32], elemBytes: 4, perCell: 1, model: null, bankLabel: (b) => String(b), names: ['S[(32,32):(32,1)]', 'S[(32,32):(33,1)] (padded)'] },
 };
 
 /** A drawn cell read by a lane. */
@@ -58,7 +62,7 @@ export class LsBankConflicts extends LsFigure {
     swizzle: { type: String },
     lanes: { type: String },
   };
-  case_: 'toy' | 'real' = 'toy';
+  case_: CaseName = 'toy';
   /** Custom mode (any access pattern, e.g. from the benchmark panel): the layout read by the warp, */
   layout = '';
   /** an optional second layout drawn beside it (e.g. the padded tile), */
@@ -70,7 +74,6 @@ export class LsBankConflicts extends LsFigure {
   /** Custom mode: the element index each lane starts its access at ("0,256,512,..."), shown while nothing is
    * selected (the benchmark panel gives a kernel's own access this way); a click reads a row or column instead. */
   lanes = '';
-  private customError = '';
   op: 'col' | 'row' = 'col';
   width = 16;
   step = -1;
@@ -80,12 +83,11 @@ export class LsBankConflicts extends LsFigure {
 
   protected title_() {
     if (this.custom) return `Bank conflicts: ${[this.layout, this.compare].filter((l) => l).join(' vs ')}`;
-    return `${this.case_ === 'toy' ? this.tr('toy') : this.tr('real')}`;
+    return this.case_ === 'toy' ? this.tr('toy') : this.case_ === 'pad' ? this.tr('padded') : this.tr('real');
   }
 
-  override render() {
-    if (this.eng && this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
-    return super.render();
+  protected override requiredAttributes() {
+    return ['layout'];
   }
   private get custom() {
     return !!this.layout;
@@ -96,18 +98,23 @@ export class LsBankConflicts extends LsFigure {
   }
   private get accessWidth() {
     if (this.custom) return accessBytes(this.eng!, this.dtype);
-    return this.case_ === 'toy' ? 4 : this.width;
+    return this.case_ === 'real' ? this.width : 4;
   }
   /** The custom case from the attributes; the engine parses the layouts and spells the swizzle. */
   private buildCustom(): Case | undefined {
     const e = this.eng!;
     const elemBytes = elementBytes(e, this.dtype);
     const parsed = e.parse(this.layout);
-    if (!parsed.ok) throw new Error(`layout: ${parsed.error.message}`);
+    if (!parsed.ok) throw new EngineError({ ...parsed.error, field: 'layout' });
     const ps = this.shape ? e.parseShape(this.shape) : null;
     if (ps && !ps.ok) throw new Error(`shape: ${ps.error.message} (column ${ps.error.column} of "${this.shape}")`);
     const shape = ps && ps.ok ? ps.shape : parsed.defaultShape;
-    if (shape.length !== 2) throw new Error(`shape: expected "rows,cols" (two extents), got "${this.shape ?? shape.join(',')}"`);
+    if (shape.length !== 2)
+      throw new Error(
+        this.shape
+          ? `shape: expected "rows,cols" (two extents), got "${this.shape}"`
+          : `shape: required here: the layout's own shape (${shape.join(',')}) has ${shape.length} extent${shape.length === 1 ? '' : 's'}, the banks need "rows,cols"`,
+      );
     let second = this.compare;
     if (!second && this.swizzle) {
       let sw = this.swizzle.trim();
@@ -127,7 +134,7 @@ export class LsBankConflicts extends LsFigure {
     return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
   }
   protected override applyExtraState(s: Record<string, string>) {
-    if (s.case === 'toy' || s.case === 'real') this.case_ = s.case;
+    if (s.case === 'toy' || s.case === 'real' || s.case === 'pad') this.case_ = s.case;
     if (s.w && ['4', '8', '16'].includes(s.w)) this.width = Number(s.w);
     this.step = s.step !== undefined ? Number(s.step) : -1;
   }
@@ -174,16 +181,9 @@ export class LsBankConflicts extends LsFigure {
 
   protected override recompute() {
     if (!this.eng) return;
-    this.customError = '';
-    if (this.custom) {
-      try {
-        this.customCase = this.buildCustom();
-      } catch (err) {
-        this.customError = String((err as Error).message ?? err);
-        this.sides = [];
-        return;
-      }
-    }
+    this.sides = [];
+    if (!this.layout && this.compare) throw new Error('layout: required with compare (compare is drawn beside layout)');
+    if (this.custom) this.customCase = this.buildCustom();
     const c = this.c;
     const [rows, cols] = c.shape;
     const { idx, lanes } = this.laneIndices();
@@ -221,7 +221,7 @@ export class LsBankConflicts extends LsFigure {
     super.select(hit);
   }
 
-  private setCase(c: 'toy' | 'real') {
+  private setCase(c: CaseName) {
     this.case_ = c;
     this.selection = null;
     this.step = -1;
@@ -296,7 +296,7 @@ export class LsBankConflicts extends LsFigure {
       for (let r = 0; r < rows; ++r) {
         if (s === 0) {
           items.push({ t: 'rect', x: 8, y: oy + r * cs + 4, w: 40, h: cs - 8, fill: p.cell, hit: `R:${r}`, title: `${this.tr('readRow')} ${r}`, rx: 4 });
-          small(items, p, 28, oy + r * cs + cs / 2, `row ${r}`);
+          small(items, p, 28, oy + r * cs + cs / 2, `${this.tr('row')} ${r}`);
           if (cur === `R:${r}` || (op === 'row' && i === r))
             items.push({ t: 'rect', x: 7, y: oy + r * cs + 3, w: 42, h: cs - 6, fill: 'none', stroke: cur === `R:${r}` ? p.related : p.select, sw: 2, dash: cur === `R:${r}` ? '3 2' : undefined });
         }
@@ -308,7 +308,7 @@ export class LsBankConflicts extends LsFigure {
           const done = read && this.step >= 0 && cyc! < this.step;
           const fill = read ? (now ? p.cat[0] : done ? p.cell : p.cat[1]) : p.bg;
           cell(items, p, ox + pc * cs, oy + r * cs, cs, cs, fill, {
-            title: `row ${r}, logical col ${k} -> bank column ${pc}${read ? `, cycle ${cyc}` : ''}`,
+            title: `${this.tr('row')} ${r}, ${this.tr('col')} ${k} → ${this.tr('bankColumn')} ${pc}${read ? `, ${this.tr('cycle')} ${cyc}` : ''}`,
             label: String(k),
             labelSize: Math.min(12, cs * 0.55),
             selected: now,
@@ -318,14 +318,17 @@ export class LsBankConflicts extends LsFigure {
       // timeline: one box per cycle
       const ty = oy + rows * cs + 18;
       small(items, p, ox, ty - 6, `${this.tr('cycle')}:`, 'start');
+      // one box per cycle, narrowed to stay under this side (32 cycles do not fit 22 px each beside a second side)
+      const room = s + 1 < this.sides.length ? ncell * cs + gap - 50 : Infinity;
+      const tw = Math.max(6, Math.min(22, room / Math.max(1, a.cycles)));
       for (let t = 0; t < a.cycles; ++t)
-        cell(items, p, ox + 40 + t * 22, ty - 14, 20, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: String(t), labelSize: 10 });
+        cell(items, p, ox + 40 + t * tw, ty - 14, tw - 2, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: tw >= 16 ? String(t) : undefined, labelSize: 10 });
     });
     // logical column headers (click = read that column)
     for (let k = 0; k < ncell; ++k) {
       const x = 60 + k * cs;
       items.push({ t: 'rect', x, y: oy + rows * cs + 34, w: cs - 2, h: 22, fill: p.cell, hit: `C:${k}`, title: `${this.tr('readColumn')} ${k}`, rx: 4 });
-      small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `col ${k}` : String(k));
+      small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `${this.tr('col')} ${k}` : String(k));
       if (cur === `C:${k}` || (op === 'col' && i === k))
         items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
     }
@@ -339,8 +342,8 @@ export class LsBankConflicts extends LsFigure {
   protected announce(): string {
     const { op, i } = this.target();
     const [a, b] = this.sides.map((s) => s.access);
-    if (!a) return this.customError;
-    if (this.custom) {
+    if (!a) return '';
+    if (this.custom || this.c.names) {
       const what = this.givenLanes ? this.tr('laneAccess') : op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
       return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
     }
@@ -351,9 +354,8 @@ export class LsBankConflicts extends LsFigure {
 
   protected details() {
     const [a, b] = this.sides.map((s) => s.access);
-    if (this.customError) return html`<p class="error" role="alert">${this.customError}</p>`;
     if (!a) return html``;
-    if (this.custom)
+    if (this.custom || this.c.names)
       return html`<p class="cycles">${this.announce()}</p>
         ${this.sides.map(
           (sd, k) =>
@@ -378,6 +380,7 @@ export class LsBankConflicts extends LsFigure {
     return html`<span role="group" aria-label="case">
         <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
         <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
+        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>${this.tr('padded')}</button>
       </span>
       ${this.case_ === 'real'
         ? html`<label>${this.tr('width')}

@@ -5,13 +5,16 @@ import { must, type LsMapping } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, small, textOn } from './draw.js';
 
 export class LsFragment extends LsFigure {
   static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
   layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
   shape = '8,8';
   protected readonly defaultKey = 'fragment';
+  protected override requiredAttributes() {
+    return ['layout'];
+  }
   private maps: LsMapping[] = [];
   private laneAxis = 0;
   private regAxis = 1;
@@ -93,12 +96,15 @@ export class LsFragment extends LsFigure {
       const lane = this.laneOf(x);
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, color(lane), {
         hit: `L:${x}`,
-        title: `(${i}, ${j}) x=${x}: lane ${lane}, slot ${this.slotOf(x)}`,
-        label: String(x),
+        title: `(${i}, ${j}) x=${x}: ${this.tr('lane')} ${lane}, ${this.tr('slot')} ${this.slotOf(x)}`,
         selected: hl.has(x),
         related: selLane !== null && lane === selLane && !hl.has(x),
         cursor: cur === `L:${x}`,
       });
+      // as CUTLASS and the PTX ISA draw fragments: thread (lane) and value (slot) in the cell, "T21 V1"
+      const ink = textOn(p, color(lane));
+      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.33, s: `T${lane}`, size: 11, fill: ink, anchor: 'middle', weight: 'bold' });
+      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.7, s: `V${this.slotOf(x)}`, size: 10, fill: ink, anchor: 'middle' });
     }
     // lanes: 4 per row, each with its slots; the slot shows the element it holds
     const sw = 28, lw = this.slots * sw, gap = 14, lh = cs;
@@ -107,7 +113,7 @@ export class LsFragment extends LsFigure {
     for (let lane = 0; lane < this.lanes; ++lane) {
       const r = Math.floor(lane / 4), c = lane % 4;
       const lx = px + c * (lw + gap + 18) + 18, ly = oy + r * lh;
-      items.push({ t: 'rect', x: lx - 18, y: ly, w: 17, h: lh - 2, fill: p.bg, hit: `N:${lane}`, title: `lane ${lane}` });
+      items.push({ t: 'rect', x: lx - 18, y: ly, w: 17, h: lh - 2, fill: p.bg, hit: `N:${lane}`, title: `${this.tr('lane')} ${lane}` });
       small(items, p, lx - 2, ly + lh / 2, `${lane}`, 'end');
       if (cur === `N:${lane}` || selLane === lane)
         items.push({ t: 'rect', x: lx - 19, y: ly - 1, w: lw + 20, h: lh, fill: 'none', stroke: cur === `N:${lane}` ? p.related : p.select, sw: 2, dash: cur === `N:${lane}` ? '3 2' : undefined });
@@ -115,15 +121,17 @@ export class LsFragment extends LsFigure {
         const x = holder.get(`${lane}:${s}`);
         cell(items, p, lx + s * sw, ly + 2, sw, lh - 6, color(lane), {
           hit: `S:${lane}:${s}`,
-          title: `lane ${lane}, slot ${s}${x !== undefined ? `: x=${x}` : ''}`,
+          title: `${this.tr('lane')} ${lane}, ${this.tr('slot')} ${s}${x !== undefined ? `: x=${x}` : ''}`,
           label: x !== undefined ? String(x) : '',
           selected: x !== undefined && hl.has(x),
           labelSize: 11,
         });
       }
     }
-    small(items, p, px + 18, oy + Math.ceil(this.lanes / 4) * lh + 12, 'lane: slot 0 | slot 1', 'start');
-    return { width: px + 4 * (lw + gap + 18) + 10, height: oy + Math.max(this.rows * cs, Math.ceil(this.lanes / 4) * lh) + 26, background: p.bg, items };
+    const bottom = oy + Math.max(this.rows * cs, Math.ceil(this.lanes / 4) * lh);
+    small(items, p, ox, bottom + 14, this.tr('fragLegend'), 'start');
+    small(items, p, ox, bottom + 30, this.tr('fragLegend2'), 'start');
+    return { width: px + 4 * (lw + gap + 18) + 10, height: bottom + 42, background: p.bg, items };
   }
 
   protected announce(): string {

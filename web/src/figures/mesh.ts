@@ -117,9 +117,12 @@ export class LsMesh extends LsFigure {
           const xs = held.get(`${gx}:${gy}:${m}`);
           const X = bx + 12 + (m % 8) * dc, Y = by + 24 + Math.floor(m / 8) * dc;
           const x0 = xs?.[0];
-          cell(items, p, X, Y, dc, dc, x0 === undefined ? p.cell : p.cat[(gy * 2 + gx) % 8], {
+          // the element's colour, as in the logical view (the device of its first replica): a replica has the colour
+          // of the element it copies, whichever device holds it
+          const home = x0 === undefined ? [] : position(t, x0, 0);
+          cell(items, p, X, Y, dc, dc, x0 === undefined ? p.cell : p.cat[(this.val(home, this.ax.y) * 2 + this.val(home, this.ax.x)) % 8], {
             hit: `D:${gx}:${gy}:${m}`,
-            title: `device (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
+            title: `${this.tr('device')} (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
             label: x0 === undefined ? '' : String(x0),
             labelSize: 9,
             selected: x0 !== undefined && xs!.some((x) => this.hl.has(x)),

@@ -1,219 +1,564 @@
-// <ls-playground>: any layout and logical shape. The validator's findings, the logical view (last extent as
-// columns) and the physical view laid out by the axes the layout uses (first axis down, the others across),
-// linked both ways through the engine's forward and inverse. No cap but the engine's own cell limit.
-import { html } from 'lit';
-import type { LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import { rgbOf, type Item, type Scene } from '../scene.js';
+// <ls-playground>: any layout over any logical shape, drawn in its own physical coordinates.
+//
+//   Logical view   the logical shape, last extent across; colour = the logical column (or row, or index)
+//   Physical view  @m alone: rows of a chosen width (32 banks x 4 B, or the tile width) with each column's bank;
+//                  several axes: lanes x registers, TMEM lanes x (column, byte), devices x local memory
+//                  (physical.ts). Offsets and out-of-range positions are drawn where they fall.
+//   Compare        a second layout of the same shape beside the first; hovering an element lights it in all views.
+//
+// Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
+// and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
+import { html, nothing } from 'lit';
+import type { Engine, LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
+import { LsFigure, renderInputError, type InputError } from '../figure.js';
+import { hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
-import { mappingOf, selectedElements } from './selection.js';
+import { gridArrangement, hex, hueRgb, memoryArrangement, type Arrangement, type Limits } from './physical.js';
+import { mappingOf } from './selection.js';
 
-/** Above this many table cells both views are drawn as rasters (see rasterViews). */
-const RASTER_CELLS = 16384;
-/** Largest raster (cells of a view's grid) the page draws; beyond it, one object per cell as before. */
+/** Above this many cells in a view it is drawn as one raster (one pixel block per cell) instead of SVG cells. */
+const RASTER_CELLS = 2048;
+/** Largest raster (cells of a view's grid) the page draws. */
 const RASTER_AREA = 1 << 23;
 /** Selection marks drawn at most (a position selection can name many elements). */
 const MAX_MARKS = 4096;
+const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
+
+type Colour = 'col' | 'row' | 'index';
+
+/** One layout's engine results and its arrangement. */
+interface Side {
+  layout: string;
+  t: LsTable;
+  arr: Arrangement;
+  /** first table cell at each grid place, -1 where empty */
+  cellAt: Int32Array;
+  /** the validator's findings; null until they are computed (after the figure is drawn) */
+  findings: LsFinding[] | null;
+}
+
+/** Turns pasted text into the notation the engine evaluates. The one place where other formats (CuTe, Triton,
+ * TIRx spellings) will be detected and imported once the engine offers it; today the notation is taken as is. */
+export function toNotation(_eng: Engine, text: string): { layout: string; format: string } {
+  return { layout: text.trim(), format: 'layoutscope' };
+}
 
 export class LsPlayground extends LsFigure {
-  static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String } };
+  static override properties = {
+    ...LsFigure.properties,
+    layout: { type: String },
+    shape: { type: String },
+    compare: { type: String },
+    dtype: { type: String },
+    rowWidth: { type: String, attribute: 'row-width' },
+    colour: { type: String },
+    hoverX: { state: true },
+  };
   layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
   shape = '8,8';
+  /** a second layout over the same shape, drawn beside the first */
+  compare = '';
+  dtype = 'f32';
+  /** memory view: 'banks' (32 banks x 4 B), 'tile' (the logical row) or a number of elements */
+  rowWidth = 'banks';
+  colour: Colour = 'col';
+  hoverX: number | null = null;
   protected readonly defaultKey = 'play';
-  private t?: LsTable;
+  private sides: Side[] = [];
   private err?: LsError;
-  private findings: LsFinding[] = [];
+  private errSource: 'layout' | 'compare' = 'layout';
   private hl = new Set<number>();
   private mapping?: LsMapping;
-  /** physical row and column of each table cell (element x replica) */
-  private physR = new Int32Array(0);
-  private physC = new Int32Array(0);
-  private physRows = 1;
-  private physCols = 1;
   private rows = 1;
   private cols = 1;
+  private elemBytes = 4;
+  private limits: Limits = {};
+  /** rasters kept across renders (a click redraws only the marks) */
+  private rasterCache = new Map<string, ImageItem>();
+  /** the time of the last pointer event, for data-latency (event -> painted) */
+  private eventAt = 0;
 
   protected title_() {
-    return `${this.layout} over (${this.shape})`;
+    return `${this.layout} over (${this.shape})${this.compare ? ` vs ${this.compare}` : ''}`;
   }
   protected override extraState() {
-    return { layout: this.layout, shape: this.shape };
+    return { layout: this.layout, shape: this.shape, cmp: this.compare || null, dt: this.dtype !== 'f32' ? this.dtype : null, w: this.rowWidth !== 'banks' ? this.rowWidth : null, c: this.colour !== 'col' ? this.colour : null };
   }
   protected override applyExtraState(s: Record<string, string>) {
     if (s.layout) this.layout = s.layout;
     if (s.shape) this.shape = s.shape;
+    if (s.cmp !== undefined) this.compare = s.cmp;
+    if (s.dt && (DTYPES as readonly string[]).includes(s.dt)) this.dtype = s.dt;
+    if (s.w) this.rowWidth = s.w;
+    if (s.c === 'row' || s.c === 'index' || s.c === 'col') this.colour = s.c;
+  }
+
+  private get shapeArg() {
+    return this.shape.trim() === '' ? null : this.shape;
+  }
+
+  /** The memory view's row width in elements. */
+  private widthElems(): number {
+    if (this.rowWidth === 'tile') return this.cols;
+    const n = Number(this.rowWidth);
+    if (Number.isInteger(n) && n > 0) return n;
+    return Math.max(1, 128 / this.elemBytes);
+  }
+
+  private side(layout: string): Side | LsError {
+    const e = this.eng!;
+    const t = e.table(layout, this.shapeArg);
+    if (!t.ok) return t.error;
+    const one = t.axes[0];
+    const width = one === 'm' ? this.widthElems() : Math.min(this.limits[one] ?? this.cols, 128);
+    const arr = t.axes.length === 1 ? memoryArrangement(t, one, width, this.limits) : gridArrangement(t, this.limits);
+    const cellAt = new Int32Array(arr.rows * arr.cols).fill(-1);
+    const { rowOf, colOf, cols } = arr;
+    for (let i = 0, n = t.elements * t.replicas; i < n; ++i) {
+      const at = rowOf[i] * cols + colOf[i];
+      if (cellAt[at] < 0) cellAt[at] = i;
+    }
+    return { layout, t, arr, cellAt, findings: null };
   }
 
   protected override recompute() {
     if (!this.eng) return;
     this.err = undefined;
-    this.t = undefined;
-    this.findings = [];
-    const shape = this.shape.trim() === '' ? null : this.shape;
-    const v = this.eng.validate(this.layout, shape);
-    if (!v.ok) {
-      this.err = v.error;
+    this.sides = [];
+    this.rasterCache.clear();
+    this.limits = this.eng.hardwareLimits();
+    const eb = this.eng.dtypeBytes(this.dtype);
+    this.elemBytes = eb.ok ? eb.bytes : 4;
+    // the logical shape first (the tile width depends on it)
+    const ps = this.shapeArg ? this.eng.parseShape(this.shapeArg) : this.eng.parse(this.layout);
+    const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
+    if (shape.length) this.cols = shape[shape.length - 1];
+    for (const [layout, source] of [[this.layout, 'layout'], [this.compare.trim(), 'compare']] as const) {
+      if (!layout) continue;
+      const s = this.side(layout);
+      if ('message' in s) {
+        this.err = s;
+        this.errSource = source;
+        this.sides = [];
+        return;
+      }
+      this.sides.push(s);
+    }
+    const t = this.sides[0].t;
+    if (this.sides[1] && this.sides[1].t.elements !== t.elements) {
+      this.err = { message: `compare has ${this.sides[1].t.elements} elements over this shape, layout ${t.elements}`, column: 0, field: 'compare' };
+      this.sides = [];
       return;
     }
-    this.findings = v.findings;
-    const t = this.eng.table(this.layout, shape);
-    if (!t.ok) {
-      this.err = t.error;
-      return;
-    }
-    this.t = t;
     this.cols = t.shape[t.shape.length - 1];
     this.rows = t.elements / this.cols;
-    // physical view: first axis down; the other axes mixed-radix across (their ranges from the table)
-    const k = t.axes.length;
-    const span = t.axes.map((_, a) => t.max[a] - t.min[a] + 1);
-    this.physRows = k > 1 ? span[0] : Math.ceil(span[0] / Math.min(span[0], Math.max(8, this.cols)));
-    this.physCols = k > 1 ? span.slice(1).reduce((a, b) => a * b, 1) : Math.min(span[0], Math.max(8, this.cols));
-    const cells = t.elements * t.replicas;
-    this.physR = new Int32Array(cells);
-    this.physC = new Int32Array(cells);
-    for (let i = 0; i < cells; ++i) {
-      const o = i * k;
-      if (k > 1) {
-        let c = 0;
-        for (let a = 1; a < k; ++a) c = c * span[a] + (t.values[o + a] - t.min[a]);
-        this.physR[i] = t.values[o] - t.min[0];
-        this.physC[i] = c;
-      } else {
-        const v0 = t.values[o] - t.min[0];
-        this.physR[i] = Math.floor(v0 / this.physCols);
-        this.physC[i] = v0 % this.physCols;
-      }
-    }
+    this.lut.clear();
     this.selectionChanged();
+    // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before.
+    const sides = this.sides;
+    clearTimeout(this.validateTimer);
+    this.validateTimer = window.setTimeout(() => {
+      for (const s of sides) {
+        const v = this.eng!.validate(s.layout, this.shapeArg, 0);
+        s.findings = v.ok ? v.findings : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+      }
+      if (this.sides === sides) this.requestUpdate();
+    }, 30);
+  }
+  private validateTimer = 0;
+
+  /** The position of table cell i as text: "3,17" (axis values in the table's order). */
+  private posKey(s: Side, i: number): string {
+    const k = s.t.axes.length;
+    return Array.from(s.t.values.subarray(i * k, i * k + k)).join(',');
   }
 
-  /** The position of table cell i as the hit key's text: "3,17" (axis values in the table's order). */
-  private posKey(i: number): string {
-    const t = this.t!;
-    const k = t.axes.length;
-    return Array.from(t.values.subarray(i * k, i * k + k)).join(',');
+  /** The elements a hit names: L:x, or every element the engine places at a position of side 0 (P:) or 1 (Q:). */
+  private elementsOf(hit: string): Set<number> {
+    if (hit.startsWith('L:')) return new Set([Number(hit.slice(2))]);
+    const s = this.sides[hit.startsWith('Q:') ? 1 : 0];
+    if (!s || !(hit.startsWith('P:') || hit.startsWith('Q:'))) return new Set();
+    const vals = hit.slice(2).split(',').map(Number);
+    const inv = this.eng!.inverse(s.layout, this.shapeArg, Object.fromEntries(s.t.axes.map((a, i) => [a, vals[i]])), 0);
+    return new Set(inv.ok ? inv.hits.map((h) => h.index) : []);
   }
 
   protected override selectionChanged() {
     this.hl.clear();
     this.mapping = undefined;
     const s = this.selection;
-    const t = this.t;
-    if (!s || !this.eng || !t || !(s.startsWith('L:') || s.startsWith('P:'))) return;
-    const shape = this.shape.trim() === '' ? null : this.shape;
-    this.hl = selectedElements(this.eng, this.layout, shape, s, (vals) => Object.fromEntries(t.axes.map((a, i) => [a, vals[i]])));
+    if (!s || !this.eng || !this.sides.length) return;
+    this.hl = this.elementsOf(s);
     // several elements may share a position (a non-injective layout): the derivation shows the first
-    if (this.hl.size >= 1) this.mapping = mappingOf(this.eng, this.layout, shape, [...this.hl][0]);
+    if (this.hl.size >= 1) this.mapping = mappingOf(this.eng, this.layout, this.shapeArg, [...this.hl][0]);
   }
 
   private apply(e: Event) {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
-    this.layout = (form.elements.namedItem('layout') as HTMLInputElement).value;
-    this.shape = (form.elements.namedItem('shape') as HTMLInputElement).value;
+    const get = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | HTMLSelectElement).value;
+    this.layout = toNotation(this.eng!, get('layout')).layout;
+    this.shape = get('shape');
+    this.compare = toNotation(this.eng!, get('compare')).layout;
     this.selection = null;
-    this.recompute();
+    this.eventAt = performance.now();
+    this.safely(() => this.recompute());
     this.saveState();
     this.requestUpdate();
   }
 
+  private setOption(k: 'dtype' | 'rowWidth' | 'colour', v: string) {
+    (this as unknown as Record<string, string>)[k] = v;
+    this.safely(() => this.recompute());
+    this.saveState();
+    this.requestUpdate();
+  }
+
+  // keyboard targets: the logical cells, by arithmetic (a million-cell grid is never built as strings)
   protected navGrid(): string[][] {
-    if (!this.t) return [];
-    const rows = Math.min(this.rows, 4096);
-    return Array.from({ length: rows }, (_, r) => Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`));
+    return Array.from({ length: this.navRows() }, (_, r) => Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`));
+  }
+  protected override navRows() {
+    return this.sides.length ? this.rows : 0;
+  }
+  protected override navCols() {
+    return this.cols;
+  }
+  protected override navAt(r: number, c: number) {
+    return `L:${r * this.cols + c}`;
+  }
+  protected override navFind(hit: string): [number, number] | null {
+    if (!hit.startsWith('L:')) return null;
+    const x = Number(hit.slice(2));
+    return [Math.floor(x / this.cols), x % this.cols];
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------------------
+
+  /** The colour of logical element x, from a table of at most 1024 colours made once per scene (a raster of a
+   * million cells looks colours up instead of computing them). */
+  private colourOf(x: number, _dark?: boolean): [number, number, number] {
+    const f = this.lutNow!;
+    return f.lut[Math.min(f.lut.length - 1, Math.floor((f.index(x) * f.lut.length) / f.n))];
+  }
+  private lutNow?: { lut: [number, number, number][]; n: number; index: (x: number) => number };
+  private prepareColours(dark: boolean) {
+    const c = this.colour;
+    const cols = this.cols, rows = this.rows;
+    const n = Math.max(1, c === 'col' ? cols : c === 'row' ? rows : rows * cols);
+    const steps = Math.min(n, 1024);
+    const key = `${c}|${dark}|${steps}`;
+    let lut = this.lut.get(key);
+    if (!lut) {
+      lut = Array.from({ length: steps }, (_, k) => hueRgb(k / steps, dark));
+      this.lut.set(key, lut);
+    }
+    this.lutNow = { lut, n, index: c === 'col' ? (x) => x % cols : c === 'row' ? (x) => Math.floor(x / cols) : (x) => x };
+  }
+  private lut = new Map<string, [number, number, number][]>();
+
+  /** Tick labels along one edge: every k-th so that labels do not touch. */
+  private ticks(items: Item[], p: Palette, n: number, size: number, at: (i: number) => [number, number], text: (i: number) => string, anchor: 'end' | 'middle', chars = 3) {
+    const need = anchor === 'middle' ? Math.max(14, chars * 6.5) : 12;
+    const every = Math.max(1, Math.ceil(need / Math.max(size, 0.001)));
+    const step = [1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024, 2048, 4096].find((s) => s >= every) ?? every;
+    for (let i = 0; i < n; i += step) {
+      const [x, y] = at(i);
+      items.push({ t: 'text', x, y, s: text(i), size: 10, fill: p.muted, anchor });
+    }
+  }
+
+  /** A grid of cells: one SVG rect per cell when small, else one cached raster; returns nothing, draws at (x, y). */
+  private drawGrid(items: Item[], p: Palette, key: string, x: number, y: number, cw: number, ch: number, rows: number, cols: number, fillAt: (at: number) => [number, number, number] | null, hitAt: (at: number) => string | undefined, labelAt: (at: number) => string | undefined, flagAt: (at: number) => boolean) {
+    const dark = p.name === 'dark';
+    if (rows * cols > RASTER_CELLS && rows * cols <= RASTER_AREA) {
+      const cacheKey = `${key}|${p.name}|${this.colour}`;
+      let img = this.rasterCache.get(cacheKey);
+      if (!img) {
+        const px = new Uint8ClampedArray(rows * cols * 4);
+        const empty = hexRgb(p.cell);
+        const bad = hexRgb(p.select);
+        for (let at = 0; at < rows * cols; ++at) {
+          const rgb = flagAt(at) ? bad : (fillAt(at) ?? empty);
+          px[at * 4] = rgb[0];
+          px[at * 4 + 1] = rgb[1];
+          px[at * 4 + 2] = rgb[2];
+          px[at * 4 + 3] = 255;
+        }
+        img = { t: 'image', x, y, w: cols * cw, h: rows * ch, pw: cols, ph: rows, pixels: px, hitAt: (c, r) => hitAt(r * cols + c) };
+        this.rasterCache.set(cacheKey, img);
+      }
+      items.push(img);
+      return;
+    }
+    items.push({ t: 'rect', x, y, w: cols * cw, h: rows * ch, fill: p.cell, stroke: p.grid, sw: 0.5 });
+    for (let at = 0; at < rows * cols; ++at) {
+      const rgb = fillAt(at);
+      if (!rgb) continue;
+      const r = Math.floor(at / cols), c = at % cols;
+      const hit = hitAt(at);
+      const bad = flagAt(at);
+      items.push({ t: 'rect', x: x + c * cw, y: y + r * ch, w: cw, h: ch, fill: hex(rgb), stroke: bad ? p.select : p.grid, sw: bad ? 2 : 0.5, hit, title: hit ? this.readout(hit) : undefined, dash: bad ? '3 2' : undefined });
+      const lab = labelAt(at);
+      if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2) items.push({ t: 'text', x: x + c * cw + cw / 2, y: y + r * ch + ch / 2, s: lab, size: Math.min(11, ch * 0.55), fill: dark ? '#fff' : '#000', anchor: 'middle' });
+    }
+    void dark;
+  }
+
+  /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
+   * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
+  private fit(rows: number, cols: number, w: number, h: number): [number, number] {
+    const px = (v: number) => (v >= 1 ? Math.floor(v) : v);
+    const cw = px(Math.min(30, w / cols));
+    const ch = px(Math.min(24, h / rows, Math.max(cw, 12)));
+    return [cw, ch];
+  }
+
+  /** Where each view's cells are, in scene units: for tests and tools that point at a cell (cellBox). */
+  private geom = new Map<string, { x: number; y: number; cw: number; ch: number }>();
+
+  /** The box of a hit's cell in scene units (L:x, or P:/Q: position keys), or null when not drawn. */
+  cellBox(hit: string): { x: number; y: number; w: number; h: number } | null {
+    const kind = hit.slice(0, 1);
+    const g = this.geom.get(kind);
+    if (!g) return null;
+    if (kind === 'L') {
+      const x = Number(hit.slice(2));
+      return { x: g.x + (x % this.cols) * g.cw, y: g.y + Math.floor(x / this.cols) * g.ch, w: g.cw, h: g.ch };
+    }
+    const s = this.sides[kind === 'Q' ? 1 : 0];
+    if (!s) return null;
+    for (let i = 0; i < s.t.elements * s.t.replicas; ++i)
+      if (this.posKey(s, i) === hit.slice(2)) return { x: g.x + s.arr.colOf[i] * g.cw, y: g.y + s.arr.rowOf[i] * g.ch, w: g.cw, h: g.ch };
+    return null;
   }
 
   protected buildScene(p: Palette): Scene {
     const items: Item[] = [];
-    const t = this.t;
-    if (!t) return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
-    const fit = (n: number, m: number) => Math.max(1, Math.min(30, Math.floor(440 / Math.max(n, m))));
-    const cs = fit(this.rows, this.cols);
-    const ps = fit(this.physRows, this.physCols);
-    const ox = 30, oy = 40, px = ox + this.cols * cs + 60;
+    if (!this.sides.length) return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
+    const dark = p.name === 'dark';
+    this.prepareColours(dark);
     const cur = this.cursorHit();
-    label(items, p, ox, 14, `${this.tr('logical')} (${t.shape.join('×')})`);
-    label(items, p, px, 14, `${this.tr('physical')}: ${t.axes[0]}${t.axes.length > 1 ? ' ↓ ' + t.axes.slice(1).join('·') + ' →' : ''}`);
-    const cells = t.elements * t.replicas;
-    if (cells > RASTER_CELLS && this.rows * this.cols <= RASTER_AREA && this.physRows * this.physCols <= RASTER_AREA) {
-      this.rasterViews(items, p, ox, oy, cs, px, ps);
-    } else {
-      const big = cells > 4096;
-      for (let x = 0; x < t.elements; ++x) {
-        const r = Math.floor(x / this.cols), c = x % this.cols;
-        cell(items, p, ox + c * cs, oy + r * cs, cs, cs, p.cat[r % 8], {
-          hit: `L:${x}`,
-          title: big ? undefined : `x=${x}`,
-          label: cs >= 18 ? String(x) : undefined,
-          labelSize: 9,
-          selected: this.hl.has(x),
-          cursor: cur === `L:${x}`,
-        });
+    const views = 1 + this.sides.length;
+    const budget = Math.max(260, Math.floor(1100 / views) - 40);
+    const top = 74, left = 56;
+    const titleW = (s: string) => s.length * 7.6;
+    let x = left;
+    let bottom = 0;
+    // logical view
+    const [lw, lh] = this.fit(this.rows, this.cols, budget, 440);
+    const t0 = this.sides[0].t;
+    const logicalTitle = `${this.tr('logical')} (${t0.shape.join('×')})`;
+    items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
+    items.push({ t: 'text', x, y: 30, s: `${this.tr('row')} ↓ · ${this.tr('col')} →`, size: 10, fill: p.muted });
+    this.ticks(items, p, this.cols, lw, (c) => [x + c * lw + lw / 2, top - 8], String, 'middle', String(this.cols).length);
+    this.ticks(items, p, this.rows, lh, (r) => [x - 4, top + r * lh + lh / 2], String, 'end');
+    this.geom.set('L', { x, y: top, cw: lw, ch: lh });
+    this.drawGrid(items, p, 'L', x, top, lw, lh, this.rows, this.cols, (at) => this.colourOf(at, dark), (at) => `L:${at}`, (at) => String(at), () => false);
+    this.marks(items, p, 'L', x, top, lw, lh, this.cols, cur);
+    bottom = Math.max(bottom, top + this.rows * lh);
+    x += Math.max(this.cols * lw, titleW(logicalTitle)) + 70;
+    // physical views
+    this.sides.forEach((s, k) => {
+      const a = s.arr;
+      const [cw, ch] = this.fit(a.rows, a.cols, budget, 440);
+      const title = a.width && a.down[0] === 'm' ? `${k ? this.tr('compare') + ': ' : ''}${this.tr('memoryRows')} ${a.width} ${this.tr('elements')} (${a.width * this.elemBytes} B)` : a.width ? `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down[0]} ${this.tr('inRowsOf')} ${a.width}` : `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
+      items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
+      items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
+      const bankRow = a.down[0] === 'm' && a.width > 0 && (a.width * this.elemBytes) % 128 === 0;
+      const colTop = bankRow ? top - 22 : top - 8;
+      this.ticks(items, p, a.cols, cw, (c) => [x + c * cw + cw / 2, colTop], (c) => a.colValues(c).join(','), 'middle', String(a.cols).length);
+      if (bankRow) {
+        const banks = this.banksOfColumns(a.cols);
+        this.ticks(items, p, a.cols, cw, (c) => [x + c * cw + cw / 2, top - 8], (c) => `b${banks[c]}`, 'middle', 3);
       }
-      const seen = new Set<string>();
-      for (let i = 0; i < cells; ++i) {
-        const x = Math.floor(i / t.replicas);
-        const key = this.posKey(i);
-        const alias = seen.has(key);
-        seen.add(key);
-        cell(items, p, px + this.physC[i] * ps, oy + this.physR[i] * ps, ps, ps, p.cat[Math.floor(x / this.cols) % 8], {
-          hit: `P:${key}`,
-          title: big ? undefined : `${t.axes.map((a, j) => `${a}=${key.split(',')[j]}`).join(' ')}: x=${x}`,
-          label: ps >= 18 && !alias ? String(x) : undefined,
-          labelSize: 9,
-          selected: this.hl.has(x),
-        });
+      this.ticks(items, p, a.rows, ch, (r) => [x - 4, top + r * ch + ch / 2], (r) => a.rowValues(r).join(','), 'end');
+      const key = k ? 'Q' : 'P';
+      this.geom.set(key, { x, y: top, cw, ch });
+      const cells = s.t.elements * s.t.replicas;
+      this.drawGrid(
+        items,
+        p,
+        `${key}${k}`,
+        x,
+        top,
+        cw,
+        ch,
+        a.rows,
+        a.cols,
+        (at) => (s.cellAt[at] >= 0 ? this.colourOf(Math.floor(s.cellAt[at] / s.t.replicas), dark) : null),
+        (at) => (s.cellAt[at] >= 0 ? `${key}:${this.posKey(s, s.cellAt[at])}` : undefined),
+        (at) => (s.cellAt[at] >= 0 ? String(Math.floor(s.cellAt[at] / s.t.replicas)) : undefined),
+        (at) => s.cellAt[at] >= 0 && s.arr.outOfRange[s.cellAt[at]] === 1,
+      );
+      // a hardware range ending inside the drawn rows: a line where it ends (lane 32 of a warp)
+      if (a.down.length === 1 && !a.width) {
+        const lim = this.limits[a.down[0]];
+        const origin = a.rowValues(0)[0];
+        if (lim !== undefined && lim - origin < a.rows) {
+          const yy = top + (lim - origin) * ch;
+          items.push({ t: 'line', x1: x - 4, y1: yy, x2: x + a.cols * cw + 4, y2: yy, stroke: p.select, sw: 2, dash: '5 3' });
+          items.push({ t: 'text', x: x + a.cols * cw + 6, y: yy, s: `${a.down[0]} < ${lim}`, size: 10, fill: p.select });
+        }
       }
-    }
-    small(items, p, ox, oy + this.rows * cs + 14, `${t.elements} elements × ${t.replicas} replicas`, 'start');
-    return { width: px + this.physCols * ps + 20, height: oy + Math.max(this.rows * cs, this.physRows * ps) + 26, background: p.bg, items };
+      // marks for the highlighted elements' positions
+      const mark = (i: number, dash?: string) => this.mark(items, p, x + a.colOf[i] * cw, top + a.rowOf[i] * ch, cw, ch, dash);
+      let n = 0;
+      for (const e of this.shown()) {
+        if (++n > MAX_MARKS) break;
+        for (let r = 0; r < s.t.replicas; ++r) mark(e * s.t.replicas + r, this.hl.has(e) ? undefined : '3 2');
+      }
+      void cells;
+      bottom = Math.max(bottom, top + a.rows * ch);
+      x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
+    });
+    // legend
+    const ly = bottom + 22;
+    const legendW = this.legend(items, p, left, ly, dark);
+    const width = Math.max(x - 20, left + legendW + 20);
+    return { width, height: ly + 40, background: p.bg, items };
   }
 
-  /** Both views as rasters, one pixel block per cell, with the selection and cursor drawn on top: the path for
-   * tables of more than RASTER_CELLS cells, where one scene object per cell would take seconds. */
-  private rasterViews(items: Item[], p: Palette, ox: number, oy: number, cs: number, px: number, ps: number) {
-    const t = this.t!;
-    const cols = this.cols, rows = this.rows, pc = this.physCols, pr = this.physRows;
-    const cat = p.cat.map(rgbOf);
-    const logical = new Uint8ClampedArray(rows * cols * 4);
-    for (let x = 0; x < t.elements; ++x) {
-      const [r, g, b] = cat[Math.floor(x / cols) % cat.length];
-      logical.set([r, g, b, 255], x * 4);
+  /** Elements to mark: the selection and the hovered element. */
+  private shown(): Set<number> {
+    if (this.hoverX === null) return this.hl;
+    return new Set([...this.hl, this.hoverX]);
+  }
+
+  private mark(items: Item[], p: Palette, x: number, y: number, w: number, h: number, dash?: string) {
+    const mw = Math.max(w, 3), mh = Math.max(h, 3);
+    items.push({ t: 'rect', x: x - (mw - w) / 2, y: y - (mh - h) / 2, w: mw, h: mh, fill: 'none', stroke: dash ? p.related : p.select, sw: dash ? 2 : 2.5, dash });
+  }
+
+  private marks(items: Item[], p: Palette, _k: string, x: number, y: number, cw: number, ch: number, cols: number, cur: string | null) {
+    let n = 0;
+    for (const e of this.shown()) {
+      if (++n > MAX_MARKS) break;
+      this.mark(items, p, x + (e % cols) * cw, y + Math.floor(e / cols) * ch, cw, ch, this.hl.has(e) ? undefined : '3 2');
     }
-    const physical = new Uint8ClampedArray(pr * pc * 4);
-    const [br, bg, bb] = rgbOf(p.cell);
-    for (let o = 0; o < physical.length; o += 4) physical.set([br, bg, bb, 255], o);
-    const cellAt = new Int32Array(pr * pc).fill(-1);  // first table cell at each physical place
-    for (let i = 0; i < t.elements * t.replicas; ++i) {
-      const at = this.physR[i] * pc + this.physC[i];
-      if (cellAt[at] < 0) cellAt[at] = i;
-      const [r, g, b] = cat[Math.floor(Math.floor(i / t.replicas) / cols) % cat.length];
-      physical.set([r, g, b, 255], at * 4);
+    if (cur?.startsWith('L:')) {
+      const e = Number(cur.slice(2));
+      items.push({ t: 'rect', x: x + (e % cols) * cw - 1, y: y + Math.floor(e / cols) * ch - 1, w: cw + 2, h: ch + 2, fill: 'none', stroke: p.related, sw: 2, dash: '2 1' });
     }
-    items.push({ t: 'image', x: ox, y: oy, w: cols * cs, h: rows * cs, pw: cols, ph: rows, pixels: logical,
-      hitAt: (c, r) => (r * cols + c < t.elements ? `L:${r * cols + c}` : undefined) });
-    items.push({ t: 'image', x: px, y: oy, w: pc * ps, h: pr * ps, pw: pc, ph: pr, pixels: physical,
-      hitAt: (c, r) => (cellAt[r * pc + c] >= 0 ? `P:${this.posKey(cellAt[r * pc + c])}` : undefined) });
-    // marks: at least 3 px wide so that one selected cell among a million can be seen
-    const mark = (x: number, y: number, size: number, dash?: string) => {
-      const m = Math.max(size, 3);
-      items.push({ t: 'rect', x: x - (m - size) / 2, y: y - (m - size) / 2, w: m, h: m, fill: 'none', stroke: dash ? p.related : p.select, sw: dash ? 1 : 1.5, dash });
-    };
-    let marks = 0;
-    for (const x of this.hl) {
-      if (++marks > MAX_MARKS) break;
-      mark(ox + (x % cols) * cs, oy + Math.floor(x / cols) * cs, cs);
-      for (let r = 0; r < t.replicas; ++r) {
-        const i = x * t.replicas + r;
-        mark(px + this.physC[i] * ps, oy + this.physR[i] * ps, ps);
+  }
+
+  /** The bank of each column of a memory row (byte address c * element bytes), from the engine's bank model. */
+  private banksOfColumns(cols: number): number[] {
+    const out: number[] = [];
+    for (let c0 = 0; c0 < cols; c0 += 32) {
+      const w = this.bankWidth();
+      const addrs = Array.from({ length: Math.min(32, cols - c0) }, (_, i) => this.wordAddress((c0 + i) * this.elemBytes));
+      const r = this.eng!.bankAccess(addrs, w, null);
+      out.push(...(r.ok ? r.laneBank : addrs.map(() => NaN)));
+    }
+    return out;
+  }
+
+  /** The access width bankAccess is asked about: one element, at least a 4 B word. */
+  private bankWidth(): number {
+    return Math.max(4, Math.min(16, this.elemBytes));
+  }
+  /** A byte address aligned down to that width (two fp16 elements share one 4 B word, hence one bank). */
+  private wordAddress(byte: number): number {
+    const w = this.bankWidth();
+    return Math.floor(byte / w) * w;
+  }
+
+  private legend(items: Item[], p: Palette, x: number, y: number, dark: boolean): number {
+    const by = this.colour === 'col' ? this.tr('byCol') : this.colour === 'row' ? this.tr('byRow') : this.tr('byIndex');
+    const n = this.colour === 'col' ? this.cols : this.colour === 'row' ? this.rows : this.rows * this.cols;
+    items.push({ t: 'text', x, y, s: `${this.tr('colourBy')}: ${by}`, size: 11, fill: p.fg });
+    const gx = x + 150;
+    for (let i = 0; i < 40; ++i) items.push({ t: 'rect', x: gx + i * 3, y: y - 6, w: 3, h: 12, fill: hex(hueRgb(i / 40, dark)) });
+    items.push({ t: 'text', x: gx - 4, y, s: '0', size: 10, fill: p.muted, anchor: 'end' });
+    items.push({ t: 'text', x: gx + 124, y, s: String(n - 1), size: 10, fill: p.muted });
+    let lx = gx + 160;
+    items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: p.cell, stroke: p.grid, sw: 0.5 });
+    items.push({ t: 'text', x: lx + 16, y, s: this.tr('emptyPos'), size: 11, fill: p.fg });
+    lx += 16 + this.tr('emptyPos').length * 6.5 + 16;
+    items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: 'none', stroke: p.select, sw: 2, dash: '3 2' });
+    items.push({ t: 'text', x: lx + 16, y, s: this.tr('outOfRange'), size: 11, fill: p.fg });
+    lx += 16 + this.tr('outOfRange').length * 6.5 + 16;
+    items.push({ t: 'text', x: lx, y, s: this.tr('numbersAre'), size: 11, fill: p.fg });
+    lx += this.tr('numbersAre').length * 6.5;
+    const reps = this.sides[0].t.replicas;
+    if (reps > 1) items.push({ t: 'text', x: lx + 16, y, s: `${reps} ${this.tr('replicas')}`, size: 11, fill: p.fg });
+    return lx + 80 - x;
+  }
+
+  // ---- hover -------------------------------------------------------------------------------------------
+
+  /** The readout of a hit: the element, its coordinate, its positions in each layout, and the bank of @m. */
+  private readout(hit: string): string {
+    const xs = [...this.elementsOf(hit)];
+    if (!xs.length) return '';
+    const x = xs[0];
+    const coord = this.sides[0].t.shape.length > 1 ? `(${Math.floor(x / this.cols)}, ${x % this.cols})` : `(${x})`;
+    const parts = this.sides.map((s) => {
+      const k = s.t.axes.length;
+      const pos: string[] = [];
+      for (let r = 0; r < s.t.replicas; ++r) {
+        const base = (x * s.t.replicas + r) * k;
+        pos.push(`{${s.t.axes.map((a, i) => `${a}: ${s.t.values[base + i]}`).join(', ')}}`);
+      }
+      const mi = s.t.axes.indexOf('m');
+      let bank = '';
+      if (mi >= 0) {
+        const b = this.eng!.bankAccess([this.wordAddress(s.t.values[x * s.t.replicas * k + mi] * this.elemBytes)], this.bankWidth(), null);
+        if (b.ok) bank = ` bank ${b.laneBank[0]}`;
+      }
+      return pos.join(' ') + bank;
+    });
+    return `x = ${x} ${coord} → ${parts.join(' | ')}${xs.length > 1 ? ` (+${xs.length - 1} more here)` : ''}`;
+  }
+
+  private hoverFrame = 0;
+  private onMove(e: PointerEvent) {
+    const path = e.composedPath();
+    let hit: string | null = null;
+    for (const el of path) {
+      if (el instanceof Element && el.hasAttribute('data-hit')) {
+        hit = el.getAttribute('data-hit');
+        break;
+      }
+      if (el instanceof HTMLCanvasElement && this.scene) {
+        const rect = el.getBoundingClientRect();
+        const it = hitTest(this.scene, ((e.clientX - rect.left) * this.scene.width) / rect.width, ((e.clientY - rect.top) * this.scene.height) / rect.height);
+        hit = it?.hit ?? null;
+        break;
       }
     }
-    const cur = this.cursorHit();
-    if (cur?.startsWith('L:')) {
-      const x = Number(cur.slice(2));
-      mark(ox + (x % cols) * cs, oy + Math.floor(x / cols) * cs, cs, '2 1');
+    const out = this.renderRoot.querySelector('.readout');
+    if (out) out.textContent = hit ? this.readout(hit) : this.tr('hoverHint');
+    // the correspondence: the hovered element marked in every view (drawn on the next frame, at most once a frame)
+    const x = hit ? ([...this.elementsOf(hit)][0] ?? null) : null;
+    if (x === this.hoverX) return;
+    cancelAnimationFrame(this.hoverFrame);
+    this.hoverFrame = requestAnimationFrame(() => (this.hoverX = x));
+  }
+
+  protected override renderView() {
+    return html`<div
+      @pointermove=${this.onMove}
+      @pointerdown=${() => (this.eventAt = performance.now())}
+      @pointerleave=${() => {
+        cancelAnimationFrame(this.hoverFrame);
+        this.hoverX = null;
+      }}
+    >
+      ${super.renderView()}
+    </div>`;
+  }
+
+  protected override useCanvas(): boolean {
+    return this.scene?.items.some((it) => it.t === 'image') ?? false;
+  }
+
+  protected override updated(changed: Map<PropertyKey, unknown>) {
+    super.updated(changed);
+    if (this.eventAt) {
+      this.setAttribute('data-latency', (performance.now() - this.eventAt).toFixed(2));
+      this.eventAt = 0;
     }
   }
 
@@ -225,37 +570,84 @@ export class LsPlayground extends LsFigure {
 
   protected details() {
     const f = this.mapping;
-    return html`${f ? html`<p class="mono derivation">${f.derivation}</p>${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}` : html`<p>${this.tr('noSelection')}</p>`}`;
+    return html`<p class="readout mono" aria-hidden="true">${this.tr('hoverHint')}</p>
+      ${f
+        ? html`<p class="mono derivation">${f.derivation}</p>
+            ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
+        : html`<p>${this.tr('noSelection')}</p>`}`;
   }
 
   protected exportData() {
-    const t = this.t;
-    return t ? { layout: this.layout, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) } : { layout: this.layout, error: this.err };
+    const t = this.sides[0]?.t;
+    return t
+      ? { layout: this.layout, compare: this.compare || undefined, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) }
+      : { layout: this.layout, error: this.err };
+  }
+
+  /** The error with its caret under the input it is about: the shape field's errors under the shape. */
+  private errorView(err: LsError): InputError {
+    const onShape = err.field === 'shape';
+    const field = onShape ? 'shape' : this.errSource;
+    return { message: err.message, field: onShape ? 'shape' : err.column > 0 ? field : err.field || field, text: onShape ? this.shape : field === 'compare' ? this.compare : this.layout, column: err.column };
   }
 
   protected override controls() {
     const err = this.err;
+    const checked = this.sides.every((s) => s.findings !== null);
+    const findings = this.sides.flatMap((s, k) => (s.findings ?? []).map((f) => ({ ...f, where: `${k ? 'compare ' : ''}${f.where}` })));
+    const memory = this.sides.some((s) => s.arr.width > 0 && s.arr.down[0] === 'm');
     return html`<form class="inputs" @submit=${this.apply}>
         <label>${this.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${this.layout} /></label>
         <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
+        <label>${this.tr('compare')} <input name="compare" size="30" spellcheck="false" placeholder=${this.tr('compareHint')} .value=${this.compare} /></label>
         <button type="submit">${this.tr('apply')}</button>
       </form>
+      <label
+        >${this.tr('dtype')}
+        <select class="dtype" @change=${(e: Event) => this.setOption('dtype', (e.target as HTMLSelectElement).value)}>
+          ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
+        </select></label
+      >
+      ${memory
+        ? html`<label
+            >${this.tr('rowWidth')}
+            <select class="row-width" @change=${(e: Event) => this.setOption('rowWidth', (e.target as HTMLSelectElement).value)}>
+              <option value="banks" ?selected=${this.rowWidth === 'banks'}>${this.tr('banksWidth')}</option>
+              <option value="tile" ?selected=${this.rowWidth === 'tile'}>${this.tr('tileWidth')} (${this.cols})</option>
+            </select></label
+          >`
+        : nothing}
+      <label
+        >${this.tr('colourBy')}
+        <select class="colour" @change=${(e: Event) => this.setOption('colour', (e.target as HTMLSelectElement).value)}>
+          <option value="col" ?selected=${this.colour === 'col'}>${this.tr('byCol')}</option>
+          <option value="row" ?selected=${this.colour === 'row'}>${this.tr('byRow')}</option>
+          <option value="index" ?selected=${this.colour === 'index'}>${this.tr('byIndex')}</option>
+        </select></label
+      >
       <div class="findings full">
         ${err
-          ? html`<p class="error" role="alert">${err.column > 0 ? html`<code class="pre">${this.layout}</code><br /><code class="pre">${' '.repeat(err.column - 1)}^</code> column ${err.column}: ` : ''}${err.message}${err.field ? ` (${err.field})` : ''}</p>`
-          : this.findings.length
-            ? html`<ul>${this.findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
+          ? renderInputError(this.errorView(err))
+          : !checked
+            ? html`<p class="checking">${this.tr('checking')}</p>`
+            : findings.length
+            ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
             : html`<p>${this.tr('noFindings')}</p>`}
       </div>`;
   }
 
   override render() {
-    if (this.eng && !this.t) {
+    if (this.eng && !this.sides.length && !this.inputError) {
       // invalid input: keep the form and the message, draw nothing
       return html`<div class="bar">${this.controls()}</div>`;
     }
     return super.render();
   }
+}
+
+function hexRgb(h: string): [number, number, number] {
+  const v = parseInt(h.slice(1, 7), 16);
+  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
 }
 
 customElements.define('ls-playground', LsPlayground);

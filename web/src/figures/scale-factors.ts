@@ -14,6 +14,9 @@ export class LsScaleFactors extends LsFigure {
   layout = 'S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]';
   shape = '128,4';
   protected readonly defaultKey = 'sf';
+  protected override requiredAttributes() {
+    return ['layout'];
+  }
   private t?: LsTable;
   private ax = { TCol: 0, TLane: 1, byte: 2 };
   private hl = new Set<number>();

@@ -47,20 +47,29 @@ export class LsSwizzleAtom_ extends LsFigure {
     const sw = must(this.eng.applySwizzle(this.atom.elements, Array.from({ length: n }, (_, o) => o)));
     this.to = sw.offsets;
     this.from = sw.inverse;
+    // a selection or hover from the previous atom may lie outside this one (f16 128B has 512 elements, f32 32B 64)
+    if (this.selection && !(this.offsetOf(this.selection)! < n)) this.selection = null;
+    if (this.hover !== null && !(this.hover < n)) this.hover = null;
+  }
+
+  /** The element offset of a hit key "E:72", or null. */
+  private offsetOf(hit: string | null): number | null {
+    const m = hit ? /^E:(\d+)$/.exec(hit) : null;
+    return m ? Number(m[1]) : null;
   }
 
   private set(k: 'mode' | 'dtype', v: string) {
     this[k] = v;
     this.selection = null;
+    this.hover = null;
     this.recompute();
     this.saveState();
     this.requestUpdate();
   }
 
   private focusOffset(): number | null {
-    if (this.hover !== null) return this.hover;
-    const s = this.selection;
-    return s ? Number(s.split(':')[1]) : null;
+    const o = this.hover ?? this.offsetOf(this.selection);
+    return o !== null && o < this.to.length ? o : null;
   }
 
   protected navGrid(): string[][] {

@@ -21,6 +21,9 @@ export class LsTileLayout extends LsFigure {
   private sectorInfo?: { sectors: number; bytes: number; efficiency: number; addrs: number[] };
   private accessError = '';
   protected readonly defaultKey = 'tile';
+  protected override requiredAttributes() {
+    return ['layout'];
+  }
   private maps: LsMapping[] = [];
   private elementAt = new Map<number, number>();
   /** Each element's 32 B sector (the engine's sector_access), or empty when the layout has no @m axis. */

@@ -1,0 +1,102 @@
+// Types of layoutscope-elements: the module that defines the <ls-*> custom elements of the layoutscope page.
+//
+//   import 'layoutscope-elements';
+//   const f = document.createElement('ls-fragment');   // LsFragmentElement
+//   f.layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
+//   f.shape = '8,8';
+//   f.selection = 'L:43';
+//   document.body.append(f);
+//
+// Each property mirrors the attribute of the same name (docs/embedding.md has the table); setting one after the
+// element is on the page recomputes the figure. A bad value is shown in the figure as an error, never thrown.
+
+/** What every <ls-*> element reads. */
+export interface LsFigureElement extends HTMLElement {
+  /** light | dark | auto (absent: follow the host page) */
+  theme?: string;
+  /** en | zh (absent: from <html lang>) */
+  lang: string;
+  /** what is selected: "L:43" (logical element 43), "C:3" / "R:2" (bank figure), "N:21" (lane 21) */
+  selection: string | null;
+  /** prefix of the figure's keys in the URL fragment (default: the element's id) */
+  stateKey: string;
+  /** the figure as a standalone SVG document */
+  exportSvg(): string;
+  /** the figure as a PNG data URL */
+  exportPng(): string;
+  /** the figure's mapping as JSON text */
+  exportJson(): string;
+}
+
+export interface LsTileLayoutElement extends LsFigureElement {
+  layout: string;
+  shape: string;
+  /** elements one warp instruction touches: "0,8,16,..." or "start:stop:step" */
+  access: string;
+  dtype: string;
+}
+export interface LsFragmentElement extends LsFigureElement {
+  layout: string;
+  shape: string;
+}
+export interface LsTmemElement extends LsFigureElement {
+  /** acc, or A ... G */
+  datapath: string;
+}
+export interface LsScaleFactorsElement extends LsFigureElement {
+  layout: string;
+  shape: string;
+}
+export interface LsMeshElement extends LsFigureElement {
+  /** sharded | replica | offset */
+  mode: string;
+}
+export interface LsBankConflictsElement extends LsFigureElement {
+  layout: string;
+  compare: string;
+  swizzle: string;
+  shape: string;
+  dtype: string;
+  /** the element index each lane starts its access at: "0,256,512,..." */
+  lanes: string;
+}
+export interface LsSwizzleAtomElement extends LsFigureElement {
+  /** 128B | 64B | 32B | interleave */
+  swizzle: string;
+  dtype: string;
+}
+export interface LsPlaygroundElement extends LsFigureElement {
+  layout: string;
+  shape: string;
+  /** a second layout over the same shape, drawn beside the first */
+  compare: string;
+  dtype: string;
+}
+
+/** Tag names of the elements this module defines. */
+export declare const ELEMENTS: readonly [
+  'ls-tile-layout',
+  'ls-fragment',
+  'ls-tmem',
+  'ls-scale-factors',
+  'ls-mesh',
+  'ls-bank-conflicts',
+  'ls-swizzle-atom',
+  'ls-playground',
+];
+
+/** Dispatched on window when the page's language or theme changes; every figure re-renders on it. */
+export declare const SETTINGS_EVENT: 'ls-settings';
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'ls-tile-layout': LsTileLayoutElement;
+    'ls-fragment': LsFragmentElement;
+    'ls-tmem': LsTmemElement;
+    'ls-scale-factors': LsScaleFactorsElement;
+    'ls-mesh': LsMeshElement;
+    'ls-bank-conflicts': LsBankConflictsElement;
+    'ls-swizzle-atom': LsSwizzleAtomElement;
+    'ls-playground': LsPlaygroundElement;
+  }
+}

@@ -42,7 +42,7 @@ suite() {
 
 # A build that fails is a failed suite; the suites that need it are then reported as failed too.
 built=()
-for part in native wasm web; do
+for part in native wasm web python; do
   suite "build-$part" scripts/build.sh "$part" && built+=("$part")
 done
 has() { [[ " ${built[*]} " == *" $1 "* ]]; }
@@ -65,6 +65,7 @@ suite fuzz scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 [ -x tests/wasm/run.sh ] && need wasm -- wasm tests/wasm/run.sh
 [ -x tests/web/run.sh ] && need wasm web -- web tests/web/run.sh
 [ -x tests/agent/run.sh ] && need native -- agent tests/agent/run.sh
+[ -x tests/python/run.sh ] && need python -- python tests/python/run.sh
 
 echo
 echo "== summary"

@@ -1,9 +1,9 @@
 // Forward-mapping throughput of the engine: mappings per second on one core.
 //   build/bin/layoutscope-bench --benchmark_min_time=1
-// Target (issue 2): >= 200M mappings/s native on one core.
+// Target: >= 200M mappings/s native on one core.
 #include <benchmark/benchmark.h>
 
-#include "layoutscope/layout.hpp"
+#include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace ls = layoutscope;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds incrementally: native (engine, CLI, tests, agent) into build/, the WebAssembly module into
-# build-wasm/, the page into web/dist/. A second run only rebuilds what changed.
-#   scripts/build.sh [native] [wasm] [web]      (no argument: all three)
+# build-wasm/, the page into web/dist/, the Python package into build/python/. A second run only rebuilds what
+# changed.
+#   scripts/build.sh [native] [wasm] [web] [python]      (no argument: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 parts=("$@")
-((${#parts[@]})) || parts=(native wasm web)
+((${#parts[@]})) || parts=(native wasm web python)
 
 for part in "${parts[@]}"; do
   case $part in
@@ -31,6 +32,13 @@ for part in "${parts[@]}"; do
       fi
       (cd web && npm run --silent build)
       ;;
-    *) echo "build.sh: unknown part '$part' (native, wasm, web)" >&2; exit 2 ;;
+    python)
+      # The documented install (python/README.md) into build/python; CMake's build folder stays in python/build/,
+      # so a second run recompiles only what changed.
+      [ -f python/setup.py ] || continue
+      /usr/bin/python3 -m pip install --no-build-isolation --no-deps --no-index --root-user-action=ignore -q \
+        --upgrade --target build/python ./python
+      ;;
+    *) echo "build.sh: unknown part '$part' (native, wasm, web, python)" >&2; exit 2 ;;
   esac
 done

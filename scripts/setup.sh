@@ -8,9 +8,11 @@ packages=(
   cmake g++ make pkg-config git        # native build
   libgtest-dev libbenchmark-dev        # engine tests and benchmark
   nlohmann-json3-dev libcpp-httplib-dev  # CLI and agent
+  libcli11-dev                         # CLI argument parsing (CLI11 2.1)
   emscripten                           # the engine as WebAssembly (Debian's 3.1.6)
   clang-14 libclang-rt-14-dev          # libFuzzer target
   chromium                             # browser tests (driven by playwright-core)
+  python3-dev python3-pybind11 python3-setuptools python3-pip python3-pytest python3-numpy python3-pandas python3-nbconvert python3-ipykernel jupyter-notebook  # python/
 )
 
 missing=()
@@ -30,7 +32,7 @@ fi
 
 # npm ci where a lock file exists and node_modules is older than it.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-for dir in web tests/agent tests/web tests/wasm; do
+for dir in web tests/agent tests/web tests/wasm tools/format; do
   [ -f "$dir/package-lock.json" ] || continue
   stamp="$dir/node_modules/.package-lock.json"
   if [ ! -f "$stamp" ] || [ "$dir/package-lock.json" -nt "$stamp" ]; then

@@ -1,6 +1,9 @@
 // Hand-written declarations for the Embind module built from wasm/bindings.cpp (Emscripten 3.1.6 has no
 // --emit-tsd). tests/wasm/exports.test.mjs checks that every function declared in LayoutscopeModule exists.
 // Every call returns a plain object: { ok: true, ... } or { ok: false, error }. Nothing needs .delete().
+// Every integer returned is exact: a result holding a value beyond Number.MAX_SAFE_INTEGER is refused with
+// error code "precision" instead of being rounded. Integer arguments (LsInt) may be numbers that are safe
+// integers, BigInts or decimal strings.
 
 export interface LsError {
   message: string;
@@ -8,7 +11,15 @@ export interface LsError {
   column: number;
   /** The argument, mode or axis at fault ("shape", "mode 2", "TLane"); may be empty. */
   field: string;
+  /**
+   * The kind of failure: "syntax", "range", "overflow", "size-mismatch", "limit", "precision" (a value a JS
+   * number cannot hold exactly); may be empty.
+   */
+  code: string;
 }
+
+/** An integer argument: a safe-integer number, a BigInt, or a decimal string (exact beyond 2^53). */
+export type LsInt = number | bigint | string;
 
 export type LsFailure = { ok: false; error: LsError };
 export type LsResult<T> = ({ ok: true } & T) | LsFailure;
@@ -29,8 +40,11 @@ export interface LsStride {
 export interface LsSwizzle {
   bits: number;
   base: number;
+  /** |S|; CuTe's negative shift Swizzle<B,M,-S> is shift S with inner false. */
   shift: number;
   inner: boolean;
+  /** CuTe's spelling: "Swizzle<3,4,3>", "Swizzle<3,4,-3>". */
+  text: string;
 }
 
 export interface LsParsedLayout {
@@ -39,10 +53,14 @@ export interface LsParsedLayout {
   axes: string[];
   shard: LsMode[];
   replicas: LsMode[][];
+  /** One entry per P[...] term: partial-sum holders (positions like replicas, values sum to the element). */
+  partials: LsMode[][];
   offset: LsStride[];
   swizzle: LsSwizzle | null;
   size: number;
   replicaCount: number;
+  /** Product of the P extents; 0 when the layout has no P[...]. */
+  partialCount: number;
   defaultShape: number[];
 }
 
@@ -52,7 +70,11 @@ export interface LsTerm {
   axis: string;
 }
 
+/** One holder of the element: holder h = replica * max(partials, 1) + partial. */
 export interface LsReplicaStep {
+  replica: number;
+  /** The partial-sum holder; -1 when the layout has no P[...] (the position holds the whole value). */
+  partial: number;
   digits: number[];
   terms: LsTerm[];
   position: number[];
@@ -66,9 +88,17 @@ export interface LsMapping {
   coord: number[];
   split: number[];
   terms: LsTerm[];
+  replicas: number;
+  /** Product of the P extents; 0 when the layout has no P[...]. */
+  partials: number;
+  /** One per holder, in holder order. */
   replicaSteps: LsReplicaStep[];
-  /** Distinct final positions, sorted; each is values in the order of `axes`. */
+  /**
+   * One position per holder (replica, then partial), in that order, also when two land on one spot; each is
+   * values in the order of `axes`.
+   */
   positions: number[][];
+  /** The derivation as text; spells out at most 8 holders and counts the rest. */
   derivation: string;
 }
 
@@ -76,6 +106,8 @@ export interface LsInverseHit {
   index: number;
   coord: number[];
   replica: number;
+  /** The partial-sum holder; -1 when the layout has no P[...]. */
+  partial: number;
   position: number[];
 }
 
@@ -84,7 +116,9 @@ export interface LsTable {
   shape: number[];
   elements: number;
   replicas: number;
-  /** values[((x * replicas) + r) * axes.length + a] */
+  /** Partial-sum holders per replica; 0 when the layout has no P[...]. */
+  partials: number;
+  /** values[((x * holders) + h) * axes.length + a], holders = replicas * max(partials, 1) */
   values: Float64Array;
   min: number[];
   max: number[];
@@ -137,6 +171,51 @@ export interface LsSwizzleAtom {
   rowBytes: number;
   rows: number;
   elementsPerRow: number;
+}
+
+/** CuTe's layout algebra, as wasm/algebra_bindings.cpp answers it. */
+export type LsAlgebraOperation =
+  | 'coalesce'
+  | 'composition'
+  | 'complement'
+  | 'right_inverse'
+  | 'left_inverse'
+  | 'logical_divide'
+  | 'zipped_divide'
+  | 'tiled_divide'
+  | 'logical_product'
+  | 'blocked_product'
+  | 'raked_product'
+  | 'max_common_vector';
+
+export interface LsAlgebraResult {
+  /** The result in CuTe's print syntax, "(5,4):(8,2)"; for max_common_vector the number. */
+  result: string;
+  /** The result in the chapter's notation on `shape` (one logical dimension per top-level mode). */
+  axe: string;
+  shape: number[];
+  size: number;
+  cosize: number;
+  /** max_common_vector only: the vector width (the layout fields then describe max_common_layout). */
+  vector?: number;
+}
+
+/** The syntaxes importLayout reads and exportLayout writes (export: cute, cute-dsl, triton, tirx, jax, dtensor, axe). */
+export type LsFormat = 'axe' | 'cute' | 'cute-dsl' | 'triton' | 'tirx' | 'jax' | 'shardy' | 'hlo' | 'dtensor';
+
+/** Named mesh axes and their sizes, major first: { x: 2, y: 4 }. */
+export type LsMesh = Record<string, number>;
+
+export interface LsImported {
+  /** The layout in the chapter's notation. */
+  layout: string;
+  /** The logical shape it is defined on. */
+  shape: number[];
+  from: LsFormat;
+  /** What the reader should know: an assumption made, a field read as written. */
+  notes: string[];
+  /** Partial-sum modes P[n:1@axis] (DTensor Partial, Shardy unreduced); values on these axes add up. */
+  partials: LsMode[][];
 }
 
 /** A logical shape: an array of extents, a string "8,8", or null for the layout's default shape. */
@@ -213,13 +292,13 @@ export interface LayoutscopeModule {
   parseLayout(text: string): LsResult<LsParsedLayout>;
   parseShape(text: string): LsResult<{ shape: number[] }>;
   canonicalize(text: string): LsResult<{ text: string }>;
-  forwardIndex(layout: string, shape: LsShape, index: number): LsResult<LsMapping>;
-  forwardCoord(layout: string, shape: LsShape, coord: number[]): LsResult<LsMapping>;
+  forwardIndex(layout: string, shape: LsShape, index: LsInt): LsResult<LsMapping>;
+  forwardCoord(layout: string, shape: LsShape, coord: LsInt[]): LsResult<LsMapping>;
   /** cellLimit <= 0 means the engine's default limit. */
   inverse(
     layout: string,
     shape: LsShape,
-    query: Record<string, number> | null,
+    query: Record<string, LsInt> | null,
     cellLimit: number,
   ): LsResult<{ axes: string[]; hits: LsInverseHit[] }>;
   table(layout: string, shape: LsShape, cellLimit: number): LsResult<LsTable>;
@@ -231,10 +310,27 @@ export interface LayoutscopeModule {
   swizzleAtom(mode: string, dtype: string): LsResult<LsSwizzleAtom>;
   /** Bytes of one element of a dtype (f8, f16, bf16, f32, tf32, f64 and their aliases); an unknown name is an error. */
   dtypeBytes(name: string): LsResult<{ dtype: string; bytes: number }>;
-  /** offsets: the swizzle applied to each offset; inverse: the offset each one came from (unapply_swizzle). */
-  applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: number[]): LsResult<{ offsets: number[]; inverse: number[] }>;
+  /**
+   * offsets: the swizzle applied to each offset; inverse: the offset each one came from (unapply_swizzle).
+   * A negative shift is CuTe's Swizzle<B,M,-S> (with inner true); parameters the parser would refuse (shift
+   * 0 with bits > 0, B + M + |S| > 62) are refused here too.
+   */
+  applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: LsInt[]): LsResult<{ offsets: number[]; inverse: number[] }>;
   mapThroughput(layout: string, passes: number): LsResult<{ mappings: number; seconds: number; checksum: number }>;
   memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /**
+   * CuTe's layout algebra. args: layouts ("(5,4):(4,1)", or "S[(5,4):(4,1)]" with syntax 'axe'), shapes
+   * "(6,20)", integers "24", tilers "[3:4, 8:2]". Errors name the argument ("argument 2") and the column in it.
+   */
+  algebra(op: LsAlgebraOperation | string, args: string[], syntax: 'cute' | 'axe'): LsResult<LsAlgebraResult>;
+  /** The operations algebra() accepts. */
+  algebraOperations(): LsAlgebraOperation[];
+  /** Reads another project's layout text; shape and mesh supply what the text does not say (null if none). */
+  importLayout(from: LsFormat, text: string, shape: LsShape, mesh: LsMesh | null): LsResult<LsImported>;
+  /** Writes a layout (the chapter's notation) in another project's syntax, or an error naming what it cannot say. */
+  exportLayout(to: LsFormat, layout: string, shape: LsShape, mesh: LsMesh | null): LsResult<{ text: string }>;
+  /** The format a pasted text is most likely written in; 'axe' when nothing else matches. */
+  detectFormat(text: string): LsFormat;
   /**
    * What one warp access costs. lanes: null (the instruction's default walk), "rows" | "columns" |
    * "matrices" | a thread layout | "0,64/8,72", or first elements per instruction and lane (-1 or null idle).

@@ -22,7 +22,7 @@ void send_json(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), kJson);
 }
 
-// A small SVG icon served as /favicon.ico, so a browser shows no missing-favicon error (NOTES.md §3).
+// A small SVG icon served as /favicon.ico, so a browser shows no missing-favicon error (docs/toolchain.md).
 constexpr const char* kFavicon =
     R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" fill="#1d4ed8"/>)"
     R"(<path d="M3 3h4v4H3zM9 9h4v4H9z" fill="#fff"/></svg>)";

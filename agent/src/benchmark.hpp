@@ -2,8 +2,8 @@
 // parameters), what it measured (plain values), and the backend interface. No JSON, no HTTP here:
 // benchmarks never format output (printers live in results_json.cpp / results_csv.cpp).
 //
-// The two benchmarks are the ones of B-09 (shared/seeds/003_bcf48fc33ae5e473.txt), plus the fast variants
-// of issue 5 so that a user sees what vector width and layout each contribute:
+// The two benchmarks are the ones of B-09 (the benchmark chapter "B-09 数据布局"), plus the fast variants
+// so that a user sees what vector width and layout each contribute:
 //   aos_soa    struct { float f[8]; } (32 B); each of the first touch_fields fields is incremented by 1
 //              and written back, field by field (the document's §6 forbids a whole-struct copy).
 //              layouts: aos, soa (the document's scalar kernels), aos_vec (the struct read with 16 B loads),
@@ -33,7 +33,7 @@ enum class CacheMode {
   kHot
 };  // cold: L2 (or the CPU's last-level cache) overwritten before each sample
 
-// Sampling (NOTES.md §5): warm-up launches, then samples until the relative IQR of the kept samples is at
+// Sampling (docs/benchmark-method.md): warm-up launches, then samples until the relative IQR of the kept samples is at
 // most `noise` after at least `min_samples`, or `max_time_s` has passed (after min_samples), or
 // `max_samples`; `repetitions` > 0 asks for exactly that many kept samples instead (no adaptive stop).
 // A sample taken while the GPU reports a throttle reason is dropped and counted.

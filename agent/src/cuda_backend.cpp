@@ -63,7 +63,7 @@ class Events {
   cudaEvent_t start_{}, stop_{};
 };
 
-// Twice the L2 (NOTES.md §5: memset a buffer >= L2 before each sample), at least 64 MiB.
+// Twice the L2 (docs/benchmark-method.md: memset a buffer >= L2 before each sample), at least 64 MiB.
 int64_t flush_bytes(int device) {
   int l2 = 0;
   LS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -433,7 +433,7 @@ class CudaBackend final : public Backend {
     d.multiprocessors = prop.multiProcessorCount;
     d.global_memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
     d.l2_cache_bytes = attribute(cudaDevAttrL2CacheSize, device);
-    // CUDA 13 removed cudaDeviceProp::memoryClockRate / memoryBusWidth (NOTES.md §3): use attributes.
+    // CUDA 13 removed cudaDeviceProp::memoryClockRate / memoryBusWidth (docs/toolchain.md): use attributes.
     const int mem_khz = attribute(cudaDevAttrMemoryClockRate, device);
     const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
     d.memory_bus_width_bits = bus_bits;

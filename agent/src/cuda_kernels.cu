@@ -101,7 +101,7 @@ __global__ void transpose_tiled_kernel(const float* __restrict__ in, float* __re
     if (x < dim && y + j < dim) out[(y + j) * dim + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-// ---- issue 5: the fast variants -------------------------------------------------------------------------
+// ---- the fast variants -------------------------------------------------------------------------
 
 // AoS with 16 B loads: element i is records[2i] (fields 0-3) and records[2i+1] (fields 4-7); the halves
 // holding touched fields are loaded and stored as float4 (one 16 B load + store for t <= 4, two for t = 8:
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads)
         reinterpret_cast<const float*>(in + count4)[threadIdx.x];
 }
 
-// The scalar copy ceiling: one float per thread (NOTES.md §4: vector width matters on H200).
+// The scalar copy ceiling: one float per thread (docs/benchmark-method.md: vector width matters on the H200).
 __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restrict__ out, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x)

@@ -1,4 +1,4 @@
-// The sampling loop shared by both backends (NOTES.md §5, after NVBench): warm-up launches, then samples,
+// The sampling loop shared by both backends (docs/benchmark-method.md, after NVBench): warm-up launches, then samples,
 // each preceded by a cache flush in cold mode, with a cancellation check between samples. The backend
 // supplies flush() (outside the timed region), launch() (untimed, warm-up), timed() -> seconds, and
 // clock() -> ClockReading taken right after each sample (NVML SM clock and throttle reasons, or the clock

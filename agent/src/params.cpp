@@ -17,7 +17,7 @@ struct Defaults {
   double max_time_s;
 };
 
-// GPU defaults: 2^26 structs = 2 GiB (> 4x the H200's 60 MiB L2, NOTES.md §4); dim 4096 as in the
+// GPU defaults: 2^26 structs = 2 GiB (> 4x the H200's 60 MiB L2, docs/benchmark-method.md); dim 4096 as in the
 // document; at least 10 samples, at most 0.25 s per state once those are in. CPU defaults are small so a
 // CI machine with 2 cores finishes a sweep in a few seconds.
 Defaults defaults_for(const std::string& backend) {

@@ -1,4 +1,4 @@
-// Every security rule of the agent in one object (NOTES.md §6; the local-agent lessons of Jupyter, Ollama,
+// Every security rule of the agent in one object (agent/README.md, Security; the local-agent lessons of Jupyter, Ollama,
 // TensorBoard and Chrome). Route handlers hold business logic only; install() puts this object in the
 // server's pre-routing hook, post-routing hook, error and exception handlers and knobs.
 //

@@ -247,8 +247,8 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
       const double speedup = aos_median[{partner, s.touch_fields, s.n}] / s.time.median_s;
       st["summaries"].push_back(summary("layoutscope/speedup_soa_over_aos",
                                         "SoA speedup over " + partner + " (median times)", "ratio", speedup));
-      // DRAM moves whole 32 B sectors: AoS reads + writes 64 B per element whatever t, SoA 8 t B (NOTES.md
-      // §4); the engine's sectors per request give the ratio (predict.hpp).
+      // DRAM moves whole 32 B sectors: AoS reads + writes 64 B per element whatever t, SoA 8 t B; the
+      // engine's sectors per request give the ratio (predict.hpp).
       if (auto bound = aos_soa_sector_bound(s.touch_fields, s.n)) {
         st["summaries"].push_back(
             summary("layoutscope/dram_sector_bound_speedup",

@@ -4,7 +4,7 @@
 Runs on a CUDA machine with PyTorch (and CuPy when present):
     python3 bench/peers/peers.py --dims 4096,8192,16384 --out peers.json
 
-Method (NOTES.md §5, the same as the agent's): cold L2 before every sample (a memset of twice the L2
+Method (docs/benchmark-method.md, the same as the agent's): cold L2 before every sample (a memset of twice the L2
 size outside the timed region), warm-up, CUDA events around the operation only, adaptive sample count
 (at least 10, stop when the relative IQR is <= 0.5% or after --seconds per case), median / q1 / q3 / min.
 Useful bytes of a dim x dim fp32 transpose or copy: one read and one write of every element.

@@ -36,6 +36,12 @@ Layout canonicalize(const Layout& layout) {
     auto fused = fuse(group);
     if (!fused.empty()) out.replicas.push_back(std::move(fused));
   }
+  // A P group of one holder still says "this value is partial": it stays, fused to one mode.
+  for (const auto& group : layout.partials) {
+    auto fused = fuse(group);
+    out.partials.push_back(fused.empty() ? std::vector<Mode>{Mode{1, group.front().stride}}
+                                         : std::move(fused));
+  }
   for (const AxisStride& term : layout.offset) {
     if (term.k != 0) out.offset.push_back(term);
   }

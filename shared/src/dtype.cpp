@@ -5,17 +5,20 @@
 namespace layoutscope {
 
 Result<DType> parse_dtype(std::string_view name) {
+  if (name == "u8" || name == "uint8" || name == "i8" || name == "int8") return DType::kU8;
   if (name == "f8" || name == "fp8" || name == "e4m3" || name == "e5m2") return DType::kF8;
   if (name == "f16" || name == "fp16" || name == "half") return DType::kF16;
   if (name == "bf16") return DType::kBF16;
   if (name == "f32" || name == "fp32" || name == "float") return DType::kF32;
   if (name == "tf32") return DType::kTF32;
   if (name == "f64" || name == "fp64" || name == "double") return DType::kF64;
-  return make_error("unknown dtype '" + std::string(name) + "' (f8, f16, bf16, f32, tf32, f64)", 0, "dtype");
+  return make_error("unknown dtype '" + std::string(name) + "' (u8, f8, f16, bf16, f32, tf32, f64)", 0, "dtype");
 }
 
 std::string_view to_string(DType dtype) {
   switch (dtype) {
+    case DType::kU8:
+      return "u8";
     case DType::kF8:
       return "f8";
     case DType::kF16:
@@ -34,6 +37,7 @@ std::string_view to_string(DType dtype) {
 
 int dtype_bits(DType dtype) {
   switch (dtype) {
+    case DType::kU8:
     case DType::kF8:
       return 8;
     case DType::kF16:

@@ -1,11 +1,33 @@
 #include "layoutscope/layout.hpp"
 
 #include <algorithm>
-#include <bit>
+#include <cstdlib>
 
 #include "layoutscope/checked.hpp"
 
 namespace layoutscope {
+
+std::optional<Error> check_swizzle(const Swizzle& s) {
+  const auto bad = [](std::string message) { return make_error(std::move(message), 0, "swizzle", "range"); };
+  if (s.bits < 0 || s.base < 0 || s.shift < 0) {
+    return bad("swizzle parameters must be non-negative (B = " + std::to_string(s.bits) +
+               ", M = " + std::to_string(s.base) + ", |S| = " + std::to_string(s.shift) + ")");
+  }
+  if (s.bits > 62 || s.base > 62 || s.shift > 62 || s.bits + s.base + s.shift > 62) {
+    return bad("swizzle parameters out of range: B + M + |S| = " +
+               std::to_string(int64_t{s.bits} + s.base + s.shift) +
+               ", at most 62 (the masks fit in 64 bits)");
+  }
+  if (s.bits > 0 && s.shift == 0) {
+    return bad(
+        "swizzle shift S (atom_len) must be at least 1 when B > 0: with S = 0 the XOR cancels the bits");
+  }
+  if (s.spelling == SwizzleSpelling::kTirx && s.shift < s.bits) {
+    return bad("atom_len " + std::to_string(s.shift) + " is smaller than swizzle_len " +
+               std::to_string(s.bits) + ": TIRx requires atom_len >= swizzle_len");
+  }
+  return std::nullopt;
+}
 
 int64_t unapply_swizzle(const Swizzle& s, int64_t o) {
   if (s.bits <= 0) return o;
@@ -24,7 +46,7 @@ Result<int64_t> layout_size(const Layout& layout) {
   int64_t n = 1;
   for (size_t i = 0; i < layout.shard.size(); ++i) {
     if (mul_overflows(n, layout.shard[i].extent, &n)) {
-      return make_error("layout size overflows 64 bits", 0, "mode " + std::to_string(i));
+      return make_error("layout size overflows 64 bits", 0, "mode " + std::to_string(i), "overflow");
     }
   }
   return n;
@@ -35,7 +57,20 @@ Result<int64_t> replica_count(const Layout& layout) {
   for (size_t g = 0; g < layout.replicas.size(); ++g) {
     for (const Mode& mode : layout.replicas[g]) {
       if (mul_overflows(n, mode.extent, &n)) {
-        return make_error("replica count overflows 64 bits", 0, "R " + std::to_string(g));
+        return make_error("replica count overflows 64 bits", 0, "R " + std::to_string(g), "overflow");
+      }
+    }
+  }
+  return n;
+}
+
+Result<int64_t> partial_count(const Layout& layout) {
+  int64_t n = 1;
+  for (size_t g = 0; g < layout.partials.size(); ++g) {
+    for (const Mode& mode : layout.partials[g]) {
+      if (mul_overflows(n, mode.extent, &n)) {
+        return make_error("partial-sum holder count overflows 64 bits", 0, "P " + std::to_string(g),
+                          "overflow");
       }
     }
   }
@@ -51,97 +86,12 @@ std::vector<std::string> layout_axes(const Layout& layout) {
   for (const auto& group : layout.replicas) {
     for (const Mode& mode : group) note(mode.stride.axis);
   }
+  for (const auto& group : layout.partials) {
+    for (const Mode& mode : group) note(mode.stride.axis);
+  }
   for (const AxisStride& term : layout.offset) note(term.axis);
   if (layout.swizzle) note(std::string(kMemoryAxis));
   return axes;
-}
-
-namespace {
-
-int axis_index(const std::vector<std::string>& axes, const std::string& axis) {
-  return static_cast<int>(std::find(axes.begin(), axes.end(), axis) - axes.begin());
-}
-
-// Adds the largest and smallest value a list of modes can contribute to each axis, so that compile() can
-// prove once that no position overflows.
-bool accumulate_bounds(const std::vector<Mode>& modes, const std::vector<std::string>& axes,
-                       std::vector<int64_t>& lo, std::vector<int64_t>& hi) {
-  for (const Mode& mode : modes) {
-    int64_t span = 0;
-    if (mul_overflows(mode.extent - 1, mode.stride.k, &span)) return false;
-    const int a = axis_index(axes, mode.stride.axis);
-    int64_t* bound = span >= 0 ? &hi[a] : &lo[a];
-    if (add_overflows(*bound, span, bound)) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-Result<CompiledLayout> CompiledLayout::compile(const Layout& layout) {
-  for (size_t i = 0; i < layout.shard.size(); ++i) {
-    if (layout.shard[i].extent < 1) {
-      return make_error("extent must be at least 1", 0, "mode " + std::to_string(i));
-    }
-  }
-  for (size_t g = 0; g < layout.replicas.size(); ++g) {
-    for (const Mode& mode : layout.replicas[g]) {
-      if (mode.extent < 1)
-        return make_error("replica extent must be at least 1", 0, "R " + std::to_string(g));
-    }
-  }
-  auto size = layout_size(layout);
-  if (!size) return size.error();
-  auto replicas = replica_count(layout);
-  if (!replicas) return replicas.error();
-
-  CompiledLayout c;
-  c.axes_ = layout_axes(layout);
-  c.size_ = *size;
-  c.replicas_ = *replicas;
-  c.swizzle_ = layout.swizzle;
-  c.memory_axis_ = axis_index(c.axes_, std::string(kMemoryAxis));
-  if (c.memory_axis_ == c.axis_count()) c.memory_axis_ = -1;
-
-  const size_t n = c.axes_.size();
-  std::vector<int64_t> lo(n, 0), hi(n, 0);
-  c.offset_.assign(n, 0);
-  for (const AxisStride& term : layout.offset) {
-    const int a = axis_index(c.axes_, term.axis);
-    if (add_overflows(c.offset_[a], term.k, &c.offset_[a])) {
-      return make_error("offset overflows 64 bits", 0, "axis " + term.axis);
-    }
-  }
-  lo = c.offset_;
-  hi = c.offset_;
-  if (!accumulate_bounds(layout.shard, c.axes_, lo, hi)) return make_error("positions overflow 64 bits");
-  for (const auto& group : layout.replicas) {
-    if (!accumulate_bounds(group, c.axes_, lo, hi)) return make_error("positions overflow 64 bits");
-  }
-  if (c.swizzle_ && c.memory_axis_ >= 0) {
-    const Swizzle& s = *c.swizzle_;
-    if (s.bits < 0 || s.base < 0 || s.shift < 0 || s.bits + s.base + s.shift > 62) {
-      return make_error("swizzle parameters out of range (B, M, S >= 0, B + M + S <= 62)", 0, "swizzle");
-    }
-    if (s.bits > 0 && s.shift == 0) {
-      return make_error(
-          "swizzle shift S (atom_len) must be at least 1 when B > 0: with S = 0 the XOR cancels the bits", 0,
-          "swizzle");
-    }
-  }
-
-  auto lower = [&c](const std::vector<Mode>& modes, Steps& steps) {
-    for (auto it = modes.rbegin(); it != modes.rend(); ++it) {
-      const auto e = static_cast<uint64_t>(it->extent);
-      const int log2 = std::has_single_bit(e) ? std::countr_zero(e) : -1;
-      steps.all_pow2 = steps.all_pow2 && log2 >= 0;
-      steps.steps.push_back(
-          Step{it->extent, it->stride.k, it->extent - 1, axis_index(c.axes_, it->stride.axis), log2});
-    }
-  };
-  lower(layout.shard, c.shard_);
-  for (auto g = layout.replicas.rbegin(); g != layout.replicas.rend(); ++g) lower(*g, c.replica_);
-  return c;
 }
 
 }  // namespace layoutscope

@@ -68,7 +68,7 @@ Result<std::vector<Token>> lex(std::string_view s) {
       } else {
         shown = std::string("'") + static_cast<char>(c) + "'";
       }
-      return make_error("unexpected character " + shown, column);
+      return make_error("unexpected character " + shown, column, "", "syntax");
     }
     i += t.text.size();
     column += static_cast<int>(t.text.size());
@@ -135,7 +135,12 @@ class Parser {
     return true;
   }
   std::nullopt_t fail(const std::string& expected) {
-    if (!err_) err_ = make_error(expected + ", found " + describe(peek()), peek().column);
+    if (!err_) err_ = make_error(expected + ", found " + describe(peek()), peek().column, "", "syntax");
+    return std::nullopt;
+  }
+  // The first error wins: later ones are consequences of it.
+  std::nullopt_t fail_at(std::string message, int column, std::string code, std::string field = {}) {
+    if (!err_) err_ = make_error(std::move(message), column, std::move(field), std::move(code));
     return std::nullopt;
   }
   bool expect(std::string_view sym, std::string_view what) {
@@ -160,8 +165,7 @@ class Parser {
     int64_t v = 0;
     for (char d : t.text) {
       if (mul_overflows(v, 10, &v) || add_overflows(v, d - '0', &v)) {
-        if (!err_) err_ = make_error("number " + t.text + " does not fit in 64 bits", t.column);
-        return std::nullopt;
+        return fail_at("number " + t.text + " does not fit in 64 bits", t.column, "overflow");
       }
     }
     return negative ? -v : v;
@@ -186,7 +190,7 @@ class Parser {
       auto e = integer(false);
       if (!e) return false;
       if (*e < 1) {
-        if (!err_) err_ = make_error("an extent must be at least 1", column);
+        fail_at("an extent must be at least 1", column, "range");
         return false;
       }
       out.push_back(*e);
@@ -209,9 +213,9 @@ class Parser {
     return out;
   }
 
-  // S[...] or R[...] after the letter: extents, then ':' and strides, or row-major strides on @m.
+  // S[...], R[...] or P[...] after the letter: extents, then ':' and strides, or row-major strides on @m.
   std::optional<std::vector<Mode>> spec() {
-    if (!expect("[", "after S or R")) return std::nullopt;
+    if (!expect("[", "after S, R or P")) return std::nullopt;
     const int open_column = peek().column;
     auto ext = extents();
     if (!ext) return std::nullopt;
@@ -232,12 +236,9 @@ class Parser {
         strides.push_back(*s);
       }
       if (strides.size() != ext->size()) {
-        if (!err_) {
-          err_ = make_error(std::to_string(ext->size()) + " extents but " + std::to_string(strides.size()) +
-                                " strides: each extent needs one stride",
-                            strides_column);
-        }
-        return std::nullopt;
+        return fail_at(std::to_string(ext->size()) + " extents but " + std::to_string(strides.size()) +
+                           " strides: each extent needs one stride",
+                       strides_column, "syntax");
       }
     } else {
       int64_t stride = 1;
@@ -245,8 +246,7 @@ class Parser {
       for (size_t i = ext->size(); i-- > 0;) {
         strides[i] = AxisStride{stride, std::string(kMemoryAxis)};
         if (mul_overflows(stride, (*ext)[i], &stride) && i > 0) {
-          if (!err_) err_ = make_error("row-major strides overflow 64 bits", open_column);
-          return std::nullopt;
+          return fail_at("row-major strides overflow 64 bits", open_column, "overflow");
         }
       }
     }
@@ -273,7 +273,7 @@ class Parser {
     for (const AxisStride& have : layout.offset) {
       int64_t sum;
       if (have.axis == term->axis && add_overflows(have.k, term->k, &sum)) {
-        if (!err_) err_ = make_error("offset on axis " + term->axis + " overflows 64 bits", column);
+        fail_at("offset on axis " + term->axis + " overflows 64 bits", column, "overflow");
         return false;
       }
     }
@@ -290,10 +290,7 @@ class Parser {
       const int column = peek().column;
       if (peek_ident("S") && peek_sym("[", 1)) {
         next();
-        if (have_shard) {
-          if (!err_) err_ = make_error("a layout has one S[...]; use R[...] for copies", column);
-          return std::nullopt;
-        }
+        if (have_shard) return fail_at("a layout has one S[...]; use R[...] for copies", column, "syntax");
         auto modes = spec();
         if (!modes) return std::nullopt;
         out.shard = std::move(*modes);
@@ -303,6 +300,11 @@ class Parser {
         auto modes = spec();
         if (!modes) return std::nullopt;
         out.replicas.push_back(std::move(*modes));
+      } else if (peek_ident("P") && peek_sym("[", 1)) {
+        next();
+        auto modes = spec();
+        if (!modes) return std::nullopt;
+        out.partials.push_back(std::move(*modes));
       } else if (peek_ident("O") && peek_sym("[", 1)) {
         next();
         next();
@@ -312,17 +314,14 @@ class Parser {
         if (!expect("]", "to close O[...]")) return std::nullopt;
       } else if (peek().kind == Tok::kInt || peek_sym("-") || peek().kind == Tok::kIdent) {
         if (peek().kind == Tok::kIdent && (peek_sym("[", 1) || peek_sym("(", 1))) {
-          return fail("expected S[...], R[...], O[...] or an offset such as 5@warpid");
+          return fail("expected S[...], R[...], P[...], O[...] or an offset such as 5@warpid");
         }
         if (!offset_term(out)) return std::nullopt;
       } else {
-        return fail("expected S[...], R[...], O[...] or an offset such as 5@warpid");
+        return fail("expected S[...], R[...], P[...], O[...] or an offset such as 5@warpid");
       }
     } while (accept("+"));
-    if (!have_shard) {
-      if (!err_) err_ = make_error("a layout needs an S[...] term", 1);
-      return std::nullopt;
-    }
+    if (!have_shard) return fail_at("a layout needs an S[...] term", 1, "syntax");
     return out;
   }
 
@@ -344,15 +343,13 @@ class Parser {
     const int column = peek().column;
     auto v = integer(false);
     if (!v) return std::nullopt;
-    if (*v > 30) {
-      if (!err_) err_ = make_error(std::string(what) + " must be at most 30", column);
-      return std::nullopt;
-    }
+    if (*v > 30) return fail_at(std::string(what) + " must be at most 30", column, "range");
     return static_cast<int>(*v);
   }
 
-  // Swizzle<B, M, S> o layout
+  // Swizzle<B, M, S> o layout; a negative S is CuTe's other direction (the low field into the high one).
   std::optional<Layout> cute_swizzle() {
+    const int column = peek().column;
     next();
     Swizzle s;
     s.spelling = SwizzleSpelling::kCute;
@@ -361,6 +358,7 @@ class Parser {
     if (!b || !expect(",", "after B")) return std::nullopt;
     auto m = small_int("M");
     if (!m || !expect(",", "after M")) return std::nullopt;
+    const bool negative = accept("-");
     auto sh = small_int("S");
     if (!sh || !expect(">", "to close Swizzle<B,M,S>")) return std::nullopt;
     if (!(peek().kind == Tok::kIdent && peek().text == "o") && !peek_sym("o")) {
@@ -370,6 +368,8 @@ class Parser {
     s.bits = *b;
     s.base = *m;
     s.shift = *sh;
+    s.inner = !negative;
+    if (auto e = check_swizzle(s)) return fail_at(e->message, column, e->code, e->field);
     auto out = tile();
     if (!out) return std::nullopt;
     out->swizzle = s;
@@ -386,64 +386,72 @@ class Parser {
     return fail("expected True or False");
   }
 
-  // SwizzleLayout(P, B, S[, swizzle_inner=...]) after the name, into s.
-  bool swizzle_layout_args(Swizzle& s) {
-    if (!expect("(", "after SwizzleLayout")) return false;
+  // The swizzle arguments of ComposeLayout / SwizzleLayout, each given once, positionally or by keyword.
+  struct SwizzleArgs {
+    static constexpr std::string_view kNames[] = {"per_element", "swizzle_len", "atom_len", "swizzle_inner"};
+    Swizzle s{0, 0, 0, true, SwizzleSpelling::kTirx};
+    bool seen[4] = {false, false, false, false};
     int positional = 0;
+    int* field(int i) { return i == 0 ? &s.base : i == 1 ? &s.bits : &s.shift; }
+  };
+
+  // SwizzleLayout(P, B, S[, swizzle_inner=...]) after the name.
+  bool swizzle_layout_args(SwizzleArgs& a) {
+    if (!expect("(", "after SwizzleLayout")) return false;
     do {
       if (peek_sym(")")) break;
-      if (!swizzle_arg(s, positional)) return false;
+      if (!swizzle_arg(a)) return false;
     } while (accept(","));
     return expect(")", "to close SwizzleLayout(");
   }
 
   // One argument of the swizzle: positional per_element, swizzle_len, atom_len, or a keyword.
-  bool swizzle_arg(Swizzle& s, int& positional) {
-    if (peek().kind == Tok::kIdent && peek_sym("=", 1)) {
-      const Token key = next();
-      next();
-      if (key.text == "swizzle_inner") {
-        auto v = boolean();
-        if (!v) return false;
-        s.inner = *v;
-        return true;
+  bool swizzle_arg(SwizzleArgs& a) {
+    const Token at = peek();
+    int which = -1;
+    if (at.kind == Tok::kIdent && peek_sym("=", 1)) {
+      for (int i = 0; i < 4; ++i) {
+        if (at.text == SwizzleArgs::kNames[i]) which = i;
       }
-      int* field = key.text == "per_element"   ? &s.base
-                   : key.text == "swizzle_len" ? &s.bits
-                   : key.text == "atom_len"    ? &s.shift
-                                               : nullptr;
-      if (!field) {
-        if (!err_) {
-          err_ = make_error(
-              "unknown argument '" + key.text + "' (per_element, swizzle_len, atom_len, swizzle_inner)",
-              key.column, key.text);
-        }
+      if (which < 0) {
+        fail_at("unknown argument '" + at.text + "' (per_element, swizzle_len, atom_len, swizzle_inner)",
+                at.column, "syntax", at.text);
         return false;
       }
-      auto v = small_int(key.text);
-      if (!v) return false;
-      *field = *v;
-      return true;
+      next();
+      next();
+    } else {
+      if (a.positional >= 3) {
+        fail("expected a keyword argument (the swizzle takes 3 numbers)");
+        return false;
+      }
+      which = a.positional++;
     }
-    if (positional >= 3) {
-      fail("expected a keyword argument (the swizzle takes 3 numbers)");
+    const std::string name(SwizzleArgs::kNames[which]);
+    if (a.seen[which]) {
+      fail_at("argument '" + name + "' is given twice", at.column, "syntax", name);
       return false;
     }
-    static constexpr std::string_view kNames[] = {"per_element", "swizzle_len", "atom_len"};
-    auto v = small_int(kNames[positional]);
+    a.seen[which] = true;
+    if (which == 3) {
+      auto v = boolean();
+      if (!v) return false;
+      a.s.inner = *v;
+      return true;
+    }
+    auto v = small_int(name);
     if (!v) return false;
-    (positional == 0 ? s.base : positional == 1 ? s.bits : s.shift) = *v;
-    ++positional;
+    *a.field(which) = *v;
     return true;
   }
 
   // ComposeLayout(P, B, S, tile[, swizzle_inner=...]) | ComposeLayout(SwizzleLayout(...), tile) | keywords
   std::optional<Layout> compose_layout() {
+    const int compose_column = peek().column;
     next();
     if (!expect("(", "after ComposeLayout")) return std::nullopt;
-    Swizzle s;
-    s.spelling = SwizzleSpelling::kTirx;
-    int positional = 0;
+    SwizzleArgs args;
+    bool have_swizzle_layout = false;
     std::optional<Layout> inner;
     const int open_column = peek().column;
     do {
@@ -451,6 +459,7 @@ class Parser {
       skip_prefix();
       const bool keyword = peek().kind == Tok::kIdent && peek_sym("=", 1);
       const std::string key = keyword ? peek().text : "";
+      const int key_column = peek().column;
       if (key == "layout_A") {
         next();
         next();
@@ -463,23 +472,37 @@ class Parser {
           next();
           next();
         }
-        if (inner) return fail("ComposeLayout takes one tile layout");
+        if (inner) return fail_at("ComposeLayout takes one tile layout", key_column, "syntax", key);
         inner = tile();
         if (!inner) return std::nullopt;
       } else if (peek_ident("SwizzleLayout")) {
+        if (have_swizzle_layout || args.seen[0] || args.seen[1] || args.seen[2]) {
+          return fail_at(
+              "ComposeLayout takes one swizzle: SwizzleLayout(...) or per_element, swizzle_len, "
+              "atom_len",
+              peek().column, "syntax");
+        }
         next();
-        if (!swizzle_layout_args(s)) return std::nullopt;
-        positional = 3;
-      } else if (!swizzle_arg(s, positional)) {
+        if (!swizzle_layout_args(args)) return std::nullopt;
+        have_swizzle_layout = true;
+        args.positional = 3;
+      } else if (!swizzle_arg(args)) {
         return std::nullopt;
       }
     } while (accept(","));
+    const int close_column = peek().column;
     if (!expect(")", "to close ComposeLayout(")) return std::nullopt;
-    if (!inner) {
-      if (!err_) err_ = make_error("ComposeLayout needs a tile layout (TileLayout(S[...]))", open_column);
-      return std::nullopt;
+    if (!inner)
+      return fail_at("ComposeLayout needs a tile layout (TileLayout(S[...]))", open_column, "syntax");
+    for (int i = 0; i < 3; ++i) {
+      if (!args.seen[i]) {
+        return fail_at("ComposeLayout needs per_element, swizzle_len and atom_len; '" +
+                           std::string(SwizzleArgs::kNames[i]) + "' is missing",
+                       close_column, "syntax", std::string(SwizzleArgs::kNames[i]));
+      }
     }
-    inner->swizzle = s;
+    if (auto e = check_swizzle(args.s)) return fail_at(e->message, compose_column, e->code, e->field);
+    inner->swizzle = args.s;
     return inner;
   }
 
@@ -511,11 +534,12 @@ void append_modes(std::string& out, const std::vector<Mode>& modes) {
 
 Result<Layout> parse_layout(std::string_view text) {
   if (text.size() > kMaxTextBytes) {
-    return make_error("layout text is longer than " + std::to_string(kMaxTextBytes) + " bytes", 1);
+    return make_error("layout text is longer than " + std::to_string(kMaxTextBytes) + " bytes", 1, "",
+                      "limit");
   }
   auto tokens = lex(text);
   if (!tokens) return tokens.error();
-  if (tokens->size() == 1) return make_error("empty layout: expected S[...]", 1);
+  if (tokens->size() == 1) return make_error("empty layout: expected S[...]", 1, "", "syntax");
   return Parser(std::move(tokens).value()).layout();
 }
 
@@ -533,6 +557,11 @@ std::string to_string(const Layout& layout) {
     append_modes(body, group);
     body += "]";
   }
+  for (const auto& group : layout.partials) {
+    body += " + P[";
+    append_modes(body, group);
+    body += "]";
+  }
   if (!layout.offset.empty()) {
     body += " + O[";
     for (size_t i = 0; i < layout.offset.size(); ++i) {
@@ -542,14 +571,14 @@ std::string to_string(const Layout& layout) {
   }
   if (!layout.swizzle) return body;
   const Swizzle& s = *layout.swizzle;
-  if (s.spelling == SwizzleSpelling::kCute && s.inner) return to_string(s) + " o " + body;
+  if (s.spelling == SwizzleSpelling::kCute) return to_string(s) + " o " + body;
   return "ComposeLayout(" + std::to_string(s.base) + ", " + std::to_string(s.bits) + ", " +
          std::to_string(s.shift) + ", " + body + (s.inner ? "" : ", swizzle_inner=False") + ")";
 }
 
 std::string to_string(const Swizzle& s) {
-  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + std::to_string(s.shift) +
-         ">";
+  return "Swizzle<" + std::to_string(s.bits) + "," + std::to_string(s.base) + "," + (s.inner ? "" : "-") +
+         std::to_string(s.shift) + ">";
 }
 
 Result<std::vector<int64_t>> parse_shape(std::string_view text) {
@@ -561,32 +590,33 @@ Result<std::vector<int64_t>> parse_shape(std::string_view text) {
       ++i;
   };
   skip_space();
-  if (i == text.size()) return make_error("empty shape: expected extents such as 8,8", 1, "shape");
+  if (i == text.size()) return make_error("empty shape: expected extents such as 8,8", 1, "shape", "syntax");
   while (i < text.size()) {
     const int column = static_cast<int>(i) + 1;
     if (!(text[i] >= '0' && text[i] <= '9')) {
       return make_error(std::string("expected a number in the shape, found '") + text[i] + "'", column,
-                        "shape");
+                        "shape", "syntax");
     }
     int64_t v = 0;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
       if (mul_overflows(v, 10, &v) || add_overflows(v, text[i] - '0', &v)) {
-        return make_error("shape extent does not fit in 64 bits", column, "shape");
+        return make_error("shape extent does not fit in 64 bits", column, "shape", "overflow");
       }
       ++i;
     }
-    if (v < 1) return make_error("a shape extent must be at least 1", column, "shape");
+    if (v < 1) return make_error("a shape extent must be at least 1", column, "shape", "range");
     out.push_back(v);
-    if (out.size() > 64) return make_error("a shape has at most 64 dimensions", column, "shape");
+    if (out.size() > 64) return make_error("a shape has at most 64 dimensions", column, "shape", "range");
     skip_space();
     if (i == text.size()) break;
     if (text[i] != ',' && text[i] != 'x' && text[i] != 'X') {
       return make_error(std::string("expected ',' or 'x' between extents, found '") + text[i] + "'",
-                        static_cast<int>(i) + 1, "shape");
+                        static_cast<int>(i) + 1, "shape", "syntax");
     }
     ++i;
     skip_space();
-    if (i == text.size()) return make_error("shape ends after a separator", static_cast<int>(i) + 1, "shape");
+    if (i == text.size())
+      return make_error("shape ends after a separator", static_cast<int>(i) + 1, "shape", "syntax");
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// The security list of NOTES.md §6 / issue 4, one bad request per rule, each checked against the answer
+// The security rules of agent/README.md, one bad request per rule, each checked against the answer
 // the rule prescribes. All traffic goes to 127.0.0.1 only.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The chapter's worked examples (seeds/000, NOTES.md §1). Every expected value here is read off the
+// The chapter's worked examples (docs/worked-examples.md). Every expected value here is read off the
 // document or worked out by hand from its formulas, not taken from the engine's output.
 #include <gtest/gtest.h>
 

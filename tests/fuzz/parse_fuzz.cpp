@@ -1,18 +1,39 @@
-// Any text: parse it; when it parses, print it, re-parse it (must be equal), canonicalize, validate and
-// map a few elements. A crash, a sanitizer report, a hang or a failed round trip is a finding.
+// Any text, read by every importer (the first byte picks the format and the context). The chapter's notation:
+// parse it; when it parses, print it, re-parse it (must be equal), canonicalize, validate and map a few
+// elements. Another format: import it; when it imports, map it, export it to every target that takes it and
+// import that text back (must be the same layout, element by element). A crash, a sanitizer report, a hang,
+// an error without a column, or a failed round trip is a finding.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "layoutscope/canonical.hpp"
+#include "layoutscope/formats/format.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 #include "layoutscope/validate.hpp"
 
 namespace ls = layoutscope;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+namespace {
+
+constexpr int64_t kSmall = 1 << 12;  // keep each input fast: whole-table work only on small layouts
+
+void exercise(const ls::Layout& layout, const std::vector<int64_t>& shape) {
+  (void)ls::canonicalize(layout);
+  (void)ls::validate(layout, shape, kSmall);
+  (void)ls::table(layout, shape, kSmall);
+  int64_t size = 1;
+  for (int64_t e : shape) size *= e;
+  for (int64_t x : {int64_t{0}, size / 2, size - 1}) (void)ls::forward_index(layout, shape, x);
+  (void)ls::inverse(layout, shape, {{"m", 3}}, kSmall);
+}
+
+int fuzz_axe(std::string_view text) {
   auto layout = ls::parse_layout(text);
   if (!layout) {
     if (layout.error().column < 1) std::abort();  // every parse error points somewhere
@@ -20,14 +41,66 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto again = ls::parse_layout(ls::to_string(*layout));
   if (!again || !(*again == *layout)) std::abort();
-  (void)ls::canonicalize(*layout);
   auto shape = ls::default_shape(*layout);
   if (!shape) return 0;
-  constexpr int64_t kSmall = 1 << 12;  // keep each input fast: whole-table work only on small layouts
-  (void)ls::validate(*layout, *shape, kSmall);
-  (void)ls::table(*layout, *shape, kSmall);
-  for (int64_t x : {int64_t{0}, (*shape)[0] / 2, (*shape)[0] - 1})
-    (void)ls::forward_index(*layout, *shape, x);
-  (void)ls::inverse(*layout, *shape, {{"m", 3}}, kSmall);
+  exercise(*layout, *shape);
+  return 0;
+}
+
+// Positions of every element as a sorted list, zero values dropped; empty when too large to tabulate.
+std::vector<std::vector<std::pair<std::string, int64_t>>> positions(const ls::Layout& l,
+                                                                    const std::vector<int64_t>& shape) {
+  std::vector<std::vector<std::pair<std::string, int64_t>>> out;
+  auto t = ls::table(l, shape, kSmall);
+  if (!t) return out;
+  const size_t axes = t->axes.size();
+  for (int64_t x = 0; x < t->elements; ++x) {
+    std::vector<std::vector<std::pair<std::string, int64_t>>> set;
+    for (int64_t r = 0; r < t->replicas; ++r) {
+      std::vector<std::pair<std::string, int64_t>> p;
+      for (size_t a = 0; a < axes; ++a) {
+        const int64_t v = t->values[static_cast<size_t>(x * t->replicas + r) * axes + a];
+        if (v != 0) p.emplace_back(t->axes[a], v);
+      }
+      std::sort(p.begin(), p.end());
+      set.push_back(p);
+    }
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    for (auto& p : set) out.push_back(std::move(p));
+    out.push_back({{"|", x}});
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const auto& formats = ls::all_formats();
+  const ls::Format format = formats[data[0] % formats.size()];
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  if (format == ls::Format::kAxe) return fuzz_axe(text);
+  // the context: none, or a small shape and a 2-D mesh
+  ls::FormatContext context;
+  if ((data[0] / formats.size()) % 2 == 1) context = {{8, 4}, {{"x", 2}, {"y", 4}}};
+  auto imported = ls::import_layout(format, text, context);
+  if (!imported) {
+    const ls::Error& e = imported.error();
+    // errors about the text point into it; only the missing context (shape, mesh) and the engine's own
+    // size checks have no column
+    if (e.column < 1 && e.field != "shape" && e.field != "mesh" && e.field != "format") std::abort();
+    return 0;
+  }
+  exercise(imported->layout, imported->shape);
+  const auto want = positions(imported->layout, imported->shape);
+  for (ls::Format to : {ls::Format::kTriton, ls::Format::kTirx, ls::Format::kJax, ls::Format::kDtensor}) {
+    auto text_out = ls::export_layout(to, imported->layout, imported->shape, context);
+    if (!text_out) continue;
+    auto back = ls::import_layout(to, *text_out, ls::FormatContext{imported->shape, {}});
+    if (!back) std::abort();  // an exported text must import
+    if (back->layout.partials.size() != imported->layout.partials.size()) std::abort();
+    if (!want.empty() && positions(back->layout, imported->shape) != want) std::abort();
+  }
   return 0;
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# GPU check (H200 machine, .carry/ carried): the agent's cold-L2 samples start cold. It profiles ten timed samples of
+# GPU check (a machine with an NVIDIA GPU): the agent's cold-L2 samples start cold. It profiles ten timed samples of
 # the float4 copy ceiling at 1024^2 (4 MiB, far below the L2) under ncu --cache-control none, so that ncu leaves the
 # L2 alone and the agent's own flush is all that clears it, and prints the share of their L2 reads that hit.
 # The copy loads with an L2 evict-last policy; before the flush reset persisting lines (commit 5c0e11c) such lines
-# survived the memset (docs/results/h200-experiments8.txt). Exit status 1 if any sample hits more than 1 %.
-#   usage: bash tests/gpu/check_cold_flush.sh [agent binary]   (default .carry/bin/layoutscope-agent)
+# survived the memset (docs/results/h200-summary.md, Method). Exit status 1 if any sample hits more than 1 %.
+#   usage: bash tests/gpu/check_cold_flush.sh [AGENT] [DEPS]   (as tests/gpu/run_h200.sh; default build/bin/layoutscope-agent)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-bin="${1:-.carry/bin/layoutscope-agent}"
+bin="${1:-build/bin/layoutscope-agent}"
+[[ -n "${2:-}" ]] && export LD_LIBRARY_PATH="$(cd "$2" && pwd)/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 csv="$(mktemp)"
 # Launches of the copy kernel: the ceiling's first launch (verified), 3 warm-up launches, then one per sample;
 # skipping 5 leaves samples 2-11, each right after a flush.

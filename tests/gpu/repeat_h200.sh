@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Run on the H200 machine (the `run` tool) with .carry/ carried (see run_h200.sh): the headline transpose (8192, 16384:
+# On a machine with an NVIDIA GPU, arguments as tests/gpu/run_h200.sh ([AGENT] [DEPS]): the headline transpose (8192, 16384:
 # copy, tile64_pad, tile64_swizzle) and aos_soa (t = 1, 8: aos_vec, soa_vec) in-process, three times each (REPEATS), to show
 # how much the fractions of the copy move between runs. JSON in $OUT/rep-*.json (and all of them in
-# $OUT/repeats.tar.gz, so that they come back from the device as one file), one line per state on stdout.
+# $OUT/repeats.tar.gz, so that they travel as one file), one line per state on stdout.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-export OUT="${OUT:-$PWD/.gpu-out}"; mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.carry/lib
-b=.carry/bin/layoutscope-agent
+export OUT="${OUT:-$PWD/build-gpu-out}"; mkdir -p "$OUT"
+b="${1:-build/bin/layoutscope-agent}"
+[[ -n "${2:-}" ]] && export LD_LIBRARY_PATH="$(cd "$2" && pwd)/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # REPEATS (default 3), DIMS (default 8192,16384) and AOS=0 (skip the aos_soa repeats) narrow it down.
 for i in $(seq "${REPEATS:-3}"); do
   $b --backend cuda --run '{"benchmark":"transpose","params":{"dim":['"${DIMS:-8192,16384}"'],"variants":["copy","tile64_pad","tile64_swizzle"]}}' > $OUT/rep-transpose-$i.json 2>>$OUT/rep.log

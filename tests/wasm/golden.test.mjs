@@ -1,4 +1,4 @@
-// The chapter's worked examples (NOTES.md §1), computed by hand from the chapter, through the WASM module.
+// The chapter's worked examples (docs/worked-examples.md), computed by hand from the chapter, through the WASM module.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { loadModule } from './load.mjs';

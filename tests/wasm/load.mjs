@@ -1,5 +1,5 @@
 // Loads the Emscripten module for Node tests. Emscripten 3.1.6 under Node 20 cannot fetch its own .wasm, so
-// the binary is read here and handed over as wasmBinary (NOTES.md §3). LAYOUTSCOPE_WASM_DIR overrides the
+// the binary is read here and handed over as wasmBinary (docs/toolchain.md). LAYOUTSCOPE_WASM_DIR overrides the
 // build folder (default build-wasm/wasm at the repository root).
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// playwright-core driving Debian's Chromium (npx playwright install cannot work here; NOTES.md §3).
+// playwright-core driving Debian's Chromium (npx playwright install cannot work without internet; docs/toolchain.md).
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 // Figure state in the URL fragment, as URLSearchParams: #tile.sel=46&tmem.dp=D&fig=tmem.
 // Each element owns the keys under its prefix; replaceState keeps history clean and the page from jumping.
-// Another part of the fragment (issue 6: agent=...&token=...) is left untouched.
+// Another part of the fragment (agent=...&token=...) is left untouched.
 
 export function readFragment(): URLSearchParams {
   return new URLSearchParams(location.hash.replace(/^#/, ''));

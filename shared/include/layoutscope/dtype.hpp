@@ -18,7 +18,8 @@
 
 namespace layoutscope {
 
-enum class DType { kF8, kF16, kBF16, kF32, kTF32, kF64 };
+// kU8: a byte of any meaning (uint8, int8 and fp8 move alike); kF8 names the fp8 formats.
+enum class DType { kU8, kF8, kF16, kBF16, kF32, kTF32, kF64 };
 
 Result<DType> parse_dtype(std::string_view name);
 std::string_view to_string(DType dtype);

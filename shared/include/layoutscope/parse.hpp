@@ -1,26 +1,11 @@
-// Text <-> Layout. The grammar accepts the chapter's notation and the spellings of TVM TIRx and CuTe:
+// Text <-> Layout, in the notation whose grammar and meaning layout.hpp's opening comment defines.
 //
-//   layout   := swizzled | sum
-//   swizzled := 'Swizzle' '<' B ',' M ',' S '>' ('o' | '∘') sum
-//             | 'ComposeLayout' '(' P ',' B ',' S ',' tile [',' 'swizzle_inner' '=' bool] ')'
-//             | 'ComposeLayout' '(' 'SwizzleLayout' '(' P ',' B ',' S [',' 'swizzle_inner' '=' bool] ')' ','
-//             tile ')'
-//               (every ComposeLayout/SwizzleLayout argument may also be given by keyword: per_element,
-//                swizzle_len, atom_len, tile_layout / layout_B, layout_A, swizzle_inner)
-//   tile     := 'TileLayout' '(' sum ')' | sum
-//   sum      := term ('+' term)*
-//   term     := 'S' '[' spec ']' | 'R' '[' spec ']' | 'O' '[' offset ']' | offset-term
-//   spec     := extents [':' strides]          extents only -> row-major strides on @m
-//   extents  := int | '(' int {',' int} [','] ')' | int {',' int}
-//   strides  := stride | '(' stride {',' stride} [','] ')'
-//   stride   := int                  -> int@m
-//             | int '@' axis         k may be negative or 0
-//             | axis                 -> 1@axis
-//   offset   := offset-term {('+' | ',') offset-term}
-//   offset-term := int ['@' axis] | axis
+//   parse_layout("Swizzle<3,4,-3> o S[(8,128):(128,1)]")   -> Layout{shard, swizzle {3, 4, 3, inner = false}}
+//   parse_layout("S[(8,4):(4,1]")                           -> Error{"expected ')' ...", column 13, code
+//   "syntax"}
 //
-// A leading module prefix (T., Tx., tirx., cute::) is ignored. Errors carry the 1-based column (in code
-// points) of the offending token and say what was expected there.
+// Errors carry the 1-based column (in code points) of the offending token, say what was expected there, and
+// carry a code: "syntax", "range" (an extent below 1, a swizzle TIRx or CuTe rejects), "overflow", "limit".
 #pragma once
 
 #include <string>
@@ -36,7 +21,7 @@ Result<Layout> parse_layout(std::string_view text);
 // Canonical text: parse_layout(to_string(L)) == L for every L that parse_layout produced.
 std::string to_string(const Layout& layout);
 std::string to_string(const AxisStride& stride);  // "16" on @m, "4@laneid" elsewhere
-std::string to_string(const Swizzle& swizzle);    // CuTe's spelling of the function alone: "Swizzle<3,4,3>"
+std::string to_string(const Swizzle& swizzle);  // CuTe's spelling alone: "Swizzle<3,4,3>", "Swizzle<3,4,-3>"
 
 // A logical shape "8,8" or "(8, 8)" or "8x8": positive extents.
 Result<std::vector<int64_t>> parse_shape(std::string_view text);

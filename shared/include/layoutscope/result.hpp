@@ -3,6 +3,7 @@
 //
 //   auto layout = parse_layout("S[(8,4):(4,1]");
 //   if (!layout) print(layout.error().column, layout.error().message);   // column 12: expected ')'
+//   layout.error().code == "syntax"
 #pragma once
 
 #include <string>
@@ -15,6 +16,11 @@ struct Error {
   std::string message;
   int column = 0;     // 1-based column in the text that was parsed; 0 when the error has no place
   std::string field;  // the argument, mode or axis at fault ("shape", "mode 2", "TLane"), may be empty
+  // What kind of failure, as Finding::code names a finding: "syntax" (the text does not follow the grammar),
+  // "range" (a value outside what it may be), "overflow" (does not fit 64 bits), "size-mismatch" (shape and
+  // layout disagree), "limit" (more work than the caller allowed), "precision" (a value a JS number cannot
+  // hold exactly). Empty when the producer did not classify it.
+  std::string code;
 };
 
 template <class T>
@@ -36,8 +42,8 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
-inline Error make_error(std::string message, int column = 0, std::string field = {}) {
-  return Error{std::move(message), column, std::move(field)};
+inline Error make_error(std::string message, int column = 0, std::string field = {}, std::string code = {}) {
+  return Error{std::move(message), column, std::move(field), std::move(code)};
 }
 
 }  // namespace layoutscope

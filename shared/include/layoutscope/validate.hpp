@@ -1,5 +1,8 @@
-// Findings about a layout over a logical shape: what is wrong (errors) and what is suspicious (warnings).
-// Each finding names the offending mode or axis, so the page can point at it.
+// Findings about a layout over a logical shape: what is wrong (errors), what is suspicious (warnings) and
+// what is worth knowing (info). Each finding names the offending mode or axis, so the page can point at it.
+// One check per code: size-mismatch, negative-position, hardware-range, tmem-allocation, broadcast-mode,
+// partial-sum, swizzle-no-memory-axis, swizzle-overlap, swizzle-atom (a swizzled address leaves the tile's
+// addresses), aliasing, replica-overlap, aliasing-not-checked; "invalid" when the layout does not compile.
 //
 //   S[(8,4):(4@laneid,1@laneid)] + O[8@laneid], shape 8x4
 //   -> error "hardware-range": axis laneid reaches 39, its range is [0, 32) (lanes of a warp)
@@ -19,7 +22,7 @@ enum class Severity { kError, kWarning, kInfo };
 
 struct Finding {
   Severity severity = Severity::kError;
-  std::string code;  // size-mismatch, aliasing, hardware-range, negative-position, swizzle-*, ...
+  std::string code;  // one of the codes above
   std::string message;
   std::string where;  // "mode 2", "R 1 mode 0", "axis TLane", "swizzle"
 };

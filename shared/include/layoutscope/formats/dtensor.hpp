@@ -1,0 +1,24 @@
+// PyTorch DTensor: a DeviceMesh and one placement per mesh dimension.
+//
+//   init_device_mesh("cuda", (2, 4), mesh_dim_names=("dp", "tp")), [Shard(0), Replicate()]   on 8x4
+//     -> S[(2,4,4):(1@dp,4@m,1@m)] + R[4:1@tp]
+//   [Shard(0), Shard(1)]           -> S[(2,4,4):(1@dp,1@m,1@tp)]     (local tensor 4x1)
+//   [Partial("sum"), Shard(1)]     -> ... + P[2:1@dp]      every dp coordinate holds a partial sum
+//   [_StridedShard(0, split_factor=4), Shard(0)]  dimension 0 cut into 4 pieces first (by tp), each piece
+//                                                 sharded over dp: (4 over tp, 2 over dp, local)
+//
+// Placements are indexed by mesh dimension (JAX's PartitionSpec is indexed by tensor dimension). Several
+// mesh dimensions sharding one tensor dimension split it in mesh order, the first one major. Shard follows
+// torch.chunk: a size not divisible by the mesh dimension gives an uneven last chunk, which the notation
+// cannot express: an error, never a silent rounding.
+#pragma once
+
+#include "layoutscope/formats/format.hpp"
+
+namespace layoutscope {
+
+Result<Imported> import_dtensor(std::string_view text, const FormatContext& context);
+Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64_t>& shape,
+                                   const FormatContext& context);
+
+}  // namespace layoutscope

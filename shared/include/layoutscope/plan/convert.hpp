@@ -1,0 +1,133 @@
+// Any layout to any layout: the plan of one conversion kernel, as a value that can be printed, tested and
+// run.
+//
+// A conversion moves every logical element x from src(x) to dst(x): out[dst(x)] = in[src(x)]. Both layouts
+// are split over the common refinement of their modes (the finest split of the logical index that both are
+// strided on), the pieces are put in destination order, and adjacent pieces that are contiguous on both sides
+// fuse:
+//
+//   fp32 4096x4096 transpose: src S[(4096,4096):(4096,1)], dst S[(4096,4096):(1,4096)]
+//     modes in destination order (extent: src stride, dst stride): (4096: 1, 4096) (4096: 4096, 1)
+//     the innermost destination mode is not contiguous in the source: a tiled plan. The tile spans the
+//     destination-contiguous mode (a) and the source-contiguous mode (b), 64 x 64 elements; a thread loads
+//     4 rows of 16 B along b, transposes the 4x4 block in registers and stores 16 B rows along a into a
+//     shared tile whose 16 B chunks are XOR-swizzled by row, then the tile leaves in 16 B rows along a.
+//
+//   bf16 BSHD -> BHSD (16,4096,32,32) perm (0,2,1,3): modes (16: 4194304, 4194304) (32: 32, 131072)
+//     (4096: 1024, 32) (32: 1, 1): the innermost 32 elements (64 B) are contiguous on both sides (CuTe's
+//     max_common_vector): a vector plan, 16 B per lane, no shared memory.
+//
+// Narrow types keep 16 B accesses: a thread's register block is V x V elements with V = 16 B / element size
+// (4x4 fp32, 8x8 bf16, 16x16 u8), transposed in registers by byte permutes. Where a run shorter than 16 B is
+// shared by both sides it is moved as one wider element. Every number the plan predicts (sectors per request,
+// shared-memory wavefronts) comes from the engine's memory model applied to the lane addresses the plan
+// defines; the generated kernel (the agent's code generator) and the host executor below follow the same lane
+// mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "layoutscope/dtype.hpp"
+#include "layoutscope/layout.hpp"
+#include "layoutscope/result.hpp"
+
+namespace layoutscope {
+
+// One piece of the common refinement: `extent` values, `src_stride` / `dst_stride` elements apart.
+struct ConvertMode {
+  int64_t extent = 1;
+  int64_t src_stride = 0;
+  int64_t dst_stride = 0;
+  friend bool operator==(const ConvertMode&, const ConvertMode&) = default;
+};
+
+enum class ConvertKind {
+  kVector,  // a shared contiguous run of >= 16 B: each lane copies 16 B, no staging
+  kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
+};
+
+// The cost of one warp access as the engine's memory model counts it.
+struct WarpCost {
+  int64_t sectors = 0;  // distinct 32 B global sectors (global accesses)
+  int wavefronts = 0;   // shared-memory wavefronts (shared accesses)
+  int ideal_wavefronts = 0;
+  int bytes_per_lane = 0;
+};
+
+struct ConvertPlan {
+  std::vector<int64_t> shape;  // the logical shape both layouts are defined on
+  DType dtype = DType::kF32;
+  int elem_bytes = 4;
+  int64_t elements = 0;
+  // Destination order, outermost first (the last has dst_stride 1); in units of unit_elems elements.
+  std::vector<ConvertMode> modes;
+  int64_t common_vector = 1;  // elements contiguous on both sides (the innermost run)
+
+  ConvertKind kind = ConvertKind::kVector;
+  int unit_elems = 1;    // elements moved as one unit (> 1 when a short shared run is packed)
+  int unit_bytes = 4;    // elem_bytes * unit_elems
+  int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
+  int threads = 256;     // threads per block
+
+  // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a is contiguous
+  // in the destination: index ia of the group is destination offset ia. Group b is contiguous in the source:
+  // index ib is source offset ib. The tile is tile_a x tile_b units, stored as rows along b of tile_a units
+  // (row_bytes), with the 16 B chunks of each row XORed by `staging` (a swizzle on byte offsets in the tile).
+  // The other modes are the batch: one block per (batch index, tile along b, tile along a).
+  std::vector<int> group_a, group_b;
+  int64_t extent_a = 0, extent_b = 0;  // the groups' sizes
+  int64_t tile_a = 0;
+  int64_t tile_b = 0;
+  int64_t row_bytes = 0;
+  Swizzle staging;  // bits == 0: no swizzle
+  int64_t staging_bytes = 0;
+
+  int64_t blocks = 0;  // grid size
+
+  // Predicted per warp instruction, from the lane addresses of the plan's first block.
+  WarpCost global_read;
+  WarpCost global_write;
+  WarpCost smem_write;  // kTiled only
+  WarpCost smem_read;
+};
+
+// Plans out[dst(x)] = in[src(x)] for every x of `shape`. Both layouts: a shard on @m only (no replicas,
+// partial sums, offsets on other axes or swizzle); the destination dense (a bijection onto [0, size)), the
+// source any strided layout of the same size. Errors name the offending layout ("src", "dst") in `field`.
+Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype);
+
+// The shorthand: a row-major tensor of `shape` into the row-major tensor of its dimensions permuted by `perm`
+// (PyTorch's x.permute(perm).contiguous()).
+Result<ConvertPlan> plan_permute(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
+                                 DType dtype);
+
+// The layouts of that shorthand: src row-major over `shape`, dst the permuted row-major order over the same
+// logical shape.
+Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm);
+
+// Source element offset of each destination offset, for the plan's modes (the gather function).
+int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset);
+
+// Runs the plan on the host exactly as the kernel's lanes do it (tiles, register blocks, the swizzled staging
+// tile), element by element. `in` holds the source's cosize elements, `out` the destination's; both of the
+// plan's element size.
+Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
+                                     std::span<std::byte> out);
+
+// Source offset of index ia of group a, destination offset of index ib of group b (in units); the batch
+// modes, innermost first.
+int64_t group_a_src(const ConvertPlan& plan, int64_t ia);
+int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
+std::vector<int> convert_batch_modes(const ConvertPlan& plan);
+
+// Source elements needed by the plan (the source layout's cosize).
+int64_t source_extent(const ConvertPlan& plan);
+
+std::string_view to_string(ConvertKind kind);
+
+}  // namespace layoutscope

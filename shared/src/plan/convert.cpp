@@ -1,0 +1,544 @@
+#include "layoutscope/plan/convert.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
+
+#include "layoutscope/checked.hpp"
+#include "layoutscope/memory_access.hpp"
+#include "layoutscope/parse.hpp"
+
+namespace layoutscope {
+namespace {
+
+constexpr int kVectorBytes = 16;  // the widest global and shared access of one lane
+constexpr int kThreads = 256;
+
+struct Strided {
+  int64_t extent;
+  int64_t stride;
+};
+
+// The layout as plain (extent, stride) modes on @m, or the reason it is not one.
+Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::string& field) {
+  auto refuse = [&](const std::string& what) {
+    return make_error(field + " layout: " + what + "; a conversion needs a shard on @m alone", 0, field);
+  };
+  if (!layout.replicas.empty()) return refuse("it has replicas (R[...]): an element would be written twice");
+  if (!layout.partials.empty()) return refuse("it holds partial sums (P[...]): reduce them first");
+  if (layout.swizzle) return refuse("it is swizzled");
+  for (const AxisStride& o : layout.offset) {
+    if (o.k != 0) return refuse("it has an offset (" + to_string(o) + ")");
+  }
+  std::vector<Strided> modes;
+  for (const Mode& m : layout.shard) {
+    if (m.stride.axis != kMemoryAxis) return refuse("mode stride " + to_string(m.stride) + " is not on @m");
+    if (m.stride.k < 0) return refuse("mode stride " + to_string(m.stride) + " is negative");
+    modes.push_back({m.extent, m.stride.k});
+  }
+  return modes;
+}
+
+// Suffix products of the extents: P[i] = e[i] * ... * e[n-1], P[n] = 1 (mode i holds the digit (x / P[i+1]) %
+// e[i]).
+std::vector<int64_t> suffix_products(const std::vector<Strided>& modes) {
+  std::vector<int64_t> p(modes.size() + 1, 1);
+  for (size_t i = modes.size(); i-- > 0;) p[i] = p[i + 1] * modes[i].extent;
+  return p;
+}
+
+// Stride of the refined piece [lo, hi) of the flat index in a layout whose mode i covers [P[i+1], P[i]).
+int64_t piece_stride(const std::vector<Strided>& modes, const std::vector<int64_t>& p, int64_t lo,
+                     int64_t hi) {
+  for (size_t i = 0; i < modes.size(); ++i) {
+    if (p[i + 1] <= lo && hi <= p[i] && p[i] > p[i + 1]) return modes[i].stride * (lo / p[i + 1]);
+  }
+  return 0;  // unreachable for a refinement of both layouts
+}
+
+int log2_exact(int64_t v) { return std::countr_zero(static_cast<uint64_t>(v)); }
+
+// The largest power of two <= limit that divides every value.
+int largest_common_pow2(int limit, std::initializer_list<int64_t> must_divide,
+                        const std::vector<int64_t>& also) {
+  int v = limit;
+  auto ok = [&](int c) {
+    for (int64_t x : must_divide) {
+      if (x % c != 0) return false;
+    }
+    for (int64_t x : also) {
+      if (x % c != 0) return false;
+    }
+    return true;
+  };
+  while (v > 1 && !ok(v)) v /= 2;
+  return v;
+}
+
+// Staging tile byte offset of (row along b, byte within the row), swizzled.
+int64_t staging_offset(const ConvertPlan& plan, int64_t row, int64_t byte) {
+  return apply_swizzle(plan.staging, row * plan.row_bytes + byte);
+}
+
+// Lane addresses of the tiled plan's four warp accesses, for the lanes of warp w in the first block. Lanes
+// whose thread has no work in that pass are left out.
+struct TiledLanes {
+  std::vector<int64_t> global_read, smem_write, smem_read, global_write;
+};
+
+TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
+  TiledLanes lanes;
+  const int v = plan.vector_units;
+  const int64_t ub = plan.unit_bytes;
+  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int64_t t = int64_t{warp} * 32 + lane;
+    if (t < na * nb) {
+      const int64_t bb = t % nb, ba = t / nb;
+      lanes.global_read.push_back((group_a_src(plan, ba * v) + bb * v) * ub);
+      lanes.smem_write.push_back(staging_offset(plan, bb * v, ba * v * ub));
+    }
+    if (t < plan.tile_b * ca) {
+      const int64_t row = t / ca, chunk = t % ca;
+      lanes.smem_read.push_back(staging_offset(plan, row, chunk * v * ub));
+      lanes.global_write.push_back((chunk * v + group_b_dst(plan, row)) * ub);
+    }
+  }
+  return lanes;
+}
+
+WarpCost global_cost(const std::vector<int64_t>& addrs, int width) {
+  WarpCost c;
+  c.bytes_per_lane = width;
+  if (addrs.empty()) return c;
+  if (auto s = sector_access(addrs, width)) c.sectors = s->sectors;
+  return c;
+}
+
+WarpCost shared_cost(const std::vector<int64_t>& addrs, int width) {
+  WarpCost c;
+  c.bytes_per_lane = width;
+  if (addrs.empty()) return c;
+  // Accesses narrower than a bank word are counted on their word: lanes in one word share it (broadcast).
+  std::vector<int64_t> words(addrs);
+  int w = width;
+  if (w < 4) {
+    for (int64_t& x : words) x &= ~int64_t{3};
+    w = 4;
+  }
+  if (auto s = bank_access(words, w)) {
+    c.wavefronts = s->cycles;
+    c.ideal_wavefronts = s->groups;
+  }
+  return c;
+}
+
+// Shared-memory wavefronts of the tile's store and load passes over every warp of one block.
+int64_t staging_wavefronts(const ConvertPlan& plan) {
+  int64_t total = 0;
+  const int width = plan.vector_units * plan.unit_bytes;
+  for (int w = 0; w < plan.threads / 32; ++w) {
+    TiledLanes l = tiled_lanes(plan, w);
+    total += shared_cost(l.smem_write, width).wavefronts + shared_cost(l.smem_read, width).wavefronts;
+  }
+  return total;
+}
+
+// Picks the XOR swizzle of the staging tile's 16 B chunks with the fewest wavefronts (none first, so a tie
+// keeps the plain tile).
+void choose_staging(ConvertPlan& plan) {
+  plan.staging = Swizzle{};
+  const int chunk_bits = log2_exact(std::max<int64_t>(plan.vector_units * plan.unit_bytes, 1));
+  const int row_bits = log2_exact(plan.row_bytes);
+  const int tile_bits = log2_exact(plan.row_bytes * plan.tile_b);
+  int64_t best = staging_wavefronts(plan);
+  Swizzle best_swizzle{};
+  for (int bits = 1; bits <= 3 && chunk_bits + bits <= row_bits; ++bits) {
+    for (int shift = row_bits - chunk_bits; chunk_bits + shift + bits <= tile_bits; ++shift) {
+      plan.staging = Swizzle{bits, chunk_bits, shift, true, SwizzleSpelling::kCute};
+      const int64_t w = staging_wavefronts(plan);
+      if (w < best) {
+        best = w;
+        best_swizzle = plan.staging;
+      }
+    }
+  }
+  plan.staging = best_swizzle;
+}
+
+void predict(ConvertPlan& plan) {
+  const int width = plan.vector_units * plan.unit_bytes;
+  if (plan.kind == ConvertKind::kVector) {
+    std::vector<int64_t> src, dst;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int64_t d = int64_t{lane} * plan.vector_units * plan.unit_elems;
+      if (d >= plan.elements) break;
+      dst.push_back(d * plan.elem_bytes);
+      src.push_back(gather_offset(plan, d) * plan.elem_bytes);
+    }
+    plan.global_read = global_cost(src, width);
+    plan.global_write = global_cost(dst, width);
+    return;
+  }
+  TiledLanes l = tiled_lanes(plan, 0);
+  plan.global_read = global_cost(l.global_read, width);
+  plan.global_write = global_cost(l.global_write, width);
+  plan.smem_write = shared_cost(l.smem_write, width);
+  plan.smem_read = shared_cost(l.smem_read, width);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+std::string_view to_string(ConvertKind kind) { return kind == ConvertKind::kVector ? "vector" : "tiled"; }
+
+Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype) {
+  auto src_modes = strided_modes(src, "src");
+  if (!src_modes) return src_modes.error();
+  auto dst_modes = strided_modes(dst, "dst");
+  if (!dst_modes) return dst_modes.error();
+
+  ConvertPlan plan;
+  plan.shape = shape;
+  plan.dtype = dtype;
+  plan.elem_bytes = dtype_bytes(dtype);
+  int64_t n = 1;
+  for (int64_t e : shape) {
+    if (e <= 0 || mul_overflows(n, e, &n)) return make_error("shape: extents must be positive", 0, "shape");
+  }
+  plan.elements = n;
+  const std::vector<int64_t> ps = suffix_products(*src_modes), pd = suffix_products(*dst_modes);
+  if (ps[0] != n)
+    return make_error(
+        "src layout holds " + std::to_string(ps[0]) + " elements, the shape " + std::to_string(n), 0, "src");
+  if (pd[0] != n)
+    return make_error(
+        "dst layout holds " + std::to_string(pd[0]) + " elements, the shape " + std::to_string(n), 0, "dst");
+
+  // The common refinement: every split point of either layout, which must nest (each divides the one above).
+  std::vector<int64_t> cuts(ps);
+  cuts.insert(cuts.end(), pd.begin(), pd.end());
+  std::sort(cuts.begin(), cuts.end(), std::greater<>());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    if (cuts[k] % cuts[k + 1] != 0) {
+      return make_error("src and dst split the logical index incompatibly (a run of " +
+                            std::to_string(cuts[k + 1]) + " inside a run of " + std::to_string(cuts[k]) +
+                            "): no strided map between them",
+                        0, "dst");
+    }
+  }
+  std::vector<ConvertMode> pieces;
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const int64_t hi = cuts[k], lo = cuts[k + 1];
+    pieces.push_back({hi / lo, piece_stride(*src_modes, ps, lo, hi), piece_stride(*dst_modes, pd, lo, hi)});
+  }
+
+  // The destination must be dense: sorted by stride, each stride is the product of the extents below it.
+  std::sort(pieces.begin(), pieces.end(),
+            [](const ConvertMode& x, const ConvertMode& y) { return x.dst_stride < y.dst_stride; });
+  int64_t expect = 1;
+  for (const ConvertMode& m : pieces) {
+    if (m.dst_stride != expect) {
+      return make_error(std::string("dst layout is not dense: ") +
+                            (m.dst_stride < expect ? "two elements land on one offset (aliasing)"
+                                                   : "it leaves offsets unwritten (a gap)") +
+                            " at stride " + std::to_string(m.dst_stride),
+                        0, "dst");
+    }
+    expect *= m.extent;
+  }
+  std::reverse(pieces.begin(), pieces.end());  // destination order, outermost first
+  plan.modes = pieces;
+  // Fuse neighbours contiguous on both sides (the destination side always is).
+  std::vector<ConvertMode> fused;
+  for (const ConvertMode& m : plan.modes) {
+    if (!fused.empty() && fused.back().src_stride == m.extent * m.src_stride) {
+      fused.back() = {fused.back().extent * m.extent, m.src_stride, m.dst_stride};
+    } else {
+      fused.push_back(m);
+    }
+  }
+  if (fused.empty()) fused.push_back({1, 1, 1});
+  plan.modes = fused;
+  plan.common_vector = plan.modes.back().src_stride == 1 ? plan.modes.back().extent : 1;
+
+  const int eb = plan.elem_bytes;
+  std::vector<int64_t> strides;  // every stride of both sides but the innermost mode's
+  for (size_t i = 0; i + 1 < plan.modes.size(); ++i) {
+    strides.push_back(plan.modes[i].src_stride);
+    strides.push_back(plan.modes[i].dst_stride);
+  }
+
+  // A run of two or more 16 B vectors fills whole 32 B sectors with neighbouring lanes: a vector plan. A
+  // shorter run moves as one unit through a tile, so that both sides still read and write long contiguous
+  // rows.
+  if (plan.common_vector * eb >= 2 * kVectorBytes || plan.modes.size() == 1) {
+    plan.kind = ConvertKind::kVector;
+    plan.unit_elems = 1;
+    plan.unit_bytes = eb;
+    plan.vector_units = largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+    plan.threads = kThreads;
+    plan.blocks = ceil_div(plan.elements, int64_t{plan.vector_units} * plan.threads);
+    predict(plan);
+    return plan;
+  }
+
+  // A short shared run moves as one unit of up to 16 B (a whole number of elements, a power of two).
+  plan.unit_elems = largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+  plan.unit_bytes = eb * plan.unit_elems;
+  const int64_t u = plan.unit_elems;
+  std::vector<ConvertMode> units;
+  for (const ConvertMode& m : plan.modes) {
+    ConvertMode mu = m;
+    if (&m == &plan.modes.back()) {
+      mu.extent /= (m.src_stride == 1 ? u : 1);
+      mu.src_stride = m.src_stride == 1 ? 1 : m.src_stride / u;
+    } else {
+      mu.src_stride /= u;
+      mu.dst_stride /= u;
+    }
+    if (mu.extent > 1) units.push_back(mu);
+  }
+  // From here on the modes and the tile count units. b0: the source's innermost mode.
+  int b0 = -1;
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (units[i].src_stride == 1) b0 = i;
+  }
+  if (units.size() < 2 || b0 < 0 || b0 == static_cast<int>(units.size()) - 1) {
+    // No mode is contiguous in the source (a strided source with gaps): each lane gathers its own units.
+    plan.kind = ConvertKind::kVector;
+    plan.unit_elems = 1;
+    plan.unit_bytes = eb;
+    plan.vector_units = 1;
+    plan.threads = kThreads;
+    plan.blocks = ceil_div(plan.elements, plan.threads);
+    predict(plan);
+    return plan;
+  }
+  plan.kind = ConvertKind::kTiled;
+  plan.modes = units;
+  // Tiles of 8-32 KB: 256 x 128 units of 1 B (along a x along b), 128 x 128 of 2 B, 64 x 64 of 4 B, 32 x 32
+  // of 8 or 16 B. Where one side is short (a record of 8 fields), the other grows so that the tile keeps its
+  // area.
+  const int64_t target_a = plan.unit_bytes == 1   ? 256
+                           : plan.unit_bytes == 2 ? 128
+                           : plan.unit_bytes == 4 ? 64
+                                                  : 32;
+  const int64_t target_b = plan.unit_bytes == 1 ? 128 : target_a;
+  const int64_t area = target_a * target_b;
+  // Group a: the destination's innermost modes (contiguous there together), up to the tile's size. Group b:
+  // the source's innermost mode and the modes contiguous after it in the source, not in group a.
+  std::vector<bool> used(units.size(), false);
+  plan.extent_a = 1;
+  for (int i = static_cast<int>(units.size()) - 1; i >= 0 && i != b0 && plan.extent_a < target_a; --i) {
+    plan.group_a.push_back(i);
+    used[i] = true;
+    plan.extent_a *= units[i].extent;
+  }
+  plan.extent_b = 1;
+  for (bool grown = true; grown && plan.extent_b < area / std::min(plan.extent_a, target_a);) {
+    grown = false;
+    for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+      if (!used[i] && units[i].src_stride == plan.extent_b) {
+        plan.group_b.push_back(i);
+        used[i] = true;
+        plan.extent_b *= units[i].extent;
+        grown = true;
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> other;  // what keeps a vector of V units aligned on both sides
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
+      other.push_back(units[i].src_stride);
+    }
+    if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end()) {
+      other.push_back(units[i].dst_stride);
+    }
+  }
+  plan.vector_units =
+      largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes), {plan.extent_a, plan.extent_b}, other);
+  // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
+  // lane.
+  if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
+  auto pow2_floor = [](int64_t x) { return int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(x))); };
+  const int64_t max_a = std::max<int64_t>(plan.vector_units, pow2_floor(plan.extent_a));
+  const int64_t max_b = std::max<int64_t>(plan.vector_units, pow2_floor(plan.extent_b));
+  plan.tile_b = std::min(target_b, max_b);
+  plan.tile_a = std::min(area / plan.tile_b, max_a);
+  plan.tile_b = std::min(area / plan.tile_a, max_b);
+  plan.row_bytes = plan.tile_a * plan.unit_bytes;
+  plan.staging_bytes = plan.row_bytes * plan.tile_b;
+  // One thread per register block of the load pass (64 to 256 threads).
+  const int64_t register_blocks = (plan.tile_a / plan.vector_units) * (plan.tile_b / plan.vector_units);
+  plan.threads = static_cast<int>(std::clamp<int64_t>((register_blocks + 31) / 32 * 32, 64, kThreads));
+  int64_t batch = 1;
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (!used[i]) batch *= units[i].extent;
+  }
+  plan.blocks = batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
+  choose_staging(plan);
+  predict(plan);
+  return plan;
+}
+
+Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm) {
+  const size_t n = shape.size();
+  if (perm.size() != n) {
+    return make_error("perm has " + std::to_string(perm.size()) + " entries, the shape " + std::to_string(n),
+                      0, "perm");
+  }
+  std::vector<bool> seen(n, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(n) || seen[p]) {
+      return make_error("perm must be a permutation of 0.." + std::to_string(n - 1), 0, "perm");
+    }
+    seen[p] = true;
+  }
+  // Destination dimension k is source dimension perm[k]; its stride is the product of the dimensions after k.
+  std::vector<int64_t> dst_stride(n, 1);
+  int64_t s = 1;
+  for (size_t k = n; k-- > 0;) {
+    dst_stride[perm[k]] = s;
+    if (mul_overflows(s, shape[perm[k]], &s)) return make_error("shape: too many elements", 0, "shape");
+  }
+  Layout dst;
+  for (size_t i = 0; i < n; ++i)
+    dst.shard.push_back(Mode{shape[i], AxisStride{dst_stride[i], std::string(kMemoryAxis)}});
+  return dst;
+}
+
+Result<ConvertPlan> plan_permute(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
+                                 DType dtype) {
+  auto dst = permuted_layout(shape, perm);
+  if (!dst) return dst.error();
+  std::vector<int64_t> identity(shape.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  auto src = permuted_layout(shape, identity);
+  if (!src) return src.error();
+  return plan_convert(*src, *dst, shape, dtype);
+}
+
+int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {
+  // In units of the plan's modes; an offset inside a unit keeps its place.
+  const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
+  int64_t unit = dst_offset / u, src = 0;
+  for (size_t i = plan.modes.size(); i-- > 0;) {
+    const ConvertMode& m = plan.modes[i];
+    src += (unit % m.extent) * m.src_stride;
+    unit /= m.extent;
+  }
+  return src * u + dst_offset % u;
+}
+
+int64_t group_a_src(const ConvertPlan& plan, int64_t ia) {
+  int64_t src = 0;
+  for (int i : plan.group_a) {
+    src += (ia % plan.modes[i].extent) * plan.modes[i].src_stride;
+    ia /= plan.modes[i].extent;
+  }
+  return src;
+}
+
+int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
+  int64_t dst = 0;
+  for (int i : plan.group_b) {
+    dst += (ib % plan.modes[i].extent) * plan.modes[i].dst_stride;
+    ib /= plan.modes[i].extent;
+  }
+  return dst;
+}
+
+std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
+  std::vector<int> batch;
+  for (int i = static_cast<int>(plan.modes.size()); i-- > 0;) {
+    if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end() &&
+        std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
+      batch.push_back(i);
+    }
+  }
+  return batch;
+}
+
+int64_t source_extent(const ConvertPlan& plan) {
+  const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
+  int64_t last = 0;
+  for (const ConvertMode& m : plan.modes) last += (m.extent - 1) * m.src_stride;
+  return (last + 1) * u;
+}
+
+Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
+                                     std::span<std::byte> out) {
+  const int64_t eb = plan.elem_bytes;
+  if (static_cast<int64_t>(in.size()) < source_extent(plan) * eb)
+    return make_error("input buffer too small", 0, "in");
+  if (static_cast<int64_t>(out.size()) < plan.elements * eb)
+    return make_error("output buffer too small", 0, "out");
+  int64_t moved = 0;
+  if (plan.kind == ConvertKind::kVector) {
+    const int64_t v = plan.vector_units;
+    for (int64_t d = 0; d < plan.elements; d += v) {
+      std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb, static_cast<size_t>(v * eb));
+      moved += v;
+    }
+    return moved;
+  }
+  // Tiled: one block at a time, as the kernel's threads do it.
+  const int v = plan.vector_units;
+  const int64_t ub = plan.unit_bytes;
+  const int64_t tiles_a = ceil_div(plan.extent_a, plan.tile_a),
+                tiles_b = ceil_div(plan.extent_b, plan.tile_b);
+  std::vector<std::byte> tile(static_cast<size_t>(plan.staging_bytes));
+  std::vector<std::byte> block(static_cast<size_t>(v * v * ub));
+  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
+  const std::vector<int> batch_modes = convert_batch_modes(plan);
+  for (int64_t blk = 0; blk < plan.blocks; ++blk) {
+    // Block order: the tile index along a fastest, then along b, then the batch modes (innermost first).
+    const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
+    int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
+    for (int i : batch_modes) {
+      const ConvertMode& m = plan.modes[i];
+      src_base += (batch % m.extent) * m.src_stride;
+      dst_base += (batch % m.extent) * m.dst_stride;
+      batch /= m.extent;
+    }
+    const int64_t a0 = ta * plan.tile_a, b0 = tb * plan.tile_b;
+    // Load V x V blocks (V rows along a of V units along b), transpose, store rows along b into the tile.
+    for (int64_t t = 0; t < na * nb; ++t) {
+      const int64_t bb = t % nb, ba = t / nb;
+      if (b0 + bb * v >= plan.extent_b) continue;
+      for (int k = 0; k < v; ++k) {
+        const int64_t ia = a0 + ba * v + k;
+        if (ia >= plan.extent_a) continue;
+        const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
+        std::memcpy(block.data() + k * v * ub, in.data() + s * ub, static_cast<size_t>(v * ub));
+      }
+      for (int j = 0; j < v; ++j) {
+        for (int k = 0; k < v; ++k) {
+          std::memcpy(tile.data() + staging_offset(plan, bb * v + j, (ba * v + k) * ub),
+                      block.data() + (k * v + j) * ub, static_cast<size_t>(ub));
+        }
+      }
+    }
+    // Store rows along a from the tile.
+    for (int64_t t = 0; t < plan.tile_b * ca; ++t) {
+      const int64_t row = t / ca, chunk = t % ca;
+      const int64_t ia = a0 + chunk * v, ib = b0 + row;
+      if (ia >= plan.extent_a || ib >= plan.extent_b) continue;
+      const int64_t d = dst_base + ia + group_b_dst(plan, ib);
+      for (int k = 0; k < v; ++k) {
+        std::memcpy(out.data() + (d + k) * ub, tile.data() + staging_offset(plan, row, (chunk * v + k) * ub),
+                    static_cast<size_t>(ub));
+      }
+      moved += v * plan.unit_elems;
+    }
+  }
+  return moved;
+}
+
+}  // namespace layoutscope

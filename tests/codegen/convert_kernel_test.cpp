@@ -1,0 +1,108 @@
+// The generated conversion kernels: what the text must contain for the plan it came from, and, where nvcc
+// exists, that every kind of plan compiles for sm_90 with no spills (ptxas's report).
+#include "convert_kernel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "layoutscope/parse.hpp"
+
+namespace layoutscope::codegen {
+namespace {
+
+ConvertPlan permute(std::vector<int64_t> shape, std::vector<int64_t> perm, DType dtype) {
+  auto p = plan_permute(shape, perm, dtype);
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  return *p;
+}
+
+TEST(ConvertKernel, TiledTransposeCarriesThePlan) {
+  const ConvertPlan p = permute({4096, 4096}, {1, 0}, DType::kF32);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_EQ(k.name, "layoutscope_convert");
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_EQ(k.blocks, 64 * 64);
+  EXPECT_EQ(k.shared_bytes, 16384);
+  EXPECT_NE(k.text.find("__shared__ __align__(16) unsigned char tile[16384]"), std::string::npos);
+  EXPECT_NE(k.text.find("typedef uint4 vec_t"), std::string::npos);  // 16 B accesses
+  EXPECT_NE(k.text.find("vec_t r[4], w[4]"), std::string::npos);     // 4x4 register block
+  // The staging swizzle of the plan, spelled as a shift and mask on the byte offset.
+  const std::string swz = ">> " + std::to_string(p.staging.base + p.staging.shift) + ") & " +
+                          std::to_string((1 << p.staging.bits) - 1) + ") << " +
+                          std::to_string(p.staging.base);
+  EXPECT_NE(k.text.find(swz), std::string::npos) << k.text;
+}
+
+TEST(ConvertKernel, NarrowTypesTransposeWithBytePermutes) {
+  const KernelSource bf16 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kBF16));
+  // 8x8 block of 16-bit units: each output word takes one half from each of two rows.
+  EXPECT_NE(bf16.text.find("__byte_perm"), std::string::npos);
+  EXPECT_NE(bf16.text.find("vec_t r[8], w[8]"), std::string::npos);
+  const KernelSource u8 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));
+  EXPECT_NE(u8.text.find("vec_t r[16], w[16]"), std::string::npos);
+  EXPECT_NE(u8.text.find("0x5410u"), std::string::npos);
+}
+
+TEST(ConvertKernel, VectorPlanHasNoSharedMemory) {
+  const KernelSource k = convert_kernel_source(permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16));
+  EXPECT_EQ(k.text.find("__shared__"), std::string::npos);
+  EXPECT_EQ(k.shared_bytes, 0);
+  // 16 x 4096 x 32 x 32 bf16 = 2^26 elements in vectors of 8, 4 vectors per thread, 256 threads.
+  EXPECT_EQ(k.blocks, (int64_t{1} << 26) / 8 / 4 / 256);
+}
+
+TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
+  const KernelSource a = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
+  const KernelSource b = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
+  const KernelSource c = convert_kernel_source(permute({4096, 2048}, {1, 0}, DType::kF32));
+  EXPECT_EQ(a.hash, b.hash);
+  EXPECT_NE(a.hash, c.hash);
+  EXPECT_EQ(source_hash(""), 1469598103934665603ull);  // FNV-1a offset basis
+}
+
+#ifdef LAYOUTSCOPE_NVCC
+// ptxas's report of one kernel, compiled from the generated text.
+std::string compile(const KernelSource& k, const std::string& name) {
+  const std::string dir = ::testing::TempDir();
+  const std::string cu = dir + "/" + name + ".cu", log = dir + "/" + name + ".log";
+  std::ofstream(cu) << k.text;
+  const std::string cmd = std::string(LAYOUTSCOPE_NVCC) + " -arch=sm_90 -cubin -Xptxas=-v -o " + dir + "/" +
+                          name + ".cubin " + cu + " > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::stringstream out;
+  out << std::ifstream(log).rdbuf();
+  EXPECT_EQ(status, 0) << cmd << "\n" << out.str() << "\n" << k.text;
+  return out.str();
+}
+
+TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
+  struct Case {
+    const char* name;
+    ConvertPlan plan;
+  };
+  const Case cases[] = {
+      {"f32_transpose", permute({4096, 4096}, {1, 0}, DType::kF32)},
+      {"bf16_transpose", permute({8192, 4096}, {1, 0}, DType::kBF16)},
+      {"u8_transpose", permute({8192, 4096}, {1, 0}, DType::kU8)},
+      {"f64_transpose", permute({2048, 2048}, {1, 0}, DType::kF64)},
+      {"bf16_bshd", permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16)},
+      {"f32_nchw_nhwc", permute({64, 64, 128, 128}, {0, 2, 3, 1}, DType::kF32)},
+      {"u8_reverse", permute({256, 256, 1024}, {2, 1, 0}, DType::kU8)},
+      {"f32_aos_soa", permute({1 << 22, 8}, {1, 0}, DType::kF32)},
+      {"f32_odd", permute({1001, 999}, {1, 0}, DType::kF32)},
+      {"f32_packed_pairs", permute({64, 32, 2}, {1, 0, 2}, DType::kF32)},
+  };
+  for (const Case& c : cases) {
+    const std::string report = compile(convert_kernel_source(c.plan), c.name);
+    EXPECT_NE(report.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << c.name << "\n"
+                                                                                           << report;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace layoutscope::codegen

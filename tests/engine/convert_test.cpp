@@ -1,0 +1,246 @@
+// The conversion planner: plans of the benchmark chapter's conversions and of the permutations users ask for,
+// their predicted costs worked out by hand, and the host executor checked element by element against the
+// definition out[dst(x)] = in[src(x)] over random layouts.
+#include "layoutscope/plan/convert.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "layoutscope/parse.hpp"
+
+namespace layoutscope {
+namespace {
+
+Layout parse(const char* text) {
+  auto l = parse_layout(text);
+  EXPECT_TRUE(l.ok()) << text;
+  return *l;
+}
+
+// out[dst(x)] = in[src(x)], straight from the definition: flat index x split row-major over each layout's
+// extents.
+int64_t offset_of(const Layout& l, int64_t x) {
+  int64_t off = 0;
+  for (size_t i = l.shard.size(); i-- > 0;) {
+    off += (x % l.shard[i].extent) * l.shard[i].stride.k;
+    x /= l.shard[i].extent;
+  }
+  return off;
+}
+
+int64_t cosize(const Layout& l) {
+  int64_t c = 0;
+  for (const Mode& m : l.shard) c += (m.extent - 1) * m.stride.k;
+  return c + 1;
+}
+
+// Runs the plan on the host with distinct bytes per element and checks every destination element.
+void expect_converts(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape, DType dtype) {
+  auto plan = plan_convert(src, dst, shape, dtype);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const int eb = dtype_bytes(dtype);
+  const int64_t n = plan->elements;
+  std::vector<std::byte> in(static_cast<size_t>(cosize(src) * eb)),
+      out(static_cast<size_t>(n * eb), std::byte{0});
+  std::mt19937_64 rng(7);
+  for (auto& b : in) b = static_cast<std::byte>(rng());
+  auto moved = execute_convert_host(*plan, in, out);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  EXPECT_EQ(*moved, n);
+  for (int64_t x = 0; x < n; ++x) {
+    ASSERT_EQ(std::memcmp(out.data() + offset_of(dst, x) * eb, in.data() + offset_of(src, x) * eb, eb), 0)
+        << "element " << x << " of " << to_string(src) << " -> " << to_string(dst) << " ("
+        << to_string(plan->kind) << ")";
+  }
+}
+
+TEST(Convert, TransposeIsTiledWithConflictFreeStaging) {
+  // fp32 4096^2 transpose: 64x64 tile, 4x4 register blocks (16 B = 4 floats).
+  auto plan = plan_convert(parse("S[(4096,4096):(4096,1)]"), parse("S[(4096,4096):(1,4096)]"), {4096, 4096},
+                           DType::kF32);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->common_vector, 1);
+  EXPECT_EQ(plan->vector_units, 4);
+  EXPECT_EQ(plan->tile_a, 64);
+  EXPECT_EQ(plan->tile_b, 64);
+  EXPECT_EQ(plan->staging_bytes, 64 * 64 * 4);
+  EXPECT_EQ(plan->blocks, 64 * 64);
+  // Global: 16 lanes read one 256 B row piece, the other 16 the piece 4 rows down: 2 x 8 sectors; the same
+  // on the write side. 32 lanes x 16 B = 512 B = 16 sectors is the ideal.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  // Shared, 16 B per lane: 8 lanes per wavefront, so 4 is ideal. The tile's rows are 256 B; unswizzled, the
+  // register-block stores of lanes 0..7 hit rows 0, 4, ..., 28 at one column: every row 256 B apart starts in
+  // bank 0, an 8-way conflict. The planner's swizzle must remove it.
+  EXPECT_EQ(plan->smem_write.ideal_wavefronts, 4);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  EXPECT_GT(plan->staging.bits, 0);
+}
+
+TEST(Convert, SharedContiguousRunIsAVectorCopy) {
+  // BSHD -> BHSD, bf16 (16,4096,32,32) perm (0,2,1,3): D = 32 stays innermost on both sides: 64 B contiguous.
+  auto plan = plan_permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kVector);
+  EXPECT_EQ(plan->common_vector, 32);
+  EXPECT_EQ(plan->vector_units, 8);  // 16 B of bf16
+  // Lanes 0..3 cover one 64 B run of D, lanes 4..7 the next destination row, which is source row h+1 of the
+  // same s: 32 * 32 * 2 B = 2 KiB further. Each 64 B run is 2 sectors: 8 runs -> 16 sectors, both sides.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  // Destination order (B, H, S, D): source strides S*H*D, D, H*D, 1 -> H and S do not fuse, S and D do not.
+  ASSERT_EQ(plan->modes.size(), 4u);
+  EXPECT_EQ(plan->modes[1].src_stride, 32);
+  EXPECT_EQ(plan->modes[2].src_stride, 32 * 32);
+}
+
+TEST(Convert, CommonVectorIsTheTrailingRunPermutationsKeep) {
+  // For x.permute(p).contiguous() the run both sides share is the product of the trailing dimensions with
+  // p[k] == k (nothing else can be contiguous in both).
+  struct Case {
+    std::vector<int64_t> shape, perm;
+    int64_t run;
+  };
+  const Case cases[] = {{{8, 6, 4}, {0, 1, 2}, 192},
+                        {{8, 6, 4}, {1, 0, 2}, 4},
+                        {{8, 6, 4}, {0, 2, 1}, 1},
+                        {{2, 3, 4, 5}, {1, 0, 2, 3}, 20},
+                        {{2, 3, 4, 5}, {3, 2, 1, 0}, 1}};
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, DType::kF32);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_EQ(plan->common_vector, c.run);
+  }
+}
+
+TEST(Convert, AosToSoaReadsWholeRecords) {
+  // [N, 8] -> [8, N] fp32: the 8 fields of a record are the source-contiguous mode, N the destination's.
+  auto plan = plan_permute({1 << 20, 8}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->tile_b, 8);
+  EXPECT_EQ(plan->tile_a, 512);
+  // The reverse, SoA -> AoS: the short side is a (8 fields); b grows to 512 to keep 4096 units of tile.
+  auto back = plan_permute({8, 1 << 20}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->tile_a, 8);
+  EXPECT_EQ(back->tile_b, 512);
+  // Lanes 0,1 read one record (2 x 16 B), lanes 2,3 the next, ...: 16 records of 32 B, one sector each.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+}
+
+TEST(Convert, NarrowTypesKeepSixteenByteAccesses) {
+  auto bf16 = plan_permute({8192, 4096}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_EQ(bf16->vector_units * bf16->unit_bytes, 16);
+  auto u8 = plan_permute({8192, 4096}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(u8.ok());
+  EXPECT_EQ(u8->vector_units * u8->unit_bytes, 16);
+  // 256 x 128 bytes: 16 x 8 register blocks of 16 x 16 bytes, one thread each.
+  EXPECT_EQ(u8->tile_a, 256);
+  EXPECT_EQ(u8->tile_b, 128);
+  EXPECT_EQ(u8->threads, 128);
+  EXPECT_EQ(bf16->tile_a, 128);
+  EXPECT_EQ(bf16->threads, 256);
+}
+
+TEST(Convert, ShortModesGroupIntoWholeTileRows) {
+  // bf16 (128, 8, 32, 4096) perm (0, 3, 2, 1): the destination's innermost mode has 8 elements (16 B); with
+  // the next one (32, destination stride 8) they are 256 contiguous destination elements, not contiguous in
+  // the source: group a = both, so the tile's rows are 128 elements (256 B) long instead of 16 B.
+  auto plan = plan_permute({128, 8, 32, 4096}, {0, 3, 2, 1}, DType::kBF16);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->group_a.size(), 2u);
+  EXPECT_EQ(plan->extent_a, 256);
+  EXPECT_EQ(plan->extent_b, 4096);
+  EXPECT_EQ(plan->tile_a, 128);
+  EXPECT_EQ(plan->tile_b, 128);
+  // 16 lanes write one 128-element row (256 B, 8 sectors), the other 16 the next row: 16 sectors for 512 B.
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  expect_converts(*permuted_layout({2, 8, 32, 64}, {0, 1, 2, 3}),
+                  *permuted_layout({2, 8, 32, 64}, {0, 3, 2, 1}), {2, 8, 32, 64}, DType::kBF16);
+}
+
+TEST(Convert, ShortSharedRunMovesAsOneUnit) {
+  // (64, 32, 2) perm (1, 0, 2), fp32: the last 2 floats (8 B) stay together: a tiled plan over 8 B units.
+  auto plan = plan_permute({64, 32, 2}, {1, 0, 2}, DType::kF32);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->common_vector, 2);
+  EXPECT_EQ(plan->unit_elems, 2);
+  EXPECT_EQ(plan->unit_bytes, 8);
+  // A run of exactly 16 B (8 bf16) is one unit too, a whole vector per lane: 16 B accesses with no register
+  // transpose (V = 1), so the rows of the tile stay contiguous on both sides.
+  auto sixteen = plan_permute({64, 32, 8}, {1, 0, 2}, DType::kBF16);
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_EQ(sixteen->kind, ConvertKind::kTiled);
+  EXPECT_EQ(sixteen->unit_bytes, 16);
+  EXPECT_EQ(sixteen->vector_units, 1);
+  expect_converts(*permuted_layout({64, 32, 8}, {0, 1, 2}), *permuted_layout({64, 32, 8}, {1, 0, 2}),
+                  {64, 32, 8}, DType::kBF16);
+}
+
+TEST(Convert, RefusesWhatIsNotAConversion) {
+  auto aliasing = plan_convert(parse("S[(4,4):(4,1)]"), parse("S[(4,4):(1,1)]"), {4, 4}, DType::kF32);
+  ASSERT_FALSE(aliasing.ok());
+  EXPECT_EQ(aliasing.error().field, "dst");
+  EXPECT_NE(aliasing.error().message.find("aliasing"), std::string::npos);
+  auto gap = plan_convert(parse("S[(4,4):(4,1)]"), parse("S[(4,4):(8,1)]"), {4, 4}, DType::kF32);
+  ASSERT_FALSE(gap.ok());
+  EXPECT_NE(gap.error().message.find("gap"), std::string::npos);
+  auto size = plan_convert(parse("S[(4,4):(4,1)]"), parse("S[(4,8):(8,1)]"), {4, 4}, DType::kF32);
+  ASSERT_FALSE(size.ok());
+  EXPECT_EQ(size.error().field, "dst");
+  auto replica =
+      plan_convert(parse("S[(4,4):(4,1)]"), parse("S[(4,4):(4,1)] + R[2:16]"), {4, 4}, DType::kF32);
+  ASSERT_FALSE(replica.ok());
+  EXPECT_NE(replica.error().message.find("replicas"), std::string::npos);
+  auto axis = plan_convert(parse("S[(4,4):(4@laneid,1)]"), parse("S[(4,4):(4,1)]"), {4, 4}, DType::kF32);
+  ASSERT_FALSE(axis.ok());
+  EXPECT_EQ(axis.error().field, "src");
+  // (6,4) and (4,6) split 24 elements at 4 and at 6: neither run nests in the other.
+  auto split = plan_convert(parse("S[(6,4):(4,1)]"), parse("S[(4,6):(6,1)]"), {24}, DType::kF32);
+  ASSERT_FALSE(split.ok());
+  auto perm = plan_permute({2, 3}, {0, 0}, DType::kF32);
+  ASSERT_FALSE(perm.ok());
+  EXPECT_EQ(perm.error().field, "perm");
+}
+
+TEST(Convert, HostExecutorMatchesTheDefinition) {
+  expect_converts(parse("S[(64,64):(64,1)]"), parse("S[(64,64):(1,64)]"), {64, 64}, DType::kF32);
+  expect_converts(parse("S[(100,36):(36,1)]"), parse("S[(100,36):(1,100)]"), {100, 36}, DType::kBF16);
+  expect_converts(parse("S[(130,70):(70,1)]"), parse("S[(130,70):(1,130)]"), {130, 70}, DType::kU8);
+  expect_converts(parse("S[(33,17):(17,1)]"), parse("S[(33,17):(1,33)]"), {33, 17}, DType::kF64);
+  // A padded source (row pitch 40 for 32 columns) into a dense transpose.
+  expect_converts(parse("S[(48,32):(40,1)]"), parse("S[(48,32):(1,48)]"), {48, 32}, DType::kF32);
+  // The tile layout of the chapter into row-major.
+  expect_converts(parse("S[(4,2,2,4):(16,4,8,1)]"), parse("S[(8,8):(8,1)]"), {8, 8}, DType::kF32);
+}
+
+TEST(Convert, RandomPermutationsOfRankThreeToSix) {
+  std::mt19937 rng(2026);
+  const DType types[] = {DType::kU8, DType::kBF16, DType::kF32, DType::kF64};
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rank = 3 + trial % 4;
+    std::vector<int64_t> shape(rank), perm(rank);
+    for (int i = 0; i < rank; ++i)
+      shape[i] = std::uniform_int_distribution<int>(1, 3)(rng) * (1 << (rng() % 3));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<int64_t> identity(rank);
+    std::iota(identity.begin(), identity.end(), 0);
+    auto src = permuted_layout(shape, identity);
+    auto dst = permuted_layout(shape, perm);
+    ASSERT_TRUE(src.ok() && dst.ok());
+    expect_converts(*src, *dst, shape, types[trial % 4]);
+  }
+}
+
+}  // namespace
+}  // namespace layoutscope

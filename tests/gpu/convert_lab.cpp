@@ -1,0 +1,279 @@
+// The conversion suite on a GPU, outside the agent: every case planned by the engine, its kernel generated
+// and compiled with NVRTC, run, verified element by element on the device, and timed with cold L2 against a
+// float4 copy and cudaMemcpy of the same bytes in the same process. One JSON line per case on stdout.
+//
+//   convert_lab [--quick] [--random N] [--samples S] [--profile]
+// --profile runs each case's kernel once and nothing else, for Nsight Compute.
+//
+// The suite: the 8 permutations of the conversion benchmark x {f32, bf16, u8} at 256 MiB each way (bf16 and
+// u8 scale dimension 0 by 2 and 4), then N random permutations of rank 3-6 (default 50).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "convert_kernel.hpp"
+#include "layoutscope/plan/convert.hpp"
+#include "nvrtc.hpp"
+
+using namespace layoutscope;
+
+namespace {
+
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+codegen::KernelSource handwritten(const std::string& name, const std::string& text) {
+  codegen::KernelSource k;
+  k.name = name;
+  k.text = text;
+  k.hash = codegen::source_hash(text);
+  k.threads = 256;
+  return k;
+}
+
+// Input bytes: a hash of the byte index, so every element differs from its neighbours.
+const char* kFill = R"(extern "C" __global__ void fill(unsigned char* p, long long n) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < n; i += 256LL * gridDim.x) {
+    unsigned long long x = (unsigned long long)i * 0x9E3779B97F4A7C15ull; x ^= x >> 29;
+    p[i] = (unsigned char)(x >> 7);
+  }
+})";
+
+// out[d] == in[gather(d)] for every destination element, with the plan's modes (in units) as arguments.
+const char* kVerify = R"(extern "C" __global__ void verify(const unsigned char* in, const unsigned char* out,
+    long long elements, int eb, int unit, int nmodes, const long long* ext, const long long* sstr,
+    unsigned long long* bad) {
+  for (long long d = blockIdx.x * 256LL + threadIdx.x; d < elements; d += 256LL * gridDim.x) {
+    long long u = d / unit, s = 0;
+    for (int i = nmodes - 1; i >= 0; --i) { s += (u % ext[i]) * sstr[i]; u /= ext[i]; }
+    s = s * unit + d % unit;
+    for (int b = 0; b < eb; ++b) if (out[d * eb + b] != in[s * eb + b]) { atomicAdd(bad, 1ull); break; }
+  }
+})";
+
+// The copy ceiling: 16 B per lane, 4 in flight per thread.
+const char* kCopy = R"(extern "C" __global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ in,
+    uint4* __restrict__ out, long long n) {
+  const long long first = (long long)blockIdx.x * 1024 + threadIdx.x;
+  uint4 x[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) { long long g = first + u * 256; if (g < n) x[u] = __ldg(in + g); }
+#pragma unroll
+  for (int u = 0; u < 4; ++u) { long long g = first + u * 256; if (g < n) out[g] = x[u]; }
+})";
+
+struct Case {
+  std::string name;
+  std::vector<int64_t> shape, perm;
+  DType dtype;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, profile = false;
+  int random_cases = 50, samples = 20;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--profile")) profile = true;
+    if (!std::strcmp(argv[i], "--random") && i + 1 < argc) random_cases = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) samples = std::atoi(argv[++i]);
+  }
+  CHECK(cudaSetDevice(0));
+  agent::KernelCache cache;
+  auto kfill = cache.get(handwritten("fill", kFill), 0);
+  auto kverify = cache.get(handwritten("verify", kVerify), 0);
+  auto kcopy = cache.get(handwritten("copy16", kCopy), 0);
+  if (!kfill || !kverify || !kcopy) {
+    std::fprintf(stderr, "helper kernels: %s\n",
+                 (!kfill     ? kfill.error()
+                  : !kverify ? kverify.error()
+                             : kcopy.error())
+                     .message.c_str());
+    return 1;
+  }
+
+  std::vector<Case> cases;
+  struct Perm {
+    const char* name;
+    std::vector<int64_t> shape, perm;
+  };
+  const Perm perms[] = {
+      {"transpose_8192x8192", {8192, 8192}, {1, 0}},
+      {"batched_64x1024x1024_021", {64, 1024, 1024}, {0, 2, 1}},
+      {"nchw_to_nhwc_64x64x128x128", {64, 64, 128, 128}, {0, 2, 3, 1}},
+      {"nhwc_to_nchw_64x128x128x64", {64, 128, 128, 64}, {0, 3, 1, 2}},
+      {"bshd_to_bhsd_16x4096x32x32", {16, 4096, 32, 32}, {0, 2, 1, 3}},
+      {"reverse_256x256x1024", {256, 256, 1024}, {2, 1, 0}},
+      {"aos_to_soa_8388608x8", {8388608, 8}, {1, 0}},
+      {"soa_to_aos_8x8388608", {8, 8388608}, {1, 0}},
+  };
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kU8}) {
+    for (const Perm& p : perms) {
+      Case c{std::string(p.name) + "_" + std::string(to_string(dt)), p.shape, p.perm, dt};
+      c.shape[0] *= 4 / dtype_bytes(dt);
+      cases.push_back(c);
+    }
+    if (quick) break;
+  }
+  std::mt19937 rng(20261201);
+  for (int i = 0; i < random_cases; ++i) {
+    const int rank = 3 + i % 4;
+    const DType dt = std::array<DType, 3>{DType::kF32, DType::kBF16, DType::kU8}[i % 3];
+    int bits = 26 + (dt == DType::kBF16 ? 1 : dt == DType::kU8 ? 2 : 0);  // 256 MiB
+    std::vector<int64_t> shape(rank, 1), perm(rank);
+    std::vector<int> b(rank, 1);
+    bits -= rank;
+    while (bits-- > 0) ++b[rng() % rank];
+    for (int k = 0; k < rank; ++k) shape[k] = int64_t{1} << b[k];
+    for (int k = 0; k < rank; ++k) perm[k] = k;
+    do std::shuffle(perm.begin(), perm.end(), rng);
+    while (std::is_sorted(perm.begin(), perm.end()));
+    std::string name = "random" + std::to_string(i) + "_";
+    for (int k = 0; k < rank; ++k) name += (k ? "x" : "") + std::to_string(shape[k]);
+    name += "_p";
+    for (int64_t q : perm) name += std::to_string(q);
+    cases.push_back({name + "_" + std::string(to_string(dt)), shape, perm, dt});
+  }
+
+  int l2 = 0;
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const size_t flush_bytes = static_cast<size_t>(l2) * 2;
+  const size_t bytes_max = size_t{256} << 20;
+  void *in = nullptr, *out = nullptr, *flush = nullptr, *dev_modes = nullptr, *dev_bad = nullptr;
+  CHECK(cudaMalloc(&in, bytes_max + 4096));
+  CHECK(cudaMalloc(&out, bytes_max + 4096));
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  CHECK(cudaMalloc(&dev_modes, 2 * 16 * sizeof(long long)));
+  CHECK(cudaMalloc(&dev_bad, sizeof(unsigned long long)));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+
+  auto timed = [&](auto launch) {
+    std::vector<double> t;
+    launch();
+    launch();
+    for (int s = 0; s < samples; ++s) {
+      CHECK(cudaMemsetAsync(flush, s & 0xff, flush_bytes));
+      CHECK(cudaEventRecord(e0));
+      launch();
+      CHECK(cudaEventRecord(e1));
+      CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      t.push_back(ms * 1e-3);
+    }
+    return median(t);
+  };
+  auto launch = [&](const agent::CompiledKernel* k, int64_t blocks, int threads, void** args) {
+    CHECK(cudaLaunchKernel(k->launchable(), dim3(static_cast<unsigned>(blocks)), dim3(threads), args, 0,
+                           nullptr));
+  };
+
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, c.dtype);
+    if (!plan) {
+      std::printf("{\"case\":\"%s\",\"error\":\"%s\"}\n", c.name.c_str(), plan.error().message.c_str());
+      continue;
+    }
+    const int64_t bytes = plan->elements * plan->elem_bytes;
+    long long fill_n = static_cast<long long>(bytes);
+    unsigned char* inb = static_cast<unsigned char*>(in);
+    void* fargs[] = {&inb, &fill_n};
+    launch(*kfill, 4096, 256, fargs);
+    CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(bytes)));
+
+    const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto k = cache.get(src, 0);
+    const double first_use_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!k) {
+      std::printf("{\"case\":\"%s\",\"error\":\"compile: %s\"}\n", c.name.c_str(), k.error().message.c_str());
+      continue;
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    auto again = cache.get(src, 0);
+    const double cached_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    (void)again;
+    unsigned char* outb = static_cast<unsigned char*>(out);
+    void* kargs[] = {&inb, &outb};
+    launch(*k, src.blocks, src.threads, kargs);
+    CHECK(cudaDeviceSynchronize());
+    if (profile) {
+      std::printf(
+          "{\"case\":\"%s\",\"profiled\":true,\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,"
+          "\"pred_smem_write\":%d,\"pred_smem_read\":%d,\"ideal_smem\":%d}\n",
+          c.name.c_str(), static_cast<long long>(plan->global_read.sectors),
+          static_cast<long long>(plan->global_write.sectors), plan->smem_write.wavefronts,
+          plan->smem_read.wavefronts, plan->smem_read.ideal_wavefronts);
+      continue;
+    }
+
+    // Verify every element on the device.
+    std::vector<long long> modes;
+    for (const ConvertMode& m : plan->modes) modes.push_back(m.extent);
+    for (const ConvertMode& m : plan->modes) modes.push_back(m.src_stride);
+    CHECK(cudaMemcpy(dev_modes, modes.data(), modes.size() * sizeof(long long), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dev_bad, 0, sizeof(unsigned long long)));
+    long long elements = plan->elements;
+    int eb = plan->elem_bytes, unit = plan->kind == ConvertKind::kTiled ? plan->unit_elems : 1;
+    int nmodes = static_cast<int>(plan->modes.size());
+    long long* ext = static_cast<long long*>(dev_modes);
+    long long* sstr = ext + nmodes;
+    unsigned long long* bad = static_cast<unsigned long long*>(dev_bad);
+    void* vargs[] = {&inb, &outb, &elements, &eb, &unit, &nmodes, &ext, &sstr, &bad};
+    launch(*kverify, 8192, 256, vargs);
+    unsigned long long mismatches = 0;
+    CHECK(cudaMemcpy(&mismatches, dev_bad, sizeof mismatches, cudaMemcpyDeviceToHost));
+
+    const double t_kernel = timed([&] { launch(*k, src.blocks, src.threads, kargs); });
+    long long n16 = bytes / 16;
+    void* cargs[] = {&inb, &outb, &n16};
+    const double t_copy = timed([&] { launch(*kcopy, (n16 + 1023) / 1024, 256, cargs); });
+    const double t_memcpy =
+        timed([&] { CHECK(cudaMemcpyAsync(out, in, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice)); });
+    auto list = [](const std::vector<int64_t>& v) {
+      std::string t = "[";
+      for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
+      return t + "]";
+    };
+    std::printf(
+        "{\"case\":\"%s\",\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\",\"vector_"
+        "bytes\":%d,\"unit_bytes\":"
+        "%d,"
+        "\"tile\":[%lld,%lld],\"swizzle\":[%d,%d,%d],\"common_vector\":%lld,\"modes\":%zu,"
+        "\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,\"pred_smem_write\":%d,\"pred_smem_read\":%d,"
+        "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"verified\":%s,\"mismatches\":%llu,"
+        "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
+        ".4f}\n",
+        c.name.c_str(), list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
+        static_cast<long long>(bytes), std::string(to_string(plan->kind)).c_str(),
+        plan->vector_units * plan->unit_bytes, plan->unit_bytes, static_cast<long long>(plan->tile_a),
+        static_cast<long long>(plan->tile_b), plan->staging.bits, plan->staging.base, plan->staging.shift,
+        static_cast<long long>(plan->common_vector), plan->modes.size(),
+        static_cast<long long>(plan->global_read.sectors), static_cast<long long>(plan->global_write.sectors),
+        plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,
+        mismatches == 0 ? "true" : "false", mismatches, t_kernel, t_copy, t_memcpy,
+        2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel, t_memcpy / t_kernel);
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -9,47 +9,35 @@
 //   layoutscope advise --writer 'rows;STS.128' --reader ';ldmatrix.x4' --dtype bf16 --tile 64,64
 //     -> {"candidates": [{"name": "TMA 128B", "write_wavefronts": 64, "read_wavefronts": 64, ...}, ...],
 //         "rules": [{"rule": "CUTLASS ss_smem_selector", "choice": "SW128", ...}, ...]}
-#include <CLI/CLI.hpp>
-#include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
+#include "cli_support.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/dtype.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 
+namespace layoutscope::cli {
 namespace {
 
 namespace ls = layoutscope;
-using Json = nlohmann::json;
 
-void print(const Json& j) { std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n"; }
-
-// Prints the error and ends the command with exit code 2. `input` is the option text the column counts in.
-[[noreturn]] void fail(const ls::Error& e, const std::string& field, const std::string& input) {
-  Json err = {{"message", e.message}, {"field", e.field.empty() ? field : e.field}};
-  if (e.column > 0) err["column"] = e.column;
-  if (!input.empty()) err["input"] = input;
-  print(Json{{"error", err}});
-  std::cerr << "layoutscope: " << e.message << "\n";
-  if (e.column > 0 && !input.empty()) {
-    std::cerr << "  " << input << "\n  " << std::string(static_cast<size_t>(e.column - 1), ' ') << "^\n";
-  }
-  throw CLI::RuntimeError(2);
-}
-
+// The value, or the JSON error naming `field` with the column in `input` (exit 2).
 template <class T>
 T need(ls::Result<T> r, const std::string& field, const std::string& input) {
-  if (!r) fail(r.error(), field, input);
+  if (!r) {
+    Error e = r.error();
+    if (e.field.empty()) e.field = field;
+    fail(e, input);
+  }
   return std::move(r).value();
 }
 
-void require(const std::string& value, const std::string& option) {
-  if (value.empty()) fail(ls::make_error("--" + option + " is required", 0, option), option, "");
+const std::string& require(const Arg& arg) {
+  if (!arg.given() || arg.value.empty()) fail("--" + arg.name + " is required", arg.name);
+  return arg.value;
 }
 
 Json instruction_json(const ls::InstructionCost& c, const std::vector<int64_t>* lanes) {
@@ -115,47 +103,41 @@ Json side_json(const ls::TileSide& s) {
 }
 
 struct AccessOptions {
-  std::string layout, shape, dtype, instr, lanes, source;
+  Arg layout, shape, dtype, instr, lanes, source;
 };
 
 struct AdviseOptions {
-  std::string writer, reader, dtype, tile;
-  int top = 0;
+  Arg writer, reader, dtype, tile, top;
 };
 
-void run_access(const AccessOptions& o) {
-  require(o.layout, "layout");
-  require(o.dtype, "dtype");
-  require(o.instr, "instr");
+int run_access(const AccessOptions& o) {
   ls::WarpAccess a;
-  a.layout = need(ls::parse_layout(o.layout), "layout", o.layout);
-  a.shape = o.shape.empty() ? need(ls::default_shape(a.layout), "shape", o.shape)
-                            : need(ls::parse_shape(o.shape), "shape", o.shape);
-  a.dtype = need(ls::parse_dtype(o.dtype), "dtype", o.dtype);
-  a.instr = need(ls::parse_instruction(o.instr), "instr", o.instr);
-  if (!o.source.empty()) a.source = need(ls::parse_layout(o.source), "source", o.source);
+  a.layout = need(ls::parse_layout(require(o.layout)), "layout", o.layout.value);
+  a.shape = o.shape.given() ? need(ls::parse_shape(o.shape.value), "shape", o.shape.value)
+                            : need(ls::default_shape(a.layout), "shape", "");
+  a.dtype = need(ls::parse_dtype(require(o.dtype)), "dtype", o.dtype.value);
+  a.instr = need(ls::parse_instruction(require(o.instr)), "instr", o.instr.value);
+  if (o.source.given()) a.source = need(ls::parse_layout(o.source.value), "source", o.source.value);
   ls::TileSide side;
   side.instr = a.instr;
-  side = need(ls::parse_lane_spec(o.lanes, side), "lanes", o.lanes);
-  a.lanes = need(ls::side_lanes(side, a.shape, a.dtype), "lanes", o.lanes);
+  side = need(ls::parse_lane_spec(o.lanes.value, side), "lanes", o.lanes.value);
+  a.lanes = need(ls::side_lanes(side, a.shape, a.dtype), "lanes", o.lanes.value);
   const ls::AccessCost c = need(ls::cost(a), "layout", "");
-  print(cost_json(a, c));
+  emit(cost_json(a, c));
+  return 0;
 }
 
-void run_advise(const AdviseOptions& o) {
-  require(o.writer, "writer");
-  require(o.reader, "reader");
-  require(o.dtype, "dtype");
-  require(o.tile, "tile");
+int run_advise(const AdviseOptions& o) {
   ls::AdviseRequest q;
-  q.writer = need(ls::parse_tile_side(o.writer, true), "writer", o.writer);
-  q.reader = need(ls::parse_tile_side(o.reader, false), "reader", o.reader);
-  q.dtype = need(ls::parse_dtype(o.dtype), "dtype", o.dtype);
-  q.tile = need(ls::parse_shape(o.tile), "tile", o.tile);
+  q.writer = need(ls::parse_tile_side(require(o.writer), true), "writer", o.writer.value);
+  q.reader = need(ls::parse_tile_side(require(o.reader), false), "reader", o.reader.value);
+  q.dtype = need(ls::parse_dtype(require(o.dtype)), "dtype", o.dtype.value);
+  q.tile = need(ls::parse_shape(require(o.tile)), "tile", o.tile.value);
+  const int64_t top = o.top.given() ? option_arg(o.top, 0, 1 << 20) : 0;
   const ls::Advice advice = need(ls::advise(q), "tile", "");
   Json candidates = Json::array();
   for (const ls::Candidate& c : advice.candidates) {
-    if (o.top > 0 && candidates.size() >= static_cast<size_t>(o.top)) break;
+    if (top > 0 && candidates.size() >= static_cast<size_t>(top)) break;
     candidates.push_back(candidate_json(c));
   }
   Json rules = Json::array();
@@ -165,41 +147,52 @@ void run_advise(const AdviseOptions& o) {
                      {"reason", r.reason},
                      {"candidate", r.candidate ? candidate_json(*r.candidate) : Json(nullptr)}});
   }
-  print({{"tile", q.tile},
-         {"dtype", std::string(ls::to_string(q.dtype))},
-         {"writer", side_json(q.writer)},
-         {"reader", side_json(q.reader)},
-         {"searched", advice.searched},
-         {"rejected", advice.rejected},
-         {"candidates", candidates},
-         {"rules", rules}});
+  emit({{"tile", q.tile},
+        {"dtype", std::string(ls::to_string(q.dtype))},
+        {"writer", side_json(q.writer)},
+        {"reader", side_json(q.reader)},
+        {"searched", advice.searched},
+        {"rejected", advice.rejected},
+        {"candidates", candidates},
+        {"rules", rules}});
+  return 0;
 }
 
 }  // namespace
 
 void add_access_command(CLI::App& app) {
   auto o = std::make_shared<AccessOptions>();
-  CLI::App* cmd = app.add_subcommand("access", "what one warp access costs: wavefronts, conflicts, sectors");
-  cmd->add_option("--layout", o->layout, "the tile in memory, e.g. 'S[(64,64):(64,1)]'");
-  cmd->add_option("--shape", o->shape, "logical shape R,C (default: the layout's)");
-  cmd->add_option("--dtype", o->dtype, "element type: f8 f16 bf16 f32 tf32 f64");
-  cmd->add_option("--instr", o->instr,
-                  "LDS.128, STS.32, LDG.64, ldmatrix.x4.trans, cp.async.16, tma.128B ...");
-  cmd->add_option("--lanes", o->lanes,
-                  "rows | columns | matrices | a thread layout (@laneid, @reg) | first elements '0,64/8,72'");
-  cmd->add_option("--source", o->source,
-                  "cp.async / TMA: the global source layout (default dense row-major)");
-  cmd->callback([o] { run_access(*o); });
+  CLI::App* cmd = add_command(
+      app, "access",
+      "What one warp access costs: shared wavefronts and conflicts per instruction, global sectors",
+      "  layoutscope access --layout 'S[(64,64):(64,1)]' --shape 64,64 --dtype bf16 --instr ldmatrix.x4\n"
+      "  layoutscope access --layout 'S[(32,32):(33,1)]' --shape 32,32 --dtype f32 --instr LDS.32 --lanes "
+      "columns\n");
+  add_arg(cmd, o->layout, "layout", "EXPR", "The tile in memory, e.g. 'S[(64,64):(64,1)]'");
+  add_arg(cmd, o->shape, "shape", "R,C", "Logical shape (default: the layout's)");
+  add_arg(cmd, o->dtype, "dtype", "TYPE", "Element type: u8 f8 f16 bf16 f32 tf32 f64");
+  add_arg(cmd, o->instr, "instr", "INSTR",
+          "LDS.128, STS.32, LDG.64, ldmatrix.x4.trans, cp.async.16, tma.128B ...");
+  add_arg(cmd, o->lanes, "lanes", "LANES",
+          "rows | columns | matrices | a thread layout (@laneid, @reg) | first elements '0,64/8,72'");
+  add_arg(cmd, o->source, "source", "EXPR",
+          "cp.async / TMA: the global source layout (default dense row-major)");
+  on_run(cmd, [o] { return run_access(*o); });
 }
 
 void add_advise_command(CLI::App& app) {
   auto o = std::make_shared<AdviseOptions>();
-  CLI::App* cmd = app.add_subcommand("advise", "rank shared-memory layouts for a writer and a reader");
-  cmd->add_option("--writer", o->writer,
-                  "'LANES;INSTR', e.g. 'rows;STS.128' or 'S[(16,32):(1@reg,1@laneid)];4'");
-  cmd->add_option("--reader", o->reader, "'LANES;INSTR', e.g. ';ldmatrix.x4' or 'columns;LDS.32'");
-  cmd->add_option("--dtype", o->dtype, "element type: f8 f16 bf16 f32 tf32 f64");
-  cmd->add_option("--tile", o->tile, "tile shape R,C");
-  cmd->add_option("--top", o->top, "list only the best N candidates (0: all)");
-  cmd->callback([o] { run_advise(*o); });
+  CLI::App* cmd = add_command(
+      app, "advise", "Rank shared-memory layouts (swizzles, TMA modes, padding) for a writer and a reader",
+      "  layoutscope advise --writer 'rows;STS.128' --reader ';ldmatrix.x4' --dtype bf16 --tile 64,64\n"
+      "  layoutscope advise --writer 'rows;STS.32' --reader 'columns;LDS.32' --dtype f32 --tile 16,32 --top "
+      "3\n");
+  add_arg(cmd, o->writer, "writer", "LANES;INSTR", "e.g. 'rows;STS.128' or 'S[(16,32):(1@reg,1@laneid)];4'");
+  add_arg(cmd, o->reader, "reader", "LANES;INSTR", "e.g. ';ldmatrix.x4' or 'columns;LDS.32'");
+  add_arg(cmd, o->dtype, "dtype", "TYPE", "Element type: u8 f8 f16 bf16 f32 tf32 f64");
+  add_arg(cmd, o->tile, "tile", "R,C", "Tile shape");
+  add_arg(cmd, o->top, "top", "N", "List only the best N candidates (default: all)");
+  on_run(cmd, [o] { return run_advise(*o); });
 }
+
+}  // namespace layoutscope::cli

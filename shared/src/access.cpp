@@ -170,6 +170,10 @@ void add(AccessCost& total, const InstructionCost& c) {
 Result<AccessCost> tma_cost(const WarpAccess& access) {
   auto expected = tma_layout(access.instr.tma_mode, access.dtype, access.shape);
   if (!expected) return expected.error();
+  // A TMA box is at most 256 elements a dimension; 2^20 elements bounds the element-by-element check.
+  if (product(access.shape) > (int64_t{1} << 20)) {
+    return make_error("a TMA tile of more than 2^20 elements is not costed", 0, "shape");
+  }
   auto have = Addresser::make(access.layout, access.shape, "layout");
   if (!have) return have.error();
   auto want = Addresser::make(*expected, access.shape, "layout");

@@ -260,6 +260,14 @@ TEST(AccessCost, TmaTile) {
   auto wrong = cost(a);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().field, "layout");
+  // 2^21 elements: larger than any TMA box, refused instead of checked element by element.
+  WarpAccess huge{*tma_layout(SwizzleMode::k128B, DType::kBF16, {2048, 1024}),
+                  {2048, 1024},
+                  DType::kBF16,
+                  instr("tma.128B"),
+                  {},
+                  std::nullopt};
+  EXPECT_EQ(cost(huge).error().field, "shape");
 }
 
 // TMA 64B on a 64x64 bf16 tile: two panels of 64 rows x 32 elements (64 B). Element (2, 40) is panel 1,

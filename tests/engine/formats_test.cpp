@@ -312,7 +312,8 @@ TEST(FormatTriton, ExportRoundTripsRandomLinearLayouts) {
 
 TEST(FormatTriton, ExportRoundTripsSwizzledSharedLayouts) {
   for (const char* text : {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "Swizzle<2,4,3> o S[(16,64):(64,1)]",
-                           "Swizzle<1,0,2> o S[(8,4):(1,8)]", "S[(8,8):(1,8)]"}) {
+                           "Swizzle<1,0,2> o S[(8,4):(1,8)]", "S[(8,8):(1,8)]",
+                           "ComposeLayout(3, 3, 3, S[(8,64):(64,1)], swizzle_inner=False)"}) {
     const Layout l = must_parse(text);
     const std::vector<int64_t> shape{l.shard[0].extent, l.shard[1].extent};
     const std::string out = must_export(Format::kTriton, l, shape);

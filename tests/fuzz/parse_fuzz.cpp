@@ -28,7 +28,9 @@ void exercise(const ls::Layout& layout, const std::vector<int64_t>& shape) {
   (void)ls::validate(layout, shape, kSmall);
   (void)ls::table(layout, shape, kSmall);
   int64_t size = 1;
-  for (int64_t e : shape) size *= e;
+  for (int64_t e : shape) {
+    if (__builtin_mul_overflow(size, e, &size)) return;
+  }
   for (int64_t x : {int64_t{0}, size / 2, size - 1}) (void)ls::forward_index(layout, shape, x);
   (void)ls::inverse(layout, shape, {{"m", 3}}, kSmall);
 }

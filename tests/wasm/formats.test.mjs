@@ -40,7 +40,7 @@ test('DTensor Partial comes back as partial modes', () => {
 });
 
 test('errors are values with a column and a field', () => {
-  const text = '#ttg.linear<{register = [[1, 1]], lane = [], warp = [], block = []}>';
+  const text = '#ttg.linear<{register = [[1, 1]], lane = [[1, 0]], warp = [], block = []}>';
   const r = m.importLayout('triton', text, [2, 2], null);
   assert.equal(r.ok, false);
   assert.equal(r.error.column, text.indexOf('[1, 1]') + 1);

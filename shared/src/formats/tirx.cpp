@@ -35,6 +35,10 @@ Result<Imported> import_tirx(std::string_view text, const FormatContext& context
       text.find("ComposeLayout") == std::string_view::npos) {
     out.notes.push_back("no TileLayout(...) around the text: read as the chapter's notation");
   }
+  if (auto compiled = CompiledLayout::compile(out.layout); !compiled) {
+    return make_error(compiled.error().message, 1,
+                      compiled.error().field.empty() ? "layout" : compiled.error().field);
+  }
   if (context.shape.empty()) {
     auto shape = default_shape(out.layout);
     if (!shape) return shape.error();
@@ -55,11 +59,20 @@ Result<std::string> export_tirx(const Layout& layout, const std::vector<int64_t>
   for (const AxisStride& o : layout.offset) {
     if (o.k != 0) body += " + " + std::to_string(o.k) + "@" + o.axis;
   }
-  std::string tile = "TileLayout(" + body + ")";
-  if (!layout.swizzle) return tile;
-  const Swizzle& s = *layout.swizzle;
-  return "ComposeLayout(" + std::to_string(s.base) + ", " + std::to_string(s.bits) + ", " +
-         std::to_string(s.shift) + ", " + tile + (s.inner ? "" : ", swizzle_inner=False") + ")";
+  std::string text = "TileLayout(" + body + ")";
+  if (layout.swizzle) {
+    const Swizzle& s = *layout.swizzle;
+    text = "ComposeLayout(" + std::to_string(s.base) + ", " + std::to_string(s.bits) + ", " +
+           std::to_string(s.shift) + ", " + text + (s.inner ? "" : ", swizzle_inner=False") + ")";
+  }
+  // what TIRx would refuse to read back (a degenerate swizzle) is refused here too
+  if (auto back = parse_layout(text); !back) {
+    return make_error("TIRx cannot express this layout: " + back.error().message, 0, "layout");
+  }
+  if (auto compiled = CompiledLayout::compile(layout); !compiled) {
+    return make_error("TIRx cannot express this layout: " + compiled.error().message, 0, "layout");
+  }
+  return text;
 }
 
 }  // namespace layoutscope

@@ -366,17 +366,19 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
     }
     // now rows[p] = e_p and inv[p] = G(p), the offset of logical bit p
     std::optional<Swizzle> found;
+    // CuTe's direction first (high bits into low), then TIRx's swizzle_inner=False (low bits into high)
     for (int b = 1; b <= n && !found; ++b)
       for (int s = b; s <= n && !found; ++s)
-        for (int m = 0; m + s + b <= n && !found; ++m) {
-          const Swizzle sw{b, m, s, true, SwizzleSpelling::kCute};
-          bool ok = true;
-          for (int p = 0; p < n && ok; ++p) {
-            ok = popcount(static_cast<uint64_t>(
-                     unapply_swizzle(sw, static_cast<int64_t>(inv[static_cast<size_t>(p)])))) == 1;
+        for (int m = 0; m + s + b <= n && !found; ++m)
+          for (const bool inner : {true, false}) {
+            const Swizzle sw{b, m, s, inner, inner ? SwizzleSpelling::kCute : SwizzleSpelling::kTirx};
+            bool ok = !found.has_value();
+            for (int p = 0; p < n && ok; ++p) {
+              ok = popcount(static_cast<uint64_t>(
+                       unapply_swizzle(sw, static_cast<int64_t>(inv[static_cast<size_t>(p)])))) == 1;
+            }
+            if (ok) found = sw;
           }
-          if (ok) found = sw;
-        }
     if (!found) {
       return make_error("basis of " + hw[first_xor->dim].name + " bit " + std::to_string(first_xor->bit) +
                             " XORs logical bits in a pattern that is not a Swizzle<B,M,S>: not expressible",

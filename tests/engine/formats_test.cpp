@@ -718,9 +718,11 @@ TEST(Format, NamesDispatchAndDetection) {
   auto bad = parse_format("xla");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "format");
+  // CuTe (2,3):(3,1) is row-major 2x3 (first mode fastest, strides 3 and 1): S[(2,3):(3,1)] on shape 2x3.
   auto cute = import_layout(Format::kCute, "(2,3):(3,1)", {});
-  ASSERT_FALSE(cute.ok());
-  EXPECT_EQ(cute.error().message, "cute import is not available in this build");
+  ASSERT_TRUE(cute.ok()) << cute.error().message;
+  EXPECT_EQ(cute->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(to_string(cute->layout), "S[(2,3):(3,1)]");
   EXPECT_EQ(detect_format("#ttg.linear<{register = []}>"), Format::kTriton);
   EXPECT_EQ(detect_format("#sdy.sharding<@mesh, [{\"x\"}]>"), Format::kShardy);
   EXPECT_EQ(detect_format("{devices=[2,1]0,1}"), Format::kHlo);

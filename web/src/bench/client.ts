@@ -134,11 +134,13 @@ export class AgentClient {
     throw new AgentError('http', `${res.status} ${code || res.statusText}: ${message || 'no message'}${field ? ` (field ${field})` : ''}`, res.status, field, retry);
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the agent's JSON; callers name its type
   async json<T = any>(path: string, init: RequestInit = {}): Promise<T> {
     return (await this.request(path, init)).json();
   }
 
   /** Server-sent events of a run, read from a fetch stream: yields { event, data } until "end". */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each event's JSON, read by the caller per event name
   async *events(id: string, signal?: AbortSignal): AsyncGenerator<{ event: string; data: any }> {
     const res = await this.request(`/v1/runs/${encodeURIComponent(id)}/events`, { signal });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();

@@ -13,11 +13,25 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "benchmark.hpp"
+#include "layoutscope/access.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {
+
+// One warp instruction a benchmark kernel issues, declared once: the predictions, the results document
+// ("predicted": layout, shape, dtype, instr, lane_elements and the engine's cost) and the page all read it.
+struct KernelAccess {
+  std::string what;  // "load: lane i reads in(r, c0 + i) (a row)"
+  WarpAccess access;
+};
+
+// The accesses of one aos_soa state (layout "aos" | "soa" | "aos_vec" | "soa_vec") and one transpose state
+// (empty for a 64x64-tile variant whose tiles all take the scalar edge path).
+std::vector<KernelAccess> aos_soa_accesses(const std::string& layout, int64_t n);
+std::vector<KernelAccess> transpose_accesses(TransposeVariant variant, int64_t dim);
 
 // The "predicted" block of one aos_soa state (layout "aos" | "soa").
 Result<nlohmann::json> predict_aos_soa(const std::string& layout, int64_t n);

@@ -289,6 +289,15 @@ describe('transpose end to end', () => {
     assert.equal(by.pad.shared[1].max_ways, 1);
     assert.equal(by.pad.shared[1].wavefronts, 1);
     assert.equal(by.tiled.shared[0].wavefronts, 1);  // the row write is conflict-free in both
+    // Each access carries what rebuilds it as a warp access: lane i reads tile[i][0], logical index 32 i, with
+    // one LDS.32 (ncu counts it as op ld); 31 of its 32 wavefronts are conflicts.
+    const col = by.tiled.shared[1];
+    assert.deepEqual([col.layout, col.dtype, col.instr, col.shape], ['S[(32,32):(32,1)]', 'f32', 'LDS.32', [32, 32]]);
+    assert.deepEqual(col.lane_elements, [Array.from({ length: 32 }, (_, i) => 32 * i)]);
+    assert.equal(col.conflicts, 31);
+    assert.equal(col.ncu_wavefront_metric, 'sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum');
+    assert.equal(by.pad.shared[1].layout, 'S[(32,32):(33,1)]');
+    assert.equal(by.naive.global[1].instr, 'STG.32');
     // 64x64 tiles, 16 B per lane: 8 lanes per wavefront, 4 wavefronts when conflict-free. Column of 16 B
     // chunks (rows 0, 4, 8, ...): row-major pitch 256 B puts lanes 0-7 in the same 4 banks (8-way, 32
     // wavefronts); 16 B pad every 4 rows shifts each by one chunk, Swizzle<3,2,6> XORs the chunk with row / 4.

@@ -3,7 +3,7 @@
 #   bash tests/gpu/convert_gpu.sh [LAB]      LAB: a build of tests/gpu/convert_lab.cpp (default build/bin/convert_lab)
 # 1. every case of the suite planned, generated, compiled with NVRTC, verified and timed (convert-lab.jsonl)
 # 2. the peers on the same cases (convert-peers.json): PyTorch eager, torch.compile, CuPy, copy_
-# 3. Nsight Compute on the f32 cases: global sectors per request and shared wavefronts per instruction of
+# 3. Nsight Compute on the 24 named cases: global sectors per request and shared wavefronts per instruction of
 #    every generated kernel, next to the plan's prediction (convert-ncu.csv, convert-ncu-pred.jsonl)
 set -uo pipefail
 lab="${1:-build/bin/convert_lab}"
@@ -18,7 +18,7 @@ if command -v ncu >/dev/null; then
   m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   m=$m,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
   timeout 300 ncu --clock-control none --csv --page raw --kernel-name layoutscope_convert --metrics "$m" \
-    "$lab" --quick --random 0 --profile >"$out/convert-ncu-raw.txt" 2>&1
+    "$lab" --random 0 --profile >"$out/convert-ncu-raw.txt" 2>&1
   grep -E '^\{' "$out/convert-ncu-raw.txt" >"$out/convert-ncu-pred.jsonl"
   grep -vE '^\{' "$out/convert-ncu-raw.txt" | grep -E '^"' >"$out/convert-ncu.csv"
 fi

@@ -23,6 +23,27 @@ __version__ = "0.1.0"
 HAS_FORMATS: bool = bool(_engine.HAS_FORMATS)
 
 
+def algebra(op: str, *args, syntax: str = "cute") -> dict:
+    """CuTe's layout algebra on layouts written in CuTe's syntax (``syntax="cute"``) or the chapter's
+    (``"axe"``); the answer in both, with size and cosize.
+
+        >>> algebra("composition", "(20):(2)", "(5,4):(4,1)")["result"]
+        '(5,4):(8,2)'
+        >>> algebra("complement", "(4):(2)", 24)["result"]
+        '(2,3):(1,8)'
+
+    Arguments are layouts, shapes ``"(6,20)"``, integers, or tilers ``"[3:4, 8:2]"``. Errors are
+    :class:`LayoutError` naming the argument ("argument 2") and the column in it."""
+    if not HAS_FORMATS:
+        raise FeatureUnavailable("this build of the engine has no layout algebra")
+    return _engine.algebra(op, [str(a) for a in args], syntax)
+
+
+def algebra_operations() -> list:
+    """The operations :func:`algebra` accepts."""
+    return list(_engine.algebra_operations()) if HAS_FORMATS else []
+
+
 def hardware_axes() -> dict:
     """The axes whose range :meth:`Layout.check` enforces: ``{name: (limit, meaning)}``; limit 0 means
     non-negative without an upper bound."""
@@ -46,6 +67,8 @@ __all__ = [
     "detect_format",
     "formats",
     "hardware_axes",
+    "algebra",
+    "algebra_operations",
     "Agent",
     "AgentError",
     "to_dataframe",

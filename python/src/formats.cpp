@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "layoutscope/algebra.hpp"
 #include "layoutscope/formats/format.hpp"
 
 namespace layoutscope::python {
@@ -54,6 +55,28 @@ void bind_formats(py::module_& m) {
         return take(export_layout(to, bound_layout(bound), shape, c));
       },
       py::arg("format"), py::arg("bound"), py::arg("shape"), py::arg("mesh"));
+  // CuTe's layout algebra (layoutscope/algebra.hpp): the same entry point as `layoutscope algebra`.
+  m.def(
+      "algebra",
+      [](const std::string& op, const std::vector<std::string>& args, const std::string& syntax) {
+        const cute::AlgebraSyntax s = take(cute::parse_algebra_syntax(syntax));
+        cute::AlgebraResult r = take(cute::algebra(op, args, s));
+        py::dict d;
+        d["op"] = op;
+        d["result"] = r.result;
+        d["axe"] = r.axe;
+        d["shape"] = py::tuple(py::cast(r.shape));
+        d["size"] = r.size;
+        d["cosize"] = r.cosize;
+        if (r.vector) d["vector"] = *r.vector;
+        return d;
+      },
+      py::arg("op"), py::arg("args"), py::arg("syntax"));
+  m.def("algebra_operations", [] {
+    std::vector<std::string> names;
+    for (std::string_view op : cute::algebra_operations()) names.emplace_back(op);
+    return names;
+  });
   m.def("detect_format", [](const std::string& text) { return std::string(to_string(detect_format(text))); });
   m.def("formats", [] {
     std::vector<std::string> names;

@@ -12,6 +12,8 @@
 //              write), tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and tile64_swizzle (64x64
 //              tile, 16 B loads and shared accesses, a 4x4 block per thread, the shared tile padded by 16 B
 //              every 4 rows or XOR-swizzled, tiles in column-major order, 256 B bulk stores on sm_90).
+//   convert    any layout to any layout of one logical tensor (ConvertParams below), by the kernel generated
+//              from the engine's plan.
 // Every run also measures the ceilings at the same size (cudaMemcpy device-to-device, the float4 copy,
 // a one-float-per-thread copy; on the CPU memcpy and loops), reported beside the states.
 #pragma once

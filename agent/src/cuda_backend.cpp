@@ -3,7 +3,8 @@
 // sample, throttled samples dropped); cold mode resets the L2's persisting (evict-last) lines to normal and
 // overwrites a buffer of twice the L2 before each sample (outside the timed region). Every state first
 // verifies one launch on fresh random input, exactly, on the device; the ceilings (cudaMemcpy D2D, float4
-// copy, scalar copy) are measured at the same size in the same run.
+// copy, scalar copy) are measured at the same size in the same run. The convert benchmark's kernels are
+// generated from the engine's plan and compiled with NVRTC (nvrtc.hpp), as are its fill and check kernels.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "benchmark.hpp"
@@ -228,14 +230,17 @@ class Sampler {
   Sampler& operator=(const Sampler&) = delete;
   ~Sampler() { (void)cudaCtxResetPersistingL2Cache(); }  // best effort: a destructor does not throw
 
+  // Cold mode's step before each sample (and before a single-use run): persisting lines reset, L2 overwritten.
+  void flush() {
+    LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
+  }
+
   template <class Launch>
   TimingSummary run(Launch launch) {
-    auto flush = [&] {
-      LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
-      LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
-    };
     return sample(
-        s_, ctl_, flush, launch, [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
+        s_, ctl_, [&] { flush(); }, launch, [&] { return events_.time(launch); }, [&] { return clock(); },
+        source_);
   }
 
   // One state: a first launch, then either the exact check and the timed samples, or, in a profile pass
@@ -338,8 +343,9 @@ class CudaBackend final : public Backend {
   }
 
   // Each case: prepared on the host (plan + CUDA text, timed), compiled with NVRTC through the kernel cache,
-  // run once on fresh input and checked on the device, then timed; single use = plan + compile + load + the
-  // first run (its own cold-L2 launch). The ceilings copy the case's bytes, once per distinct size.
+  // run once on fresh input after a cold-L2 flush and checked on the device, then timed; single use = plan +
+  // kernel cache get (compile + load the first time) + that first run. The ceilings copy the case's bytes,
+  // once per distinct size.
   Result<ConvertMeasurement> run_convert(int device, const ConvertParams& p, RunControl& ctl) override {
     return measured_run<ConvertMeasurement>(
         device, p.sampling, ctl, [&](ConvertMeasurement& m, Sampler& sampler) {
@@ -659,6 +665,7 @@ class CudaBackend final : public Backend {
   int count_ = 0;
   std::mutex mutex_;
   KernelCache kernels_;  // generated and helper kernels, by source hash, for the agent's lifetime
+  std::set<uint64_t> compiled_;  // hashes of the generated kernels already in kernels_
 };
 
 }  // namespace

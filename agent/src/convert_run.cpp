@@ -21,7 +21,10 @@ Error prefixed(const Error& e, const std::string& fallback_field) {
 
 std::string list_text(const std::vector<int64_t>& v) {
   std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
   return s;
 }
 
@@ -127,7 +130,10 @@ Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
         };
         while (bytes() > (int64_t{1} << 20)) *std::max_element(shape.begin(), shape.end()) /= 2;
         name = "small_" + name + "_as_";
-        for (size_t i = 0; i < shape.size(); ++i) name += (i ? "x" : "") + std::to_string(shape[i]);
+        for (size_t i = 0; i < shape.size(); ++i) {
+          if (i) name += 'x';
+          name += std::to_string(shape[i]);
+        }
       }
       auto c = permute_case(name + "_" + std::string(to_string(dt)), shape, p.perm, dt);
       if (!c) return c.error();

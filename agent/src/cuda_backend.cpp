@@ -230,7 +230,8 @@ class Sampler {
   Sampler& operator=(const Sampler&) = delete;
   ~Sampler() { (void)cudaCtxResetPersistingL2Cache(); }  // best effort: a destructor does not throw
 
-  // Cold mode's step before each sample (and before a single-use run): persisting lines reset, L2 overwritten.
+  // Cold mode's step before each sample (and before a single-use run): persisting lines reset, L2
+  // overwritten.
   void flush() {
     LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
     LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
@@ -664,7 +665,7 @@ class CudaBackend final : public Backend {
   std::string why_;
   int count_ = 0;
   std::mutex mutex_;
-  KernelCache kernels_;  // generated and helper kernels, by source hash, for the agent's lifetime
+  KernelCache kernels_;          // generated and helper kernels, by source hash, for the agent's lifetime
   std::set<uint64_t> compiled_;  // hashes of the generated kernels already in kernels_
 };
 

@@ -187,7 +187,7 @@ void emit_vector(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
 }  // namespace
 
 uint64_t source_hash(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;  // the FNV-1a 64-bit offset basis, 0xcbf29ce484222325
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;

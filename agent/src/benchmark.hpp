@@ -12,6 +12,8 @@
 //              write), tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and tile64_swizzle (64x64
 //              tile, 16 B loads and shared accesses, a 4x4 block per thread, the shared tile padded by 16 B
 //              every 4 rows or XOR-swizzled, tiles in column-major order, 256 B bulk stores on sm_90).
+//   convert    any layout to any layout of one logical tensor (ConvertParams below), by the kernel generated
+//              from the engine's plan.
 // Every run also measures the ceilings at the same size (cudaMemcpy device-to-device, the float4 copy,
 // a one-float-per-thread copy; on the CPU memcpy and loops), reported beside the states.
 #pragma once
@@ -25,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "layoutscope/dtype.hpp"
+#include "layoutscope/plan/convert.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {
@@ -77,6 +81,25 @@ struct TransposeParams {
   Sampling sampling;
 };
 
+// One conversion: a source and a destination layout of one logical tensor (or the shape + permutation
+// shorthand), planned by the engine when the request is parsed (a planner error is a 422 naming the field).
+//   convert    out[dst(x)] = in[src(x)] for every logical x, by the kernel generated from the engine's plan
+//              (CUDA: compiled with NVRTC; CPU: the plan's host executor, lane by lane), cases in order.
+struct ConvertCase {
+  std::string name;            // "case0", or the suite's name ("transpose_8192x8192_f32")
+  std::string src, dst;        // the layouts' canonical text
+  std::vector<int64_t> shape;  // the logical shape
+  std::vector<int64_t> perm;   // the shorthand's permutation; empty when given as src/dst
+  DType dtype = DType::kF32;
+  ConvertPlan plan;
+};
+
+struct ConvertParams {
+  std::string suite;  // "" or "permutations"
+  std::vector<ConvertCase> cases;
+  Sampling sampling;
+};
+
 // Median, quartiles (linear interpolation between order statistics) and extremes of the samples, seconds.
 struct TimingSummary {
   int samples = 0;
@@ -114,6 +137,31 @@ struct TransposeState {
   TransposeVariant variant = TransposeVariant::kCopy;
   int64_t dim = 0;
   TimingSummary time;
+  Verification verification;
+};
+
+// Host-side times of one conversion, seconds: planning (engine plan + CUDA source text), a cached plan
+// (lookup by the request's key, what a repeated request pays), compilation (NVRTC; absent on the CPU
+// backend), and single use = planning + compilation + module load + one run.
+struct ConvertTimes {
+  double plan_s = 0;
+  double cached_plan_s = 0;
+  std::optional<double> compile_s;
+  std::optional<double> load_s;
+  bool compile_cache_hit = false;
+  double first_run_s = 0;
+  double single_use_s = 0;
+};
+
+struct ConvertState {
+  std::string name;
+  const ConvertCase* source = nullptr;  // the case in ConvertParams::cases it measured
+  std::string kernel_name;
+  uint64_t source_hash = 0;   // of the generated CUDA C text (the NVRTC cache key)
+  int64_t source_length = 0;  // characters of that text
+  int64_t bytes = 0;          // bytes moved: destination elements read + written
+  ConvertTimes times;
+  TimingSummary time;  // repeated use: the timed runs
   Verification verification;
 };
 
@@ -198,6 +246,13 @@ struct TransposeMeasurement {
   std::optional<Profile> profile;  // "profile": true only
 };
 
+struct ConvertMeasurement {
+  std::vector<ConvertState> states;
+  std::vector<CeilingState> ceilings;  // at each distinct byte size of the cases (size = bytes)
+  Telemetry before, after;
+  std::optional<Profile> profile;  // "profile": true only
+};
+
 // The aos_soa states at one n, in the order every backend measures them (touch_fields outer, layouts inner):
 // checks for cancellation and reports progress, then body(state, layout) measures the state (layout,
 // touch_fields and n already set), which is then appended to `states`.
@@ -262,6 +317,7 @@ class Backend {
   virtual Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) = 0;
   virtual Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p,
                                                      RunControl& ctl) = 0;
+  virtual Result<ConvertMeasurement> run_convert(int device, const ConvertParams& p, RunControl& ctl) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <vector>
 
 #include "benchmark.hpp"
+#include "convert_run.hpp"
 #include "measure.hpp"
 #include "random_input.hpp"
 #include "verify.hpp"
@@ -246,6 +248,72 @@ class CpuBackend final : public Backend {
             [&] { return timed([&] { run_variant(v, in.data(), out.data(), dim); }); },
             [] { return ClockReading{}; }, "none: CPU backend");
       });
+    }
+    ctl.progress(1.0, "done");
+    return m;
+  }
+
+  // Each case: prepared (plan + CUDA text, timed), run once by the plan's host executor on fresh input and
+  // checked element by element, then timed. The ceilings copy the same bytes (the case's destination size).
+  Result<ConvertMeasurement> run_convert(int, const ConvertParams& p, RunControl& ctl) override {
+    ConvertMeasurement m;
+    m.before.source = m.after.source = "none: CPU backend";
+    std::map<int64_t, bool> ceiling_done;
+    int total = static_cast<int>(p.cases.size());
+    for (const auto& c : p.cases)
+      if (!ceiling_done.count(convert_bytes(c.plan)))
+        ceiling_done[convert_bytes(c.plan)] = false, total += kCeilingCount;
+    int done = 0;
+    for (const ConvertCase& c : p.cases) {
+      const ConvertPlan& plan = c.plan;
+      const int64_t bytes = convert_bytes(plan);
+      std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * plan.elem_bytes));
+      std::vector<std::byte> out(static_cast<size_t>(plan.elements * plan.elem_bytes));
+      fill_convert_input(plan, in, p.sampling.seed);
+      if (!ceiling_done[bytes]) {
+        ceiling_done[bytes] = true;
+        // The ceilings copy bytes / 2 (one side) as floats; their check is a byte compare with the source.
+        const int64_t count = bytes / 2 / static_cast<int64_t>(sizeof(float));
+        std::vector<float> src(static_cast<size_t>(count)), dst(src.size());
+        std::memcpy(src.data(), in.data(), std::min(in.size(), src.size() * sizeof(float)));
+        for_each_ceiling("bytes=" + std::to_string(bytes), ctl, done, total, m.ceilings, [&](Ceiling k) {
+          CeilingState st = ceiling(k, src.data(), dst.data(), count, bytes, p.sampling, ctl, [&] {
+            Verification v;
+            v.method = "host: every copied float compared bit for bit with the source";
+            for (int64_t i = 0; i < count; ++i) {
+              if (float_bits(src[i]) != float_bits(dst[i]) && v.mismatches++ == 0)
+                v.first_mismatch = "float " + std::to_string(i) + " differs from the source";
+              ++v.checked;
+            }
+            v.passed = v.mismatches == 0;
+            return v;
+          });
+          return st;
+        });
+      }
+      if (ctl.cancelled()) throw Cancelled{};
+      ctl.progress(static_cast<double>(done++) / total, c.name);
+      ConvertState s;
+      s.name = c.name;
+      s.source = &c;
+      s.bytes = bytes;
+      auto prepared = prepare_convert(c);
+      if (!prepared) return prepared.error();
+      s.kernel_name = prepared->source.name;
+      s.source_hash = prepared->source.hash;
+      s.source_length = static_cast<int64_t>(prepared->source.text.size());
+      s.times = prepared->times;
+      std::memset(out.data(), 0xff, out.size());  // poison: no input element is all ones
+      Result<int64_t> first = make_error("not run");
+      s.times.first_run_s = timed([&] { first = execute_convert_host(plan, in, out); });
+      if (!first) return first.error();
+      s.times.single_use_s = s.times.plan_s + s.times.first_run_s;
+      s.verification = verify_convert(c, out, p.sampling.seed);
+      s.time = sample(
+          p.sampling, ctl, [&] { flush(); }, [&] { (void)execute_convert_host(plan, in, out); },
+          [&] { return timed([&] { (void)execute_convert_host(plan, in, out); }); },
+          [] { return ClockReading{}; }, "none: CPU backend");
+      m.states.push_back(std::move(s));
     }
     ctl.progress(1.0, "done");
     return m;

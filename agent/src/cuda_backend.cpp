@@ -3,20 +3,29 @@
 // sample, throttled samples dropped); cold mode resets the L2's persisting (evict-last) lines to normal and
 // overwrites a buffer of twice the L2 before each sample (outside the timed region). Every state first
 // verifies one launch on fresh random input, exactly, on the device; the ceilings (cudaMemcpy D2D, float4
-// copy, scalar copy) are measured at the same size in the same run.
+// copy, scalar copy) are measured at the same size in the same run. The convert benchmark's kernels are
+// generated from the engine's plan and compiled with NVRTC (nvrtc.hpp), as are its fill and check kernels.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "benchmark.hpp"
+#include "convert_run.hpp"
 #include "cuda_check.hpp"
 #include "cuda_kernels.hpp"
 #include "fault_injection.hpp"
+#include "layoutscope/parse.hpp"
 #include "measure.hpp"
 #include "nvml.hpp"
+#include "nvrtc.hpp"
 #include "random_input.hpp"
 
 namespace layoutscope::agent {
@@ -121,6 +130,73 @@ Verification device_check(Check check, int64_t total, Describe describe, std::st
   return v;
 }
 
+// The convert benchmark's helpers, compiled with NVRTC beside the generated kernels. The fill writes
+// convert_input_element (convert_run.hpp) at every source offset; the check evaluates both layouts from
+// their modes (logical index x split row-major over the shard: the last mode varies fastest) and compares
+// out[dst(x)] with in[src(x)] byte for byte: it never looks at the plan.
+const char* kConvertFill = R"(extern "C" __global__ void layoutscope_helper_fill(unsigned char* p,
+    long long n, int eb, unsigned long long seed) {
+  for (long long o = blockIdx.x * 256LL + threadIdx.x; o < n; o += 256LL * gridDim.x) {
+    unsigned long long x = seed * 0x2545f4914f6cdd1dull + (unsigned long long)o;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x = x ^ (x >> 31);
+    if (eb >= 8) { if (x == ~0ull) x -= 1; }
+    else x %= (1ull << (8 * eb)) - 1;
+    for (int b = 0; b < eb; ++b) p[o * eb + b] = (unsigned char)(x >> (8 * b));
+  }
+})";
+
+const char* kConvertCheck = R"(extern "C" __global__ void layoutscope_helper_check(const unsigned char* in,
+    const unsigned char* out, long long n, int eb, int nsrc, const long long* src, int ndst,
+    const long long* dst, unsigned long long* bad) {
+  for (long long x = blockIdx.x * 256LL + threadIdx.x; x < n; x += 256LL * gridDim.x) {
+    long long r = x, s = 0, d = 0;
+    for (int i = nsrc - 1; i >= 0; --i) { s += (r % src[2 * i]) * src[2 * i + 1]; r /= src[2 * i]; }
+    r = x;
+    for (int i = ndst - 1; i >= 0; --i) { d += (r % dst[2 * i]) * dst[2 * i + 1]; r /= dst[2 * i]; }
+    for (int b = 0; b < eb; ++b)
+      if (out[d * eb + b] != in[s * eb + b]) {
+        atomicAdd(bad, 1ull);
+        atomicMin(bad + 1, (unsigned long long)x);
+        break;
+      }
+  }
+})";
+
+const char* kConvertCompare = R"(extern "C" __global__ void layoutscope_helper_compare(
+    const unsigned char* a, const unsigned char* b, long long n, unsigned long long* bad) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < n; i += 256LL * gridDim.x)
+    if (a[i] != b[i]) { atomicAdd(bad, 1ull); atomicMin(bad + 1, (unsigned long long)i); }
+})";
+
+codegen::KernelSource helper_source(const char* name, const char* text) {
+  codegen::KernelSource k;
+  k.name = name;
+  k.text = text;
+  k.hash = codegen::source_hash(k.text);
+  k.threads = 256;
+  return k;
+}
+
+// (extent, stride) pairs of a layout's shard, outermost first, for the check kernel.
+std::vector<long long> layout_modes(const std::string& text) {
+  auto l = parse_layout(text);
+  if (!l) throw std::runtime_error("convert check: layout " + text + " does not parse: " + l.error().message);
+  std::vector<long long> out;
+  for (const Mode& m : l->shard) {
+    out.push_back(m.extent);
+    out.push_back(m.stride.k);
+  }
+  return out;
+}
+
+void launch_kernel(const CompiledKernel* k, int64_t blocks, int threads, void** args, size_t shared = 0) {
+  LS_CUDA_CHECK(cudaLaunchKernel(k->launchable(), dim3(static_cast<unsigned>(blocks)), dim3(threads), args,
+                                 shared, nullptr));
+}
+
 // Samples one launch at a time (measure.hpp) with CUDA events, a cold-L2 flush, and the SM clock read after
 // each sample: NVML where it answers, else the clock kernel (a sample below 80% of the maximum SM clock from
 // cudaDevAttrClockRate counts as throttled there).
@@ -154,14 +230,18 @@ class Sampler {
   Sampler& operator=(const Sampler&) = delete;
   ~Sampler() { (void)cudaCtxResetPersistingL2Cache(); }  // best effort: a destructor does not throw
 
+  // Cold mode's step before each sample (and before a single-use run): persisting lines reset, L2
+  // overwritten.
+  void flush() {
+    LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
+  }
+
   template <class Launch>
   TimingSummary run(Launch launch) {
-    auto flush = [&] {
-      LS_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
-      LS_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_ & 0xff, flush_.bytes()));
-    };
     return sample(
-        s_, ctl_, flush, launch, [&] { return events_.time(launch); }, [&] { return clock(); }, source_);
+        s_, ctl_, [&] { flush(); }, launch, [&] { return events_.time(launch); }, [&] { return clock(); },
+        source_);
   }
 
   // One state: a first launch, then either the exact check and the timed samples, or, in a profile pass
@@ -261,6 +341,110 @@ class CudaBackend final : public Backend {
     LS_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     // Keep room for the cold-L2 buffer and the context.
     return std::max<int64_t>(0, static_cast<int64_t>(free) - flush_bytes(device) - (int64_t{512} << 20));
+  }
+
+  // Each case: prepared on the host (plan + CUDA text, timed), compiled with NVRTC through the kernel cache,
+  // run once on fresh input after a cold-L2 flush and checked on the device, then timed; single use = plan +
+  // kernel cache get (compile + load the first time) + that first run. The ceilings copy the case's bytes,
+  // once per distinct size.
+  Result<ConvertMeasurement> run_convert(int device, const ConvertParams& p, RunControl& ctl) override {
+    return measured_run<ConvertMeasurement>(
+        device, p.sampling, ctl, [&](ConvertMeasurement& m, Sampler& sampler) {
+          const bool once = p.sampling.profile_once;
+          auto fill = kernels_.get(helper_source("layoutscope_helper_fill", kConvertFill), device);
+          if (!fill) throw std::runtime_error("convert fill kernel: " + fill.error().message);
+          auto check = kernels_.get(helper_source("layoutscope_helper_check", kConvertCheck), device);
+          if (!check) throw std::runtime_error("convert check kernel: " + check.error().message);
+          auto compare = kernels_.get(helper_source("layoutscope_helper_compare", kConvertCompare), device);
+          if (!compare) throw std::runtime_error("convert compare kernel: " + compare.error().message);
+          std::map<int64_t, bool> ceiling_done;
+          int total = static_cast<int>(p.cases.size());
+          if (!once)
+            for (const auto& c : p.cases)
+              if (!ceiling_done.count(convert_bytes(c.plan)))
+                ceiling_done[convert_bytes(c.plan)] = false, total += kCeilingCount;
+          int64_t in_max = 0, out_max = 0;
+          for (const auto& c : p.cases) {
+            in_max = std::max(in_max, source_extent(c.plan) * c.plan.elem_bytes);
+            out_max = std::max(out_max, c.plan.elements * c.plan.elem_bytes);
+          }
+          // 16 B of slack: the ceilings copy whole floats of a size that need not be a multiple of 4.
+          DeviceBuffer in(static_cast<size_t>(in_max) + 16),
+              out(static_cast<size_t>(std::max(in_max, out_max)) + 16);
+          DeviceBuffer modes(2 * 2 * 16 * sizeof(long long)), bad(2 * sizeof(unsigned long long));
+          int done = 0;
+          for (const ConvertCase& c : p.cases) {
+            const ConvertPlan& plan = c.plan;
+            const int64_t bytes = convert_bytes(plan);
+            const int64_t out_bytes = plan.elements * plan.elem_bytes;
+            auto* inb = static_cast<unsigned char*>(in.get());
+            auto* outb = static_cast<unsigned char*>(out.get());
+            long long fill_n = source_extent(plan);
+            int eb = plan.elem_bytes;
+            unsigned long long seed = p.sampling.seed;
+            void* fargs[] = {&inb, &fill_n, &eb, &seed};
+            launch_kernel(*fill, 4096, 256, fargs);
+            if (!once && !ceiling_done[bytes]) {
+              ceiling_done[bytes] = true;
+              const int64_t count = out_bytes / static_cast<int64_t>(sizeof(float));
+              for_each_ceiling(
+                  "bytes=" + std::to_string(bytes), ctl, done, total, m.ceilings, [&](Ceiling k) {
+                    return sampler.ceiling(k, in.f(), out.f(), count, bytes, [&] {
+                      return device_check(
+                          [&](unsigned long long* mm) {
+                            const unsigned char* a = inb;
+                            const unsigned char* b = outb;
+                            long long n = count * 4;
+                            void* args[] = {&a, &b, &n, &mm};
+                            launch_kernel(*compare, 8192, 256, args);
+                            return cudaGetLastError();
+                          },
+                          count * 4,
+                          [&](int64_t i) { return "byte " + std::to_string(i) + " differs from the source"; },
+                          "copy of the case's random input; every copied byte compared with the source on "
+                          "the device");
+                    });
+                  });
+            }
+            if (ctl.cancelled()) throw Cancelled{};
+            ctl.progress(static_cast<double>(done++) / total, c.name);
+            ConvertState s;
+            s.name = c.name;
+            s.source = &c;
+            s.bytes = bytes;
+            auto prepared = prepare_convert(c);
+            if (!prepared) throw std::runtime_error(prepared.error().message);
+            s.kernel_name = prepared->source.name;
+            s.source_hash = prepared->source.hash;
+            s.source_length = static_cast<int64_t>(prepared->source.text.size());
+            s.times = prepared->times;
+            const auto t0 = std::chrono::steady_clock::now();
+            auto k = kernels_.get(prepared->source, device);
+            if (!k) throw std::runtime_error(c.name + ": " + k.error().message);
+            const double get_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            s.times.compile_cache_hit = get_s < 0.5 * ((*k)->compile_s + (*k)->load_s);
+            s.times.compile_s = s.times.compile_cache_hit ? 0.0 : (*k)->compile_s;
+            s.times.load_s = s.times.compile_cache_hit ? 0.0 : (*k)->load_s;
+            const codegen::KernelSource& src = prepared->source;
+            void* kargs[] = {&inb, &outb};
+            auto launch = [&] { launch_kernel(*k, src.blocks, src.threads, kargs); };
+            LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, static_cast<size_t>(out_bytes)));  // poison
+            LS_CUDA_CHECK(cudaDeviceSynchronize());
+            if (once) {
+              sampler.measure(s, launch, [] { return Verification{}; });
+              m.states.push_back(std::move(s));
+              continue;
+            }
+            {
+              Events ev;
+              s.times.first_run_s = ev.time(launch);
+            }
+            s.times.single_use_s = s.times.plan_s + get_s + s.times.first_run_s;
+            s.verification = check_convert(*check, c, inb, outb, modes, bad);
+            s.time = sampler.run(launch);
+            m.states.push_back(std::move(s));
+          }
+        });
   }
 
   Result<AosSoaMeasurement> run_aos_soa(int device, const AosSoaParams& p, RunControl& ctl) override {
@@ -390,6 +574,39 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // The device check of one convert case (kConvertCheck); the first mismatch is read back and described.
+  static Verification check_convert(const CompiledKernel* check, const ConvertCase& c, unsigned char* inb,
+                                    unsigned char* outb, DeviceBuffer& modes, DeviceBuffer& bad) {
+    const std::vector<long long> sm = layout_modes(c.src), dm = layout_modes(c.dst);
+    if (sm.size() + dm.size() > 2 * 2 * 16) throw std::runtime_error("convert check: more than 16 modes");
+    LS_CUDA_CHECK(cudaMemcpy(modes.get(), sm.data(), sm.size() * sizeof(long long), cudaMemcpyHostToDevice));
+    auto* dst_modes = static_cast<long long*>(modes.get()) + sm.size();
+    LS_CUDA_CHECK(cudaMemcpy(dst_modes, dm.data(), dm.size() * sizeof(long long), cudaMemcpyHostToDevice));
+    const unsigned long long init[2] = {0, ~0ull};
+    LS_CUDA_CHECK(cudaMemcpy(bad.get(), init, sizeof init, cudaMemcpyHostToDevice));
+    long long n = c.plan.elements;
+    int eb = c.plan.elem_bytes, nsrc = static_cast<int>(sm.size() / 2),
+        ndst = static_cast<int>(dm.size() / 2);
+    const unsigned char* cin = inb;
+    const unsigned char* cout = outb;
+    auto* src_modes = static_cast<long long*>(modes.get());
+    auto* counters = static_cast<unsigned long long*>(bad.get());
+    void* args[] = {&cin, &cout, &n, &eb, &nsrc, &src_modes, &ndst, &dst_modes, &counters};
+    launch_kernel(check, 8192, 256, args);
+    unsigned long long host[2] = {};
+    LS_CUDA_CHECK(cudaMemcpy(host, bad.get(), sizeof host, cudaMemcpyDeviceToHost));
+    Verification v;
+    v.checked = n;
+    v.mismatches = static_cast<int64_t>(host[0]);
+    v.passed = host[0] == 0;
+    v.method =
+        "device: random input (splitmix64, seed per run), destination poisoned with 0xff; every destination "
+        "element out[dst(x)] compared byte for byte with in[src(x)], both layouts evaluated from their modes "
+        "(not through the plan)";
+    if (!v.passed) v.first_mismatch = "logical element " + std::to_string(host[1]) + " differs";
+    return v;
+  }
+
   // What every run shares: the device lock, a clean error state, telemetry before and after, and one Sampler
   // (gone, with its persisting-line reset, before the telemetry after).
   template <class Measurement, class Body>
@@ -448,6 +665,8 @@ class CudaBackend final : public Backend {
   std::string why_;
   int count_ = 0;
   std::mutex mutex_;
+  KernelCache kernels_;          // generated and helper kernels, by source hash, for the agent's lifetime
+  std::set<uint64_t> compiled_;  // hashes of the generated kernels already in kernels_
 };
 
 }  // namespace

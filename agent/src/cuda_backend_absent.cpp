@@ -21,6 +21,9 @@ class AbsentCudaBackend final : public Backend {
   Result<TransposeMeasurement> run_transpose(int, const TransposeParams&, RunControl&) override {
     return make_error(*unavailable());
   }
+  Result<ConvertMeasurement> run_convert(int, const ConvertParams&, RunControl&) override {
+    return make_error(*unavailable());
+  }
 };
 
 }  // namespace

@@ -28,9 +28,15 @@ Result<nlohmann::json> execute_request(Backend& backend, const RunRequest& req, 
     }
     return results_json(ctx, m, params);
   };
-  return req.kind == BenchmarkKind::kAosSoa
-             ? finish(backend.run_aos_soa(req.device, req.aos_soa, ctl), req.aos_soa)
-             : finish(backend.run_transpose(req.device, req.transpose, ctl), req.transpose);
+  switch (req.kind) {
+    case BenchmarkKind::kAosSoa:
+      return finish(backend.run_aos_soa(req.device, req.aos_soa, ctl), req.aos_soa);
+    case BenchmarkKind::kTranspose:
+      return finish(backend.run_transpose(req.device, req.transpose, ctl), req.transpose);
+    case BenchmarkKind::kConvert:
+      break;
+  }
+  return finish(backend.run_convert(req.device, req.convert, ctl), req.convert);
 }
 
 }  // namespace layoutscope::agent

@@ -44,6 +44,10 @@ class FaultInjectingBackend final : public Backend {
     maybe_fail(d);
     return inner_->run_transpose(d, p, c);
   }
+  Result<ConvertMeasurement> run_convert(int d, const ConvertParams& p, RunControl& c) override {
+    maybe_fail(d);
+    return inner_->run_convert(d, p, c);
+  }
 
  private:
   void maybe_fail(int device) {

@@ -4,6 +4,9 @@
 #include <random>
 #include <set>
 
+#include "convert_run.hpp"
+#include "layoutscope/parse.hpp"
+
 namespace layoutscope::agent {
 namespace {
 
@@ -264,6 +267,101 @@ json sampling_catalogue(const Defaults& d) {
   };
 }
 
+const std::set<std::string> kSamplingKeys = {"repetitions", "min_samples", "max_samples",
+                                             "max_time_s",  "noise",       "raw_samples",
+                                             "warmup",      "cache",       "seed"};
+
+// params.shape / params.perm: a non-empty array of integers.
+Result<std::vector<int64_t>> int_array(const json& p, const char* key, int64_t lo, int64_t hi) {
+  const std::string field = std::string("params.") + key;
+  if (!p.contains(key)) return field_error(field, "required");
+  const json& v = p[key];
+  if (!v.is_array() || v.empty()) return field_error(field, "expected a non-empty array of integers");
+  if (v.size() > static_cast<size_t>(kMaxDims))
+    return field_error(field, "at most " + std::to_string(kMaxDims) + " values");
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto x = integer(v[i], field + "[" + std::to_string(i) + "]", lo, hi);
+    if (!x) return x.error();
+    out.push_back(*x);
+  }
+  return out;
+}
+
+// Bytes a case needs on the device: the source (its cosize) and the destination.
+int64_t convert_need(const ConvertCase& c) {
+  return (source_extent(c.plan) + c.plan.elements) * c.plan.elem_bytes;
+}
+
+// {"suite": "permutations"} | {"src", "dst", "shape", "dtype"} | {"shape", "perm", "dtype"}, planned here so
+// that a planner error (different sizes, an aliasing destination) is a 422 naming the field.
+Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, const std::string& backend_kind,
+                                    int64_t budget) {
+  std::set<std::string> known = kSamplingKeys;
+  for (const char* k : {"suite", "src", "dst", "shape", "perm", "dtype"}) known.insert(k);
+  if (auto k = check_known(p, known); !k) return k.error();
+  ConvertParams out;
+  out.sampling = sampling;
+  if (p.contains("suite")) {
+    for (const char* k : {"src", "dst", "shape", "perm", "dtype"})
+      if (p.contains(k)) return field_error(std::string("params.") + k, "not with params.suite");
+    if (!p["suite"].is_string() || p["suite"] != "permutations")
+      return field_error("params.suite", "expected \"permutations\"");
+    out.suite = "permutations";
+    auto cases = permutation_suite(backend_kind == "cuda");
+    if (!cases) return cases.error();
+    out.cases = std::move(cases).value();
+  } else {
+    if (!p.contains("dtype")) return field_error("params.dtype", "required (u8, f8, f16, bf16, f32, f64)");
+    if (!p["dtype"].is_string())
+      return field_error("params.dtype", "expected a string (u8, f8, f16, bf16, f32, f64)");
+    auto dtype = parse_dtype(p["dtype"].get<std::string>());
+    if (!dtype) return field_error("params.dtype", dtype.error().message);
+    auto shape = int_array(p, "shape", 1, kMaxElements * 32);
+    if (!shape) return shape.error();
+    Result<ConvertCase> c = make_error("unreachable");
+    if (p.contains("perm")) {
+      for (const char* k : {"src", "dst"})
+        if (p.contains(k))
+          return field_error(std::string("params.") + k, "give src and dst, or perm, not both");
+      auto perm = int_array(p, "perm", 0, kMaxDims - 1);
+      if (!perm) return perm.error();
+      c = permute_case("case0", *shape, *perm, *dtype);
+    } else {
+      for (const char* k : {"src", "dst"}) {
+        const std::string f = std::string("params.") + k;
+        if (!p.contains(k)) return field_error(f, "required (or params.shape with params.perm)");
+        if (!p[k].is_string())
+          return field_error(f, "expected a layout in the notation, e.g. \"S[(4,8):(8,1)]\"");
+      }
+      c = layout_case("case0", p["src"].get<std::string>(), p["dst"].get<std::string>(), *shape, *dtype);
+    }
+    if (!c) return c.error();
+    out.cases.push_back(std::move(c).value());
+  }
+  for (size_t i = 0; i < out.cases.size(); ++i) {
+    const int64_t need = convert_need(out.cases[i]);
+    if (need > budget)
+      return field_error(out.suite.empty() ? "params.shape" : "params.suite",
+                         out.cases[i].name + " needs " + bytes_text(need) + " (source + destination), the " +
+                             backend_kind + " device has " + bytes_text(budget) + " available");
+  }
+  return out;
+}
+
+json convert_resolved(const ConvertParams& c) {
+  if (!c.suite.empty()) return {{"suite", c.suite}};
+  const ConvertCase& k = c.cases.front();
+  json out = {{"shape", k.shape}, {"dtype", std::string(to_string(k.dtype))}};
+  if (!k.perm.empty()) {
+    out["perm"] = k.perm;
+  } else {
+    out["src"] = k.src;
+    out["dst"] = k.dst;
+  }
+  return out;
+}
+
 }  // namespace
 
 json benchmark_catalogue(const std::string& backend_kind) {
@@ -300,6 +398,31 @@ json benchmark_catalogue(const std::string& backend_kind) {
                     {"description",
                      "copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and "
                      "tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)"}};
+  json cv = sampling_catalogue(d);
+  cv["src"] = {{"type", "string"},
+               {"default", nullptr},
+               {"description", "source layout in the notation, e.g. \"S[(4096,4096):(4096,1)]\" (with dst)"}};
+  cv["dst"] = {{"type", "string"},
+               {"default", nullptr},
+               {"description", "destination layout (dense: a bijection onto [0, size))"}};
+  cv["shape"] = {{"type", "array of integers"},
+                 {"default", nullptr},
+                 {"maxItems", kMaxDims},
+                 {"description", "logical shape (with perm: the row-major source tensor's shape)"}};
+  cv["perm"] = {{"type", "array of integers"},
+                {"default", nullptr},
+                {"maxItems", kMaxDims},
+                {"description", "x.permute(perm).contiguous() of a row-major tensor of shape"}};
+  cv["dtype"] = {{"type", "string"},
+                 {"default", nullptr},
+                 {"enum", {"u8", "f8", "f16", "bf16", "f32", "f64"}},
+                 {"description", "element type"}};
+  cv["suite"] = {{"type", "string"},
+                 {"default", nullptr},
+                 {"enum", {"permutations"}},
+                 {"description",
+                  "the 8 permutations x {f32, bf16, u8}: 256 MiB each way on the GPU, at most 1 MiB per case "
+                  "on the CPU (each shape's largest dimension halved)"}};
   return {
       {"backend", backend_kind},
       {"benchmarks",
@@ -315,7 +438,15 @@ json benchmark_catalogue(const std::string& backend_kind) {
          {"description",
           "copy / naive / tiled / pad / tile64_pad / tile64_swizzle at each dim; useful bytes = 2 x "
           "dim^2 x 4. Ceilings (cudaMemcpy, float4 copy, scalar copy of dim^2 floats) in the same run."},
-         {"parameters", tr}}}},
+         {"parameters", tr}},
+        {{"name", "convert"},
+         {"title", "any layout to any layout: the kernel generated from the engine's plan"},
+         {"description",
+          "out[dst(x)] = in[src(x)] for every logical x, by the kernel the agent generates from the engine's "
+          "plan (CUDA: compiled with NVRTC, cached by source hash; CPU: the plan's host executor). Give src, "
+          "dst, shape and dtype, or shape, perm and dtype (x.permute(perm).contiguous()), or suite. Useful "
+          "bytes = 2 x elements x dtype size. Ceilings at the same bytes in the same run."},
+         {"parameters", cv}}}},
   };
 }
 
@@ -325,13 +456,16 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   for (auto it = body.begin(); it != body.end(); ++it)
     if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
       return field_error(it.key(), "unknown field");
-  if (!body.contains("benchmark")) return field_error("benchmark", "required (\"aos_soa\" or \"transpose\")");
+  if (!body.contains("benchmark"))
+    return field_error("benchmark", "required (\"aos_soa\", \"transpose\" or \"convert\")");
   const json& b = body["benchmark"];
-  if (!b.is_string() || (b != "aos_soa" && b != "transpose"))
-    return field_error("benchmark", "expected \"aos_soa\" or \"transpose\"");
+  if (!b.is_string() || (b != "aos_soa" && b != "transpose" && b != "convert"))
+    return field_error("benchmark", "expected \"aos_soa\", \"transpose\" or \"convert\"");
   RunRequest req;
   req.benchmark = b.get<std::string>();
-  req.kind = req.benchmark == "aos_soa" ? BenchmarkKind::kAosSoa : BenchmarkKind::kTranspose;
+  req.kind = req.benchmark == "aos_soa"     ? BenchmarkKind::kAosSoa
+             : req.benchmark == "transpose" ? BenchmarkKind::kTranspose
+                                            : BenchmarkKind::kConvert;
   if (body.contains("device")) {
     if (device_count <= 0) return field_error("device", "no device is available");
     auto d = integer(body["device"], "device", 0, device_count - 1);
@@ -351,7 +485,14 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   auto sampling = parse_sampling(p, d);
   if (!sampling) return sampling.error();
 
-  if (req.kind == BenchmarkKind::kAosSoa) {
+  if (req.kind == BenchmarkKind::kConvert) {
+    auto c = parse_convert(p, *sampling, backend_kind, memory_budget(req.device));
+    if (!c) return c.error();
+    req.convert = std::move(c).value();
+    req.resolved = {
+        {"benchmark", req.benchmark}, {"device", req.device}, {"params", convert_resolved(req.convert)}};
+    req.resolved["params"].update(sampling_resolved(req.convert.sampling));
+  } else if (req.kind == BenchmarkKind::kAosSoa) {
     if (auto k = check_known(p, {"n", "touch_fields", "layouts", "repetitions", "min_samples", "max_samples",
                                  "max_time_s", "noise", "raw_samples", "warmup", "cache", "seed"});
         !k)

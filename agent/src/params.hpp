@@ -20,14 +20,15 @@ inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxWarmup = 100;
 inline constexpr int64_t kMaxSeed = (int64_t{1} << 53) - 1;  // exact in a JSON number
 
-enum class BenchmarkKind { kAosSoa, kTranspose };
+enum class BenchmarkKind { kAosSoa, kTranspose, kConvert };
 
 struct RunRequest {
   BenchmarkKind kind = BenchmarkKind::kAosSoa;
-  std::string benchmark;  // "aos_soa" | "transpose"
+  std::string benchmark;  // "aos_soa" | "transpose" | "convert"
   int device = 0;
   AosSoaParams aos_soa;
   TransposeParams transpose;
+  ConvertParams convert;
   bool profile = false;     // also run each state once under Nsight Compute (profile.hpp)
   nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };

@@ -144,8 +144,8 @@ Profile profile_states(const RunRequest& request, const std::string& backend_kin
   // The command run, and the same command as the result shows it (tool names instead of their paths).
   const auto command_line = [&](const std::string& tool, const std::string& agent) {
     return tool + " --clock-control none --csv --page raw --print-units base" +
-           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled' --metrics " + metrics + " " +
-           agent + " --profile-child " + shell_quote(child.dump());
+           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled|layoutscope_convert' --metrics " +
+           metrics + " " + agent + " --profile-child " + shell_quote(child.dump());
   };
   const std::string cmd = command_line(shell_quote(ncu), shell_quote(self)) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -244,6 +244,13 @@ void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const std::
 void attach_profile(TransposeMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
   std::vector<std::string> kernels;
   for (const auto& s : m.states) kernels.push_back(profiled_kernel(s));
+  m.profile = profile_states(request, backend_kind, kernels);
+}
+
+// Every convert state runs the generated kernel, whose entry point is codegen::kConvertKernelName.
+void attach_profile(ConvertMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+  std::vector<std::string> kernels;
+  for (const auto& s : m.states) kernels.push_back(s.kernel_name);
   m.profile = profile_states(request, backend_kind, kernels);
 }
 

@@ -14,7 +14,7 @@
 
 namespace layoutscope::agent {
 
-inline constexpr const char* kResultsSchemaVersion = "1.1.0";
+inline constexpr const char* kResultsSchemaVersion = "1.2.0";
 
 struct RunContext {
   std::string run_id;
@@ -27,6 +27,7 @@ struct RunContext {
 
 nlohmann::json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p);
 nlohmann::json results_json(const RunContext& ctx, const TransposeMeasurement& m, const TransposeParams& p);
+nlohmann::json results_json(const RunContext& ctx, const ConvertMeasurement& m, const ConvertParams& p);
 
 // Device facts (no telemetry) and one telemetry reading, as the results and GET /v1/devices print them.
 nlohmann::json device_facts_json(const DeviceInfo& d);

@@ -48,7 +48,7 @@ std::string results_csv(const json& results) {
       "time_q3_s,time_min_s,useful_bytes_B,useful_bandwidth_B_per_s,speedup_soa_over_aos,fraction_of_copy,"
       "predicted_load_sectors_per_request,predicted_store_sectors_per_request,predicted_shared_load_"
       "wavefronts,"
-      "verified,mismatches\n";
+      "verified,mismatches,case\n";
   std::ostringstream out;
   out << header;
   const std::string device = results.at("devices").at(0).at("name").get<std::string>();
@@ -73,8 +73,8 @@ std::string results_csv(const json& results) {
           aos ? ax.at("layout") : json(nullptr),
           aos ? ax.at("touch_fields") : json(nullptr),
           aos ? ax.at("n") : json(nullptr),
-          aos ? json(nullptr) : ax.at("variant"),
-          aos ? json(nullptr) : ax.at("dim"),
+          ax.value("variant", json(nullptr)),
+          ax.value("dim", json(nullptr)),
           find_summary(s, "/sample_size"),
           find_summary(s, "/median"),
           find_summary(s, "/q1"),
@@ -90,6 +90,7 @@ std::string results_csv(const json& results) {
           predicted(s, "shared", 1, "wavefronts"),
           s.at("verification").at("passed"),
           s.at("verification").at("mismatches"),
+          ax.value("case", json(nullptr)),
       };
       bool first = true;
       for (const auto& v : row) {

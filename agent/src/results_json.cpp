@@ -1,8 +1,11 @@
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
 #include "build_info.hpp"
+#include "convert_run.hpp"
+#include "layoutscope/parse.hpp"
 #include "predict.hpp"
 #include "results.hpp"
 
@@ -342,6 +345,174 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
                     {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
                     {"states", states},
                     {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "dim")}}});
+  add_profile(out["benchmarks"][0], m.profile);
+  return out;
+}
+
+namespace {
+
+json warp_cost_json(const WarpCost& c, bool shared) {
+  json j = {{"bytes_per_lane", c.bytes_per_lane}};
+  if (shared) {
+    j["wavefronts"] = c.wavefronts;
+    j["ideal_wavefronts"] = c.ideal_wavefronts;
+  } else {
+    j["sectors"] = c.sectors;
+  }
+  return j;
+}
+
+// The plan as `layoutscope plan` prints it (same keys, same values), so a result and the CLI can be compared.
+json plan_json(const ConvertPlan& p) {
+  json modes = json::array();
+  for (const auto& m : p.modes)
+    modes.push_back({{"extent", m.extent}, {"src_stride", m.src_stride}, {"dst_stride", m.dst_stride}});
+  json j = {{"kind", std::string(to_string(p.kind))},
+            {"shape", p.shape},
+            {"dtype", std::string(to_string(p.dtype))},
+            {"elements", p.elements},
+            {"modes", modes},
+            {"modes_unit_elements", p.kind == ConvertKind::kTiled ? p.unit_elems : 1},
+            {"common_vector", p.common_vector},
+            {"unit_bytes", p.unit_bytes},
+            {"vector_bytes", p.vector_units * p.unit_bytes},
+            {"threads", p.threads},
+            {"blocks", p.blocks}};
+  json predicted = {{"global_read", warp_cost_json(p.global_read, false)},
+                    {"global_write", warp_cost_json(p.global_write, false)}};
+  if (p.kind == ConvertKind::kTiled) {
+    j["tile"] = {{"group_a", p.group_a},
+                 {"group_b", p.group_b},
+                 {"extent_a", p.extent_a},
+                 {"extent_b", p.extent_b},
+                 {"tile_a", p.tile_a},
+                 {"tile_b", p.tile_b},
+                 {"row_bytes", p.row_bytes},
+                 {"staging_bytes", p.staging_bytes},
+                 {"staging_swizzle", p.staging.bits > 0 ? to_string(p.staging) : std::string("none")},
+                 {"register_block", std::to_string(p.vector_units) + "x" + std::to_string(p.vector_units)}};
+    predicted["smem_write"] = warp_cost_json(p.smem_write, true);
+    predicted["smem_read"] = warp_cost_json(p.smem_read, true);
+  }
+  j["predicted_per_warp_instruction"] = predicted;
+  return j;
+}
+
+json sector_prediction(const std::string& access, const std::string& layout, const WarpCost& c) {
+  const int64_t requested = int64_t{32} * c.bytes_per_lane;
+  const int64_t sectors = std::max<int64_t>(1, c.sectors);
+  return {{"access", access},
+          {"layout", layout},
+          {"lanes", 32},
+          {"bytes_per_lane", c.bytes_per_lane},
+          {"sectors_per_request", sectors},
+          {"bytes_requested", requested},
+          {"sector_efficiency",
+           std::min(1.0, static_cast<double>(requested) / (32.0 * static_cast<double>(sectors)))}};
+}
+
+json bank_prediction(const std::string& access, const std::string& layout, const WarpCost& c) {
+  const int ideal = std::max(1, c.ideal_wavefronts);
+  return {{"access", access},
+          {"layout", layout},
+          {"lanes", 32},
+          {"bytes_per_lane", c.bytes_per_lane},
+          {"wavefronts", std::max(1, c.wavefronts)},
+          {"ideal_wavefronts", ideal},
+          {"max_ways", std::clamp((c.wavefronts + ideal - 1) / ideal, 1, 32)}};
+}
+
+// The plan's predictions in the form every state's "predicted" block has, beside ncu's counters.
+json convert_predicted(const ConvertCase& c) {
+  const ConvertPlan& p = c.plan;
+  json out = {{"source",
+               "layoutscope engine: plan_convert (plan/convert.hpp), one warp instruction of the "
+               "plan's first block"},
+              {"global",
+               {sector_prediction("global load (source)", c.src, p.global_read),
+                sector_prediction("global store (destination)", c.dst, p.global_write)}}};
+  if (p.kind == ConvertKind::kTiled) {
+    const std::string tile = p.staging.bits > 0 ? to_string(p.staging) + " staging tile" : "staging tile";
+    out["shared"] = {bank_prediction("shared store (staging tile)", tile, p.smem_write),
+                     bank_prediction("shared load (staging tile)", tile, p.smem_read)};
+  }
+  return out;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+json optional_seconds(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+json results_json(const RunContext& ctx, const ConvertMeasurement& m, const ConvertParams& p) {
+  json out = base(ctx, m.before, m.after);
+  const auto ceilings = ceiling_bandwidths(m.ceilings);
+  json states = json::array();
+  json names = json::array();
+  for (const auto& s : m.states) {
+    const ConvertCase& c = *s.source;
+    names.push_back(s.name);
+    const double useful = static_cast<double>(s.bytes);
+    json summaries = time_summaries(s.time, p.sampling, ctx.backend, useful);
+    summaries.push_back(summary("layoutscope/time/plan", "Host planning: engine plan + kernel source text",
+                                "s", s.times.plan_s));
+    summaries.push_back(summary("layoutscope/time/cached_plan",
+                                "Host: a repeated request's plan (cache lookup)", "s",
+                                s.times.cached_plan_s));
+    if (s.times.compile_s)
+      summaries.push_back(summary("layoutscope/time/compile", "NVRTC compile of the generated kernel", "s",
+                                  *s.times.compile_s));
+    summaries.push_back(summary("layoutscope/time/single_use",
+                                "Single use: plan + compile + load + one run (cold cache)", "s",
+                                s.times.single_use_s));
+    summaries.push_back(summary("layoutscope/time/repeated_use",
+                                "Repeated use: one run (median of the samples)", "s", s.time.median_s));
+    json input = {
+        {"shape", c.shape}, {"dtype", std::string(to_string(c.dtype))}, {"src", c.src}, {"dst", c.dst}};
+    input["perm"] = c.perm.empty() ? json(nullptr) : json(c.perm);
+    json st = {{"name", "case=" + s.name},
+               {"axis_values", {{"case", s.name}}},
+               {"is_skipped", false},
+               {"summaries", summaries},
+               {"time_samples_s", s.time.samples_s},
+               {"verification", verification_json(s.verification)},
+               {"predicted", convert_predicted(c)},
+               {"input", input},
+               {"plan", plan_json(c.plan)},
+               {"kernel",
+                {{"name", s.kernel_name},
+                 {"source_hash", hex64(s.source_hash)},
+                 {"source_length", s.source_length},
+                 {"threads", c.plan.threads},
+                 {"blocks", c.plan.blocks},
+                 {"shared_bytes", c.plan.kind == ConvertKind::kTiled ? c.plan.staging_bytes : 0}}},
+               {"times",
+                {{"plan_s", s.times.plan_s},
+                 {"cached_plan_s", s.times.cached_plan_s},
+                 {"compile_s", optional_seconds(s.times.compile_s)},
+                 {"load_s", optional_seconds(s.times.load_s)},
+                 {"compile_cache_hit", s.times.compile_cache_hit},
+                 {"first_run_s", s.times.first_run_s},
+                 {"single_use_s", s.times.single_use_s},
+                 {"repeated_use_s", s.time.median_s}}}};
+    const auto cb = ceilings.find(s.bytes);
+    if (s.time.median_s > 0)
+      add_fractions(st, useful / s.time.median_s, std::nullopt, cb == ceilings.end() ? nullptr : &cb->second);
+    states.push_back(state_extras(std::move(st), s.time, p.sampling));
+  }
+  out["benchmarks"] =
+      json::array({{{"name", "convert"},
+                    {"backend", ctx.backend},
+                    {"devices", {ctx.device.id}},
+                    {"axes", {axis("case", "string", names)}},
+                    {"states", states},
+                    {"ceilings", ceilings_json(m.ceilings, p.sampling, ctx.backend, "bytes")}}});
+  if (!p.suite.empty()) out["benchmarks"][0]["suite"] = p.suite;
   add_profile(out["benchmarks"][0], m.profile);
   return out;
 }

@@ -61,7 +61,8 @@ TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
   const KernelSource c = convert_kernel_source(permute({4096, 2048}, {1, 0}, DType::kF32));
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_NE(a.hash, c.hash);
-  EXPECT_EQ(source_hash(""), 1469598103934665603ull);  // FNV-1a offset basis
+  EXPECT_EQ(source_hash(""), 0xcbf29ce484222325ull);   // FNV-1a 64 offset basis (the FNV reference)
+  EXPECT_EQ(source_hash("a"), 0xaf63dc4c8601ec8cull);  // the FNV reference test vector of "a"
 }
 
 #ifdef LAYOUTSCOPE_NVCC

@@ -1,0 +1,198 @@
+// The convert benchmark on the CPU backend: a run given as src/dst layouts, one given as shape + perm, the
+// permutation suite at CI sizes, every refusal (422 naming the field), the results against the schema, and
+// the plan in each state against what `layoutscope plan` prints for the same input (the CLI is a separate
+// program over the same engine). Expected values come from the definitions: useful bytes = 2 x elements x
+// dtype size, a fully coalesced 16 B-per-lane warp access touches 32 x 16 / 32 = 16 sectors, the kernel hash
+// is FNV-1a 64 of the text `layoutscope plan --emit-cuda` prints.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+import { postRun, repoRoot, sharedAgent, summary, waitRun } from './lib/agent.js';
+
+const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+addFormats(ajv);
+const validateResults = ajv.compile(schema);
+const cliBin = process.env.LAYOUTSCOPE_CLI_BIN || path.join(repoRoot, 'build', 'bin', 'layoutscope');
+
+function assertValid(result) {
+  assert.ok(validateResults(result), JSON.stringify(validateResults.errors, null, 1));
+}
+
+function cli(args) {
+  const r = spawnSync(cliBin, args, { encoding: 'utf8', timeout: 20000 });
+  assert.equal(r.status, 0, `layoutscope ${args.join(' ')}: ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+// FNV-1a, 64 bit (offset basis 14695981039346656037, prime 1099511628211), over the UTF-8 bytes.
+function fnv1a64(text) {
+  let h = 0xcbf29ce484222325n;
+  for (const b of Buffer.from(text, 'utf8')) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return h.toString(16).padStart(16, '0');
+}
+
+const dtypeBytes = { u8: 1, f8: 1, f16: 2, bf16: 2, f32: 4, f64: 8 };
+const fast = { repetitions: 2, warmup: 0, cache: 'hot', seed: 7 };
+
+let agent;
+before(async () => { agent = await sharedAgent(); });
+after(async () => { await agent.stop(); });
+
+async function runConvert(params) {
+  const r = await postRun(agent, { benchmark: 'convert', params });
+  assert.equal(r.status, 202, await r.clone().text());
+  const rec = await waitRun(agent, (await r.json()).id, 120000);
+  assert.equal(rec.status, 'succeeded', rec.error);
+  assertValid(rec.result);
+  return rec.result;
+}
+
+// What every state must show, whatever the case.
+function checkState(s, expectedElements, dtype) {
+  assert.equal(s.verification.passed, true, `${s.name}: ${s.verification.first_mismatch}`);
+  assert.equal(s.verification.checked_elements, expectedElements);
+  assert.equal(s.verification.mismatches, 0);
+  assert.equal(summary(s, 'layoutscope/useful_bytes'), 2 * expectedElements * dtypeBytes[dtype]);
+  assert.equal(s.plan.elements, expectedElements);
+  assert.equal(s.times.compile_s, null, 'no NVRTC on the CPU backend');
+  assert.equal(s.times.repeated_use_s, summary(s, 'time/cpu/median'));
+  assert.ok(s.times.single_use_s >= s.times.plan_s && s.times.single_use_s >= s.times.first_run_s);
+  assert.ok(s.times.cached_plan_s >= 0 && s.times.plan_s > 0);
+  assert.equal(summary(s, 'layoutscope/time/plan'), s.times.plan_s);
+  assert.equal(summary(s, 'layoutscope/time/single_use'), s.times.single_use_s);
+  // The predictions in the "predicted" block are the plan's own numbers.
+  const pred = s.plan.predicted_per_warp_instruction;
+  assert.equal(s.predicted.global[0].sectors_per_request, pred.global_read.sectors);
+  assert.equal(s.predicted.global[1].sectors_per_request, pred.global_write.sectors);
+  if (s.plan.kind === 'tiled') {
+    assert.equal(s.predicted.shared[0].wavefronts, pred.smem_write.wavefronts);
+    assert.equal(s.predicted.shared[1].wavefronts, pred.smem_read.wavefronts);
+    assert.equal(s.kernel.shared_bytes, s.plan.tile.staging_bytes);
+  }
+}
+
+describe('convert: src / dst layouts', () => {
+  const src = 'S[(64,96):(96,1)]';
+  const dst = 'S[(64,96):(1,64)]';
+  let result;
+
+  test('an fp32 64x96 transpose, every element verified', async () => {
+    result = await runConvert({ src, dst, shape: [64, 96], dtype: 'f32', ...fast });
+    const b = result.benchmarks[0];
+    assert.equal(b.name, 'convert');
+    assert.deepEqual(b.axes, [{ name: 'case', type: 'string', values: ['case0'] }]);
+    assert.equal(b.states.length, 1);
+    const s = b.states[0];
+    checkState(s, 64 * 96, 'f32');
+    assert.equal(s.input.src, src);
+    assert.equal(s.input.dst, dst);
+    assert.equal(s.input.perm, null);
+    assert.equal(s.plan.kind, 'tiled', 'the innermost destination mode is strided in the source');
+    assert.equal(b.ceilings.length, 3);
+    for (const c of b.ceilings) {
+      assert.equal(c.verification.passed, true, c.name);
+      assert.equal(c.axis_values.bytes, 2 * 64 * 96 * 4);
+      assert.equal(c.bytes_copied, 64 * 96 * 4);
+    }
+    assert.equal(result.meta.request.params.src, src);
+    assert.equal(result.schema_version, '1.2.0');
+  });
+
+  test('the plan and the kernel are what `layoutscope plan` prints for the same input', () => {
+    const s = result.benchmarks[0].states[0];
+    const args = ['plan', '--src', src, '--dst', dst, '--shape', '64,96', '--dtype', 'f32'];
+    assert.deepEqual(s.plan, JSON.parse(cli(args)));
+    const text = cli([...args, '--emit-cuda']);
+    assert.equal(s.kernel.source_length, Buffer.byteLength(text, 'utf8'));
+    assert.equal(s.kernel.source_hash, fnv1a64(text));
+    assert.equal(s.kernel.name, 'layoutscope_convert');
+  });
+
+  test('16 B per lane, fully coalesced: 32 x 16 B / 32 B = 16 sectors per global request', () => {
+    const p = result.benchmarks[0].states[0].plan;
+    assert.equal(p.vector_bytes, 16);
+    assert.equal(p.predicted_per_warp_instruction.global_read.sectors, 16);
+    assert.equal(p.predicted_per_warp_instruction.global_write.sectors, 16);
+  });
+});
+
+describe('convert: shape + perm', () => {
+  test('bf16 BSHD -> BHSD (2,64,8,32) perm (0,2,1,3): a vector plan, as `layoutscope plan` prints it', async () => {
+    const result = await runConvert({ shape: [2, 64, 8, 32], perm: [0, 2, 1, 3], dtype: 'bf16', ...fast });
+    const s = result.benchmarks[0].states[0];
+    checkState(s, 2 * 64 * 8 * 32, 'bf16');
+    assert.deepEqual(s.input.perm, [0, 2, 1, 3]);
+    // The innermost 32 bf16 (64 B) are contiguous on both sides: no staging.
+    assert.equal(s.plan.kind, 'vector');
+    assert.equal(s.plan.common_vector, 32);
+    assert.equal(s.predicted.shared, undefined);
+    const args = ['plan', '--shape', '2,64,8,32', '--perm', '0,2,1,3', '--dtype', 'bf16'];
+    assert.deepEqual(s.plan, JSON.parse(cli(args)));
+    assert.equal(s.kernel.source_hash, fnv1a64(cli([...args, '--emit-cuda'])));
+    assert.deepEqual(result.meta.request.params.perm, [0, 2, 1, 3]);
+  });
+
+  test('u8 3-D reverse (16,8,64) perm (2,1,0): every element verified', async () => {
+    const result = await runConvert({ shape: [16, 8, 64], perm: [2, 1, 0], dtype: 'u8', ...fast });
+    checkState(result.benchmarks[0].states[0], 16 * 8 * 64, 'u8');
+  });
+});
+
+describe('convert: the permutation suite at CPU sizes', () => {
+  test('8 permutations x {f32, bf16, u8}, each at most 1 MiB, every element verified', async () => {
+    const result = await runConvert({ suite: 'permutations', ...fast });
+    const b = result.benchmarks[0];
+    assert.equal(b.suite, 'permutations');
+    assert.equal(b.states.length, 24);
+    const perms = [[1, 0], [0, 2, 1], [0, 2, 3, 1], [0, 3, 1, 2], [0, 2, 1, 3], [2, 1, 0], [1, 0], [1, 0]];
+    const sizes = new Set();
+    b.states.forEach((s, i) => {
+      const dtype = ['f32', 'bf16', 'u8'][Math.floor(i / 8)];
+      assert.equal(s.input.dtype, dtype, s.name);
+      assert.deepEqual(s.input.perm, perms[i % 8], s.name);
+      const elements = s.input.shape.reduce((a, x) => a * x, 1);
+      assert.ok(elements * dtypeBytes[dtype] <= 1 << 20, s.name);
+      checkState(s, elements, dtype);
+      sizes.add(2 * elements * dtypeBytes[dtype]);
+    });
+    assert.equal(b.ceilings.length, 3 * sizes.size, 'the ceilings once per distinct size');
+    assert.deepEqual(result.meta.request.params.suite, 'permutations');
+  });
+});
+
+describe('convert: refusals name the field', () => {
+  const cases = [
+    ['different logical sizes', { src: 'S[(4,8):(8,1)]', dst: 'S[(4,4):(4,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.(src|dst|shape)$/],
+    ['an aliasing destination', { src: 'S[(4,8):(8,1)]', dst: 'S[(4,8):(1,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.dst$/],
+    ['a bad layout text', { src: 'S[(4,8):(8,1]', dst: 'S[(4,8):(8,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.src$/],
+    ['not a permutation', { shape: [4, 8], perm: [0, 0], dtype: 'f32' }, /^params\.perm$/],
+    ['a perm of the wrong rank', { shape: [4, 8], perm: [1, 0, 2], dtype: 'f32' }, /^params\.perm$/],
+    ['perm and src together', { src: 'S[(4,8):(8,1)]', shape: [4, 8], perm: [1, 0], dtype: 'f32' }, /^params\.src$/],
+    ['no dtype', { shape: [4, 8], perm: [1, 0] }, /^params\.dtype$/],
+    ['an unknown dtype', { shape: [4, 8], perm: [1, 0], dtype: 'f17' }, /^params\.dtype$/],
+    ['no shape', { perm: [1, 0], dtype: 'f32' }, /^params\.shape$/],
+    ['a zero extent', { shape: [4, 0], perm: [1, 0], dtype: 'f32' }, /^params\.shape\[1\]$/],
+    ['no dst', { src: 'S[(4,8):(8,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.dst$/],
+    ['out of memory (2 x 32 GiB)', { shape: [65536, 65536], perm: [1, 0], dtype: 'f64' }, /^params\.shape$/],
+    ['an unknown suite', { suite: 'everything' }, /^params\.suite$/],
+    ['suite with a shape', { suite: 'permutations', shape: [4] }, /^params\.shape$/],
+    ['an unknown parameter', { shape: [4, 8], perm: [1, 0], dtype: 'f32', tile: 64 }, /^params\.tile$/],
+  ];
+  for (const [what, params, field] of cases) {
+    test(`${what}: 422`, async () => {
+      const r = await postRun(agent, { benchmark: 'convert', params });
+      const text = await r.text();
+      assert.equal(r.status, 422, text);
+      const err = JSON.parse(text).error;
+      assert.match(err.field, field, text);
+      assert.ok(err.message.startsWith(err.field), text);
+    });
+  }
+});

@@ -70,7 +70,7 @@ class Addresser {
       if (e.field.empty()) e.field = field;
       return e;
     }
-    Addresser a{std::move(*compiled)};
+    Addresser a{std::move(compiled).value()};
     a.m_ = static_cast<size_t>(std::find(a.c_.axes().begin(), a.c_.axes().end(), kMemoryAxis) -
                                a.c_.axes().begin());
     a.pos_.resize(static_cast<size_t>(a.c_.axis_count()));

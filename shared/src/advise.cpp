@@ -320,8 +320,8 @@ Result<Advice> advise(const AdviseRequest& q) {
   if (!w) return side_error("writer", w.error());
   auto r = side_lanes(q.reader, q.tile, q.dtype);
   if (!r) return side_error("reader", r.error());
-  lanes.write = std::move(*w);
-  lanes.read = std::move(*r);
+  lanes.write = std::move(w).value();
+  lanes.read = std::move(r).value();
 
   const int elem = dtype_bytes(q.dtype);
   const int64_t cols = q.tile.back();
@@ -332,7 +332,7 @@ Result<Advice> advise(const AdviseRequest& q) {
     ++out.searched;
     auto done = evaluate(std::move(c), q, lanes, mode);
     if (done) {
-      out.candidates.push_back(std::move(*done));
+      out.candidates.push_back(std::move(done).value());
     } else {
       ++out.rejected;
     }
@@ -407,7 +407,7 @@ Result<Advice> advise(const AdviseRequest& q) {
       c.shared_bytes = n * elem;
       auto done = evaluate(std::move(c), q, lanes, mode);
       if (done) {
-        rc.candidate = std::move(*done);
+        rc.candidate = std::move(done).value();
       } else {
         rc.reason += "; " + done.error().message;
       }

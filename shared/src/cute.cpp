@@ -340,7 +340,7 @@ class Parser {
       while (true) {
         auto m = tuple(allow_basis, depth + 1);
         if (!m) return std::nullopt;
-        modes.push_back(std::move(*m));
+        modes.push_back(std::move(m).value());
         if (accept(")")) break;
         if (!accept(",")) {
           expected("',' or ')'");
@@ -414,7 +414,7 @@ class Parser {
     const int stride_column = peek().column;
     auto stride = tuple(true);
     if (!stride) return std::nullopt;
-    return finish_layout(std::move(*shape), std::move(*stride), shape_column, stride_column);
+    return finish_layout(std::move(shape).value(), std::move(stride).value(), shape_column, stride_column);
   }
 
   // Sw<B,M,S> | S<B,M,S> | Swizzle<B,M,S> | make_swizzle(B,M,S)
@@ -517,7 +517,7 @@ class Parser {
     p_ = save;
     auto l = printed_layout();
     if (!l) return std::nullopt;
-    return ComposedLayout{std::nullopt, 0, std::move(*l)};
+    return ComposedLayout{std::nullopt, 0, std::move(l).value()};
   }
 
   // An optional keyword name=, checked against the one expected.
@@ -547,7 +547,7 @@ class Parser {
       stride_column = peek().column;
       auto s = tuple(true);
       if (!s) return std::nullopt;
-      stride = std::move(*s);
+      stride = std::move(s).value();
       have_stride = true;
       accept(",");
     }
@@ -559,9 +559,9 @@ class Parser {
       }
       stride = compact_left(*shape);
     }
-    auto l = finish_layout(std::move(*shape), std::move(stride), shape_column, stride_column);
+    auto l = finish_layout(std::move(shape).value(), std::move(stride), shape_column, stride_column);
     if (!l) return std::nullopt;
-    return ComposedLayout{std::nullopt, 0, std::move(*l)};
+    return ComposedLayout{std::nullopt, 0, std::move(l).value()};
   }
 
   // Strides grow in the order the order tuple gives: the mode with the smallest order value has stride 1.
@@ -601,9 +601,9 @@ class Parser {
     }
     size_t next = 0;
     IntTuple stride = rebuild(*shape, strides, next);
-    auto l = finish_layout(std::move(*shape), std::move(stride), shape_column, order_column);
+    auto l = finish_layout(std::move(shape).value(), std::move(stride), shape_column, order_column);
     if (!l) return std::nullopt;
-    return ComposedLayout{std::nullopt, 0, std::move(*l)};
+    return ComposedLayout{std::nullopt, 0, std::move(l).value()};
   }
 
   static IntTuple rebuild(const IntTuple& like, const std::vector<int64_t>& leaves, size_t& next) {
@@ -656,7 +656,7 @@ class Parser {
 Result<ComposedLayout> parse_cute(std::string_view text) {
   auto tokens = lex(text);
   if (!tokens) return tokens.error();
-  Parser p(std::move(*tokens));
+  Parser p(std::move(tokens).value());
   if (p.at_end()) return make_error("empty text; expected a CuTe layout such as (4,8):(8,1)", 1);
   auto out = p.composed();
   if (!p.failed() && !p.at_end()) p.expected("the end of the layout");
@@ -667,7 +667,7 @@ Result<ComposedLayout> parse_cute(std::string_view text) {
 Result<IntTuple> parse_int_tuple(std::string_view text) {
   auto tokens = lex(text);
   if (!tokens) return tokens.error();
-  Parser p(std::move(*tokens));
+  Parser p(std::move(tokens).value());
   if (p.at_end()) return make_error("empty text; expected a shape such as (6,20)", 1);
   const int column = p.peek().column;
   auto t = p.tuple(false);

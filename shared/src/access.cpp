@@ -437,7 +437,7 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
     dense.shard.push_back(Mode{at->size(), AxisStride{1, std::string(kMemoryAxis)}});
     auto s = Addresser::make(access.source ? *access.source : dense, access.shape, "source");
     if (!s) return s.error();
-    src.emplace(std::move(*s));
+    src.emplace(std::move(s).value());
   }
   if (access.lanes.empty()) return make_error("the access issues no instruction", 0, "lanes");
   if (static_cast<int64_t>(access.lanes.size()) > kMaxInstructions) {

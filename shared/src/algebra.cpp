@@ -630,7 +630,7 @@ Result<AlgebraResult> algebra(std::string_view op, const std::vector<std::string
   for (size_t i = 0; i < args.size(); ++i) {
     auto a = parse_arg(args[i], syntax, 0);
     if (!a) return with_field(a.error(), "argument " + std::to_string(i + 1));
-    parsed.push_back(std::move(*a));
+    parsed.push_back(std::move(a).value());
   }
   auto first = as_layout(parsed[0], "argument 1");
   if (!first) return first.error();

@@ -293,18 +293,18 @@ class Parser {
         if (have_shard) return fail_at("a layout has one S[...]; use R[...] for copies", column, "syntax");
         auto modes = spec();
         if (!modes) return std::nullopt;
-        out.shard = std::move(*modes);
+        out.shard = std::move(modes).value();
         have_shard = true;
       } else if (peek_ident("R") && peek_sym("[", 1)) {
         next();
         auto modes = spec();
         if (!modes) return std::nullopt;
-        out.replicas.push_back(std::move(*modes));
+        out.replicas.push_back(std::move(modes).value());
       } else if (peek_ident("P") && peek_sym("[", 1)) {
         next();
         auto modes = spec();
         if (!modes) return std::nullopt;
-        out.partials.push_back(std::move(*modes));
+        out.partials.push_back(std::move(modes).value());
       } else if (peek_ident("O") && peek_sym("[", 1)) {
         next();
         next();

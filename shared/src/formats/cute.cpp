@@ -20,7 +20,7 @@ Result<Imported> import_any(std::string_view text, const FormatContext& context,
   auto layout = cute::to_chapter(*composed, context.shape);
   if (!layout) return layout.error();
   Imported out;
-  out.layout = std::move(*layout);
+  out.layout = std::move(layout).value();
   out.from = from;
   if (context.shape.empty()) {
     for (size_t i = 0; i < composed->layout.rank(); ++i) {

@@ -40,6 +40,9 @@ suite() {
   return "$status"
 }
 
+# Formatting and lint first: clang-format, prettier and eslint report every drift (scripts/lint.sh --fix mends it).
+suite lint scripts/lint.sh
+
 # A build that fails is a failed suite; the suites that need it are then reported as failed too.
 built=()
 for part in native wasm web python; do

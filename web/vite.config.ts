@@ -62,7 +62,9 @@ function precompress(): Plugin {
             if (statSync(file).isDirectory()) walk(file);
             else if (COMPRESSIBLE.test(name)) {
               const body = readFileSync(file);
-              const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+              const br = brotliCompressSync(body, {
+                params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+              });
               const gz = gzipSync(body, { level: 9 });
               if (br.length < body.length) writeFileSync(`${file}.br`, br);
               if (gz.length < body.length) writeFileSync(`${file}.gz`, gz);
@@ -87,7 +89,16 @@ function preloadWasm(): Plugin {
         if (!ctx.bundle || !/<ls-/.test(html)) return html;
         const wasm = Object.keys(ctx.bundle).find((f) => /^assets\/layoutscope-.*\.wasm$/.test(f));
         if (!wasm) return html;
-        return { html, tags: [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head' }] };
+        return {
+          html,
+          tags: [
+            {
+              tag: 'link',
+              attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' },
+              injectTo: 'head',
+            },
+          ],
+        };
       },
     },
   };

@@ -12,7 +12,8 @@ Result<DType> parse_dtype(std::string_view name) {
   if (name == "f32" || name == "fp32" || name == "float") return DType::kF32;
   if (name == "tf32") return DType::kTF32;
   if (name == "f64" || name == "fp64" || name == "double") return DType::kF64;
-  return make_error("unknown dtype '" + std::string(name) + "' (u8, f8, f16, bf16, f32, tf32, f64)", 0, "dtype");
+  return make_error("unknown dtype '" + std::string(name) + "' (u8, f8, f16, bf16, f32, tf32, f64)", 0,
+                    "dtype");
 }
 
 std::string_view to_string(DType dtype) {

@@ -13,7 +13,17 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 
 import { spawnSync } from 'node:child_process';
 
-import { agentBin, postRun, readEvents, repoRoot, sharedAgent, startAgent, summary, tempDir, waitRun } from './lib/agent.js';
+import {
+  agentBin,
+  postRun,
+  readEvents,
+  repoRoot,
+  sharedAgent,
+  startAgent,
+  summary,
+  tempDir,
+  waitRun,
+} from './lib/agent.js';
 
 const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
@@ -26,8 +36,12 @@ function assertValid(result) {
 }
 
 let agent;
-before(async () => { agent = await sharedAgent(); });
-after(async () => { await agent.stop(); });
+before(async () => {
+  agent = await sharedAgent();
+});
+after(async () => {
+  await agent.stop();
+});
 
 async function run(body) {
   const r = await postRun(agent, body);
@@ -67,22 +81,32 @@ describe('service endpoints', () => {
     const doc = await (await fetch(`${agent.base}/openapi.json`)).json();
     // The results document is referenced, not copied: give the validator the schema under its $id.
     const resultsSchema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
-    const linked = JSON.parse(JSON.stringify(doc).replaceAll('"../schemas/results.schema.json', `"${resultsSchema.$id}`));
+    const linked = JSON.parse(
+      JSON.stringify(doc).replaceAll('"../schemas/results.schema.json', `"${resultsSchema.$id}`),
+    );
     const v = new Validator();
     await v.addSpecRef(resultsSchema, resultsSchema.$id);
     const res = await v.validate(linked);
     assert.ok(res.valid, JSON.stringify(res.errors));
     assert.equal(doc.openapi, '3.1.0');
-    const routes = { '/healthz': ['get'], '/readyz': ['get'], '/version': ['get'], '/openapi.json': ['get'],
-      '/v1/devices': ['get'], '/v1/benchmarks': ['get'], '/v1/runs': ['get', 'post'],
-      '/v1/runs/{id}': ['get', 'delete'], '/v1/runs/{id}/events': ['get'] };
+    const routes = {
+      '/healthz': ['get'],
+      '/readyz': ['get'],
+      '/version': ['get'],
+      '/openapi.json': ['get'],
+      '/v1/devices': ['get'],
+      '/v1/benchmarks': ['get'],
+      '/v1/runs': ['get', 'post'],
+      '/v1/runs/{id}': ['get', 'delete'],
+      '/v1/runs/{id}/events': ['get'],
+    };
     assert.deepEqual(Object.keys(doc.paths).sort(), Object.keys(routes).sort());
     for (const [p, methods] of Object.entries(routes)) {
       for (const m of methods) assert.ok(doc.paths[p][m], `${m} ${p} documented`);
     }
   });
 
-  test('GET /v1/devices describes this machine\'s CPU', async () => {
+  test("GET /v1/devices describes this machine's CPU", async () => {
     const j = await (await agent.fetch('/v1/devices')).json();
     assert.equal(j.backend, 'cpu');
     assert.equal(j.devices.length, 1);
@@ -100,10 +124,16 @@ describe('service endpoints', () => {
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.default, [1, 2, 4, 8]);
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.enum, [1, 2, 4, 8]);
     assert.equal(byName.aos_soa.parameters.n.minimum, 32);
-    assert.deepEqual(byName.transpose.parameters.variants.default,
-      ['copy', 'naive', 'tiled', 'pad', 'tile64_pad', 'tile64_swizzle']);
+    assert.deepEqual(byName.transpose.parameters.variants.default, [
+      'copy',
+      'naive',
+      'tiled',
+      'pad',
+      'tile64_pad',
+      'tile64_swizzle',
+    ]);
     assert.deepEqual(byName.aos_soa.parameters.layouts.default, ['aos', 'soa', 'aos_vec', 'soa_vec']);
-    assert.equal(byName.aos_soa.parameters.min_samples.default, 5);  // CPU backend (CUDA: 10)
+    assert.equal(byName.aos_soa.parameters.min_samples.default, 5); // CPU backend (CUDA: 10)
     assert.equal(byName.aos_soa.parameters.noise.default, 0.005);
     assert.equal(byName.transpose.parameters.dim.maximum, 32768);
   });
@@ -120,7 +150,7 @@ describe('service endpoints', () => {
 });
 
 describe('aos_soa sweep end to end', () => {
-  const n = 3000;  // not a multiple of 32: the last warp is partial
+  const n = 3000; // not a multiple of 32: the last warp is partial
   let id;
   let record;
 
@@ -137,7 +167,9 @@ describe('aos_soa sweep end to end', () => {
     assert.equal(record.progress, 1);
   });
 
-  test('the result validates against schemas/results.schema.json', () => { assertValid(record.result); });
+  test('the result validates against schemas/results.schema.json', () => {
+    assertValid(record.result);
+  });
 
   test('request echo with every default filled in, the seed as given', () => {
     const p = record.result.meta.request.params;
@@ -153,10 +185,13 @@ describe('aos_soa sweep end to end', () => {
     const states = record.result.benchmarks[0].states;
     assert.equal(states.length, 16);
     const ceilings = record.result.benchmarks[0].ceilings;
-    assert.deepEqual(ceilings.map((c) => c.name), ['memcpy', 'copy_vec4', 'copy_scalar']);
+    assert.deepEqual(
+      ceilings.map((c) => c.name),
+      ['memcpy', 'copy_vec4', 'copy_scalar'],
+    );
     for (const c of ceilings) {
       assert.equal(c.verification.passed, true, c.name);
-      assert.equal(c.bytes_copied, n * 32);  // the whole 32 B x n working set
+      assert.equal(c.bytes_copied, n * 32); // the whole 32 B x n working set
       assert.equal(summary(c, 'layoutscope/useful_bytes'), 2 * n * 32);
     }
     for (const s of states) {
@@ -171,7 +206,7 @@ describe('aos_soa sweep end to end', () => {
     const median = (s) => summary(s, 'time/cpu/median');
     for (const s of states) {
       const t = s.axis_values.touch_fields;
-      assert.equal(summary(s, 'layoutscope/useful_bytes'), n * t * 4 * 2);  // touched floats read + written
+      assert.equal(summary(s, 'layoutscope/useful_bytes'), n * t * 4 * 2); // touched floats read + written
       const bw = summary(s, 'nv/cold/bw/global/bytes_per_second');
       assert.ok(Math.abs(bw - (n * t * 8) / median(s)) / bw < 1e-9);
       assert.ok(summary(s, '/q1') <= median(s) && median(s) <= summary(s, '/q3'));
@@ -179,31 +214,34 @@ describe('aos_soa sweep end to end', () => {
       assert.equal(summary(s, 'nv/cold/sample_size'), 3);
       assert.equal(s.time_samples_s.length, 3);
       const sorted = [...s.time_samples_s].sort((a, b) => a - b);
-      assert.equal(median(s), sorted[1]);  // median of three samples
+      assert.equal(median(s), sorted[1]); // median of three samples
     }
     for (const t of [1, 2, 4, 8]) {
-      for (const [a, b] of [['aos', 'soa'], ['aos_vec', 'soa_vec']]) {
+      for (const [a, b] of [
+        ['aos', 'soa'],
+        ['aos_vec', 'soa_vec'],
+      ]) {
         const aos = states.find((s) => s.axis_values.layout === a && s.axis_values.touch_fields === t);
         const soa = states.find((s) => s.axis_values.layout === b && s.axis_values.touch_fields === t);
         const speedup = summary(soa, 'layoutscope/speedup_soa_over_aos');
         assert.ok(Math.abs(speedup - median(aos) / median(soa)) < 1e-12 * speedup);
-        assert.equal(summary(soa, 'layoutscope/dram_sector_bound_speedup'), 8 / t);  // 64 B vs 8t B per element
+        assert.equal(summary(soa, 'layoutscope/dram_sector_bound_speedup'), 8 / t); // 64 B vs 8t B per element
       }
     }
     // fraction of the float4 copy: useful bandwidth / the copy_vec4 ceiling's (2 x 32 n bytes per its median)
     const cv = record.result.benchmarks[0].ceilings.find((c) => c.name === 'copy_vec4');
     for (const s of states) {
-      const want = (n * s.axis_values.touch_fields * 8 / median(s)) / (2 * n * 32 / summary(cv, 'time/cpu/median'));
+      const want = (n * s.axis_values.touch_fields * 8) / median(s) / ((2 * n * 32) / summary(cv, 'time/cpu/median'));
       assert.ok(Math.abs(summary(s, 'layoutscope/fraction_of_copy') - want) <= 1e-12 * want, s.name);
     }
   });
 
-  test('engine predictions match B-09\'s NCU table: AoS 32 sectors/request, SoA 4; 16 B versions 32 and 16', () => {
+  test("engine predictions match B-09's NCU table: AoS 32 sectors/request, SoA 4; 16 B versions 32 and 16", () => {
     // aos_vec: 32 lanes x 16 B at a 32 B stride -> 32 sectors, half of each used; soa_vec: 512 contiguous B -> 16
     const want = { aos: [32, 128], soa: [4, 128], aos_vec: [32, 512], soa_vec: [16, 512] };
     for (const s of record.result.benchmarks[0].states) {
       const g = s.predicted.global[0];
-      const [sectors, bytes] = want[s.axis_values.layout];  // document §5.2: AoS 32 vs SoA 4
+      const [sectors, bytes] = want[s.axis_values.layout]; // document §5.2: AoS 32 vs SoA 4
       assert.equal(g.sectors_per_request, sectors, s.name);
       assert.equal(g.bytes_requested, bytes);
       assert.equal(g.sector_efficiency, bytes / (sectors * 32));
@@ -216,8 +254,15 @@ describe('aos_soa sweep end to end', () => {
     assert.match(r.headers.get('content-type'), /text\/csv/);
     const lines = (await r.text()).trim().split('\n');
     const header = lines[0].split(',');
-    for (const col of ['time_median_s', 'useful_bytes_B', 'useful_bandwidth_B_per_s', 'speedup_soa_over_aos',
-      'predicted_load_sectors_per_request', 'verified']) assert.ok(header.includes(col), col);
+    for (const col of [
+      'time_median_s',
+      'useful_bytes_B',
+      'useful_bandwidth_B_per_s',
+      'speedup_soa_over_aos',
+      'predicted_load_sectors_per_request',
+      'verified',
+    ])
+      assert.ok(header.includes(col), col);
     assert.equal(lines.length, 1 + 16);
     const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i], v])));
     const states = record.result.benchmarks[0].states;
@@ -226,7 +271,10 @@ describe('aos_soa sweep end to end', () => {
       assert.equal(Number(row.touch_fields), states[i].axis_values.touch_fields);
       assert.equal(Number(row.time_median_s), summary(states[i], 'time/cpu/median'));
       assert.equal(row.verified, 'true');
-      assert.equal(Number(row.predicted_load_sectors_per_request), { aos: 32, soa: 4, aos_vec: 32, soa_vec: 16 }[row.layout]);
+      assert.equal(
+        Number(row.predicted_load_sectors_per_request),
+        { aos: 32, soa: 4, aos_vec: 32, soa_vec: 16 }[row.layout],
+      );
     });
   });
 
@@ -241,7 +289,7 @@ describe('aos_soa sweep end to end', () => {
 });
 
 describe('transpose end to end', () => {
-  const dims = [33, 64, 100];  // edges: not multiples of the 32x32 tile
+  const dims = [33, 64, 100]; // edges: not multiples of the 32x32 tile
   let record;
 
   test('all variants at three sizes, every output element verified', async () => {
@@ -257,7 +305,10 @@ describe('transpose end to end', () => {
       assert.equal(s.verification.passed, true, s.name);
       assert.equal(s.verification.checked_elements, s.axis_values.dim ** 2);
       assert.equal(summary(s, 'layoutscope/useful_bytes'), 2 * s.axis_values.dim ** 2 * 4);
-      assert.ok(s.summaries.every((x) => !x.tag.startsWith('nv/cold/')), 'hot mode is labelled hot');
+      assert.ok(
+        s.summaries.every((x) => !x.tag.startsWith('nv/cold/')),
+        'hot mode is labelled hot',
+      );
     }
   });
 
@@ -278,17 +329,29 @@ describe('transpose end to end', () => {
     const states = record.result.benchmarks[0].states.filter((s) => s.axis_values.dim === 64);
     const by = Object.fromEntries(states.map((s) => [s.axis_values.variant, s.predicted]));
     // B-09 §5.2: naive ld 4 / st 32; tiled 4 / 4
-    assert.deepEqual(by.naive.global.map((g) => g.sectors_per_request), [4, 32]);
-    assert.deepEqual(by.tiled.global.map((g) => g.sectors_per_request), [4, 4]);
-    assert.deepEqual(by.pad.global.map((g) => g.sectors_per_request), [4, 4]);
+    assert.deepEqual(
+      by.naive.global.map((g) => g.sectors_per_request),
+      [4, 32],
+    );
+    assert.deepEqual(
+      by.tiled.global.map((g) => g.sectors_per_request),
+      [4, 4],
+    );
+    assert.deepEqual(
+      by.pad.global.map((g) => g.sectors_per_request),
+      [4, 4],
+    );
     // 32 lanes x 16 B = 512 B = 16 sectors, fully used
-    assert.deepEqual(by.copy.global.map((g) => g.sectors_per_request), [16, 16]);
+    assert.deepEqual(
+      by.copy.global.map((g) => g.sectors_per_request),
+      [16, 16],
+    );
     // tile[32][32]: column read puts all 32 lanes in one bank; tile[32][33]: 32 banks (Harris; B-02)
     assert.equal(by.tiled.shared[1].max_ways, 32);
     assert.equal(by.tiled.shared[1].wavefronts, 32);
     assert.equal(by.pad.shared[1].max_ways, 1);
     assert.equal(by.pad.shared[1].wavefronts, 1);
-    assert.equal(by.tiled.shared[0].wavefronts, 1);  // the row write is conflict-free in both
+    assert.equal(by.tiled.shared[0].wavefronts, 1); // the row write is conflict-free in both
     // Each access carries what rebuilds it as a warp access: lane i reads tile[i][0], logical index 32 i, with
     // one LDS.32 (ncu counts it as op ld); 31 of its 32 wavefronts are conflicts.
     const col = by.tiled.shared[1];
@@ -305,9 +368,28 @@ describe('transpose end to end', () => {
     // piece (64 floats) = 8 sectors, every byte used. The staging tile is written in rows of 16 chunks: 8 lanes
     // per wavefront on 8 different chunks, 4 wavefronts.
     for (const v of ['tile64_pad', 'tile64_swizzle']) {
-      assert.deepEqual(by[v].global.map((g) => g.sectors_per_request), [16, 8], v);
-      assert.deepEqual(by[v].global.map((g) => [g.bytes_requested, g.sector_efficiency]), [[512, 1], [256, 1]], v);
-      assert.deepEqual(by[v].shared.slice(0, 3).map((x) => [x.wavefronts, x.ideal_wavefronts, x.max_ways]), [[4, 4, 1], [4, 4, 1], [4, 4, 1]], v);
+      assert.deepEqual(
+        by[v].global.map((g) => g.sectors_per_request),
+        [16, 8],
+        v,
+      );
+      assert.deepEqual(
+        by[v].global.map((g) => [g.bytes_requested, g.sector_efficiency]),
+        [
+          [512, 1],
+          [256, 1],
+        ],
+        v,
+      );
+      assert.deepEqual(
+        by[v].shared.slice(0, 3).map((x) => [x.wavefronts, x.ideal_wavefronts, x.max_ways]),
+        [
+          [4, 4, 1],
+          [4, 4, 1],
+          [4, 4, 1],
+        ],
+        v,
+      );
       assert.deepEqual([by[v].shared[3].wavefronts, by[v].shared[3].max_ways], [32, 8], v);
     }
     assert.equal(by.tile64_swizzle.shared[1].layout, 'Swizzle<3,2,6> o S[(64,64):(64,1)]');
@@ -318,7 +400,10 @@ describe('transpose end to end', () => {
     // sectors. n = 66: the scalar SoA kernel, 32 lanes x 4 B contiguous = 4 sectors. n = 1024: 32 lanes x 16 B = 16.
     const want = { 64: [16, 8], 66: [4, 4], 1024: [16, 16] };
     for (const [n, [width, sectors]] of Object.entries(want)) {
-      const id = await run({ benchmark: 'aos_soa', params: { n: Number(n), layouts: ['soa_vec'], touch_fields: 1, repetitions: 1 } });
+      const id = await run({
+        benchmark: 'aos_soa',
+        params: { n: Number(n), layouts: ['soa_vec'], touch_fields: 1, repetitions: 1 },
+      });
       const rec = await waitRun(agent, id);
       assert.equal(rec.status, 'succeeded', rec.error);
       const g = rec.result.benchmarks[0].states[0].predicted.global[0];
@@ -327,7 +412,10 @@ describe('transpose end to end', () => {
   });
 
   test('adaptive sampling (no repetitions): at least min_samples, a stop reason, null repetitions echoed', async () => {
-    const id = await run({ benchmark: 'transpose', params: { dim: 64, variants: ['copy'], min_samples: 12, max_time_s: 0.02, cache: 'hot' } });
+    const id = await run({
+      benchmark: 'transpose',
+      params: { dim: 64, variants: ['copy'], min_samples: 12, max_time_s: 0.02, cache: 'hot' },
+    });
     const rec = await waitRun(agent, id);
     assert.equal(rec.status, 'succeeded', rec.error);
     assertValid(rec.result);
@@ -347,22 +435,39 @@ describe('transpose end to end', () => {
     assert.equal(rec.result.meta.request.profile, true);
     for (const s of rec.result.benchmarks[0].states) {
       assert.equal(s.profile.available, false);
-      assert.equal(s.profile.reason, 'not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu backend');
+      assert.equal(
+        s.profile.reason,
+        'not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu backend',
+      );
     }
   });
 });
 
 describe('--run: one request in-process, no HTTP', () => {
   test('prints a valid results document of the same request, every state verified; a bad request is refused', () => {
-    const request = { benchmark: 'transpose', params: { dim: [40], variants: ['copy', 'tile64_swizzle'], repetitions: 2 } };
-    const r = spawnSync(agentBin, ['--backend', 'cpu', '--run', JSON.stringify(request)], { encoding: 'utf8', timeout: 20000 });
+    const request = {
+      benchmark: 'transpose',
+      params: { dim: [40], variants: ['copy', 'tile64_swizzle'], repetitions: 2 },
+    };
+    const r = spawnSync(agentBin, ['--backend', 'cpu', '--run', JSON.stringify(request)], {
+      encoding: 'utf8',
+      timeout: 20000,
+    });
     assert.equal(r.status, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assertValid(result);
     assert.equal(result.meta.run_id, 'in-process');
-    assert.deepEqual(result.benchmarks[0].states.map((s) => [s.name, s.verification.passed]),
-      [['variant=copy dim=40', true], ['variant=tile64_swizzle dim=40', true]]);
-    const bad = spawnSync(agentBin, ['--backend', 'cpu', '--run', '{"benchmark":"transpose","params":{"dim":0}}'], { encoding: 'utf8', timeout: 20000 });
+    assert.deepEqual(
+      result.benchmarks[0].states.map((s) => [s.name, s.verification.passed]),
+      [
+        ['variant=copy dim=40', true],
+        ['variant=tile64_swizzle dim=40', true],
+      ],
+    );
+    const bad = spawnSync(agentBin, ['--backend', 'cpu', '--run', '{"benchmark":"transpose","params":{"dim":0}}'], {
+      encoding: 'utf8',
+      timeout: 20000,
+    });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /params\.dim/);
   });
@@ -388,7 +493,10 @@ describe('history and cancel across restarts', () => {
     a = await startAgent([], { dir });
     try {
       const list = (await (await a.fetch('/v1/runs')).json()).runs;
-      assert.deepEqual(list.map((x) => x.id), [stale.id, id]);  // oldest first
+      assert.deepEqual(
+        list.map((x) => x.id),
+        [stale.id, id],
+      ); // oldest first
       const again = await (await a.fetch(`/v1/runs/${id}`)).json();
       assert.deepEqual(again.result, before.result);
       const interrupted = await (await a.fetch(`/v1/runs/${stale.id}`)).json();
@@ -431,7 +539,10 @@ describe('committed H200 results (docs/results/h200-*.json, measured with the CU
       const states = result.benchmarks[0].states;
       for (const s of states) {
         assert.equal(s.verification.passed, true, s.name);
-        assert.ok(s.summaries.some((x) => x.tag === 'nv/cold/time/gpu/median'), s.name);
+        assert.ok(
+          s.summaries.some((x) => x.tag === 'nv/cold/time/gpu/median'),
+          s.name,
+        );
       }
       for (const c of result.benchmarks[0].ceilings ?? []) assert.equal(c.verification.passed, true, c.name);
       if (name === 'aos_soa') {

@@ -42,8 +42,12 @@ const dtypeBytes = { u8: 1, f8: 1, f16: 2, bf16: 2, f32: 4, f64: 8 };
 const fast = { repetitions: 2, warmup: 0, cache: 'hot', seed: 7 };
 
 let agent;
-before(async () => { agent = await sharedAgent(); });
-after(async () => { await agent.stop(); });
+before(async () => {
+  agent = await sharedAgent();
+});
+after(async () => {
+  await agent.stop();
+});
 
 async function runConvert(params) {
   const r = await postRun(agent, { benchmark: 'convert', params });
@@ -151,7 +155,16 @@ describe('convert: the permutation suite at CPU sizes', () => {
     const b = result.benchmarks[0];
     assert.equal(b.suite, 'permutations');
     assert.equal(b.states.length, 24);
-    const perms = [[1, 0], [0, 2, 1], [0, 2, 3, 1], [0, 3, 1, 2], [0, 2, 1, 3], [2, 1, 0], [1, 0], [1, 0]];
+    const perms = [
+      [1, 0],
+      [0, 2, 1],
+      [0, 2, 3, 1],
+      [0, 3, 1, 2],
+      [0, 2, 1, 3],
+      [2, 1, 0],
+      [1, 0],
+      [1, 0],
+    ];
     const sizes = new Set();
     b.states.forEach((s, i) => {
       const dtype = ['f32', 'bf16', 'u8'][Math.floor(i / 8)];
@@ -169,9 +182,21 @@ describe('convert: the permutation suite at CPU sizes', () => {
 
 describe('convert: refusals name the field', () => {
   const cases = [
-    ['different logical sizes', { src: 'S[(4,8):(8,1)]', dst: 'S[(4,4):(4,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.(src|dst|shape)$/],
-    ['an aliasing destination', { src: 'S[(4,8):(8,1)]', dst: 'S[(4,8):(1,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.dst$/],
-    ['a bad layout text', { src: 'S[(4,8):(8,1]', dst: 'S[(4,8):(8,1)]', shape: [4, 8], dtype: 'f32' }, /^params\.src$/],
+    [
+      'different logical sizes',
+      { src: 'S[(4,8):(8,1)]', dst: 'S[(4,4):(4,1)]', shape: [4, 8], dtype: 'f32' },
+      /^params\.(src|dst|shape)$/,
+    ],
+    [
+      'an aliasing destination',
+      { src: 'S[(4,8):(8,1)]', dst: 'S[(4,8):(1,1)]', shape: [4, 8], dtype: 'f32' },
+      /^params\.dst$/,
+    ],
+    [
+      'a bad layout text',
+      { src: 'S[(4,8):(8,1]', dst: 'S[(4,8):(8,1)]', shape: [4, 8], dtype: 'f32' },
+      /^params\.src$/,
+    ],
     ['not a permutation', { shape: [4, 8], perm: [0, 0], dtype: 'f32' }, /^params\.perm$/],
     ['a perm of the wrong rank', { shape: [4, 8], perm: [1, 0, 2], dtype: 'f32' }, /^params\.perm$/],
     ['perm and src together', { src: 'S[(4,8):(8,1)]', shape: [4, 8], perm: [1, 0], dtype: 'f32' }, /^params\.src$/],

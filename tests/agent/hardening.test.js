@@ -25,7 +25,11 @@ function timed(agent, p, { method = 'GET' } = {}) {
     const t0 = performance.now();
     const sock = net.connect(agent.port, '127.0.0.1');
     const chunks = [];
-    sock.on('connect', () => sock.write(`${method} ${p} HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\nAuthorization: Bearer ${agent.token}\r\n\r\n`));
+    sock.on('connect', () =>
+      sock.write(
+        `${method} ${p} HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\nAuthorization: Bearer ${agent.token}\r\n\r\n`,
+      ),
+    );
     sock.on('data', (d) => chunks.push(d));
     sock.on('error', reject);
     sock.on('close', () => {
@@ -45,15 +49,29 @@ function idleConnection(port) {
 
 // A run of many seconds on the CPU backend (cancelled by the tests that start it): 8 states of 200 samples
 // over 32 MB.
-const LONG = { n: 1 << 20, touch_fields: [1, 2, 4, 8], layouts: ['aos', 'soa'], min_samples: 200, max_samples: 200, warmup: 0 };
+const LONG = {
+  n: 1 << 20,
+  touch_fields: [1, 2, 4, 8],
+  layouts: ['aos', 'soa'],
+  min_samples: 200,
+  max_samples: 200,
+  warmup: 0,
+};
 
 // A quick CPU run: one state, few samples.
-const QUICK = { benchmark: 'aos_soa', params: { n: 1024, touch_fields: [1], layouts: ['soa'], min_samples: 1, max_samples: 2, warmup: 0 } };
+const QUICK = {
+  benchmark: 'aos_soa',
+  params: { n: 1024, touch_fields: [1], layouts: ['soa'], min_samples: 1, max_samples: 2, warmup: 0 },
+};
 
 describe('connections', () => {
   let agent;
-  before(async () => { agent = await startAgent(['--read-timeout', '30', '--request-deadline', '3', '--max-streams', '100']); });
-  after(async () => { await agent.stop(); });
+  before(async () => {
+    agent = await startAgent(['--read-timeout', '30', '--request-deadline', '3', '--max-streams', '100']);
+  });
+  after(async () => {
+    await agent.stop();
+  });
 
   test('a head of 24 KiB sent at once gets 431', async () => {
     const filler = Object.fromEntries([1, 2, 3].map((i) => [`X-Big-${i}`, 'a'.repeat(8000)]));
@@ -64,27 +82,41 @@ describe('connections', () => {
 
   test('four 32 MB header floods: each connection is cut after its first 16 KiB (plus a bounded drain) and the agent does not grow', async () => {
     const before = rssKiB(agent.proc.pid);
-    const results = await Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
-      const sock = net.connect(agent.port, '127.0.0.1');
-      const chunks = [];
-      let sent = 0;
-      const line = Buffer.from(`X-Filler: ${'a'.repeat(1000)}\r\n`);
-      const block = Buffer.concat(Array(64).fill(line));  // 64 KiB of valid header lines
-      const timer = setTimeout(() => sock.destroy(), 10000);
-      sock.on('connect', () => {
-        sock.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\n`);
-        const pump = () => {
-          while (sent < 32 << 20 && !sock.destroyed && !chunks.length) {
-            sent += block.length;
-            if (!sock.write(block)) { sock.once('drain', pump); return; }
-          }
-        };
-        pump();
-      });
-      sock.on('data', (d) => { chunks.push(d); sock.end(); });
-      sock.on('error', () => {});
-      sock.on('close', () => { clearTimeout(timer); resolve({ text: Buffer.concat(chunks).toString('latin1'), sent }); });
-    })));
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(
+        () =>
+          new Promise((resolve) => {
+            const sock = net.connect(agent.port, '127.0.0.1');
+            const chunks = [];
+            let sent = 0;
+            const line = Buffer.from(`X-Filler: ${'a'.repeat(1000)}\r\n`);
+            const block = Buffer.concat(Array(64).fill(line)); // 64 KiB of valid header lines
+            const timer = setTimeout(() => sock.destroy(), 10000);
+            sock.on('connect', () => {
+              sock.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\n`);
+              const pump = () => {
+                while (sent < 32 << 20 && !sock.destroyed && !chunks.length) {
+                  sent += block.length;
+                  if (!sock.write(block)) {
+                    sock.once('drain', pump);
+                    return;
+                  }
+                }
+              };
+              pump();
+            });
+            sock.on('data', (d) => {
+              chunks.push(d);
+              sock.end();
+            });
+            sock.on('error', () => {});
+            sock.on('close', () => {
+              clearTimeout(timer);
+              resolve({ text: Buffer.concat(chunks).toString('latin1'), sent });
+            });
+          }),
+      ),
+    );
     for (const r of results) {
       // The flooding client may lose the 431 to the reset that follows (it is still writing when the agent
       // closes); when it did read an answer, that answer is 431.
@@ -99,22 +131,26 @@ describe('connections', () => {
   test('8 connections dripping a byte every 500 ms get 408 at the request deadline; /healthz meanwhile < 100 ms', async () => {
     const drips = [];
     for (let i = 0; i < 8; ++i) {
-      drips.push(new Promise((resolve) => {
-        const sock = net.connect(agent.port, '127.0.0.1');
-        const text = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\nX-Slow: ${'b'.repeat(100)}\r\n\r\n`;
-        let at = 0;
-        const chunks = [];
-        const t0 = Date.now();
-        const iv = setInterval(() => { if (at < text.length && !sock.destroyed) sock.write(text[at++]); }, 500);
-        const timer = setTimeout(() => sock.destroy(), 10000);
-        sock.on('data', (d) => chunks.push(d));
-        sock.on('error', () => {});
-        sock.on('close', () => {
-          clearInterval(iv);
-          clearTimeout(timer);
-          resolve({ text: Buffer.concat(chunks).toString('latin1'), ms: Date.now() - t0 });
-        });
-      }));
+      drips.push(
+        new Promise((resolve) => {
+          const sock = net.connect(agent.port, '127.0.0.1');
+          const text = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${agent.port}\r\nX-Slow: ${'b'.repeat(100)}\r\n\r\n`;
+          let at = 0;
+          const chunks = [];
+          const t0 = Date.now();
+          const iv = setInterval(() => {
+            if (at < text.length && !sock.destroyed) sock.write(text[at++]);
+          }, 500);
+          const timer = setTimeout(() => sock.destroy(), 10000);
+          sock.on('data', (d) => chunks.push(d));
+          sock.on('error', () => {});
+          sock.on('close', () => {
+            clearInterval(iv);
+            clearTimeout(timer);
+            resolve({ text: Buffer.concat(chunks).toString('latin1'), ms: Date.now() - t0 });
+          });
+        }),
+      );
     }
     await sleep(300);
     for (let i = 0; i < 5; ++i) {
@@ -138,7 +174,9 @@ describe('connections', () => {
     assert.equal(r.status, 202, await r.clone().text());
     const { id } = await r.json();
     const ctl = new AbortController();
-    const streams = await Promise.all(Array.from({ length: 64 }, () => agent.fetch(`/v1/runs/${id}/events`, { signal: ctl.signal })));
+    const streams = await Promise.all(
+      Array.from({ length: 64 }, () => agent.fetch(`/v1/runs/${id}/events`, { signal: ctl.signal })),
+    );
     const idle = await Promise.all(Array.from({ length: 64 }, () => idleConnection(agent.port)));
     try {
       for (const s of streams) assert.equal(s.status, 200);
@@ -176,7 +214,10 @@ describe('connections', () => {
       const longId = (await long.json()).id;
       const ctl = new AbortController();
       const held = await Promise.all([0, 1].map(() => a.fetch(`/v1/runs/${longId}/events`, { signal: ctl.signal })));
-      assert.deepEqual(held.map((h) => h.status), [200, 200]);
+      assert.deepEqual(
+        held.map((h) => h.status),
+        [200, 200],
+      );
       const third = await a.fetch(`/v1/runs/${longId}/events`);
       assert.equal(third.status, 503);
       assert.equal(third.headers.get('retry-after'), '5');
@@ -194,8 +235,20 @@ describe('listener', () => {
     const a = await startAgent();
     try {
       const dir = tempDir();
-      const r = spawnSync(agentBin, ['--port', String(a.port), '--backend', 'cpu', '--results-dir', path.join(dir, 'r'),
-        '--token-file', path.join(dir, 't')], { encoding: 'utf8', timeout: 10000 });
+      const r = spawnSync(
+        agentBin,
+        [
+          '--port',
+          String(a.port),
+          '--backend',
+          'cpu',
+          '--results-dir',
+          path.join(dir, 'r'),
+          '--token-file',
+          path.join(dir, 't'),
+        ],
+        { encoding: 'utf8', timeout: 10000 },
+      );
       fs.rmSync(dir, { recursive: true, force: true });
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /port in use/);
@@ -217,7 +270,7 @@ describe('listener', () => {
     }
   });
 
-  test('the listen backlog is 1024, not cpp-httplib\'s 5 (ss shows a listener\'s backlog as its Send-Q)', async () => {
+  test("the listen backlog is 1024, not cpp-httplib's 5 (ss shows a listener's backlog as its Send-Q)", async () => {
     const a = await startAgent();
     try {
       const ss = spawnSync('ss', ['-Hltn', `sport = :${a.port}`], { encoding: 'utf8' });
@@ -233,9 +286,20 @@ describe('listener', () => {
 
 function record(id, extra = {}) {
   return {
-    id, benchmark: 'aos_soa', device: 0, backend: 'cpu', status: 'succeeded', created_at: '2026-01-01T00:00:00.000Z',
-    started_at: null, finished_at: '2026-01-01T00:00:01.000Z', progress: 1, message: 'succeeded', error: null,
-    request: { benchmark: 'aos_soa' }, result: null, ...extra,
+    id,
+    benchmark: 'aos_soa',
+    device: 0,
+    backend: 'cpu',
+    status: 'succeeded',
+    created_at: '2026-01-01T00:00:00.000Z',
+    started_at: null,
+    finished_at: '2026-01-01T00:00:01.000Z',
+    progress: 1,
+    message: 'succeeded',
+    error: null,
+    request: { benchmark: 'aos_soa' },
+    result: null,
+    ...extra,
   };
 }
 
@@ -254,11 +318,15 @@ describe('results folder', () => {
     try {
       const ready = await (await fetch(`${a.base}/readyz`)).json();
       const skipped = ready.skipped_records.join('\n');
-      for (const name of ['x.json', 'deep.json', 'missing.json']) assert.match(skipped, new RegExp(name.replace('.', '\\.')));
+      for (const name of ['x.json', 'deep.json', 'missing.json'])
+        assert.match(skipped, new RegExp(name.replace('.', '\\.')));
       assert.equal(ready.skipped_records.length, 3);
       assert.ok(!fs.existsSync(path.join(results, '.20260101T000000Z-00000001.json.tmp')), 'stale temp file removed');
       const list = await (await a.fetch('/v1/runs')).json();
-      assert.deepEqual(list.runs.map((r) => r.id), [good]);
+      assert.deepEqual(
+        list.runs.map((r) => r.id),
+        [good],
+      );
       const events = await (await a.fetch(`/v1/runs/${good}/events`)).text();
       const data = /^data: (.*)$/m.exec(events)[1];
       assert.equal(JSON.parse(data).status, 'succeeded', 'the stream sends valid JSON');
@@ -276,7 +344,10 @@ describe('results folder', () => {
     fs.writeFileSync(victim, 'precious');
     const id = '20260101T000000Z-0000000b';
     // A run that was running when the agent stopped: start-up rewrites it as interrupted.
-    fs.writeFileSync(path.join(results, `${id}.json`), JSON.stringify(record(id, { status: 'running', finished_at: null })));
+    fs.writeFileSync(
+      path.join(results, `${id}.json`),
+      JSON.stringify(record(id, { status: 'running', finished_at: null })),
+    );
     fs.symlinkSync(victim, path.join(results, `.${id}.json.tmp`));
     const a = await startAgent([], { dir });
     try {
@@ -372,7 +443,20 @@ describe('results folder', () => {
   test('a slow CPU sample is not labelled "throttled" when nothing was dropped', async () => {
     const a = await startAgent();
     try {
-      const { id } = await (await postRun(a, { benchmark: 'aos_soa', params: { n: 1 << 20, touch_fields: [4], layouts: ['aos'], min_samples: 5, max_samples: 10, max_time_s: 0, warmup: 0 } })).json();
+      const { id } = await (
+        await postRun(a, {
+          benchmark: 'aos_soa',
+          params: {
+            n: 1 << 20,
+            touch_fields: [4],
+            layouts: ['aos'],
+            min_samples: 5,
+            max_samples: 10,
+            max_time_s: 0,
+            warmup: 0,
+          },
+        })
+      ).json();
       const rec = await waitRun(a, id);
       assert.equal(rec.status, 'succeeded', rec.error);
       const sampling = rec.result.benchmarks[0].states[0].sampling;
@@ -391,7 +475,10 @@ describe('static files (--web)', () => {
   before(async () => {
     web = tempDir();
     fs.mkdirSync(path.join(web, 'assets'));
-    const put = (name, body) => { fs.writeFileSync(path.join(web, name), body); files[name] = Buffer.from(body); };
+    const put = (name, body) => {
+      fs.writeFileSync(path.join(web, name), body);
+      files[name] = Buffer.from(body);
+    };
     put('index.html', '<!doctype html><title>t</title>');
     put('index.html.gz', 'GZ-OF-INDEX');
     put('assets/app-1a2b3c4d.js', 'console.log(1)');
@@ -407,7 +494,10 @@ describe('static files (--web)', () => {
     fs.symlinkSync(path.join(web, 'index.html'), path.join(web, 'inner-link.html'));
     agent = await startAgent(['--web', web]);
   });
-  after(async () => { await agent.stop(); fs.rmSync(web, { recursive: true, force: true }); });
+  after(async () => {
+    await agent.stop();
+    fs.rmSync(web, { recursive: true, force: true });
+  });
 
   function get(p, acceptEncoding) {
     const headers = { Host: `127.0.0.1:${agent.port}` };
@@ -416,7 +506,15 @@ describe('static files (--web)', () => {
   }
 
   test('links (out of the folder or not), dotfiles and dot-folders are 404', async () => {
-    for (const p of ['/passwd', '/etc/passwd', '/inner-link.html', '/.env', '/.git/config', '/assets/../.env', '/%2e%2e/%2e%2e/etc/passwd']) {
+    for (const p of [
+      '/passwd',
+      '/etc/passwd',
+      '/inner-link.html',
+      '/.env',
+      '/.git/config',
+      '/assets/../.env',
+      '/%2e%2e/%2e%2e/etc/passwd',
+    ]) {
       const r = await get(p);
       assert.equal(r.status, 404, p);
       assert.ok(!r.body.includes('root:') && !r.body.includes('SECRET'), p);
@@ -451,7 +549,14 @@ describe('static files (--web)', () => {
     assert.equal(html.headers['cache-control'], 'no-cache');
     assert.equal(html.headers['content-encoding'], 'gzip');
     assert.equal(html.body, 'GZ-OF-INDEX');
-    const api = await rawRequest(agent.port, rawHttp('GET', '/v1/benchmarks', { Host: `127.0.0.1:${agent.port}`, Authorization: `Bearer ${agent.token}`, 'Accept-Encoding': 'br, gzip' }));
+    const api = await rawRequest(
+      agent.port,
+      rawHttp('GET', '/v1/benchmarks', {
+        Host: `127.0.0.1:${agent.port}`,
+        Authorization: `Bearer ${agent.token}`,
+        'Accept-Encoding': 'br, gzip',
+      }),
+    );
     assert.equal(api.status, 200);
     assert.equal(api.headers['content-encoding'], undefined);
     assert.equal(api.headers['cache-control'], 'no-store');
@@ -461,8 +566,12 @@ describe('static files (--web)', () => {
 
 describe('requests', () => {
   let agent;
-  before(async () => { agent = await startAgent(); });
-  after(async () => { await agent.stop(); });
+  before(async () => {
+    agent = await startAgent();
+  });
+  after(async () => {
+    await agent.stop();
+  });
   const host = () => `127.0.0.1:${agent.port}`;
 
   test('two Host headers -> 400', async () => {
@@ -490,7 +599,11 @@ describe('requests', () => {
       ['{"benchmark":"aos_soa","benchmark":"transpose"}', 'benchmark'],
       ['{"benchmark":"aos_soa","params":{"n":1024,"warmup":0,"n":2048}}', 'n'],
     ]) {
-      const r = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+      const r = await agent.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: text,
+      });
       assert.equal(r.status, 422, text);
       const e = (await r.json()).error;
       assert.equal(e.field, key);
@@ -515,7 +628,11 @@ describe('requests', () => {
 describe('options', () => {
   const run = (...args) => {
     const dir = tempDir();
-    const r = spawnSync(agentBin, [...args, '--token-file', path.join(dir, 't'), '--results-dir', path.join(dir, 'r')], { encoding: 'utf8', timeout: 5000 });
+    const r = spawnSync(
+      agentBin,
+      [...args, '--token-file', path.join(dir, 't'), '--results-dir', path.join(dir, 'r')],
+      { encoding: 'utf8', timeout: 5000 },
+    );
     fs.rmSync(dir, { recursive: true, force: true });
     return r;
   };

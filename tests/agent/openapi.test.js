@@ -20,7 +20,10 @@ function resolveFileRefs(node) {
   if (node && typeof node === 'object') {
     const out = {};
     for (const [k, v] of Object.entries(node))
-      out[k] = k === '$ref' && v.startsWith('../schemas/results.schema.json') ? v.replace('../schemas/results.schema.json', results.$id) : resolveFileRefs(v);
+      out[k] =
+        k === '$ref' && v.startsWith('../schemas/results.schema.json')
+          ? v.replace('../schemas/results.schema.json', results.$id)
+          : resolveFileRefs(v);
     return out;
   }
   return node;
@@ -55,7 +58,11 @@ async function check(method, urlPath, { status, headers = {}, body, raw } = {}, 
     res = { status: r.status, type: r.headers['content-type'] || '', text: r.body };
   } else {
     const r = await fetch(agent.base + urlPath, { method: method.toUpperCase(), headers, body });
-    res = { status: r.status, type: r.headers.get('content-type') || '', text: method === 'get' && urlPath.endsWith('/events') ? '' : await r.text() };
+    res = {
+      status: r.status,
+      type: r.headers.get('content-type') || '',
+      text: method === 'get' && urlPath.endsWith('/events') ? '' : await r.text(),
+    };
   }
   if (status) assert.equal(res.status, status, `${method} ${urlPath}: ${res.text.slice(0, 300)}`);
   const found = operation(method, urlPath);
@@ -66,7 +73,10 @@ async function check(method, urlPath, { status, headers = {}, body, raw } = {}, 
   if (!res.text) return res;
   const schema = schemaFor(response, res.type);
   if (res.type.startsWith('application/json')) {
-    const validate = ajv.compile({ $ref: schema.$ref ? `https://layoutscope.invalid/openapi.json${schema.$ref}` : undefined, ...(schema.$ref ? {} : schema) });
+    const validate = ajv.compile({
+      $ref: schema.$ref ? `https://layoutscope.invalid/openapi.json${schema.$ref}` : undefined,
+      ...(schema.$ref ? {} : schema),
+    });
     const ok = validate(JSON.parse(res.text));
     assert.ok(ok, `${method} ${urlPath} ${res.status}: ${ajv.errorsText(validate.errors)}`);
   }
@@ -84,12 +94,18 @@ describe('every answer matches the OpenAPI document', () => {
     id = (await r.json()).id;
     assert.equal((await waitRun(agent, id)).status, 'succeeded');
   });
-  after(async () => { await agent.stop(); });
+  after(async () => {
+    await agent.stop();
+  });
   const json = (extra = {}) => ({ ...auth, 'Content-Type': 'application/json', ...extra });
   const host = () => `127.0.0.1:${agent.port}`;
 
   test('every operation has an operationId, unique', () => {
-    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).filter((o) => o.responses).map((o) => o.operationId));
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item)
+        .filter((o) => o.responses)
+        .map((o) => o.operationId),
+    );
     assert.ok(ids.every(Boolean));
     assert.equal(new Set(ids).size, ids.length);
   });
@@ -103,14 +119,29 @@ describe('every answer matches the OpenAPI document', () => {
     await check('get', '/v1/benchmarks', { status: 200, headers: auth }, agent);
     await check('get', '/v1/runs', { status: 200, headers: auth }, agent);
     await check('get', '/v1/runs?limit=1', { status: 200, headers: auth }, agent);
-    await check('get', `/v1/runs/${id}`, { status: 200, headers: auth }, agent);  // with its results document
+    await check('get', `/v1/runs/${id}`, { status: 200, headers: auth }, agent); // with its results document
     await check('get', `/v1/runs/${id}?format=csv`, { status: 200, headers: auth }, agent);
     await check('get', `/v1/runs/${id}/events`, { status: 200, headers: auth }, agent);
   });
 
   test('a run from 202 to cancel, with 409 for the busy device', async () => {
-    const long = { benchmark: 'aos_soa', params: { n: 1 << 20, touch_fields: [1, 2, 4, 8], layouts: ['aos', 'soa'], min_samples: 200, max_samples: 200, warmup: 0 } };
-    const accepted = await check('post', '/v1/runs', { status: 202, headers: json(), body: JSON.stringify(long) }, agent);
+    const long = {
+      benchmark: 'aos_soa',
+      params: {
+        n: 1 << 20,
+        touch_fields: [1, 2, 4, 8],
+        layouts: ['aos', 'soa'],
+        min_samples: 200,
+        max_samples: 200,
+        warmup: 0,
+      },
+    };
+    const accepted = await check(
+      'post',
+      '/v1/runs',
+      { status: 202, headers: json(), body: JSON.stringify(long) },
+      agent,
+    );
     const runId = JSON.parse(accepted.text).id;
     await check('post', '/v1/runs', { status: 409, headers: json(), body: JSON.stringify(long) }, agent);
     await check('get', `/v1/runs/${runId}`, { status: 200, headers: auth }, agent);
@@ -123,13 +154,46 @@ describe('every answer matches the OpenAPI document', () => {
   test('refusals', async () => {
     await check('get', '/v1/runs', { status: 401 }, agent);
     await check('get', '/healthz', { status: 403, raw: rawHttp('GET', '/healthz', { Host: 'evil.example' }) }, agent);
-    await check('get', '/healthz', { status: 400, raw: Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nHost: ${host()}\r\n\r\n`) }, agent);
+    await check(
+      'get',
+      '/healthz',
+      { status: 400, raw: Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nHost: ${host()}\r\n\r\n`) },
+      agent,
+    );
     await check('post', '/v1/runs', { status: 400, headers: json(), body: '{"benchmark":' }, agent);
-    await check('post', '/v1/runs', { status: 415, headers: { ...auth, 'Content-Type': 'text/plain' }, body: '{}' }, agent);
+    await check(
+      'post',
+      '/v1/runs',
+      { status: 415, headers: { ...auth, 'Content-Type': 'text/plain' }, body: '{}' },
+      agent,
+    );
     await check('post', '/v1/runs', { status: 413, headers: json(), body: `{"x":"${'a'.repeat(70000)}"}` }, agent);
-    await check('post', '/v1/runs', { status: 411, raw: rawHttp('POST', '/v1/runs', { Host: host(), ...json(), 'Transfer-Encoding': 'chunked' }, '2\r\n{}\r\n0\r\n\r\n') }, agent);
-    await check('post', '/v1/runs', { status: 422, headers: json(), body: '{"benchmark":"aos_soa","params":{"n":1}}' }, agent);
-    await check('post', '/v1/runs', { status: 422, headers: json(), body: '{"benchmark":"aos_soa","benchmark":"aos_soa"}' }, agent);
+    await check(
+      'post',
+      '/v1/runs',
+      {
+        status: 411,
+        raw: rawHttp(
+          'POST',
+          '/v1/runs',
+          { Host: host(), ...json(), 'Transfer-Encoding': 'chunked' },
+          '2\r\n{}\r\n0\r\n\r\n',
+        ),
+      },
+      agent,
+    );
+    await check(
+      'post',
+      '/v1/runs',
+      { status: 422, headers: json(), body: '{"benchmark":"aos_soa","params":{"n":1}}' },
+      agent,
+    );
+    await check(
+      'post',
+      '/v1/runs',
+      { status: 422, headers: json(), body: '{"benchmark":"aos_soa","benchmark":"aos_soa"}' },
+      agent,
+    );
     await check('get', '/v1/runs?limit=0', { status: 422, headers: auth }, agent);
     await check('get', `/v1/runs/${id}?format=xml`, { status: 422, headers: auth }, agent);
     await check('get', '/v1/runs/nope', { status: 404, headers: auth }, agent);
@@ -138,7 +202,12 @@ describe('every answer matches the OpenAPI document', () => {
     const put = await fetch(`${agent.base}/v1/runs`, { method: 'PUT', headers: json(), body: '{}' });
     assert.equal(put.status, 405);
     assert.ok(doc.paths['/v1/runs'].post.responses['405'], '405 documented');
-    const big = await rawRequest(agent.port, Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(8000)}\r\nX-Big2: ${'a'.repeat(8000)}\r\nX-Big3: ${'a'.repeat(8000)}\r\n\r\n`));
+    const big = await rawRequest(
+      agent.port,
+      Buffer.from(
+        `GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(8000)}\r\nX-Big2: ${'a'.repeat(8000)}\r\nX-Big3: ${'a'.repeat(8000)}\r\n\r\n`,
+      ),
+    );
     assert.equal(big.status, 431);
     assert.ok(doc.paths['/healthz'].get.responses['431'], '431 documented');
   });

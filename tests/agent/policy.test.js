@@ -15,19 +15,27 @@ let agent;
 before(async () => {
   agent = await startAgent(['--allowed-origin', GOOD_ORIGIN, '--read-timeout', '1', '--test-endpoints']);
 });
-after(async () => { await agent.stop(); });
+after(async () => {
+  await agent.stop();
+});
 
 async function alive() {
   const r = await fetch(`${agent.base}/healthz`);
   assert.equal(r.status, 200, 'the agent still answers');
 }
 
-function hostHeader() { return `127.0.0.1:${agent.port}`; }
+function hostHeader() {
+  return `127.0.0.1:${agent.port}`;
+}
 
 describe('bind', () => {
   test('binds loopback by default: the listening socket is 127.0.0.1 (from /proc/net/tcp)', () => {
     const portHex = agent.port.toString(16).toUpperCase().padStart(4, '0');
-    const rows = fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    const rows = fs
+      .readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/));
     // local_address is hex IP:port, little-endian IP on x86: 127.0.0.1 -> 0100007F; state 0A = LISTEN
     const listening = rows.filter((r) => r[1] && r[1].endsWith(`:${portHex}`) && r[3] === '0A');
     assert.equal(listening.length, 1);
@@ -38,8 +46,11 @@ describe('bind', () => {
     // 127.evil.example is a name (it may resolve anywhere), not an address in 127.0.0.0/8
     for (const host of ['0.0.0.0', '127.evil.example']) {
       const dir = tempDir();
-      const r = spawnSync(agentBin, ['--host', host, '--port', '0', '--token-file', path.join(dir, 't'),
-        '--results-dir', path.join(dir, 'r')], { encoding: 'utf8', timeout: 5000 });
+      const r = spawnSync(
+        agentBin,
+        ['--host', host, '--port', '0', '--token-file', path.join(dir, 't'), '--results-dir', path.join(dir, 'r')],
+        { encoding: 'utf8', timeout: 5000 },
+      );
       assert.equal(r.status, 2, host);
       assert.match(r.stderr, /--allow-remote/, host);
     }
@@ -72,8 +83,14 @@ describe('Host allowlist (DNS rebinding)', () => {
 });
 
 describe('Origin allowlist (exact strings) and CORS', () => {
-  for (const origin of ['https://docs.example.org.evil.com', 'http://docs.example.org', 'https://docs.example.org/',
-    'https://evil.docs.example.org', 'null', `http://evil.example:${0}`]) {
+  for (const origin of [
+    'https://docs.example.org.evil.com',
+    'http://docs.example.org',
+    'https://docs.example.org/',
+    'https://evil.docs.example.org',
+    'null',
+    `http://evil.example:${0}`,
+  ]) {
     test(`Origin: ${origin} -> 403`, async () => {
       const r = await agent.fetch('/v1/devices', { headers: { Origin: origin } });
       assert.equal(r.status, 403);
@@ -88,7 +105,7 @@ describe('Origin allowlist (exact strings) and CORS', () => {
     assert.equal(r.headers.get('access-control-allow-origin'), GOOD_ORIGIN);
     assert.equal(r.headers.get('vary'), 'Origin');
   });
-  test('the agent\'s own origin is allowed', async () => {
+  test("the agent's own origin is allowed", async () => {
     const r = await agent.fetch('/v1/devices', { headers: { Origin: agent.base } });
     assert.equal(r.status, 200);
   });
@@ -96,8 +113,10 @@ describe('Origin allowlist (exact strings) and CORS', () => {
     const r = await fetch(`${agent.base}/v1/runs`, {
       method: 'OPTIONS',
       headers: {
-        Origin: GOOD_ORIGIN, 'Access-Control-Request-Method': 'POST',
-        'Access-Control-Request-Headers': 'authorization, content-type', 'Access-Control-Request-Private-Network': 'true',
+        Origin: GOOD_ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+        'Access-Control-Request-Private-Network': 'true',
       },
     });
     assert.equal(r.status, 204);
@@ -108,7 +127,8 @@ describe('Origin allowlist (exact strings) and CORS', () => {
   });
   test('preflight from another origin -> 403', async () => {
     const r = await fetch(`${agent.base}/v1/runs`, {
-      method: 'OPTIONS', headers: { Origin: 'https://docs.example.org.evil.com', 'Access-Control-Request-Method': 'POST' },
+      method: 'OPTIONS',
+      headers: { Origin: 'https://docs.example.org.evil.com', 'Access-Control-Request-Method': 'POST' },
     });
     assert.equal(r.status, 403);
   });
@@ -142,15 +162,17 @@ describe('bearer token', () => {
     const st = fs.statSync(agent.tokenFile);
     assert.equal(st.mode & 0o777, 0o600);
     assert.equal(fs.readFileSync(agent.tokenFile, 'utf8').trim(), agent.token);
-    assert.equal(agent.token.length, 64);  // 256 random bits in hex
+    assert.equal(agent.token.length, 64); // 256 random bits in hex
   });
   test('a token file readable by others is refused at start', () => {
     const dir = tempDir();
     const f = path.join(dir, 'token');
     fs.writeFileSync(f, 'a'.repeat(64) + '\n', { mode: 0o644 });
     fs.chmodSync(f, 0o644);
-    const r = spawnSync(agentBin, ['--port', '0', '--token-file', f, '--results-dir', path.join(dir, 'r')],
-      { encoding: 'utf8', timeout: 5000 });
+    const r = spawnSync(agentBin, ['--port', '0', '--token-file', f, '--results-dir', path.join(dir, 'r')], {
+      encoding: 'utf8',
+      timeout: 5000,
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /mode 0644/);
   });
@@ -167,55 +189,100 @@ describe('bearer token', () => {
 describe('request bodies', () => {
   test('POST without JSON content type -> 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const r = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': type }, body: '{"benchmark":"aos_soa"}' });
+      const r = await agent.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body: '{"benchmark":"aos_soa"}',
+      });
       assert.equal(r.status, 415, type);
       assert.equal((await r.json()).error.code, 'unsupported_media_type');
     }
   });
   test('body over 64 KiB -> 413; exactly 64 KiB passes the size gate', async () => {
     const big = '{"benchmark":"aos_soa","x":"' + 'a'.repeat(65536) + '"}';
-    const r = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
+    const r = await agent.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: big,
+    });
     assert.equal(r.status, 413);
     // 65536 bytes of valid JSON with an unknown field: refused by validation (422), not by size
     const head = '{"benchmark":"aos_soa","bogus":"';
     const exact = head + 'a'.repeat(65536 - head.length - 2) + '"}';
     assert.equal(Buffer.byteLength(exact), 65536);
-    const ok = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: exact });
+    const ok = await agent.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: exact,
+    });
     assert.equal(ok.status, 422);
     assert.equal((await ok.json()).error.field, 'bogus');
   });
   test('chunked body -> 411 before any handler runs', async () => {
     const body = '{"benchmark":"aos_soa"}';
     const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
-    const r = await rawRequest(agent.port, rawHttp('POST', '/v1/runs', {
-      Host: hostHeader(), Authorization: `Bearer ${agent.token}`, 'Content-Type': 'application/json',
-      'Transfer-Encoding': 'chunked',
-    }, chunked));
+    const r = await rawRequest(
+      agent.port,
+      rawHttp(
+        'POST',
+        '/v1/runs',
+        {
+          Host: hostHeader(),
+          Authorization: `Bearer ${agent.token}`,
+          'Content-Type': 'application/json',
+          'Transfer-Encoding': 'chunked',
+        },
+        chunked,
+      ),
+    );
     assert.equal(r.status, 411);
     assert.equal(JSON.parse(r.body).error.code, 'length_required');
     await alive();
   });
   test('Content-Encoding: gzip -> 415 (no decompression)', async () => {
     const gz = zlib.gzipSync(Buffer.from('{"benchmark":"aos_soa"}'));
-    const r = await rawRequest(agent.port, rawHttp('POST', '/v1/runs', {
-      Host: hostHeader(), Authorization: `Bearer ${agent.token}`, 'Content-Type': 'application/json',
-      'Content-Encoding': 'gzip', 'Content-Length': gz.length,
-    }, gz));
+    const r = await rawRequest(
+      agent.port,
+      rawHttp(
+        'POST',
+        '/v1/runs',
+        {
+          Host: hostHeader(),
+          Authorization: `Bearer ${agent.token}`,
+          'Content-Type': 'application/json',
+          'Content-Encoding': 'gzip',
+          'Content-Length': gz.length,
+        },
+        gz,
+      ),
+    );
     assert.equal(r.status, 415);
     assert.equal(JSON.parse(r.body).error.code, 'unsupported_content_encoding');
   });
   test('JSON nested 20000 deep -> 400, the process stays alive', async () => {
     const deep = '['.repeat(20000) + ']'.repeat(20000);
-    const r = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: deep });
+    const r = await agent.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: deep,
+    });
     assert.equal(r.status, 400);
     assert.match((await r.json()).error.message, /nested deeper/);
     const inParams = `{"benchmark":"aos_soa","params":{"n":${'['.repeat(40)}1${']'.repeat(40)}}}`;
-    const r2 = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: inParams });
+    const r2 = await agent.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: inParams,
+    });
     assert.equal(r2.status, 400);
     await alive();
   });
   test('invalid JSON -> 400 bad_json', async () => {
-    const r = await agent.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"benchmark":' });
+    const r = await agent.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"benchmark":',
+    });
     assert.equal(r.status, 400);
     assert.equal((await r.json()).error.code, 'bad_json');
   });
@@ -261,11 +328,13 @@ describe('parameter bounds -> 422 naming the field', () => {
       assert.ok(e.message.startsWith(field), e.message);
     });
   }
-  test('a size beyond the CPU backend\'s memory budget -> 422 and no allocation (peak RSS stays small)', async () => {
+  test("a size beyond the CPU backend's memory budget -> 422 and no allocation (peak RSS stays small)", async () => {
     // 2^28 structs x 32 B; two 32768^2 fp32 matrices: both over the CPU backend's 4 GiB budget
     // aos_soa needs the structs and the destination of the copy ceilings: 2 x 32 B per element
-    for (const [body, field, bytes] of [[{ benchmark: 'aos_soa', params: { n: 2 ** 28 } }, 'params.n', 2 ** 28 * 64],
-      [{ benchmark: 'transpose', params: { dim: 32768 } }, 'params.dim', 2 * 32768 ** 2 * 4]]) {
+    for (const [body, field, bytes] of [
+      [{ benchmark: 'aos_soa', params: { n: 2 ** 28 } }, 'params.n', 2 ** 28 * 64],
+      [{ benchmark: 'transpose', params: { dim: 32768 } }, 'params.dim', 2 * 32768 ** 2 * 4],
+    ]) {
       const r = await postRun(agent, body);
       assert.equal(r.status, 422);
       const e = (await r.json()).error;
@@ -281,7 +350,10 @@ describe('parameter bounds -> 422 naming the field', () => {
 
 describe('one job at a time, cancel', () => {
   test('a second POST while a run is going -> 409 + Retry-After; DELETE cancels the first', async () => {
-    const long = await postRun(agent, { benchmark: 'aos_soa', params: { n: 1 << 20, repetitions: 1000, cache: 'hot' } });
+    const long = await postRun(agent, {
+      benchmark: 'aos_soa',
+      params: { n: 1 << 20, repetitions: 1000, cache: 'hot' },
+    });
     assert.equal(long.status, 202);
     const { id } = await long.json();
     const second = await postRun(agent, { benchmark: 'transpose', params: { dim: 64 } });
@@ -305,12 +377,17 @@ describe('one job at a time, cancel', () => {
 describe('a request holds its device while it is checked', () => {
   test('a second POST sent while the first is in its bounds check -> 409 at once; the first is queued', async () => {
     const arm = await agent.fetch('/v1/_test/slow-next-admission', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ms: 600 }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ms: 600 }),
     });
     assert.equal(arm.status, 200);
     const order = [];
-    const first = postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } }).then((r) => { order.push('first'); return r; });
-    await new Promise((resolve) => setTimeout(resolve, 150));  // the first is now inside its 600 ms bounds check
+    const first = postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } }).then((r) => {
+      order.push('first');
+      return r;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the first is now inside its 600 ms bounds check
     const second = await postRun(agent, { benchmark: 'transpose', params: { dim: 64, repetitions: 2 } });
     order.push('second');
     // Without the claim the second would pass the busy check, be queued, and the first would get the 409.
@@ -335,7 +412,9 @@ describe('a request holds its device while it is checked', () => {
 
   test('slow-next-admission checks its ms', async () => {
     const r = await agent.fetch('/v1/_test/slow-next-admission', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ms: 'soon' }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ms: 'soon' }),
     });
     assert.equal(r.status, 422);
     assert.equal((await r.json()).error.field, 'ms');
@@ -344,7 +423,11 @@ describe('a request holds its device while it is checked', () => {
 
 describe('a failing run', () => {
   test('an exception inside the benchmark (as CUDA out-of-memory throws) -> run "failed" with its reason; the agent keeps serving', async () => {
-    const arm = await agent.fetch('/v1/_test/fail-next-run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const arm = await agent.fetch('/v1/_test/fail-next-run', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(arm.status, 200);
     const r = await postRun(agent, { benchmark: 'transpose', params: { dim: 48, repetitions: 1 } });
     assert.equal(r.status, 202);
@@ -359,7 +442,10 @@ describe('a failing run', () => {
   });
   test('a failing device allocation (1 PiB through the CUDA check) -> run "failed" naming the CUDA call', async () => {
     const arm = await agent.fetch('/v1/_test/fail-next-run', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"kind":"device_allocation"}' });
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"kind":"device_allocation"}',
+    });
     assert.equal(arm.status, 200);
     const r = await postRun(agent, { benchmark: 'aos_soa', params: { n: 64, repetitions: 1 } });
     const failed = await waitRun(agent, (await r.json()).id);
@@ -379,7 +465,12 @@ describe('connection and response hygiene', () => {
     assert.equal(r.raw.split('HTTP/1.1 ').length - 1, 1, 'exactly one response on the connection');
   });
   test('API responses carry nosniff and no-store, errors too', async () => {
-    for (const [p, auth] of [['/v1/devices', true], ['/v1/devices', false], ['/v1/nothing', true], ['/healthz', false]]) {
+    for (const [p, auth] of [
+      ['/v1/devices', true],
+      ['/v1/devices', false],
+      ['/v1/nothing', true],
+      ['/healthz', false],
+    ]) {
       const r = auth ? await agent.fetch(p) : await fetch(agent.base + p);
       assert.equal(r.headers.get('x-content-type-options'), 'nosniff', p);
       assert.equal(r.headers.get('cache-control'), 'no-store', p);
@@ -391,11 +482,18 @@ describe('connection and response hygiene', () => {
     assert.equal((await r.json()).error.code, 'not_found');
   });
   test('unsupported method -> 405', async () => {
-    const r = await agent.fetch('/v1/runs', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const r = await agent.fetch('/v1/runs', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(r.status, 405);
   });
   test('an exception in a handler -> JSON 500 without internals', async () => {
-    const r = await rawRequest(agent.port, rawHttp('GET', '/v1/_test/throw', { Host: hostHeader(), Authorization: `Bearer ${agent.token}` }));
+    const r = await rawRequest(
+      agent.port,
+      rawHttp('GET', '/v1/_test/throw', { Host: hostHeader(), Authorization: `Bearer ${agent.token}` }),
+    );
     assert.equal(r.status, 500);
     assert.deepEqual(JSON.parse(r.body), { error: { code: 'internal', message: 'internal error' } });
     assert.ok(!r.raw.includes('secret'), 'no exception text in headers or body');
@@ -405,7 +503,9 @@ describe('connection and response hygiene', () => {
   });
   test('a client that stalls mid-request is dropped after the read timeout; others are served meanwhile', async () => {
     const t0 = Date.now();
-    const stalled = rawRequest(agent.port, Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${hostHeader()}\r\n`), { timeoutMs: 8000 });
+    const stalled = rawRequest(agent.port, Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${hostHeader()}\r\n`), {
+      timeoutMs: 8000,
+    });
     await alive();
     const r = await stalled;
     const elapsed = Date.now() - t0;

@@ -46,10 +46,19 @@ function request(port, host, { method = 'GET', path, headers = {}, body }) {
     const sock = net.connect(port, '127.0.0.1');
     let first = null;
     let done = false;
-    const finish = (r) => { if (!done) { done = true; clearTimeout(timer); sock.destroy(); resolve({ ...r, ms: performance.now() - t0 }); } };
+    const finish = (r) => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        sock.destroy();
+        resolve({ ...r, ms: performance.now() - t0 });
+      }
+    };
     const timer = setTimeout(() => finish({ error: 'timeout' }), 10000);
     sock.on('connect', () => sock.write(head + '\r\n' + (body || '')));
-    sock.on('data', (d) => { if (!first) first = d; });
+    sock.on('data', (d) => {
+      if (!first) first = d;
+    });
     sock.on('end', () => {
       const m = first && /^HTTP\/1\.1 (\d{3}) /.exec(first.toString('latin1', 0, 16));
       finish(m ? { status: Number(m[1]) } : { error: 'no status line' });
@@ -62,7 +71,12 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
   const agent = await startAgent([]);
   try {
     // One finished run for the run routes to read; none is started during the soak.
-    const { id } = await (await postRun(agent, { benchmark: 'aos_soa', params: { n: 4096, touch_fields: [1, 2], layouts: ['aos', 'soa'], min_samples: 3, max_samples: 5, warmup: 0 } })).json();
+    const { id } = await (
+      await postRun(agent, {
+        benchmark: 'aos_soa',
+        params: { n: 4096, touch_fields: [1, 2], layouts: ['aos', 'soa'], min_samples: 3, max_samples: 5, warmup: 0 },
+      })
+    ).json();
     const done = await waitRun(agent, id);
     if (done.status !== 'succeeded') throw new Error(`the seed run ${done.status}`);
     const host = `127.0.0.1:${agent.port}`;
@@ -83,7 +97,11 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
       [5, { path: `/v1/runs/${id}/events`, headers: auth }, 200],
       [4, { method: 'DELETE', path: `/v1/runs/${id}`, headers: auth }, 409],
       // 409 is also a right answer: a request holds the device while it is checked, and these overlap.
-      [4, { method: 'POST', path: '/v1/runs', headers: json, body: '{"benchmark":"aos_soa","params":{"n":0}}' }, [422, 409]],
+      [
+        4,
+        { method: 'POST', path: '/v1/runs', headers: json, body: '{"benchmark":"aos_soa","params":{"n":0}}' },
+        [422, 409],
+      ],
       [3, { path: '/v1/runs' }, 401],
       [3, { path: '/healthz', headers: { Host: 'evil.example' } }, 403],
     ];
@@ -102,11 +120,13 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
     const warmAt = Math.floor(requests / 10);
     let rssWarm = 0;
     let rssMax = 0;
-    const think = (clients / rate) * 1000;  // mean ms between one client's requests
+    const think = (clients / rate) * 1000; // mean ms between one client's requests
     const t0 = performance.now();
     const agentCpu0 = cpuSeconds(agent.proc.pid);
     const clientCpu0 = process.cpuUsage();
-    const sampler = setInterval(() => { rssMax = Math.max(rssMax, rssKiB(agent.proc.pid)); }, 250);
+    const sampler = setInterval(() => {
+      rssMax = Math.max(rssMax, rssKiB(agent.proc.pid));
+    }, 250);
     async function client() {
       await new Promise((r) => setTimeout(r, Math.random() * think));
       while (issued < requests) {
@@ -134,16 +154,34 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
     all.sort((a, b) => a - b);
     const runs = await (await agent.fetch('/v1/runs')).json();
     const figures = {
-      clients, requests: issued, seconds: Number(seconds.toFixed(1)), rate_per_s: Math.round(issued / seconds), failed, failures,
-      healthz: { count: healthz.length, p50_ms: +quantile(healthz, 0.5).toFixed(2), p99_ms: +quantile(healthz, 0.99).toFixed(2), max_ms: +healthz.at(-1).toFixed(2) },
-      all: { p50_ms: +quantile(all, 0.5).toFixed(2), p99_ms: +quantile(all, 0.99).toFixed(2), max_ms: +all.at(-1).toFixed(2) },
+      clients,
+      requests: issued,
+      seconds: Number(seconds.toFixed(1)),
+      rate_per_s: Math.round(issued / seconds),
+      failed,
+      failures,
+      healthz: {
+        count: healthz.length,
+        p50_ms: +quantile(healthz, 0.5).toFixed(2),
+        p99_ms: +quantile(healthz, 0.99).toFixed(2),
+        max_ms: +healthz.at(-1).toFixed(2),
+      },
+      all: {
+        p50_ms: +quantile(all, 0.5).toFixed(2),
+        p99_ms: +quantile(all, 0.99).toFixed(2),
+        max_ms: +all.at(-1).toFixed(2),
+      },
       rss_kib: { warm: rssWarm, end: rssEnd, max: rssMax, change: +((rssEnd - rssWarm) / rssWarm).toFixed(3) },
       runs_after: runs.runs.length,
       cpu_s: { agent: +agentCpu.toFixed(1), client: +((clientCpu.user + clientCpu.system) / 1e6).toFixed(1) },
       load_average: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
-    figures.ok = failed === 0 && figures.healthz.p99_ms <= 50 && figures.healthz.max_ms <= 200 &&
-      Math.abs(figures.rss_kib.change) <= 0.1 && figures.runs_after === 1;
+    figures.ok =
+      failed === 0 &&
+      figures.healthz.p99_ms <= 50 &&
+      figures.healthz.max_ms <= 200 &&
+      Math.abs(figures.rss_kib.change) <= 0.1 &&
+      figures.runs_after === 1;
     return figures;
   } finally {
     await agent.stop();
@@ -151,7 +189,11 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await soak({ clients: arg('clients', 1000), requests: arg('requests', 100000), rate: arg('rate', 1000) });
+  const figures = await soak({
+    clients: arg('clients', 1000),
+    requests: arg('requests', 100000),
+    rate: arg('rate', 1000),
+  });
   console.log(JSON.stringify(figures));
   process.exit(figures.ok ? 0 : 1);
 }

@@ -24,21 +24,43 @@ function interfaceText(file, name) {
   throw new Error(`unbalanced braces in interface ${name}`);
 }
 
-test('types generated from openapi.json satisfy the page client\'s interfaces (tsc --strict)', { timeout: 180000 }, () => {
-  const dir = tempDir('ls-typecheck-');
-  try {
-    const gen = spawnSync(bin('openapi-typescript'), [path.join(repoRoot, 'agent', 'openapi.json'), '-o', path.join(dir, 'agent-api.d.ts')], { encoding: 'utf8' });
-    assert.equal(gen.status, 0, gen.stderr);
-    const panel = path.join(repoRoot, 'web', 'src', 'bench', 'panel.ts');
-    const results = path.join(repoRoot, 'web', 'src', 'bench', 'results.ts');
-    const page = ['Device', 'ParamSpec', 'BenchSpec', 'RunSummary'].map((n) => interfaceText(panel, n)).join('') +
-      ['ResultsDoc', 'Summary', 'State'].map((n) => interfaceText(results, n)).join('');
-    fs.writeFileSync(path.join(dir, 'page-types.ts'), page);
-    fs.copyFileSync(path.join(here, 'typecheck', 'agrees.ts'), path.join(dir, 'agrees.ts'));
-    const tsc = spawnSync(bin('tsc'), ['--noEmit', '--strict', '--target', 'es2022', '--moduleResolution', 'bundler', '--module', 'esnext',
-      path.join(dir, 'agrees.ts')], { encoding: 'utf8' });
-    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "types generated from openapi.json satisfy the page client's interfaces (tsc --strict)",
+  { timeout: 180000 },
+  () => {
+    const dir = tempDir('ls-typecheck-');
+    try {
+      const gen = spawnSync(
+        bin('openapi-typescript'),
+        [path.join(repoRoot, 'agent', 'openapi.json'), '-o', path.join(dir, 'agent-api.d.ts')],
+        { encoding: 'utf8' },
+      );
+      assert.equal(gen.status, 0, gen.stderr);
+      const panel = path.join(repoRoot, 'web', 'src', 'bench', 'panel.ts');
+      const results = path.join(repoRoot, 'web', 'src', 'bench', 'results.ts');
+      const page =
+        ['Device', 'ParamSpec', 'BenchSpec', 'RunSummary'].map((n) => interfaceText(panel, n)).join('') +
+        ['ResultsDoc', 'Summary', 'State'].map((n) => interfaceText(results, n)).join('');
+      fs.writeFileSync(path.join(dir, 'page-types.ts'), page);
+      fs.copyFileSync(path.join(here, 'typecheck', 'agrees.ts'), path.join(dir, 'agrees.ts'));
+      const tsc = spawnSync(
+        bin('tsc'),
+        [
+          '--noEmit',
+          '--strict',
+          '--target',
+          'es2022',
+          '--moduleResolution',
+          'bundler',
+          '--module',
+          'esnext',
+          path.join(dir, 'agrees.ts'),
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

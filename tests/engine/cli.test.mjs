@@ -9,7 +9,11 @@ const bin = process.env.LAYOUTSCOPE_BIN ?? 'build/bin/layoutscope';
 
 function run(...args) {
   const r = spawnSync(bin, args, { encoding: 'utf8' });
-  const lines = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   return { code: r.status, lines, stderr: r.stderr };
 }
 
@@ -45,8 +49,15 @@ test('table: tile rows 0 and 1', () => {
 });
 
 test('inverse: TMEM lane 32, column 2, byte 2 holds SFA[64,2] as partition 1', () => {
-  const { lines } = run('inverse', 'S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]', '--shape', '128,4',
-    'TLane=32', 'TCol=2', 'byte=2');
+  const { lines } = run(
+    'inverse',
+    'S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]',
+    '--shape',
+    '128,4',
+    'TLane=32',
+    'TCol=2',
+    'byte=2',
+  );
   assert.equal(lines[0].count, 1);
   assert.deepEqual(lines[0].hits[0].coord, [64, 2]);
   assert.equal(lines[0].hits[0].replica, 1);
@@ -116,7 +127,11 @@ test('errors: exit 2, JSON error with column and field, caret on stderr', () => 
 function runInput(input, ...args) {
   const r = spawnSync(bin, args, { input });
   const text = r.stdout.toString('utf8');
-  const lines = text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   return { code: r.status, lines, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -156,7 +171,7 @@ test('unknown options are errors that name the option', () => {
   assertError(run('--frobnicate', 'canon', 'S[8:1]'), 'frobnicate', /'--frobnicate'/);
 });
 
-test('arguments beyond a command\'s own are errors', () => {
+test("arguments beyond a command's own are errors", () => {
   assertError(run('canon', 'S[8:1]', 'S[4:1]'), 'arguments', /unexpected argument 'S\[4:1\]'/);
   assertError(run('table', 'S[8:1]', '3'), 'arguments', /unexpected argument '3'/);
   // Addresses and --layout together: one of them would be ignored.
@@ -176,7 +191,10 @@ test('inverse: an axis the layout does not have is an error naming it', () => {
   // The axis it does have: lane 5 holds element 5 = (1,1) of the 8x4 shape.
   const ok = run('inverse', 'S[(8,4):(4@laneid,1@laneid)]', '--shape', '8,4', 'laneid=5');
   assert.equal(ok.code, 0);
-  assert.deepEqual(ok.lines[0].hits.map((h) => h.coord), [[1, 1]]);
+  assert.deepEqual(
+    ok.lines[0].hits.map((h) => h.coord),
+    [[1, 1]],
+  );
 });
 
 test('integers too large for their option are errors, not truncated', () => {
@@ -190,7 +208,7 @@ test('integers too large for their option are errors, not truncated', () => {
   assert.equal(run('table', 'S[8:1]', '--limit', '8').code, 0);
 });
 
-test('COMMAND --help: exit 0, the command\'s usage and an example', () => {
+test("COMMAND --help: exit 0, the command's usage and an example", () => {
   for (const command of ['eval', 'table', 'inverse', 'check', 'canon', 'swizzle', 'banks', 'sectors']) {
     const r = spawnSync(bin, [command, '--help'], { encoding: 'utf8' });
     assert.equal(r.status, 0, command);
@@ -232,15 +250,34 @@ test('- reads layouts from stdin: a JSON line per line, an error line naming the
   assert.match(r.stderr.toString(), /line 3: /);
   const canon = runInput('S[(2,3,6):(18,6,1)]\nS[(8,4):(4@laneid,1@laneid)]\n', 'canon', '-');
   assert.equal(canon.code, 0);
-  assert.deepEqual(canon.lines.map((l) => l.canonical), ['S[36:1]', 'S[32:1@laneid]']);
+  assert.deepEqual(
+    canon.lines.map((l) => l.canonical),
+    ['S[36:1]', 'S[32:1@laneid]'],
+  );
   // check: 1 when a layout has an error finding (lane 39 > 31), 2 when a line cannot be read.
   const check = runInput('S[(8,4):(4@laneid,1@laneid)]\nS[(8,4):(4@laneid,1@laneid)] + O[8@laneid]\n', 'check', '-');
   assert.equal(check.code, 1);
-  assert.deepEqual(check.lines.map((l) => l.ok), [true, false]);
+  assert.deepEqual(
+    check.lines.map((l) => l.ok),
+    [true, false],
+  );
   // banks --layout -: the padded tile is conflict-free, the plain one 32-way.
-  const banks = runInput('S[(32,32):(33,1)]\nS[(32,32):(32,1)]\n', 'banks', '--width', '4', '--layout', '-',
-    '--shape', '32,32', '--step', '32');
-  assert.deepEqual(banks.lines.map((l) => l.wavefronts), [1, 32]);
+  const banks = runInput(
+    'S[(32,32):(33,1)]\nS[(32,32):(32,1)]\n',
+    'banks',
+    '--width',
+    '4',
+    '--layout',
+    '-',
+    '--shape',
+    '32,32',
+    '--step',
+    '32',
+  );
+  assert.deepEqual(
+    banks.lines.map((l) => l.wavefronts),
+    [1, 32],
+  );
 });
 
 test('-- ends the options', () => {
@@ -280,9 +317,17 @@ test('table: every replica of every element, streamed as one object', () => {
   // x = 2*c0 + c1; laneid = c0 + 2r, m = 4*c1.
   const { code, lines } = run('table', 'S[(2,2):(1@laneid,4@m)] + R[2:2@laneid]');
   assert.equal(code, 0);
-  const rows = [[0, 0], [0, 4], [1, 0], [1, 4]].map(([lane, m], index) => ({
+  const rows = [
+    [0, 0],
+    [0, 4],
+    [1, 0],
+    [1, 4],
+  ].map(([lane, m], index) => ({
     index,
-    positions: [{ laneid: lane, m }, { laneid: lane + 2, m }],
+    positions: [
+      { laneid: lane, m },
+      { laneid: lane + 2, m },
+    ],
   }));
   assert.deepEqual(lines[0], {
     layout: 'S[(2,2):(1@laneid,4)] + R[2:2@laneid]',

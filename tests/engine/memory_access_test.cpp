@@ -1,4 +1,5 @@
-// Bank and sector models against hand-computed cases (the chapter's wavefront rules, docs/worked-examples.md).
+// Bank and sector models against hand-computed cases (the chapter's wavefront rules,
+// docs/worked-examples.md).
 #include "layoutscope/memory_access.hpp"
 
 #include <gtest/gtest.h>
@@ -81,7 +82,8 @@ TEST(Sectors, CountsDistinct32ByteSectors) {
 }
 
 TEST(DTypes, SwizzleAtomsInBytesAndElements) {
-  // per_element = bit_length(128 / bits) - 1: f8 4, f16 3, f32 2, f64 1 (shared/include/layoutscope/dtype.hpp).
+  // per_element = bit_length(128 / bits) - 1: f8 4, f16 3, f32 2, f64 1
+  // (shared/include/layoutscope/dtype.hpp).
   const std::pair<DType, int> per_element[] = {
       {DType::kF8, 4}, {DType::kF16, 3}, {DType::kF32, 2}, {DType::kF64, 1}};
   for (auto [dtype, m] : per_element) {

@@ -20,7 +20,10 @@ test('composition of the documented example, in CuTe and in the chapter notation
 test('complement, divide, product and max_common_vector', () => {
   assert.equal(m.algebra('complement', ['4:2', '24'], 'cute').result, '(2,3):(1,8)');
   assert.equal(m.algebra('logical_divide', ['(4,2,3):(2,1,8)', '4:2'], 'cute').result, '((2,2),(2,3)):((4,1),(2,8))');
-  assert.equal(m.algebra('blocked_product', ['(2,5):(5,1)', '(3,4):(1,3)'], 'cute').result, '((2,3),(5,4)):((5,10),(1,30))');
+  assert.equal(
+    m.algebra('blocked_product', ['(2,5):(5,1)', '(3,4):(1,3)'], 'cute').result,
+    '((2,3),(5,4)):((5,10),(1,30))',
+  );
   const v = m.algebra('max_common_vector', ['(8,4):(1,8)', '(4,2,4):(1,16,4)'], 'cute');
   assert.equal(v.vector, 4);
   assert.equal(v.result, '4');

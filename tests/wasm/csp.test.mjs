@@ -18,10 +18,14 @@ console.log(JSON.stringify({ evalBlocked, lane: f.positions[0][0], slot: f.posit
 `;
 
 test('loads and maps with code generation from strings disabled', () => {
-  const r = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', child], {
-    encoding: 'utf8',
-    cwd: fileURLToPath(new URL('.', import.meta.url)),
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--input-type=module', '-e', child],
+    {
+      encoding: 'utf8',
+      cwd: fileURLToPath(new URL('.', import.meta.url)),
+    },
+  );
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split('\n').pop());
   assert.deepEqual(out, { evalBlocked: true, lane: 21, slot: 1, cells: 32768, err: false });

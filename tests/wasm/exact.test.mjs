@@ -37,9 +37,15 @@ test('positions beyond 2^53 - 1 are refused, never rounded, in forward, inverse 
 test('integer arguments: safe numbers, BigInts and decimal strings', () => {
   const L = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
   const byBig = ok(m.inverse(L, [8, 8], { laneid: 21n }, 0));
-  assert.deepEqual(byBig.hits.map((h) => h.index), [42, 43]);
+  assert.deepEqual(
+    byBig.hits.map((h) => h.index),
+    [42, 43],
+  );
   const byText = ok(m.inverse(L, [8, 8], { laneid: '21', reg: '1' }, 0));
-  assert.deepEqual(byText.hits.map((h) => h.index), [43]);
+  assert.deepEqual(
+    byText.hits.map((h) => h.index),
+    [43],
+  );
   assert.deepEqual(ok(m.forwardIndex(L, [8, 8], 43n)).positions, [[21, 1]]);
   assert.deepEqual(ok(m.forwardCoord(L, [8, 8], ['5', 3n])).positions, [[21, 1]]);
   // A number past 2^53 may already be a rounding of its neighbour: refused, with the way out in the message.
@@ -56,7 +62,13 @@ test('one position per replica, in replica order, also on one spot', () => {
   // R[2:5] + R[2:-3]: replica (d0, d1) adds 5 d0 - 3 d1: 0, -3, 5, 2 (not sorted).
   assert.deepEqual(ok(m.forwardIndex('S[2:1] + R[2:5] + R[2:-3]', [2], 1)).positions, [[1], [-2], [6], [3]]);
   const inv = ok(m.inverse('S[2:1] + R[2:0]', [2], { m: 0 }, 0));
-  assert.deepEqual(inv.hits.map((h) => [h.index, h.replica, h.partial]), [[0, 0, -1], [0, 1, -1]]);
+  assert.deepEqual(
+    inv.hits.map((h) => [h.index, h.replica, h.partial]),
+    [
+      [0, 0, -1],
+      [0, 1, -1],
+    ],
+  );
 });
 
 test('P[...] partial-sum holders: positions like replicas, flagged', () => {
@@ -64,14 +76,30 @@ test('P[...] partial-sum holders: positions like replicas, flagged', () => {
   const p = ok(m.parseLayout(L));
   assert.equal(p.text, L);
   assert.equal(p.partialCount, 2);
-  assert.deepEqual(p.partials.map((g) => g.map((x) => [x.extent, x.k, x.axis])), [[[2, 1, 'z']]]);
+  assert.deepEqual(
+    p.partials.map((g) => g.map((x) => [x.extent, x.k, x.axis])),
+    [[[2, 1, 'z']]],
+  );
   const f = ok(m.forwardIndex(L, null, 1));
   assert.deepEqual(f.axes, ['m', 'y', 'z']);
   assert.equal(f.replicas, 2);
   assert.equal(f.partials, 2);
   // holder h = r * 2 + p: (r, p) = (0,0) (0,1) (1,0) (1,1) adds r on y and p on z
-  assert.deepEqual(f.positions, [[1, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]]);
-  assert.deepEqual(f.replicaSteps.map((s) => [s.replica, s.partial]), [[0, 0], [0, 1], [1, 0], [1, 1]]);
+  assert.deepEqual(f.positions, [
+    [1, 0, 0],
+    [1, 0, 1],
+    [1, 1, 0],
+    [1, 1, 1],
+  ]);
+  assert.deepEqual(
+    f.replicaSteps.map((s) => [s.replica, s.partial]),
+    [
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ],
+  );
   const t = ok(m.table(L, null, 0));
   assert.equal(t.partials, 2);
   assert.equal(t.values.length, 4 * 4 * 3);

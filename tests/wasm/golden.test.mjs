@@ -37,19 +37,30 @@ test('m8n8 fragment: cell 43 = (5,3) -> lane 21, slot 1; lane 21 holds 42 and 43
   assert.deepEqual(at(f, 'laneid'), [21]);
   assert.deepEqual(at(f, 'reg'), [1]);
   const inv = ok(m.inverse(L, [8, 8], { laneid: 21 }, 0));
-  assert.deepEqual(inv.hits.map((h) => h.index).sort((a, b) => a - b), [42, 43]);
+  assert.deepEqual(
+    inv.hits.map((h) => h.index).sort((a, b) => a - b),
+    [42, 43],
+  );
 });
 
 test('TMEM accumulator: (row, col) -> TLane = row, TCol = col', () => {
   const L = 'S[(128,256):(1@TLane,1@TCol)]';
-  for (const [r, c] of [[0, 0], [5, 200], [127, 255], [64, 3]]) {
+  for (const [r, c] of [
+    [0, 0],
+    [5, 200],
+    [127, 255],
+    [64, 3],
+  ]) {
     const f = ok(m.forwardCoord(L, [128, 256], [r, c]));
     assert.deepEqual(at(f, 'TLane'), [r]);
     assert.deepEqual(at(f, 'TCol'), [c]);
   }
   const t = ok(m.table(L, [128, 256], 0));
   assert.equal(t.elements, 32768);
-  assert.deepEqual(t.max, t.axes.map((a) => (a === 'TLane' ? 127 : 255)));
+  assert.deepEqual(
+    t.max,
+    t.axes.map((a) => (a === 'TLane' ? 127 : 255)),
+  );
 });
 
 test('SFA 128x4 .warpx4: SFA[64,2] -> (TLane,TCol,byte) (0,2,2) (32,2,2) (64,2,2) (96,2,2)', () => {
@@ -58,7 +69,12 @@ test('SFA 128x4 .warpx4: SFA[64,2] -> (TLane,TCol,byte) (0,2,2) (32,2,2) (64,2,2
   const triples = f.positions
     .map((p) => [p[f.axes.indexOf('TLane')], p[f.axes.indexOf('TCol')], p[f.axes.indexOf('byte')]])
     .sort((a, b) => a[0] - b[0]);
-  assert.deepEqual(triples, [[0, 2, 2], [32, 2, 2], [64, 2, 2], [96, 2, 2]]);
+  assert.deepEqual(triples, [
+    [0, 2, 2],
+    [32, 2, 2],
+    [64, 2, 2],
+    [96, 2, 2],
+  ]);
   // byte offset inside the lane: TCol * 4 + byte = 10 (chapter)
   const [, tcol, byte] = triples[0];
   assert.equal(tcol * 4 + byte, 10);
@@ -78,7 +94,10 @@ test('mesh: element (1,2,3) -> gpuid_y 1, m 19; replica -> devices (0,1),(1,1); 
   const dev = (r) =>
     r.positions.map((p) => [p[r.axes.indexOf('gpuid_x')], p[r.axes.indexOf('gpuid_y')], p[r.axes.indexOf('m')]]);
   const rep = ok(m.forwardCoord(base + ' + R[2:1@gpuid_x]', [2, 4, 8], [1, 2, 3]));
-  assert.deepEqual(dev(rep).sort(), [[0, 1, 19], [1, 1, 19]]);
+  assert.deepEqual(dev(rep).sort(), [
+    [0, 1, 19],
+    [1, 1, 19],
+  ]);
   const off = ok(m.forwardCoord(base + ' + O[1@gpuid_x]', [2, 4, 8], [1, 2, 3]));
   assert.deepEqual(dev(off), [[1, 1, 19]]);
 });
@@ -130,7 +149,14 @@ test('errors come back as values with message, column and field', () => {
 test('sectors: AoS struct { float f[8]; } field 0 is 32 sectors, SoA is 4; each lane names its sector', () => {
   const lanes = Array.from({ length: 32 }, (_, i) => i);
   // AoS: lane i reads element i, field 0 = flat index 8 i of S[(1024,8):(8,1)], byte 32 i: sector i.
-  const aos = ok(m.laneAddresses('S[(1024,8):(8,1)]', [1024, 8], lanes.map((i) => 8 * i), 4));
+  const aos = ok(
+    m.laneAddresses(
+      'S[(1024,8):(8,1)]',
+      [1024, 8],
+      lanes.map((i) => 8 * i),
+      4,
+    ),
+  );
   const a = ok(m.sectorAccess(aos.addrs, 4));
   assert.equal(a.sectors, 32);
   assert.deepEqual(a.laneSector, lanes);
@@ -138,7 +164,10 @@ test('sectors: AoS struct { float f[8]; } field 0 is 32 sectors, SoA is 4; each 
   const soa = ok(m.laneAddresses('S[(8,1024):(1024,1)]', [8, 1024], lanes, 4));
   const s = ok(m.sectorAccess(soa.addrs, 4));
   assert.equal(s.sectors, 4);
-  assert.deepEqual(s.laneSector, lanes.map((i) => Math.floor(i / 8)));
+  assert.deepEqual(
+    s.laneSector,
+    lanes.map((i) => Math.floor(i / 8)),
+  );
 });
 
 test('applySwizzle: the XOR and its inverse', () => {

@@ -28,17 +28,29 @@ test('an all_gather over gpuid_x: 8 fp32 per device, (2-1) * 8 * 4 = 32 B sent a
   assert.equal(s.localAfter.layout, 'S[(2,8):(8,1)]');
   assert.deepEqual(s.placementsBefore, ['S(0)', 'S(1)']);
   assert.deepEqual(s.placementsAfter, ['R', 'S(1)']);
-  assert.deepEqual(p.mesh, [{ axis: 'gpuid_x', size: 2 }, { axis: 'gpuid_y', size: 4 }]);
+  assert.deepEqual(p.mesh, [
+    { axis: 'gpuid_x', size: 2 },
+    { axis: 'gpuid_y', size: 4 },
+  ]);
   assert.equal(p.bandwidths.collectiveBusbwGbps, 360);
   assert.equal(s.predictedSeconds, (64 * 0.5) / 360e9);
 });
 
 test('the mesh as an object or as pairs, and bf16 with a measured busbw', () => {
   const a = m.planReshard(FROM, TO, '2,4,8', { gpuid_x: 2, gpuid_y: 4 });
-  const b = m.planReshardWith(FROM, TO, [2, 4, 8], [['gpuid_x', 2], ['gpuid_y', 4]], {
-    dtype: 'bf16',
-    collectiveBusbwGbps: 100,
-  });
+  const b = m.planReshardWith(
+    FROM,
+    TO,
+    [2, 4, 8],
+    [
+      ['gpuid_x', 2],
+      ['gpuid_y', 4],
+    ],
+    {
+      dtype: 'bf16',
+      collectiveBusbwGbps: 100,
+    },
+  );
   assert.equal(a.ok && b.ok, true);
   assert.equal(a.steps[0].sendBytes, 32);
   assert.equal(b.steps[0].sendBytes, 16);

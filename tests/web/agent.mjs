@@ -7,17 +7,37 @@ import { join } from 'node:path';
 import { root } from './browser.mjs';
 
 export function agentBinary() {
-  const candidates = [process.env.LAYOUTSCOPE_AGENT_BIN, join(root, 'build', 'bin', 'layoutscope-agent'), join(root, 'build-agent', 'bin', 'layoutscope-agent')];
+  const candidates = [
+    process.env.LAYOUTSCOPE_AGENT_BIN,
+    join(root, 'build', 'bin', 'layoutscope-agent'),
+    join(root, 'build-agent', 'bin', 'layoutscope-agent'),
+  ];
   const bin = candidates.find((p) => p && existsSync(p));
-  if (!bin) throw new Error(`no layoutscope-agent binary (tried ${candidates.filter(Boolean).join(', ')}); build it: cmake --build build --target layoutscope-agent`);
+  if (!bin)
+    throw new Error(
+      `no layoutscope-agent binary (tried ${candidates.filter(Boolean).join(', ')}); build it: cmake --build build --target layoutscope-agent`,
+    );
   return bin;
 }
 
 export async function startAgent(extra = []) {
   const dir = mkdtempSync(join(tmpdir(), 'ls-web-agent-'));
-  const args = ['--port', '0', '--backend', 'cpu', '--results-dir', join(dir, 'results'), '--token-file', join(dir, 'token'), '--web', join(root, 'web', 'dist'), ...extra];
+  const args = [
+    '--port',
+    '0',
+    '--backend',
+    'cpu',
+    '--results-dir',
+    join(dir, 'results'),
+    '--token-file',
+    join(dir, 'token'),
+    '--web',
+    join(root, 'web', 'dist'),
+    ...extra,
+  ];
   const proc = spawn(agentBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
+  let out = '',
+    err = '';
   proc.stderr.on('data', (d) => (err += d));
   const url = await new Promise((ok, bad) => {
     const timer = setTimeout(() => bad(new Error(`agent did not print its URL: ${err}`)), 10_000);
@@ -41,7 +61,8 @@ export async function startAgent(extra = []) {
     url,
     base,
     token,
-    fetch: (path, init = {}) => fetch(base + path, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } }),
+    fetch: (path, init = {}) =>
+      fetch(base + path, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } }),
     get stderr() {
       return err;
     },

@@ -25,7 +25,8 @@ const WORKLOADS = {
 const m = await loadModule();
 const wasm = {};
 for (const [name, layout] of Object.entries(WORKLOADS)) {
-  let passes = 1, r;
+  let passes = 1,
+    r;
   for (;;) {
     r = m.mapThroughput(layout, passes);
     if (!r.ok) throw new Error(r.error.message);
@@ -44,13 +45,23 @@ for (const [name, layout] of Object.entries(WORKLOADS)) {
 const native = {};
 const benchBin = join(root, 'build', 'bin', 'layoutscope-bench');
 if (existsSync(benchBin)) {
-  const out = JSON.parse(execFileSync(benchBin, ['--benchmark_format=json', '--benchmark_filter=BM_Forward'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const out = JSON.parse(
+    execFileSync(benchBin, ['--benchmark_format=json', '--benchmark_filter=BM_Forward'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  );
   for (const b of out.benchmarks) if (b['mappings/s'] !== undefined) native[b.name] = b['mappings/s'];
 }
 console.log('WASM vs native mappings/s (same layouts as bench/):');
 for (const name of Object.keys(WORKLOADS)) {
   const n = native[name];
-  console.log(`  ${name.padEnd(36)} wasm ${(wasm[name] / 1e6).toFixed(1).padStart(7)} M/s` + (n ? `   native ${(n / 1e6).toFixed(1).padStart(7)} M/s   ratio ${(wasm[name] / n).toFixed(2)}` : '   (native: build/bin/layoutscope-bench absent)'));
+  console.log(
+    `  ${name.padEnd(36)} wasm ${(wasm[name] / 1e6).toFixed(1).padStart(7)} M/s` +
+      (n
+        ? `   native ${(n / 1e6).toFixed(1).padStart(7)} M/s   ratio ${(wasm[name] / n).toFixed(2)}`
+        : '   (native: build/bin/layoutscope-bench absent)'),
+  );
 }
 
 // 2. transfer size (gzip -9) of what the page loads before its first figure: index.html, layoutscope.js (every
@@ -58,7 +69,9 @@ for (const name of Object.keys(WORKLOADS)) {
 // validator) is a chunk loaded on demand, and embed.html's files are not loaded by the page: reported apart.
 const dist = join(root, 'web', 'dist');
 const gzOf = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
-const assets = readdirSync(join(dist, 'assets')).map((f) => join('assets', f)).filter((f) => /\.(js|wasm|css)$/.test(f));
+const assets = readdirSync(join(dist, 'assets'))
+  .map((f) => join('assets', f))
+  .filter((f) => /\.(js|wasm|css)$/.test(f));
 const later = assets.filter((f) => /assets\/(panel|embed)-/.test(f));
 const files = ['index.html', 'layoutscope.js', ...assets.filter((f) => !later.includes(f))];
 const gz = files.reduce((a, f) => a + gzOf(f), 0);
@@ -71,19 +84,30 @@ const browser = await launch();
 try {
   // cold loads: a fresh context each (empty cache), the test server sending the build's precompressed files as
   // the agent does. Transferred bytes are the encoded response bodies and headers the browser received.
-  const ttfi = [], transferred = [], longest = [], panelFetched = [];
+  const ttfi = [],
+    transferred = [],
+    longest = [],
+    panelFetched = [];
   for (let i = 0; i < 7; ++i) {
     const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await ctx.newPage();
     await page.addInitScript(() => {
       window.__longTasks = [];
-      new PerformanceObserver((l) => window.__longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: true });
+      new PerformanceObserver((l) => window.__longTasks.push(...l.getEntries().map((e) => e.duration))).observe({
+        type: 'longtask',
+        buffered: true,
+      });
     });
     const responses = [];
     page.on('requestfinished', (r) => responses.push(r));
     await page.goto(server.url, { waitUntil: 'commit' });
     // the time at which the predicate first held, taken in the page (not after a round trip to this process)
-    const at = await page.waitForFunction(() => (document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view [data-hit]') ? performance.now() : 0), null, { polling: 'raf' });
+    const at = await page.waitForFunction(
+      () =>
+        document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view [data-hit]') ? performance.now() : 0,
+      null,
+      { polling: 'raf' },
+    );
     ttfi.push(await at.jsonValue());
     // then idle for 3 s: the other figures come in one per idle period; nothing fetches the panel chunk
     await page.waitForTimeout(3000);
@@ -97,14 +121,25 @@ try {
     panelFetched.push(responses.some((r) => /assets\/panel-/.test(r.url())));
     if (i === 6) {
       // each figure's first computation and its render (Lit commits in the same task): where a long task comes from
-      const m = await page.evaluate(() => performance.getEntriesByType('measure').filter((e) => e.name.startsWith('ls-first-render')).map((e) => `${e.name.slice(16)} ${e.duration.toFixed(0)} ms`));
+      const m = await page.evaluate(() =>
+        performance
+          .getEntriesByType('measure')
+          .filter((e) => e.name.startsWith('ls-first-render'))
+          .map((e) => `${e.name.slice(16)} ${e.duration.toFixed(0)} ms`),
+      );
       console.log(`first render per figure (last load): ${m.join(', ')}`);
     }
     await ctx.close();
   }
-  console.log(`time to first interactive figure: median ${q(ttfi, 0.5).toFixed(0)} ms, max ${Math.max(...ttfi).toFixed(0)} ms over ${ttfi.length} cold loads (target <= 500 ms)`);
-  console.log(`transferred on first load (3 s after): median ${(q(transferred, 0.5) / 1024).toFixed(1)} KiB (target <= 300 KB); panel chunk fetched in ${panelFetched.filter(Boolean).length} of ${panelFetched.length} loads`);
-  console.log(`longest task during the first load: median ${q(longest, 0.5).toFixed(0)} ms, max ${Math.max(...longest).toFixed(0)} ms`);
+  console.log(
+    `time to first interactive figure: median ${q(ttfi, 0.5).toFixed(0)} ms, max ${Math.max(...ttfi).toFixed(0)} ms over ${ttfi.length} cold loads (target <= 500 ms)`,
+  );
+  console.log(
+    `transferred on first load (3 s after): median ${(q(transferred, 0.5) / 1024).toFixed(1)} KiB (target <= 300 KB); panel chunk fetched in ${panelFetched.filter(Boolean).length} of ${panelFetched.length} loads`,
+  );
+  console.log(
+    `longest task during the first load: median ${q(longest, 0.5).toFixed(0)} ms, max ${Math.max(...longest).toFixed(0)} ms`,
+  );
 
   const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await ctx.newPage();
@@ -116,12 +151,15 @@ try {
   const scale = box.width / (44 + 512 * 2 + 12);
   const lat = [];
   for (let i = 0; i < 200; ++i) {
-    const lane = (i * 37) % 128, col = (i * 101) % 512;
+    const lane = (i * 37) % 128,
+      col = (i * 101) % 512;
     await canvas.click({ position: { x: (44 + col * 2 + 1) * scale, y: (22 + lane * 3 + 1.5) * scale } });
     // from the pointer event to the painted canvas, measured in the page
     lat.push(Number(await page.locator('ls-tmem').getAttribute('data-latency')));
   }
-  console.log(`TMEM 128x512 click -> highlight: p50 ${q(lat, 0.5).toFixed(2)} ms, p95 ${q(lat, 0.95).toFixed(2)} ms over ${lat.length} clicks (target p95 <= 16 ms)`);
+  console.log(
+    `TMEM 128x512 click -> highlight: p50 ${q(lat, 0.5).toFixed(2)} ms, p95 ${q(lat, 0.95).toFixed(2)} ms over ${lat.length} clicks (target p95 <= 16 ms)`,
+  );
   await ctx.close();
 
   // 5. playground: paste -> figure (64K elements), click -> highlight on a 1M-cell raster
@@ -141,20 +179,26 @@ try {
     await show(i % 2 ? 'S[(256,256):(1,256)]' : 'Swizzle<3,3,3> o S[(256,256):(256,1)]', '256,256');
     paste.push(Number(await pp.locator(PG).getAttribute('data-latency')));
   }
-  console.log(`playground paste -> figure, 65,536 elements: p50 ${q(paste, 0.5).toFixed(1)} ms, max ${Math.max(...paste).toFixed(1)} ms (target <= 50 ms)`);
+  console.log(
+    `playground paste -> figure, 65,536 elements: p50 ${q(paste, 0.5).toFixed(1)} ms, max ${Math.max(...paste).toFixed(1)} ms (target <= 50 ms)`,
+  );
   await show('S[(1024,1024):(1,1024)]', '1024,1024');
   const pcanvas = pp.locator(`${PG} canvas`);
   await pcanvas.scrollIntoViewIfNeeded();
   const cb = await pcanvas.boundingBox();
   const clicks = [];
   for (let i = 0; i < 100; ++i) {
-    const b = await pp.locator(PG).evaluate((el, x) => el.cellBox(`L:${x}`), ((i * 7919) % 1024) * 1024 + ((i * 104729) % 1024));
+    const b = await pp
+      .locator(PG)
+      .evaluate((el, x) => el.cellBox(`L:${x}`), ((i * 7919) % 1024) * 1024 + ((i * 104729) % 1024));
     const sw = await pcanvas.evaluate((c) => c.width / Math.min(2, window.devicePixelRatio || 1));
     const k = cb.width / sw;
     await pp.mouse.click(cb.x + (b.x + b.w / 2) * k, cb.y + (b.y + b.h / 2) * k);
     clicks.push(Number(await pp.locator(PG).getAttribute('data-latency')));
   }
-  console.log(`playground 1,048,576-cell click -> highlight: p50 ${q(clicks, 0.5).toFixed(2)} ms, p95 ${q(clicks, 0.95).toFixed(2)} ms over ${clicks.length} clicks (target p95 <= 16 ms)`);
+  console.log(
+    `playground 1,048,576-cell click -> highlight: p50 ${q(clicks, 0.5).toFixed(2)} ms, p95 ${q(clicks, 0.95).toFixed(2)} ms over ${clicks.length} clicks (target p95 <= 16 ms)`,
+  );
   await pctx.close();
 } finally {
   await browser.close();

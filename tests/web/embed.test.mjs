@@ -43,12 +43,20 @@ test('docs page: every embedded figure and the iframe figure load under the stri
   assert.match(await page.locator('ls-swizzle-atom .details').textContent(), /SWIZZLE_128B/);
   await page.locator('#doc-frame').scrollIntoViewIfNeeded();
   await frame().locator('ls-scale-factors .view').waitFor({ timeout: 15_000 });
-  assert.match(await frame().locator('ls-scale-factors .live').textContent(), /SFA\[64, 2\] → \(TLane, TCol, byte\) \(0,2,2\) \(32,2,2\) \(64,2,2\) \(96,2,2\)/);
+  assert.match(
+    await frame().locator('ls-scale-factors .live').textContent(),
+    /SFA\[64, 2\] → \(TLane, TCol, byte\) \(0,2,2\) \(32,2,2\) \(64,2,2\) \(96,2,2\)/,
+  );
 });
 
 test('the iframe tells the page its height, and the page sizes it to that', async () => {
-  const inner = await frame().locator('html').evaluate((h) => Math.ceil(h.getBoundingClientRect().height));
-  await page.waitForFunction((h) => Math.abs(document.getElementById('doc-frame').getBoundingClientRect().height - 2 - h) <= 2, inner);
+  const inner = await frame()
+    .locator('html')
+    .evaluate((h) => Math.ceil(h.getBoundingClientRect().height));
+  await page.waitForFunction(
+    (h) => Math.abs(document.getElementById('doc-frame').getBoundingClientRect().height - 2 - h) <= 2,
+    inner,
+  );
   assert.ok(inner > 320, `the figure is taller than the frame's initial 320 px (${inner})`);
 });
 
@@ -61,8 +69,14 @@ test('figures fit the column and follow the host page into dark mode (script ele
   const bg = (loc) => loc.evaluate((el) => getComputedStyle(el).backgroundColor);
   assert.equal(await bg(page.locator('ls-fragment .view')), 'rgb(255, 255, 255)');
   await page.click('#scheme');
-  await page.waitForFunction(() => getComputedStyle(document.querySelector('ls-fragment').shadowRoot.querySelector('.view')).backgroundColor === 'rgb(22, 24, 28)');
-  await page.waitForFunction(() => document.getElementById('doc-frame').contentDocument.documentElement.dataset.theme === 'dark');
+  await page.waitForFunction(
+    () =>
+      getComputedStyle(document.querySelector('ls-fragment').shadowRoot.querySelector('.view')).backgroundColor ===
+      'rgb(22, 24, 28)',
+  );
+  await page.waitForFunction(
+    () => document.getElementById('doc-frame').contentDocument.documentElement.dataset.theme === 'dark',
+  );
   assert.equal(await bg(frame().locator('ls-scale-factors .view')), 'rgb(22, 24, 28)');
   await page.screenshot({ path: join(artifacts, 'docs-embed-dark.png'), fullPage: true });
   await page.click('#scheme');
@@ -72,7 +86,10 @@ test('figures fit the column and follow the host page into dark mode (script ele
 test('embed.html names the problem with an unknown figure', async () => {
   const p = await browser.newPage();
   await p.goto(`${agent.base}/embed.html#figure=nope`);
-  assert.match(await p.locator('[role=alert]').textContent(), /unknown figure "nope"; expected one of tile, fragment, tmem, sf, mesh, banks, atom, play/);
+  assert.match(
+    await p.locator('[role=alert]').textContent(),
+    /unknown figure "nope"; expected one of tile, fragment, tmem, sf, mesh, banks, atom, play/,
+  );
   await p.close();
 });
 

@@ -134,9 +134,17 @@ test('<ls-bank-conflicts compare=...> without shape names the layout\'s own shap
   const id2 = await embed('ls-bank-conflicts', { compare: 'S[(32,32):(33,1)]' });
   assert.match(await alertOf(id2), /layout.*required with compare/);
   // a correct pair draws: the padded 33-word rows read down a column in 1 wavefront, the 32-word rows in 32
-  const id3 = await embed('ls-bank-conflicts', { layout: 'S[(32,32):(32,1)]', compare: 'S[(32,32):(33,1)]', shape: '32,32', selection: 'C:0' });
+  const id3 = await embed('ls-bank-conflicts', {
+    layout: 'S[(32,32):(32,1)]',
+    compare: 'S[(32,32):(33,1)]',
+    shape: '32,32',
+    selection: 'C:0',
+  });
   await page.locator(`#${id3} .view`).waitFor();
-  assert.match(await page.locator(`#${id3} .live`).textContent(), /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycles/);
+  assert.match(
+    await page.locator(`#${id3} .live`).textContent(),
+    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycles/,
+  );
   assert.deepEqual(pageErrors, []);
 });
 

@@ -36,7 +36,11 @@ test('first load: the figure in view is drawn first, the others follow without a
   // the playground, far below the fold, is drawn in an idle period without scrolling
   await page.locator('ls-playground .view').waitFor({ timeout: 30_000 });
   await page.waitForTimeout(2500);
-  assert.equal(urls.filter((u) => /assets\/panel-/.test(u)).length, 0, 'the panel chunk is fetched only when the panel comes near the viewport');
+  assert.equal(
+    urls.filter((u) => /assets\/panel-/.test(u)).length,
+    0,
+    'the panel chunk is fetched only when the panel comes near the viewport',
+  );
   // the build's precompressed files are what the server sent
   const res = await page.request.get(server.url + 'layoutscope.js', { headers: { 'Accept-Encoding': 'br' } });
   assert.equal(res.headers()['content-encoding'], 'br');
@@ -59,7 +63,8 @@ test('fragment: each logical cell says which lane and slot hold it, "T21 V1" for
   // slot 1; element 0 is T0 V0, element 1 is T0 V1 (the last extent, 2, is the slot)
   const texts = await page.locator('ls-fragment svg text').allTextContents();
   const pairs = [];
-  for (let i = 0; i + 1 < texts.length; ++i) if (/^T\d+$/.test(texts[i]) && /^V\d+$/.test(texts[i + 1])) pairs.push(`${texts[i]} ${texts[i + 1]}`);
+  for (let i = 0; i + 1 < texts.length; ++i)
+    if (/^T\d+$/.test(texts[i]) && /^V\d+$/.test(texts[i + 1])) pairs.push(`${texts[i]} ${texts[i + 1]}`);
   assert.equal(pairs.length, 64);
   assert.equal(pairs[43], 'T21 V1');
   assert.equal(pairs[0], 'T0 V0');
@@ -73,7 +78,10 @@ test('bank conflicts: the padded case, a 32x32 fp32 column read: 32 cycles at 32
   await page.click('ls-bank-conflicts [data-hit="C:0"]');
   // column 0 of S[(32,32):(32,1)]: words 0, 32, 64, ... all bank 0 -> 32 passes; of S[(32,32):(33,1)]: word 33r,
   // bank r -> all 32 banks distinct, one pass
-  assert.match(await page.locator('ls-bank-conflicts .live').textContent(), /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] \(padded\) 1 cycles/);
+  assert.match(
+    await page.locator('ls-bank-conflicts .live').textContent(),
+    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] \(padded\) 1 cycles/,
+  );
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'banks-padded.png') });
   await page.click('ls-bank-conflicts button.case-toy');
 });
@@ -108,7 +116,8 @@ test('"?" opens the keyboard help, Esc closes it; copy-link copies the address w
 
 test('print: navigation, controls and the panel are hidden', async () => {
   await page.emulateMedia({ media: 'print' });
-  for (const sel of ['nav', '.settings', '#sec-bench']) assert.equal(await page.locator(sel).first().isVisible(), false, sel);
+  for (const sel of ['nav', '.settings', '#sec-bench'])
+    assert.equal(await page.locator(sel).first().isVisible(), false, sel);
   assert.equal(await page.locator('#sec-tile').isVisible(), true);
   await page.emulateMedia({ media: 'screen' });
 });
@@ -125,7 +134,8 @@ test('390 px wide: no horizontal scroll, every control a tap target of at least 
     const walk = (root) => {
       for (const el of root.querySelectorAll('button, a, select, input, textarea')) {
         const b = el.getBoundingClientRect();
-        if (b.width > 0 && (b.height < 24 || b.width < 24)) small.push(`${el.tagName.toLowerCase()}.${el.className} ${b.width.toFixed(0)}x${b.height.toFixed(0)}`);
+        if (b.width > 0 && (b.height < 24 || b.width < 24))
+          small.push(`${el.tagName.toLowerCase()}.${el.className} ${b.width.toFixed(0)}x${b.height.toFixed(0)}`);
       }
       for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
     };

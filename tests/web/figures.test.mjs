@@ -15,7 +15,9 @@ const consoleErrors = [];
 async function open(hash = '') {
   await page.goto(server.url + (hash ? '#' + hash : ''));
   await page.waitForFunction(() =>
-    [...document.querySelectorAll('main [id]')].filter((e) => e.tagName.startsWith('LS-') && e.tagName !== 'LS-BENCH-PANEL').every((e) => e.shadowRoot?.querySelector('.view')),
+    [...document.querySelectorAll('main [id]')]
+      .filter((e) => e.tagName.startsWith('LS-') && e.tagName !== 'LS-BENCH-PANEL')
+      .every((e) => e.shadowRoot?.querySelector('.view')),
   );
 }
 const live = (fig) => page.locator(`${fig} .live`).textContent();
@@ -43,7 +45,12 @@ test('tile: click (5,6) -> unflatten (2,1,1,2), f_D = 46; memory rows 0 and 1', 
   const d = await details('ls-tile-layout');
   assert.match(d, /unflatten\(46; 4,2,2,4\) = \(2, 1, 1, 2\)/);
   assert.match(d, /f_D\(x\) = 2·16 \+ 1·4 \+ 1·8 \+ 2·1 = 46@m/);
-  const row = (r) => Promise.all(Array.from({ length: 8 }, (_, c) => page.locator(`ls-tile-layout rect[data-hit="P:${r * 8 + c}"] + text`).textContent()));
+  const row = (r) =>
+    Promise.all(
+      Array.from({ length: 8 }, (_, c) =>
+        page.locator(`ls-tile-layout rect[data-hit="P:${r * 8 + c}"] + text`).textContent(),
+      ),
+    );
   assert.deepEqual((await row(0)).map(Number), [0, 1, 2, 3, 8, 9, 10, 11]);
   assert.deepEqual((await row(1)).map(Number), [4, 5, 6, 7, 12, 13, 14, 15]);
   await page.locator('ls-tile-layout').screenshot({ path: join(artifacts, 'fig1-tile.png') });
@@ -60,7 +67,11 @@ test('tile: keyboard — one tab stop, arrows, Enter selects, Esc clears, live r
   assert.match(await live('ls-tile-layout'), /\(5, 6\), x = 46 → 46@m/);
   await page.keyboard.press('Escape');
   assert.match(await live('ls-tile-layout'), /Nothing selected/);
-  const tabbable = await page.evaluate(() => document.querySelector('ls-tile-layout').shadowRoot.querySelectorAll('.view [tabindex], .view a, .view button').length);
+  const tabbable = await page.evaluate(
+    () =>
+      document.querySelector('ls-tile-layout').shadowRoot.querySelectorAll('.view [tabindex], .view a, .view button')
+        .length,
+  );
   assert.equal(tabbable, 0, 'cells must not be tab stops');
 });
 
@@ -86,9 +97,22 @@ test('TMEM: 128x512 canvas, click TLane 5 TCol 200 -> element (5, 200); datapath
     const c = el.shadowRoot.querySelector('canvas');
     const ctx = c.getContext('2d');
     const s = c.width / (44 + 512 * 2 + 12);
-    const hex = (l, col) => '#' + Array.from(ctx.getImageData(Math.floor((44 + col * 2 + 1) * s), Math.floor((22 + l * 3 + 1.5) * s), 1, 1).data.slice(0, 3))
-      .map((v) => v.toString(16).padStart(2, '0')).join('');
-    return { row20: hex(20, 10), row40: hex(40, 10), row127: hex(127, 255), empty: hex(20, 300), cat: el.palette.cat, cell: el.palette.cell, svg: el.exportSvg() };
+    const hex = (l, col) =>
+      '#' +
+      Array.from(
+        ctx.getImageData(Math.floor((44 + col * 2 + 1) * s), Math.floor((22 + l * 3 + 1.5) * s), 1, 1).data.slice(0, 3),
+      )
+        .map((v) => v.toString(16).padStart(2, '0'))
+        .join('');
+    return {
+      row20: hex(20, 10),
+      row40: hex(40, 10),
+      row127: hex(127, 255),
+      empty: hex(20, 300),
+      cat: el.palette.cat,
+      cell: el.palette.cell,
+      svg: el.exportSvg(),
+    };
   });
   assert.equal(probe.row20, probe.cat[1].toLowerCase());
   assert.equal(probe.row40, probe.cat[2].toLowerCase());
@@ -108,7 +132,10 @@ test('TMEM: 128x512 canvas, click TLane 5 TCol 200 -> element (5, 200); datapath
 
 test('scale factors: SFA[64,2] -> (0,2,2) (32,2,2) (64,2,2) (96,2,2)', async () => {
   await page.click('ls-scale-factors [data-hit="L:258"]');
-  assert.match(await live('ls-scale-factors'), /SFA\[64, 2\] → \(TLane, TCol, byte\) \(0,2,2\) \(32,2,2\) \(64,2,2\) \(96,2,2\)/);
+  assert.match(
+    await live('ls-scale-factors'),
+    /SFA\[64, 2\] → \(TLane, TCol, byte\) \(0,2,2\) \(32,2,2\) \(64,2,2\) \(96,2,2\)/,
+  );
   await page.locator('ls-scale-factors').screenshot({ path: join(artifacts, 'fig4-scale-factors.png') });
 });
 
@@ -127,7 +154,11 @@ test('mesh: element (1,2,3) -> m 19 on (0,1),(1,1) with a replica, on (1,1) with
   await page.click('ls-mesh [data-hit="L:51"]');
   // the selection attribute set from outside (a docs page) updates the figure like a click: element 0 = (0,0,0)
   await page.evaluate(() => document.querySelector('ls-mesh').setAttribute('selection', 'L:0'));
-  await page.waitForFunction(() => /Element \(0, 0, 0\)/.test(document.querySelector('ls-mesh').shadowRoot.querySelector('.details')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /Element \(0, 0, 0\)/.test(
+      document.querySelector('ls-mesh').shadowRoot.querySelector('.details')?.textContent ?? '',
+    ),
+  );
   await page.click('ls-mesh [data-hit="L:51"]');
   assert.match(await details('ls-mesh'), /Element \(1, 2, 3\)/);
 });
@@ -229,10 +260,17 @@ test('exports: SVG parses as SVG with the cells, JSON holds the table, PNG is a 
   const svg = await (await import('node:fs/promises')).readFile(await svgDl.path(), 'utf8');
   const ok = await page.evaluate((s) => {
     const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
-    return !doc.querySelector('parsererror') && doc.documentElement.localName === 'svg' && doc.querySelectorAll('rect[data-hit]').length;
+    return (
+      !doc.querySelector('parsererror') &&
+      doc.documentElement.localName === 'svg' &&
+      doc.querySelectorAll('rect[data-hit]').length
+    );
   }, svg);
   assert.ok(ok >= 64 * 2, `svg rects: ${ok}`);
-  const [jsonDl] = await Promise.all([page.waitForEvent('download'), page.click('ls-scale-factors button.export-json')]);
+  const [jsonDl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click('ls-scale-factors button.export-json'),
+  ]);
   const data = JSON.parse(await (await import('node:fs/promises')).readFile(await jsonDl.path(), 'utf8'));
   assert.equal(data.elements, 512);
   assert.equal(data.replicas, 4);
@@ -253,7 +291,10 @@ test('Chinese labels and dark theme toggle', async () => {
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-dark-zh.png') });
   const axe = await new AxeBuilder({ page }).analyze();
   const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.length}`), []);
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.length}`),
+    [],
+  );
   await page.click('#lang-toggle');
   await page.click('#theme-toggle');
 });
@@ -261,7 +302,16 @@ test('Chinese labels and dark theme toggle', async () => {
 test('axe: no serious or critical violations (light, English)', async () => {
   const axe = await new AxeBuilder({ page }).analyze();
   const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`), []);
+  assert.deepEqual(
+    bad.map(
+      (v) =>
+        `${v.id}: ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(' | ')}`,
+    ),
+    [],
+  );
 });
 
 test('no console errors, no failed requests (favicon included)', async () => {

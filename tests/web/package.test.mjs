@@ -27,13 +27,18 @@ after(async () => {
 
 test('npm pack: the tarball holds the module, the engine and the types', () => {
   execFileSync('node', [join(web, 'scripts', 'pack-elements.mjs')], { stdio: 'pipe' });
-  const out = execFileSync('npm', ['pack', join(web, 'dist-pkg'), '--pack-destination', dir, '--json'], { encoding: 'utf8' });
+  const out = execFileSync('npm', ['pack', join(web, 'dist-pkg'), '--pack-destination', dir, '--json'], {
+    encoding: 'utf8',
+  });
   const [info] = JSON.parse(out);
   tarball = join(dir, info.filename);
   const files = info.files.map((f) => f.path).sort();
   assert.ok(files.includes('layoutscope.js'));
   assert.ok(files.includes('layoutscope.d.ts'));
-  assert.ok(files.some((f) => /^assets\/layoutscope-.*\.wasm$/.test(f)), files.join(', '));
+  assert.ok(
+    files.some((f) => /^assets\/layoutscope-.*\.wasm$/.test(f)),
+    files.join(', '),
+  );
   assert.equal(info.name, 'layoutscope-elements');
 });
 
@@ -41,7 +46,10 @@ test('a fresh Vite project installs the tarball, type-checks against it and buil
   const app = join(dir, 'site');
   mkdirSync(join(app, 'src'), { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'docs-site', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: app, stdio: 'pipe' });
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+    cwd: app,
+    stdio: 'pipe',
+  });
   writeFileSync(
     join(app, 'index.html'),
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>docs</title></head><body>
@@ -61,13 +69,30 @@ document.querySelector('ls-playground')!.layout = 'S[(8,4):(4,1]';
   );
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, types: [] }, include: ['src'] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'bundler',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        types: [],
+      },
+      include: ['src'],
+    }),
   );
   // the site's own tools: TypeScript and Vite from web/node_modules (a docs site has its own)
   execFileSync('node', [join(web, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], { stdio: 'pipe' });
-  execFileSync('node', [join(web, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error'], { cwd: app, stdio: 'pipe' });
+  execFileSync('node', [join(web, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error'], {
+    cwd: app,
+    stdio: 'pipe',
+  });
   const assets = readdirSync(join(app, 'dist', 'assets'));
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `the engine is copied with the site: ${assets.join(', ')}`);
+  assert.ok(
+    assets.some((f) => f.endsWith('.wasm')),
+    `the engine is copied with the site: ${assets.join(', ')}`,
+  );
   assert.ok(existsSync(join(app, 'dist', 'index.html')));
 });
 
@@ -78,7 +103,10 @@ test('the built site shows the figures: cell 43 -> lane 21, slot 1; a bad layout
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   // the bare site has no favicon: its 404 is the browser's, not the package's
-  page.on('response', (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && errors.push(`HTTP ${r.status()}: ${r.url()}`));
+  page.on(
+    'response',
+    (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && errors.push(`HTTP ${r.status()}: ${r.url()}`),
+  );
   page.on('console', (m) => m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(m.text()));
   await page.goto(server.url);
   await page.locator('ls-fragment .view').waitFor({ timeout: 20_000 });

@@ -75,7 +75,10 @@ test('a small AoS/SoA sweep: progress reaches 100%, 8 bars (2 layouts x 4 touch 
   await uncheckAllBut('layouts', ['aos', 'soa']); // the scalar kernels only: 2 layouts
   await page.click(`${P} .run-button`);
   await page.waitForFunction(
-    () => /100% · succeeded/.test(document.querySelector('ls-bench-panel').shadowRoot.querySelector('.progress-text')?.textContent ?? ''),
+    () =>
+      /100% · succeeded/.test(
+        document.querySelector('ls-bench-panel').shadowRoot.querySelector('.progress-text')?.textContent ?? '',
+      ),
     null,
     { timeout: 30_000 },
   );
@@ -101,7 +104,14 @@ test('clicking a variant opens the tile figure on its access pattern', async () 
   await fig.locator('.access').waitFor();
   assert.match(await fig.locator('.access').textContent(), /32 lanes × 4 B: 32 sectors of 32 B per request/);
   await page.click(`${P} tr.prediction[data-variant^="SOA"] .open-figure`);
-  await page.waitForFunction(() => /: 4 sectors/.test(document.querySelector('ls-bench-panel').shadowRoot.querySelector('ls-tile-layout')?.shadowRoot.querySelector('.access')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /: 4 sectors/.test(
+      document
+        .querySelector('ls-bench-panel')
+        .shadowRoot.querySelector('ls-tile-layout')
+        ?.shadowRoot.querySelector('.access')?.textContent ?? '',
+    ),
+  );
 });
 
 test('downloads: the JSON is the agent result and validates against the schema; the CSV parses', async () => {
@@ -111,16 +121,29 @@ test('downloads: the JSON is the agent result and validates against the schema; 
   const record = await agent.fetch(`/v1/runs/${runId}`).then((r) => r.json());
   assert.deepEqual(doc, record.result);
   const [csvDl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} .export-csv >> nth=0`)]);
-  const lines = readFileSync(await csvDl.path(), 'utf8').trim().split('\n');
+  const lines = readFileSync(await csvDl.path(), 'utf8')
+    .trim()
+    .split('\n');
   const head = lines[0].split(',');
   assert.ok(head.includes('useful_bandwidth_B_per_s') && head.includes('touch_fields'), lines[0]);
   assert.equal(lines.length - 1, 8, '2 layouts x 4 touch counts');
   for (const l of lines.slice(1)) assert.equal(l.split(',').length, head.length);
-  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} figure[data-plot=aos-bandwidth] .plot-svg`)]);
+  const [svgDl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click(`${P} figure[data-plot=aos-bandwidth] .plot-svg`),
+  ]);
   const svg = readFileSync(await svgDl.path(), 'utf8');
   assert.match(svg, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} figure[data-plot=aos-bandwidth] .plot-png`)]);
-  assert.equal(readFileSync(await pngDl.path()).subarray(1, 4).toString(), 'PNG');
+  const [pngDl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click(`${P} figure[data-plot=aos-bandwidth] .plot-png`),
+  ]);
+  assert.equal(
+    readFileSync(await pngDl.path())
+      .subarray(1, 4)
+      .toString(),
+    'PNG',
+  );
 });
 
 test('transpose: 4 variants; tiled predicts 32 wavefronts, pad 1; the bank figure opens on the tile', async () => {
@@ -133,21 +156,36 @@ test('transpose: 4 variants; tiled predicts 32 wavefronts, pad 1; the bank figur
   await page.waitForFunction(
     () => {
       const root = document.querySelector('ls-bench-panel').shadowRoot;
-      return /100% · succeeded/.test(root.querySelector('.progress-text')?.textContent ?? '') && root.querySelector('figure[data-plot=transpose-fraction] svg');
+      return (
+        /100% · succeeded/.test(root.querySelector('.progress-text')?.textContent ?? '') &&
+        root.querySelector('figure[data-plot=transpose-fraction] svg')
+      );
     },
     null,
     { timeout: 30_000 },
   );
   assert.equal(await page.locator(`${P} figure[data-plot=transpose-bandwidth] g.ls-bandwidth-bars rect`).count(), 4);
   // a 32-float column of tile[32][32] is one bank 32 times; with a 33-float row it is 32 banks
-  assert.equal((await page.locator(`${P} tr.prediction[data-variant="tiled 64"] td.wavefronts`).textContent()).trim(), '1 / 32');
-  assert.equal((await page.locator(`${P} tr.prediction[data-variant="pad 64"] td.wavefronts`).textContent()).trim(), '1 / 1');
+  assert.equal(
+    (await page.locator(`${P} tr.prediction[data-variant="tiled 64"] td.wavefronts`).textContent()).trim(),
+    '1 / 32',
+  );
+  assert.equal(
+    (await page.locator(`${P} tr.prediction[data-variant="pad 64"] td.wavefronts`).textContent()).trim(),
+    '1 / 1',
+  );
   // naive stores a column of a 64-float-wide matrix: 32 lanes in 32 different sectors
-  assert.equal((await page.locator(`${P} tr.prediction[data-variant="naive 64"] td.sectors`).textContent()).trim(), '4 / 32');
+  assert.equal(
+    (await page.locator(`${P} tr.prediction[data-variant="naive 64"] td.sectors`).textContent()).trim(),
+    '4 / 32',
+  );
   await page.click(`${P} tr.prediction[data-variant="tiled 64"] .open-figure`);
   const fig = page.locator(`${P} ls-bank-conflicts`);
   await fig.locator('.cycles').waitFor();
-  assert.match(await fig.locator('.cycles').textContent(), /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycles/);
+  assert.match(
+    await fig.locator('.cycles').textContent(),
+    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycles/,
+  );
   await page.locator(P).screenshot({ path: join(artifacts, 'panel-transpose.png') });
 });
 
@@ -161,16 +199,27 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
   await page.waitForFunction(
     () => {
       const root = document.querySelector('ls-bench-panel').shadowRoot;
-      return /100% · succeeded/.test(root.querySelector('.progress-text')?.textContent ?? '') && root.querySelector('tr.prediction[data-variant="tile64_swizzle 128"]');
+      return (
+        /100% · succeeded/.test(root.querySelector('.progress-text')?.textContent ?? '') &&
+        root.querySelector('tr.prediction[data-variant="tile64_swizzle 128"]')
+      );
     },
     null,
     { timeout: 30_000 },
   );
   for (const v of ['tile64_pad 128', 'tile64_swizzle 128']) {
     // load: 32 lanes x 16 B = two 256 B row pieces = 16 sectors; store: one 256 B bulk copy = 8 sectors
-    assert.equal((await page.locator(`${P} tr.prediction[data-variant="${v}"] td.sectors`).textContent()).trim(), '16 / 8', v);
+    assert.equal(
+      (await page.locator(`${P} tr.prediction[data-variant="${v}"] td.sectors`).textContent()).trim(),
+      '16 / 8',
+      v,
+    );
     // tile fill, column read, staging rows: 4 wavefronts (1 per 8 lanes); the row-major reference: 32 (8-way)
-    assert.equal((await page.locator(`${P} tr.prediction[data-variant="${v}"] td.wavefronts`).textContent()).trim(), '4 / 4 / 4 / 32', v);
+    assert.equal(
+      (await page.locator(`${P} tr.prediction[data-variant="${v}"] td.wavefronts`).textContent()).trim(),
+      '4 / 4 / 4 / 32',
+      v,
+    );
   }
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0, 'the agent and the page agree');
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-tile64.png') });
@@ -179,7 +228,10 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
   await page.click(`${P} tr.prediction[data-variant="tile64_pad 128"] .open-figure`);
   const fig = page.locator(`${P} ls-bank-conflicts`);
   await fig.locator('.cycles').waitFor();
-  assert.match(await fig.locator('.cycles').textContent(), /S\[\(16,4,64\):\(260,64,1\)\] 4 cycles, S\[\(64,64\):\(64,1\)\] 32 cycles/);
+  assert.match(
+    await fig.locator('.cycles').textContent(),
+    /S\[\(16,4,64\):\(260,64,1\)\] 4 cycles, S\[\(64,64\):\(64,1\)\] 32 cycles/,
+  );
   // row 0, logical column 40 (both tiles: pad and swizzle leave row 0 alone) is bank 8 of the row's second bank row:
   // drawn column 32 + 8
   const [svgDl] = await Promise.all([page.waitForEvent('download'), fig.locator('button.export-svg').click()]);
@@ -210,7 +262,11 @@ test('a wrong token and an unreachable agent each say so', async () => {
 test('offline: a results file is validated, plotted and tabled; a file that does not match says where', async () => {
   await page.setInputFiles(`${P} input.file`, join(root, 'docs', 'results', 'h200-transpose.json'));
   // 4 variants x 3 sizes (4096, 8192, 16384) in the H200 file
-  await page.waitForFunction(() => document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('table.transpose-table tbody tr').length >= 12 + 4);
+  await page.waitForFunction(
+    () =>
+      document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('table.transpose-table tbody tr').length >=
+      12 + 4,
+  );
   assert.match(await page.locator(`${P} .chips`).textContent(), /h200-transpose\.json · NVIDIA H200/);
   const bad = JSON.parse(readFileSync(join(root, 'docs', 'results', 'h200-transpose.json'), 'utf8'));
   delete bad.schema_version;
@@ -232,28 +288,60 @@ test('offline: a profile run shows the measured sectors per request next to the 
   // The document's NCU table: naive transpose loads 4 sectors/request (a warp reads 128 contiguous bytes) and
   // stores 32 (each lane writes a different row, one sector each); the tiled kernel is 4 / 4.
   const cell = (variant) =>
-    page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: 'h200-profile-transpose' }).locator('td.measured');
-  await page.waitForFunction(() => [...document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('tr.prediction td.measured')].some((td) => /\d/.test(td.textContent)));
+    page
+      .locator(`${P} tr.prediction[data-variant="${variant}"]`)
+      .filter({ hasText: 'h200-profile-transpose' })
+      .locator('td.measured');
+  await page.waitForFunction(() =>
+    [...document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('tr.prediction td.measured')].some((td) =>
+      /\d/.test(td.textContent),
+    ),
+  );
   assert.match(await cell('naive 4096').textContent(), /^\s*4\.0 \/ 32\.0/);
   assert.match(await cell('tiled 4096').textContent(), /^\s*4\.0 \/ 4\.0/);
 });
 
 test('offline: the reference-runs button opens the four committed H200 runs, and the page agrees with their predictions', async () => {
   await page.click(`${P} button.open-reference`);
-  await page.waitForFunction(() => /h200-profile-aos_soa\.json/.test(document.querySelector('ls-bench-panel').shadowRoot.querySelector('.chips')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () =>
+      /h200-profile-aos_soa\.json/.test(
+        document.querySelector('ls-bench-panel').shadowRoot.querySelector('.chips')?.textContent ?? '',
+      ),
+    null,
+    { timeout: 15_000 },
+  );
   const chips = await page.locator(`${P} .chips`).textContent();
-  for (const name of ['h200-transpose.json', 'h200-aos_soa.json', 'h200-profile-transpose.json', 'h200-profile-aos_soa.json']) assert.match(chips, new RegExp(name.replace('.', '\\.')), name);
+  for (const name of [
+    'h200-transpose.json',
+    'h200-aos_soa.json',
+    'h200-profile-transpose.json',
+    'h200-profile-aos_soa.json',
+  ])
+    assert.match(chips, new RegExp(name.replace('.', '\\.')), name);
   assert.equal(await page.locator(`${P} .offline-error`).count(), 0);
   // the committed file's tile64_pad 16384 state: useful bytes per second, shown in GB/s with one decimal
   const doc = JSON.parse(readFileSync(join(root, 'docs', 'results', 'h200-transpose.json'), 'utf8'));
-  const st = doc.benchmarks[0].states.find((s) => s.axis_values.variant === 'tile64_pad' && s.axis_values.dim === 16384);
+  const st = doc.benchmarks[0].states.find(
+    (s) => s.axis_values.variant === 'tile64_pad' && s.axis_values.dim === 16384,
+  );
   const bw = st.summaries.find((x) => x.tag.endsWith('bw/global/bytes_per_second')).value;
-  const row = (variant, file) => page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: file });
-  assert.equal((await row('tile64_pad 16384', 'h200-transpose.json').locator('td:nth-child(8)').textContent()).trim(), (bw / 1e9).toFixed(1));
+  const row = (variant, file) =>
+    page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: file });
+  assert.equal(
+    (await row('tile64_pad 16384', 'h200-transpose.json').locator('td:nth-child(8)').textContent()).trim(),
+    (bw / 1e9).toFixed(1),
+  );
   // ncu on the H200: tile64 loads 32 lanes x 16 B = 512 B = 16 sectors per request; its stores are bulk copies,
   // which make no LSU request at all (shown as –); AoS 32 / 32 and SoA 4 / 4 as in the document's table
-  assert.match(await row('tile64_swizzle 4096', 'h200-profile-transpose').locator('td.measured').textContent(), /^\s*16\.0 \/ –/);
-  assert.match(await row('AOS (t=1)', 'h200-profile-aos_soa').locator('td.measured').textContent(), /^\s*32\.0 \/ 32\.0/);
+  assert.match(
+    await row('tile64_swizzle 4096', 'h200-profile-transpose').locator('td.measured').textContent(),
+    /^\s*16\.0 \/ –/,
+  );
+  assert.match(
+    await row('AOS (t=1)', 'h200-profile-aos_soa').locator('td.measured').textContent(),
+    /^\s*32\.0 \/ 32\.0/,
+  );
   assert.match(await row('SOA (t=1)', 'h200-profile-aos_soa').locator('td.measured').textContent(), /^\s*4\.0 \/ 4\.0/);
   // every committed prediction (written by the agent on the H200) equals what this page's engine computes
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0);
@@ -264,7 +352,10 @@ test('axe: no serious or critical violations with the plots of every reference r
   assert.ok((await page.locator(`${P} figure[data-plot] svg`).count()) >= 2);
   const axe = await new AxeBuilder({ page }).include('ls-bench-panel').analyze();
   const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.length} nodes`), []);
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.length} nodes`),
+    [],
+  );
 });
 
 test('no console errors while connected, running, plotting and exporting', () => {

@@ -47,7 +47,9 @@ async function at(hit) {
   const view = page.locator(`${PG} .view svg, ${PG} .view canvas`).first();
   await view.scrollIntoViewIfNeeded();
   const vb = await view.boundingBox();
-  const sceneW = await view.evaluate((v) => (v instanceof HTMLCanvasElement ? v.width / Math.min(2, window.devicePixelRatio || 1) : v.viewBox.baseVal.width));
+  const sceneW = await view.evaluate((v) =>
+    v instanceof HTMLCanvasElement ? v.width / Math.min(2, window.devicePixelRatio || 1) : v.viewBox.baseVal.width,
+  );
   const k = vb.width / sceneW;
   return { x: vb.x + (b.x + b.w / 2) * k, y: vb.y + (b.y + b.h / 2) * k };
 }
@@ -59,7 +61,8 @@ test('SWIZZLE_128B on fp16 moves logical columns: Swizzle<3,3,3> o S[(8,64):(64,
   assert.match(await page.locator(`${PG} .view`).innerHTML(), /Memory \(@m\) in rows of 64 elements \(128 B\)/);
   // element (1, 8) = 72: unswizzled at m = 72 (row 1, column 8); swizzled at 72 ^ ((72 & 0b111000000) >> 3) =
   // 72 ^ 8 = 64, row 1 column 0
-  const p72 = await box('P:72'), p64 = await box('P:64');
+  const p72 = await box('P:72'),
+    p64 = await box('P:64');
   await box('Q:64'); // the swizzled view draws slot 64
   assert.equal(p72.y, p64.y);
   assert.equal(Math.round((p72.x - p64.x) / p72.w), 8);
@@ -104,7 +107,9 @@ test('lanes x registers, and devices x local memory with replicas in one colour'
   await show('S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]', '2,4,8');
   // (1, 2, 3) = x 51: m = 2*8 + 3 = 19 on gpuid_y 1 of both gpuid_x: devices (0,1) and (1,1), rows 1 and 3
   // (gpuid_x outer), column 19; the table's axes are gpuid_y, m, gpuid_x
-  const r0 = await box('P:1,19,0'), r1 = await box('P:1,19,1'), o = await box('P:0,0,0');
+  const r0 = await box('P:1,19,0'),
+    r1 = await box('P:1,19,1'),
+    o = await box('P:0,0,0');
   assert.equal(Math.round((r0.y - o.y) / r0.h), 1);
   assert.equal(Math.round((r1.y - o.y) / r1.h), 3);
   assert.equal(Math.round((r0.x - o.x) / r0.w), 19);
@@ -120,7 +125,9 @@ test('paste -> figure for 64K elements, and click -> highlight on a 1M-cell rast
     await show(i % 2 ? 'S[(256,256):(1,256)]' : 'S[(256,256):(256,1)]', '256,256');
     paste.push(Number(await page.locator(PG).getAttribute('data-latency')));
   }
-  console.log(`paste -> figure, 65,536 elements: p50 ${q(paste, 0.5).toFixed(1)} ms, max ${Math.max(...paste).toFixed(1)} ms`);
+  console.log(
+    `paste -> figure, 65,536 elements: p50 ${q(paste, 0.5).toFixed(1)} ms, max ${Math.max(...paste).toFixed(1)} ms`,
+  );
   await show('S[(1024,1024):(1,1024)]', '1024,1024');
   const lat = [];
   for (let i = 0; i < 40; ++i) {
@@ -129,7 +136,9 @@ test('paste -> figure for 64K elements, and click -> highlight on a 1M-cell rast
     await page.mouse.click(c.x, c.y);
     lat.push(Number(await page.locator(PG).getAttribute('data-latency')));
   }
-  console.log(`click -> highlight, 1,048,576 cells: p50 ${q(lat, 0.5).toFixed(2)} ms, p95 ${q(lat, 0.95).toFixed(2)} ms`);
+  console.log(
+    `click -> highlight, 1,048,576 cells: p50 ${q(lat, 0.5).toFixed(2)} ms, p95 ${q(lat, 0.95).toFixed(2)} ms`,
+  );
   // the last click names an element (i, j) whose m is i + 1024 j
   const m = /flat\((\d+),(\d+); 1024,1024\).*\{m: (\d+)\}/.exec(await page.locator(`${PG} .details`).textContent());
   assert.ok(m, 'a derivation is shown');

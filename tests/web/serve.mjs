@@ -36,7 +36,10 @@ export function start(dir) {
       };
       const accept = String(req.headers['accept-encoding'] ?? '');
       let body;
-      for (const [enc, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+      for (const [enc, ext] of [
+        ['br', '.br'],
+        ['gzip', '.gz'],
+      ]) {
         if (!new RegExp(`\\b${enc}\\b`).test(accept)) continue;
         body = await readFile(file + ext).catch(() => undefined);
         if (body) {
@@ -52,6 +55,8 @@ export function start(dir) {
     }
   });
   return new Promise((ok) =>
-    server.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((d) => server.close(d)) })),
+    server.listen(0, '127.0.0.1', () =>
+      ok({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((d) => server.close(d)) }),
+    ),
   );
 }

@@ -15,7 +15,9 @@ const files = [
 ];
 for (const [from, to] of files) {
   if (!existsSync(from)) {
-    console.error(`copy-wasm: missing ${from} (build the module first: emcmake cmake -S . -B build-wasm && cmake --build build-wasm)`);
+    console.error(
+      `copy-wasm: missing ${from} (build the module first: emcmake cmake -S . -B build-wasm && cmake --build build-wasm)`,
+    );
     process.exit(1);
   }
   copyFileSync(from, to);

@@ -28,7 +28,8 @@ const version = JSON.parse(readFileSync(join(web, 'package.json'), 'utf8')).vers
 const pkg = {
   name: 'layoutscope-elements',
   version,
-  description: 'The layoutscope figures (<ls-fragment>, <ls-tile-layout>, <ls-bank-conflicts>, ...) as custom elements, with the layout engine in WebAssembly',
+  description:
+    'The layoutscope figures (<ls-fragment>, <ls-tile-layout>, <ls-bank-conflicts>, ...) as custom elements, with the layout engine in WebAssembly',
   type: 'module',
   main: './layoutscope.js',
   module: './layoutscope.js',
@@ -41,6 +42,6 @@ const pkg = {
 writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
 writeFileSync(
   join(out, 'README.md'),
-  '# layoutscope-elements\n\n`import \'layoutscope-elements\'` defines the `<ls-*>` figures of layoutscope; see docs/embedding.md in the\nlayoutscope repository for the attributes. Serve the page over HTTP: the engine is a .wasm file next to the module.\n',
+  "# layoutscope-elements\n\n`import 'layoutscope-elements'` defines the `<ls-*>` figures of layoutscope; see docs/embedding.md in the\nlayoutscope repository for the attributes. Serve the page over HTTP: the engine is a .wasm file next to the module.\n",
 );
 console.log(`pack-elements: ${out} (layoutscope-elements ${version}, ${wasm[0]})`);

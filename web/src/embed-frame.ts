@@ -23,14 +23,32 @@ const FIGURES: Record<string, string> = {
   play: 'ls-playground',
   playground: 'ls-playground',
 };
-const ATTRIBUTES = ['layout', 'shape', 'dtype', 'swizzle', 'selection', 'lang', 'mode', 'datapath', 'compare', 'access', 'n', 'state-key'];
+const ATTRIBUTES = [
+  'layout',
+  'shape',
+  'dtype',
+  'swizzle',
+  'selection',
+  'lang',
+  'mode',
+  'datapath',
+  'compare',
+  'access',
+  'n',
+  'state-key',
+];
 
 const params = new URLSearchParams(location.hash.replace(/^#/, ''));
 const frameId = params.get('id') ?? '';
 const main = document.getElementById('frame')!;
 
 function setTheme(theme: string | null) {
-  const t = theme === 'dark' || theme === 'light' ? theme : window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  const t =
+    theme === 'dark' || theme === 'light'
+      ? theme
+      : window.matchMedia?.('(prefers-color-scheme: dark)').matches
+        ? 'dark'
+        : 'light';
   document.documentElement.dataset.theme = t;
   window.dispatchEvent(new Event(SETTINGS_EVENT));
 }
@@ -42,7 +60,9 @@ if (!tag) {
   const p = document.createElement('p');
   p.className = 'error';
   p.setAttribute('role', 'alert');
-  p.textContent = `embed.html: unknown figure "${name}"; expected one of ${Object.keys(FIGURES).filter((k) => !k.includes('-')).join(', ')} (e.g. #figure=fragment&selection=L:43)`;
+  p.textContent = `embed.html: unknown figure "${name}"; expected one of ${Object.keys(FIGURES)
+    .filter((k) => !k.includes('-'))
+    .join(', ')} (e.g. #figure=fragment&selection=L:43)`;
   main.append(p);
 } else {
   const el = document.createElement(tag);

@@ -57,7 +57,8 @@ function startPump() {
     setTimeout(pump, 0);
   }
 }
-const idle = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50));
+const idle = (f: () => void) =>
+  'requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50);
 function drainIdle() {
   idleQueued = false;
   const first = pending.entries().next();
@@ -76,7 +77,9 @@ function schedule(el: Element, work: () => void) {
   const run = () => {
     const t0 = performance.now();
     work();
-    void (el as LitElement).updateComplete.then(() => performance.measure(`ls-first-render ${el.localName}`, { start: t0, end: performance.now() }));
+    void (el as LitElement).updateComplete.then(() =>
+      performance.measure(`ls-first-render ${el.localName}`, { start: t0, end: performance.now() }),
+    );
   };
   if (!observer) return run();
   pending.set(el, run);
@@ -103,77 +106,77 @@ export abstract class LsFigure extends LitElement {
   static override styles = [
     controlStyles,
     css`
-    :host {
-      max-width: 100%;
-    }
-    .bar {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.4rem 0.8rem;
-      align-items: center;
-      margin: 0 0 0.5rem;
-    }
-    .bar .spacer {
-      flex: 1;
-    }
-    .bar > * {
-      max-width: 100%;
-      min-width: 0;
-    }
-    .bar > form {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.4rem 0.8rem;
-      align-items: center;
-    }
-    label {
-      display: inline-flex;
-      gap: 0.3rem;
-      align-items: center;
-    }
-    .view {
-      overflow: auto;
-      max-width: 100%;
-      border-radius: 4px;
-      outline-offset: 2px;
-    }
-    .view:focus-visible {
-      outline: 3px solid var(--ls-accent, #0062a0);
-    }
-    .view svg,
-    .view canvas {
-      display: block;
-      max-width: 100%;
-      height: auto;
-    }
-    .view [data-hit] {
-      cursor: pointer;
-    }
-    .details {
-      margin-top: 0.5rem;
-      min-height: 3.5em;
-    }
-    .details p {
-      margin: 0.2rem 0;
-    }
-    .error {
-      color: var(--ls-error, #b00020);
-    }
-    .pre {
-      white-space: pre;
-    }
-    .full {
-      flex-basis: 100%;
-    }
-    .sr {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-      white-space: nowrap;
-    }
-  `,
+      :host {
+        max-width: 100%;
+      }
+      .bar {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 0.8rem;
+        align-items: center;
+        margin: 0 0 0.5rem;
+      }
+      .bar .spacer {
+        flex: 1;
+      }
+      .bar > * {
+        max-width: 100%;
+        min-width: 0;
+      }
+      .bar > form {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 0.8rem;
+        align-items: center;
+      }
+      label {
+        display: inline-flex;
+        gap: 0.3rem;
+        align-items: center;
+      }
+      .view {
+        overflow: auto;
+        max-width: 100%;
+        border-radius: 4px;
+        outline-offset: 2px;
+      }
+      .view:focus-visible {
+        outline: 3px solid var(--ls-accent, #0062a0);
+      }
+      .view svg,
+      .view canvas {
+        display: block;
+        max-width: 100%;
+        height: auto;
+      }
+      .view [data-hit] {
+        cursor: pointer;
+      }
+      .details {
+        margin-top: 0.5rem;
+        min-height: 3.5em;
+      }
+      .details p {
+        margin: 0.2rem 0;
+      }
+      .error {
+        color: var(--ls-error, #b00020);
+      }
+      .pre {
+        white-space: pre;
+      }
+      .full {
+        flex-basis: 100%;
+      }
+      .sr {
+        position: absolute;
+        width: 1px;
+        height: 1px;
+        overflow: hidden;
+        clip: rect(0 0 0 0);
+        white-space: nowrap;
+      }
+    `,
   ];
 
   theme?: string;
@@ -392,7 +395,8 @@ export abstract class LsFigure extends LitElement {
    * re-rendering between down and up replaces the SVG nodes, after which Chromium sends no click. */
   private downHit: string | null = null;
   private hitOf(e: Event): string | null {
-    for (const el of e.composedPath()) if (el instanceof Element && el.hasAttribute('data-hit')) return el.getAttribute('data-hit');
+    for (const el of e.composedPath())
+      if (el instanceof Element && el.hasAttribute('data-hit')) return el.getAttribute('data-hit');
     return null;
   }
   private onViewDown(e: PointerEvent) {
@@ -439,17 +443,29 @@ export abstract class LsFigure extends LitElement {
     const svg = ext === 'svg';
     saveFile(
       `layoutscope-${this.key}.${ext}`,
-      ext === 'png' ? this.exportPng() : new Blob([svg ? this.exportSvg() : this.exportJson()], { type: svg ? 'image/svg+xml' : 'application/json' }),
+      ext === 'png'
+        ? this.exportPng()
+        : new Blob([svg ? this.exportSvg() : this.exportJson()], { type: svg ? 'image/svg+xml' : 'application/json' }),
     );
   }
 
   // ---- render ----------------------------------------------------------------------------------------
 
   /** Attributes that change what the engine computes: a change after load recomputes (embedding hosts set them). */
-  private static readonly INPUTS = ['layout', 'shape', 'dtype', 'swizzle', 'compare', 'access', 'mode', 'datapath', 'n'];
+  private static readonly INPUTS = [
+    'layout',
+    'shape',
+    'dtype',
+    'swizzle',
+    'compare',
+    'access',
+    'mode',
+    'datapath',
+    'n',
+  ];
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);
-    if (!this.eng || changed.has('eng')) return;  // the engine's arrival runs loadState and recompute itself
+    if (!this.eng || changed.has('eng')) return; // the engine's arrival runs loadState and recompute itself
     if (LsFigure.INPUTS.some((k) => changed.has(k as keyof LsFigure))) this.safely(() => this.recompute());
     else if (changed.has('selection')) this.safely(() => this.selectionChanged());
   }
@@ -474,7 +490,12 @@ export abstract class LsFigure extends LitElement {
   protected renderView(): TemplateResult {
     const scene = this.scene!;
     if (this.useCanvas())
-      return html`<canvas class="scene" role="img" aria-label=${this.title_()} ${styleProps({ width: `${scene.width}px` })}></canvas>`;
+      return html`<canvas
+        class="scene"
+        role="img"
+        aria-label=${this.title_()}
+        ${styleProps({ width: `${scene.width}px` })}
+      ></canvas>`;
     return html`${unsafeSVG(sceneToSvg(scene))}`;
   }
 
@@ -482,7 +503,13 @@ export abstract class LsFigure extends LitElement {
     if (this.failure) return html`<p class="error" role="alert">${this.failure}</p>`;
     if (!this.eng) return html`<p>${this.tr('loading')}</p>`;
     const missing = this.requiredAttributes().find((a) => this.hasAttribute(a) && !(this.getAttribute(a) ?? '').trim());
-    if (missing) return renderInputError({ message: `the ${missing} attribute is empty; it is required (${this.localName} ${missing}="…")`, field: missing, text: '', column: 0 });
+    if (missing)
+      return renderInputError({
+        message: `the ${missing} attribute is empty; it is required (${this.localName} ${missing}="…")`,
+        field: missing,
+        text: '',
+        column: 0,
+      });
     if (this.inputError) return renderInputError(this.inputError);
     const p = this.palette;
     this.style.setProperty('--ls-fg', p.fg);
@@ -498,7 +525,9 @@ export abstract class LsFigure extends LitElement {
         <span class="spacer"></span>
         <button type="button" class="export-svg" @click=${() => this.download('svg')}>${this.tr('exportSvg')}</button>
         <button type="button" class="export-png" @click=${() => this.download('png')}>${this.tr('exportPng')}</button>
-        <button type="button" class="export-json" @click=${() => this.download('json')}>${this.tr('exportJson')}</button>
+        <button type="button" class="export-json" @click=${() => this.download('json')}>
+          ${this.tr('exportJson')}
+        </button>
       </div>
       <div
         class="view"
@@ -551,7 +580,10 @@ export function inputErrorOf(err: unknown, host: Element): InputError {
   if (err instanceof EngineError) {
     const d = err.detail;
     const field = d.field === 'shape' ? 'shape' : d.column > 0 ? 'layout' : d.field;
-    const text = d.column > 0 ? (host.getAttribute(field) ?? (host as unknown as Record<string, unknown>)[field]?.toString() ?? '') : '';
+    const text =
+      d.column > 0
+        ? (host.getAttribute(field) ?? (host as unknown as Record<string, unknown>)[field]?.toString() ?? '')
+        : '';
     return { message: d.message, field, text, column: d.column };
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -7,7 +7,10 @@ const STRINGS = {
   exportPng: ['Export PNG', '导出 PNG'],
   exportJson: ['Export JSON', '导出 JSON'],
   loading: ['Loading the layout engine…', '正在加载布局引擎…'],
-  noSelection: ['Nothing selected. Arrow keys move, Enter selects, Esc clears.', '未选择。方向键移动，Enter 选择，Esc 清除。'],
+  noSelection: [
+    'Nothing selected. Arrow keys move, Enter selects, Esc clears.',
+    '未选择。方向键移动，Enter 选择，Esc 清除。',
+  ],
   logical: ['Logical', '逻辑'],
   physical: ['Physical', '物理'],
   memory: ['Memory', '内存'],
@@ -95,8 +98,14 @@ const STRINGS = {
   replicas: ['replicas', '副本'],
   inRowsOf: ['in rows of', '每行'],
   checking: ['Checking the layout…', '正在校验 layout…'],
-  fragLegend: ['Left: T = lane (thread) and V = slot (value) holding the cell, as CUTLASS and PTX draw fragments.', '左：T = lane（线程），V = 持有该格的 slot（值），与 CUTLASS 和 PTX 的画法相同。'],
-  fragLegend2: ['Right: each lane and the logical index x in each of its slots. Colour: lane mod 8.', '右：每个 lane 及其各 slot 中的逻辑序号 x。颜色：lane mod 8。'],
+  fragLegend: [
+    'Left: T = lane (thread) and V = slot (value) holding the cell, as CUTLASS and PTX draw fragments.',
+    '左：T = lane（线程），V = 持有该格的 slot（值），与 CUTLASS 和 PTX 的画法相同。',
+  ],
+  fragLegend2: [
+    'Right: each lane and the logical index x in each of its slots. Colour: lane mod 8.',
+    '右：每个 lane 及其各 slot 中的逻辑序号 x。颜色：lane mod 8。',
+  ],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -18,7 +18,8 @@ const ZH: Record<string, string> = {
   'nav.play': '8 Playground',
   'nav.bench': '9 Benchmarks',
   'h.bench': '9. Benchmarks：实测与预测',
-  'p.bench': '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
+  'p.bench':
+    '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
   'h.tile': '1. Tile 布局：8×8 划分为 2×4 tiles',
   'p.tile': '点击任意 cell：显示它所在的 tile、unflatten 过程和 f_D(x)，两个网格联动高亮。',
   'h.fragment': '2. Register fragment（m8n8）',
@@ -35,14 +36,22 @@ const ZH: Record<string, string> = {
   'p.atom': '选择模式和数据类型；悬停或选择单元格，查看它被重映射到的位置。',
   'h.play': '8. Playground',
   'p.play': '输入任意 layout 和逻辑 shape。',
-  'c.tile': '读图：左边是逻辑 8×8 矩阵，右边是按每行 8 个地址排列的内存；两边格子里的数字都是逻辑序号 x，颜色表示所在的 tile，所以左边一个颜色块对应右边 16 个连续地址。下方的条带是同一段内存排成一行。',
-  'c.fragment': '读图：左边是 m8n8 操作数的 8×8 tile，格子按 CUTLASS 与 PTX ISA 的方式标注：“T21 V1” 表示 lane（线程）21、slot（值）1。右边是一个 warp 的 32 个 lane 及每个 slot 中的逻辑序号 x。颜色为 lane mod 8，标注区分同色的 lane。',
-  'c.tmem': '读图：每个像素是一个 32-bit TMEM 单元，lane 向下、column 向右；颜色表示布局占用的列带，灰色表示该布局未使用。点击单元查看该处的逻辑元素。',
-  'c.sf': '读图：左边是 SFA 矩阵（128 行 × 4 个 scale factor，每个 1 byte），右边是 TMEM lanes ×（column, byte）。颜色表示 Mgroup（沿 TCol 打包）；沿 TLane 的四个 partition 是副本，所以每个 scale factor 以同一颜色出现四次。',
-  'c.mesh': '读图：左边是逻辑张量，右边是 2×2 mesh 中每个设备的局部内存。被复制的元素在持有它的每个设备上用同一颜色绘制；offset 会移动设备内元素的起始位置。',
-  'c.banks': '读图：每个网格是共享内存，每列是一个 bank；格子中的数字是逻辑列，位置是引擎算出的 bank。读取一列时高亮一个 warp 访问的格子；落在同一 bank 的格子在不同 cycle 中服务（徽标给出 cycle 数）。填充的情形每行存 33 个 word，使第 r 行移到 bank r。',
-  'c.atom': '读图：左边是 atom 中按逻辑顺序的元素，右边是 swizzle 之后的位置。颜色表示逻辑列所在的 16 字节块：未 swizzle 时是竖条纹，swizzle 后每行的块被重新排列。',
-  'c.play': '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。',
+  'c.tile':
+    '读图：左边是逻辑 8×8 矩阵，右边是按每行 8 个地址排列的内存；两边格子里的数字都是逻辑序号 x，颜色表示所在的 tile，所以左边一个颜色块对应右边 16 个连续地址。下方的条带是同一段内存排成一行。',
+  'c.fragment':
+    '读图：左边是 m8n8 操作数的 8×8 tile，格子按 CUTLASS 与 PTX ISA 的方式标注：“T21 V1” 表示 lane（线程）21、slot（值）1。右边是一个 warp 的 32 个 lane 及每个 slot 中的逻辑序号 x。颜色为 lane mod 8，标注区分同色的 lane。',
+  'c.tmem':
+    '读图：每个像素是一个 32-bit TMEM 单元，lane 向下、column 向右；颜色表示布局占用的列带，灰色表示该布局未使用。点击单元查看该处的逻辑元素。',
+  'c.sf':
+    '读图：左边是 SFA 矩阵（128 行 × 4 个 scale factor，每个 1 byte），右边是 TMEM lanes ×（column, byte）。颜色表示 Mgroup（沿 TCol 打包）；沿 TLane 的四个 partition 是副本，所以每个 scale factor 以同一颜色出现四次。',
+  'c.mesh':
+    '读图：左边是逻辑张量，右边是 2×2 mesh 中每个设备的局部内存。被复制的元素在持有它的每个设备上用同一颜色绘制；offset 会移动设备内元素的起始位置。',
+  'c.banks':
+    '读图：每个网格是共享内存，每列是一个 bank；格子中的数字是逻辑列，位置是引擎算出的 bank。读取一列时高亮一个 warp 访问的格子；落在同一 bank 的格子在不同 cycle 中服务（徽标给出 cycle 数）。填充的情形每行存 33 个 word，使第 r 行移到 bank r。',
+  'c.atom':
+    '读图：左边是 atom 中按逻辑顺序的元素，右边是 swizzle 之后的位置。颜色表示逻辑列所在的 16 字节块：未 swizzle 时是竖条纹，swizzle 后每行的块被重新排列。',
+  'c.play':
+    '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。',
   copyLink: '复制链接',
   help: '快捷键 (?)',
   'help.title': '键盘',
@@ -99,7 +108,8 @@ document.getElementById('copy-link')!.addEventListener('click', async () => {
     await navigator.clipboard.writeText(location.href);
     status.textContent = zh ? '链接已复制' : 'Link copied';
   } catch {
-    status.textContent = (zh ? '无法访问剪贴板，请复制地址栏：' : 'No clipboard access; copy the address bar: ') + location.href;
+    status.textContent =
+      (zh ? '无法访问剪贴板，请复制地址栏：' : 'No clipboard access; copy the address bar: ') + location.href;
   }
 });
 
@@ -109,7 +119,13 @@ document.getElementById('help-open')!.addEventListener('click', () => help.showM
 window.addEventListener('keydown', (e) => {
   if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey) return;
   const t = e.composedPath()[0];
-  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || (t as HTMLElement)?.isContentEditable) return;
+  if (
+    t instanceof HTMLInputElement ||
+    t instanceof HTMLTextAreaElement ||
+    t instanceof HTMLSelectElement ||
+    (t as HTMLElement)?.isContentEditable
+  )
+    return;
   e.preventDefault();
   if (!help.open) help.showModal();
 });
@@ -130,17 +146,21 @@ if (fig) document.getElementById(`sec-${fig}`)?.scrollIntoView({ block: 'start' 
 // The benchmark panel (Observable Plot, the schema validator) is a separate chunk: the figures do not wait for it.
 const panelHost = document.getElementById('bench-panel');
 if (panelHost) {
-  const load = () => import('./bench/panel.js').catch((err) => {
-    panelHost.textContent = `The benchmark panel failed to load: ${err}`;
-  });
+  const load = () =>
+    import('./bench/panel.js').catch((err) => {
+      panelHost.textContent = `The benchmark panel failed to load: ${err}`;
+    });
   if (/(^|[#&])token=/.test(location.hash) || readFragment().get('fig') === 'bench') load();
   else {
-    const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        io.disconnect();
-        load();
-      }
-    }, { rootMargin: '600px' });
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          io.disconnect();
+          load();
+        }
+      },
+      { rootMargin: '600px' },
+    );
     io.observe(panelHost);
   }
 }

@@ -197,7 +197,16 @@ export function hitTest(scene: Scene, x: number, y: number): RectItem | undefine
       const col = Math.floor(((x - it.x) * it.pw) / it.w);
       const row = Math.floor(((y - it.y) * it.ph) / it.h);
       const hit = it.hitAt(col, row);
-      if (hit) return { t: 'rect', x: it.x + (col * it.w) / it.pw, y: it.y + (row * it.h) / it.ph, w: it.w / it.pw, h: it.h / it.ph, fill: 'none', hit };
+      if (hit)
+        return {
+          t: 'rect',
+          x: it.x + (col * it.w) / it.pw,
+          y: it.y + (row * it.h) / it.ph,
+          w: it.w / it.pw,
+          h: it.h / it.ph,
+          fill: 'none',
+          hit,
+        };
     }
   }
   return undefined;

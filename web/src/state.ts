@@ -15,7 +15,8 @@ export function readState(prefix: string): Record<string, string> {
 export function writeState(prefix: string, values: Record<string, string | number | null | undefined>) {
   const params = readFragment();
   for (const key of [...params.keys()]) if (key.startsWith(prefix + '.')) params.delete(key);
-  for (const [k, v] of Object.entries(values)) if (v !== null && v !== undefined && v !== '') params.set(`${prefix}.${k}`, String(v));
+  for (const [k, v] of Object.entries(values))
+    if (v !== null && v !== undefined && v !== '') params.set(`${prefix}.${k}`, String(v));
   const hash = params.toString();
   const url = location.pathname + location.search + (hash ? '#' + hash : '');
   history.replaceState(history.state, '', url);

@@ -9,7 +9,8 @@ class StyleProps extends Directive {
   private last = new Set<string>();
   constructor(info: PartInfo) {
     super(info);
-    if (info.type !== PartType.ELEMENT) throw new Error('styleProps() is an element directive: <div ${styleProps({...})}>');
+    if (info.type !== PartType.ELEMENT)
+      throw new Error('styleProps() is an element directive: <div ${styleProps({...})}>');
   }
   render(_props: Record<string, string>) {
     return noChange;

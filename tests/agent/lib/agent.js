@@ -17,34 +17,63 @@ export function tempDir(prefix = 'ls-agent-') {
 
 // Starts an agent on a free port (--port 0) with the CPU backend; resolves once it printed its URL.
 export async function startAgent(extraArgs = [], { dir, backend = 'cpu' } = {}) {
-  const ownDir = !dir;  // a folder we made is removed on stop(); a given one belongs to the caller
+  const ownDir = !dir; // a folder we made is removed on stop(); a given one belongs to the caller
   dir = dir || tempDir();
   const resultsDir = path.join(dir, 'results');
   const tokenFile = path.join(dir, 'token');
-  const args = ['--port', '0', '--backend', backend, '--results-dir', resultsDir, '--token-file', tokenFile,
-    ...extraArgs];
+  const args = [
+    '--port',
+    '0',
+    '--backend',
+    backend,
+    '--results-dir',
+    resultsDir,
+    '--token-file',
+    tokenFile,
+    ...extraArgs,
+  ];
   const proc = spawn(agentBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; });
+  proc.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`agent did not start: ${stderr}`)), 10000);
     proc.stdout.on('data', (d) => {
       stdout += d;
       const m = stdout.match(/open (http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     });
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`agent exited ${code}: ${stderr}`)); });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`agent exited ${code}: ${stderr}`));
+    });
   });
   const u = new URL(url);
   const token = new URLSearchParams(u.hash.slice(1)).get('token');
   const base = `${u.protocol}//${u.host}`;
   const agent = {
-    proc, url, base, token, port: Number(u.port), dir, resultsDir, tokenFile,
-    get stdout() { return stdout; },
-    get stderr() { return stderr; },
+    proc,
+    url,
+    base,
+    token,
+    port: Number(u.port),
+    dir,
+    resultsDir,
+    tokenFile,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
     auth: { Authorization: `Bearer ${token}` },
-    fetch: (p, init = {}) => fetch(base + p, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } }),
+    fetch: (p, init = {}) =>
+      fetch(base + p, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } }),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const done = new Promise((r) => proc.once('exit', r));
@@ -66,9 +95,15 @@ export async function sharedAgent() {
   const token = new URLSearchParams(u.hash.slice(1)).get('token');
   const base = `${u.protocol}//${u.host}`;
   return {
-    url, base, token, port: Number(u.port), resultsDir: process.env.LAYOUTSCOPE_AGENT_RESULTS, shared: true,
+    url,
+    base,
+    token,
+    port: Number(u.port),
+    resultsDir: process.env.LAYOUTSCOPE_AGENT_RESULTS,
+    shared: true,
     auth: { Authorization: `Bearer ${token}` },
-    fetch: (p, init = {}) => fetch(base + p, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } }),
+    fetch: (p, init = {}) =>
+      fetch(base + p, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } }),
     async stop() {},
   };
 }
@@ -79,7 +114,10 @@ export function rawRequest(port, data, { timeoutMs = 5000, keepOpenMs = 0 } = {}
     const sock = net.connect(port, '127.0.0.1');
     const chunks = [];
     let closed = false;
-    const timer = setTimeout(() => { sock.destroy(); finish(true); }, timeoutMs);
+    const timer = setTimeout(() => {
+      sock.destroy();
+      finish(true);
+    }, timeoutMs);
     function finish(timedOut) {
       if (closed) return;
       closed = true;
@@ -116,7 +154,10 @@ export function parseResponse(text) {
 export function rawHttp(method, p, headers, body = '') {
   const lines = [`${method} ${p} HTTP/1.1`];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
-  return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+  return Buffer.concat([
+    Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'),
+    Buffer.isBuffer(body) ? body : Buffer.from(body),
+  ]);
 }
 
 // Reads a server-sent event stream with fetch until `event: end`; returns the parsed events.
@@ -138,7 +179,10 @@ export async function readEvents(agent, id, { timeoutMs = 60000 } = {}) {
         const ev = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
         if (ev) events.push({ event: ev, data: data ? JSON.parse(data) : null });
-        if (ev === 'end') { ctl.abort(); return { res, events }; }
+        if (ev === 'end') {
+          ctl.abort();
+          return { res, events };
+        }
       }
     }
   } catch (e) {
@@ -151,7 +195,9 @@ export async function readEvents(agent, id, { timeoutMs = 60000 } = {}) {
 
 export async function postRun(agent, body, headers = {}) {
   return agent.fetch('/v1/runs', {
-    method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
   });
 }
 

@@ -29,15 +29,24 @@ export function parseAgentUrl(text: string, token = ''): AgentAddress {
   try {
     u = new URL(/^[a-z]+:\/\//i.test(t) ? t : `http://${t}`);
   } catch {
-    throw new AgentError('bad-url', `"${t}" is not a URL; paste the line the agent printed (http://127.0.0.1:8765/#token=…)`);
+    throw new AgentError(
+      'bad-url',
+      `"${t}" is not a URL; paste the line the agent printed (http://127.0.0.1:8765/#token=…)`,
+    );
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new AgentError('bad-url', `${u.protocol} is not http or https`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new AgentError('bad-url', `${u.protocol} is not http or https`);
   if (u.search && new URLSearchParams(u.search).has('token'))
-    throw new AgentError('bad-url', 'the token belongs in the URL fragment (#token=…), not in the query string (?token=…), which would reach server logs');
+    throw new AgentError(
+      'bad-url',
+      'the token belongs in the URL fragment (#token=…), not in the query string (?token=…), which would reach server logs',
+    );
   const fromHash = new URLSearchParams(u.hash.replace(/^#/, '')).get('token') ?? '';
   const tok = (token || fromHash).trim();
-  if (!tok) throw new AgentError('bad-url', 'no token: the agent prints its URL with #token=… at the end; paste all of it');
-  if (!/^[0-9A-Za-z_-]{16,256}$/.test(tok)) throw new AgentError('bad-url', 'the token has characters an agent token never has');
+  if (!tok)
+    throw new AgentError('bad-url', 'no token: the agent prints its URL with #token=… at the end; paste all of it');
+  if (!/^[0-9A-Za-z_-]{16,256}$/.test(tok))
+    throw new AgentError('bad-url', 'the token has characters an agent token never has');
   return { base: u.origin, token: tok };
 }
 
@@ -87,7 +96,10 @@ async function diagnose(base: string): Promise<AgentError> {
       `No answer from ${base}. Is layoutscope-agent running on this machine (it prints its URL on start)? If it is, the browser may be asking for ` +
         `the Local Network Access permission: allow it and retry.`,
     );
-  return new AgentError('unreachable', `No answer from ${base}. Is layoutscope-agent running there? Start it and paste the URL it prints.`);
+  return new AgentError(
+    'unreachable',
+    `No answer from ${base}. Is layoutscope-agent running there? Start it and paste the URL it prints.`,
+  );
 }
 
 export class AgentClient {
@@ -115,7 +127,9 @@ export class AgentClient {
       throw await diagnose(this.base);
     }
     if (res.ok) return res;
-    let code = '', message = '', field = '';
+    let code = '',
+      message = '',
+      field = '';
     try {
       const body = await res.json();
       code = body?.error?.code ?? '';
@@ -131,7 +145,13 @@ export class AgentClient {
         401,
       );
     const retry = Number(res.headers.get('Retry-After') ?? 0);
-    throw new AgentError('http', `${res.status} ${code || res.statusText}: ${message || 'no message'}${field ? ` (field ${field})` : ''}`, res.status, field, retry);
+    throw new AgentError(
+      'http',
+      `${res.status} ${code || res.statusText}: ${message || 'no message'}${field ? ` (field ${field})` : ''}`,
+      res.status,
+      field,
+      retry,
+    );
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the agent's JSON; callers name its type

@@ -12,7 +12,16 @@ import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
-import { aosBandwidth, aosSpeedup, pngFile, speedupLegend, svgFile, transposeBandwidth, transposeFraction, type BoundPoint } from './plots.js';
+import {
+  aosBandwidth,
+  aosSpeedup,
+  pngFile,
+  speedupLegend,
+  svgFile,
+  transposeBandwidth,
+  transposeFraction,
+  type BoundPoint,
+} from './plots.js';
 
 /** The panel's own words in English and Chinese (messages from an agent stay as the agent wrote them). */
 const PANEL_TEXT = {
@@ -33,17 +42,32 @@ const PANEL_TEXT = {
   aosTitle: ['AoS vs SoA (touch_fields sweep)', 'AoS 与 SoA（touch_fields 扫描）'],
   transposeTitle: ['Transpose (fp32)', '转置（fp32）'],
   noAgent1: ['No agent yet. Start ', '还没有 agent。在有 GPU 的机器上启动 '],
-  noAgent2: [' on a machine with a GPU and open the URL it prints, or paste that URL here.', '，打开它打印的 URL，或把该 URL 粘贴到这里。'],
+  noAgent2: [
+    ' on a machine with a GPU and open the URL it prints, or paste that URL here.',
+    '，打开它打印的 URL，或把该 URL 粘贴到这里。',
+  ],
   drop1: ["Drop a results JSON here (from an agent's export or ", '把结果 JSON 拖到这里（agent 导出的文件或 '],
   drop2: ['), or', '），或'],
   chooseFile: ['choose a file', '选择文件'],
   refNote1: ['measured on an NVIDIA H200 and committed in ', '在 NVIDIA H200 上测得并提交在 '],
-  refNote2: [': transpose and AoS/SoA, and their Nsight Compute profiles', ' 中：转置与 AoS/SoA，以及它们的 Nsight Compute profile'],
+  refNote2: [
+    ': transpose and AoS/SoA, and their Nsight Compute profiles',
+    ' 中：转置与 AoS/SoA，以及它们的 Nsight Compute profile',
+  ],
   capCeiling: ['Dashed: the copy ceiling.', '虚线：copy 上限。'],
-  capNoCeiling: ['No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.', '没有 copy 上限：该次运行没有测 copy；请加载同一设备的转置结果，或使用已知峰值带宽的设备。'],
+  capNoCeiling: [
+    'No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.',
+    '没有 copy 上限：该次运行没有测 copy；请加载同一设备的转置结果，或使用已知峰值带宽的设备。',
+  ],
   capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
-  capRatio: ['Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.', '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。'],
-  capTransposeCopy: ['Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.', '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。'],
+  capRatio: [
+    'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.',
+    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。',
+  ],
+  capTransposeCopy: [
+    'Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.',
+    '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。',
+  ],
   capFraction: ['Fraction of copy: copy time / variant time.', 'copy 占比：copy 时间 / 该变体时间。'],
   measuredRatio: ['SoA/AoS measured', 'SoA/AoS 实测'],
   modelRatio: ['sector-model ratio', 'sector 模型比值'],
@@ -56,7 +80,16 @@ const PANEL_TEXT = {
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
 const DRAM_BOUND_FRACTION = 0.6;
 import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
-import { PAIRS, readResultsText, rowsOf, rowsToCsv, runCeiling, speedups, type ResultsDoc, type Row } from './results.js';
+import {
+  PAIRS,
+  readResultsText,
+  rowsOf,
+  rowsToCsv,
+  runCeiling,
+  speedups,
+  type ResultsDoc,
+  type Row,
+} from './results.js';
 import { REFERENCE_RUNS } from './reference-runs.js';
 
 interface Device {
@@ -125,7 +158,8 @@ interface ActiveRun {
 }
 
 const STORE = 'layoutscope.agents';
-const fmt = (v: number | null | undefined, d = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d));
+const fmt = (v: number | null | undefined, d = 2) =>
+  v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
 const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
 
 export class LsBenchPanel extends LitElement {
@@ -146,163 +180,163 @@ export class LsBenchPanel extends LitElement {
   static override styles = [
     controlStyles,
     css`
-    fieldset {
-      border: 1px solid var(--ls-border, #888);
-      border-radius: 6px;
-      margin: 0 0 1rem;
-      padding: 0.5rem 0.8rem 0.8rem;
-    }
-    legend {
-      font-weight: 600;
-      padding: 0 0.3rem;
-    }
-    input[aria-invalid='true'] {
-      border-color: var(--ls-error, #b00020);
-      outline: 1px solid var(--ls-error, #b00020);
-    }
-    button.primary {
-      background: var(--ls-accent, #0062a0);
-      border-color: var(--ls-accent, #0062a0);
-      color: #fff;
-    }
-    button:disabled {
-      opacity: 0.55;
-    }
-    .row {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.4rem 0.8rem;
-      align-items: center;
-      margin: 0.3rem 0;
-    }
-    .grow {
-      flex: 1 1 22rem;
-    }
-    .agent {
-      border-left: 4px solid var(--ls-border, #888);
-      padding: 0.3rem 0.6rem;
-      margin: 0.5rem 0;
-    }
-    .agent.ready {
-      border-color: #009e73;
-    }
-    .agent.error,
-    .agent.not-ready {
-      border-color: var(--ls-error, #b00020);
-    }
-    .badge {
-      font-size: 0.85em;
-      font-weight: 600;
-      border-radius: 9px;
-      padding: 0 0.5rem;
-      border: 1px solid currentColor;
-    }
-    .error,
-    .problem {
-      color: var(--ls-error, #b00020);
-    }
-    .legend {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.2rem 1rem;
-      list-style: none;
-      padding: 0;
-      margin: 0.5rem 0 0;
-      font-size: 0.85rem;
-    }
-    .legend .swatch {
-      display: inline-block;
-      width: 0.9rem;
-      height: 0.9rem;
-      border-radius: 50%;
-      margin-right: 0.3rem;
-      vertical-align: -0.1rem;
-    }
-    .legend .swatch.dashed {
-      border-radius: 0;
-      height: 0;
-      border-top: 2px dashed currentColor;
-      vertical-align: 0.25rem;
-    }
-    .muted {
-      color: var(--ls-muted, #555);
-    }
-    .bar {
-      height: 14px;
-      border: 1px solid var(--ls-border, #888);
-      border-radius: 7px;
-      overflow: hidden;
-      flex: 1 1 16rem;
-      max-width: 28rem;
-    }
-    .bar > div {
-      height: 100%;
-      background: var(--ls-accent, #0062a0);
-      transition: width 0.15s;
-    }
-    table {
-      border-collapse: collapse;
-      margin: 0.4rem 0 1rem;
-      font-size: 0.9em;
-    }
-    th,
-    td {
-      border-bottom: 1px solid var(--ls-border, #bbb);
-      padding: 0.15rem 0.5rem;
-      text-align: right;
-      vertical-align: top;
-    }
-    th:first-child,
-    td:first-child,
-    td.l,
-    th.l {
-      text-align: left;
-    }
-    .scroll {
-      overflow-x: auto;
-      max-width: 100%;
-    }
-    .plot svg {
-      display: block;
-      max-width: 100%;
-      height: auto;
-    }
-    .plot text,
-    .plot tspan {
-      white-space: pre;
-    }
-    .drop {
-      border: 2px dashed var(--ls-border, #888);
-      border-radius: 6px;
-      padding: 0.8rem;
-      text-align: center;
-    }
-    .drop.over {
-      border-color: var(--ls-accent, #0062a0);
-    }
-    .chips button[aria-pressed='true'] {
-      border-color: var(--ls-accent, #0062a0);
-    }
-    h3 {
-      margin: 1.2rem 0 0.3rem;
-      font-size: 1.05rem;
-    }
-    .ok {
-      color: #007a5a;
-    }
-    button.link {
-      border: none;
-      padding: 0;
-      text-decoration: underline;
-      color: var(--ls-accent, #0062a0);
-      cursor: pointer;
-    }
-    .figure-host {
-      border: 1px solid var(--ls-border, #888);
-      border-radius: 6px;
-      padding: 0.5rem;
-    }
-  `,
+      fieldset {
+        border: 1px solid var(--ls-border, #888);
+        border-radius: 6px;
+        margin: 0 0 1rem;
+        padding: 0.5rem 0.8rem 0.8rem;
+      }
+      legend {
+        font-weight: 600;
+        padding: 0 0.3rem;
+      }
+      input[aria-invalid='true'] {
+        border-color: var(--ls-error, #b00020);
+        outline: 1px solid var(--ls-error, #b00020);
+      }
+      button.primary {
+        background: var(--ls-accent, #0062a0);
+        border-color: var(--ls-accent, #0062a0);
+        color: #fff;
+      }
+      button:disabled {
+        opacity: 0.55;
+      }
+      .row {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 0.8rem;
+        align-items: center;
+        margin: 0.3rem 0;
+      }
+      .grow {
+        flex: 1 1 22rem;
+      }
+      .agent {
+        border-left: 4px solid var(--ls-border, #888);
+        padding: 0.3rem 0.6rem;
+        margin: 0.5rem 0;
+      }
+      .agent.ready {
+        border-color: #009e73;
+      }
+      .agent.error,
+      .agent.not-ready {
+        border-color: var(--ls-error, #b00020);
+      }
+      .badge {
+        font-size: 0.85em;
+        font-weight: 600;
+        border-radius: 9px;
+        padding: 0 0.5rem;
+        border: 1px solid currentColor;
+      }
+      .error,
+      .problem {
+        color: var(--ls-error, #b00020);
+      }
+      .legend {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.2rem 1rem;
+        list-style: none;
+        padding: 0;
+        margin: 0.5rem 0 0;
+        font-size: 0.85rem;
+      }
+      .legend .swatch {
+        display: inline-block;
+        width: 0.9rem;
+        height: 0.9rem;
+        border-radius: 50%;
+        margin-right: 0.3rem;
+        vertical-align: -0.1rem;
+      }
+      .legend .swatch.dashed {
+        border-radius: 0;
+        height: 0;
+        border-top: 2px dashed currentColor;
+        vertical-align: 0.25rem;
+      }
+      .muted {
+        color: var(--ls-muted, #555);
+      }
+      .bar {
+        height: 14px;
+        border: 1px solid var(--ls-border, #888);
+        border-radius: 7px;
+        overflow: hidden;
+        flex: 1 1 16rem;
+        max-width: 28rem;
+      }
+      .bar > div {
+        height: 100%;
+        background: var(--ls-accent, #0062a0);
+        transition: width 0.15s;
+      }
+      table {
+        border-collapse: collapse;
+        margin: 0.4rem 0 1rem;
+        font-size: 0.9em;
+      }
+      th,
+      td {
+        border-bottom: 1px solid var(--ls-border, #bbb);
+        padding: 0.15rem 0.5rem;
+        text-align: right;
+        vertical-align: top;
+      }
+      th:first-child,
+      td:first-child,
+      td.l,
+      th.l {
+        text-align: left;
+      }
+      .scroll {
+        overflow-x: auto;
+        max-width: 100%;
+      }
+      .plot svg {
+        display: block;
+        max-width: 100%;
+        height: auto;
+      }
+      .plot text,
+      .plot tspan {
+        white-space: pre;
+      }
+      .drop {
+        border: 2px dashed var(--ls-border, #888);
+        border-radius: 6px;
+        padding: 0.8rem;
+        text-align: center;
+      }
+      .drop.over {
+        border-color: var(--ls-accent, #0062a0);
+      }
+      .chips button[aria-pressed='true'] {
+        border-color: var(--ls-accent, #0062a0);
+      }
+      h3 {
+        margin: 1.2rem 0 0.3rem;
+        font-size: 1.05rem;
+      }
+      .ok {
+        color: #007a5a;
+      }
+      button.link {
+        border: none;
+        padding: 0;
+        text-decoration: underline;
+        color: var(--ls-accent, #0062a0);
+        cursor: pointer;
+      }
+      .figure-host {
+        border: 1px solid var(--ls-border, #888);
+        border-radius: 6px;
+        padding: 0.5rem;
+      }
+    `,
   ];
 
   agents: Agent[] = [];
@@ -414,7 +448,10 @@ export class LsBenchPanel extends LitElement {
         runs: runs.runs,
       });
     } catch (err) {
-      this.update_(agent, { state: 'error', problem: err instanceof AgentError ? err : new AgentError('http', String(err)) });
+      this.update_(agent, {
+        state: 'error',
+        problem: err instanceof AgentError ? err : new AgentError('http', String(err)),
+      });
     }
   }
 
@@ -441,16 +478,24 @@ export class LsBenchPanel extends LitElement {
   // ---- runs --------------------------------------------------------------------------------------------
 
   private get selectedAgent(): Agent | undefined {
-    return this.agents.find((a) => a.key === this.runAgent && a.state === 'ready') ?? this.agents.find((a) => a.state === 'ready');
+    return (
+      this.agents.find((a) => a.key === this.runAgent && a.state === 'ready') ??
+      this.agents.find((a) => a.state === 'ready')
+    );
   }
 
   /** The form's values as request params, each checked against the catalogue's bounds (as the agent will). */
-  private collect(form: HTMLFormElement, spec: BenchSpec): { params: Record<string, unknown> } | { message: string; field: string } {
+  private collect(
+    form: HTMLFormElement,
+    spec: BenchSpec,
+  ): { params: Record<string, unknown> } | { message: string; field: string } {
     const params: Record<string, unknown> = {};
     for (const [name, p] of Object.entries(spec.parameters)) {
       const field = `params.${name}`;
       if (p.enum && (p.type.startsWith('array') || p.type.includes('array'))) {
-        const picked = [...form.querySelectorAll<HTMLInputElement>(`input[name="${name}"]:checked`)].map((i) => (typeof p.enum![0] === 'number' ? Number(i.value) : i.value));
+        const picked = [...form.querySelectorAll<HTMLInputElement>(`input[name="${name}"]:checked`)].map((i) =>
+          typeof p.enum![0] === 'number' ? Number(i.value) : i.value,
+        );
         if (!picked.length) return { message: `${name}: pick at least one`, field };
         params[name] = picked;
         continue;
@@ -471,9 +516,12 @@ export class LsBenchPanel extends LitElement {
       }
       if (p.type === 'number') {
         const x = Number(raw);
-        if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !Number.isFinite(x)) return { message: `${name}: "${raw}" is not a number`, field };
-        if (p.minimum !== undefined && x < p.minimum) return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
-        if (p.maximum !== undefined && x > p.maximum) return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
+        if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !Number.isFinite(x))
+          return { message: `${name}: "${raw}" is not a number`, field };
+        if (p.minimum !== undefined && x < p.minimum)
+          return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
+        if (p.maximum !== undefined && x > p.maximum)
+          return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
         params[name] = x;
         continue;
       }
@@ -482,12 +530,15 @@ export class LsBenchPanel extends LitElement {
       for (const v of list) {
         if (!/^\d+$/.test(v)) return { message: `${name}: "${v}" is not a whole number`, field };
         const x = Number(v);
-        if (p.minimum !== undefined && x < p.minimum) return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
-        if (p.maximum !== undefined && x > p.maximum) return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
+        if (p.minimum !== undefined && x < p.minimum)
+          return { message: `${name}: ${x} is below the minimum ${p.minimum}`, field };
+        if (p.maximum !== undefined && x > p.maximum)
+          return { message: `${name}: ${x} is above the maximum ${p.maximum}`, field };
         if (values.includes(x)) return { message: `${name}: ${x} is given twice`, field };
         values.push(x);
       }
-      if (p.maxItems !== undefined && values.length > p.maxItems) return { message: `${name}: at most ${p.maxItems} values`, field };
+      if (p.maxItems !== undefined && values.length > p.maxItems)
+        return { message: `${name}: at most ${p.maxItems} values`, field };
       params[name] = p.type.includes('array') ? values : values[0];
     }
     return { params };
@@ -524,8 +575,10 @@ export class LsBenchPanel extends LitElement {
       await this.follow(agent, res.id);
     } catch (err) {
       const a = err as AgentError;
-      if (a.status === 422) this.formError = { message: `The agent refused the parameters: ${a.message}`, field: a.field };
-      else if (a.status === 409) this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
+      if (a.status === 422)
+        this.formError = { message: `The agent refused the parameters: ${a.message}`, field: a.field };
+      else if (a.status === 409)
+        this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
       else this.notice = a.message;
     }
   }
@@ -537,11 +590,23 @@ export class LsBenchPanel extends LitElement {
     try {
       for await (const ev of agent.client.events(id, abort.signal)) {
         const d = ev.data;
-        this.active = { ...this.active!, status: d.status, progress: Number(d.progress) || 0, message: d.message ?? '' };
+        this.active = {
+          ...this.active!,
+          status: d.status,
+          progress: Number(d.progress) || 0,
+          message: d.message ?? '',
+        };
         if (ev.event === 'end') break;
       }
-      const record = await agent.client.json<{ status: string; error: string | null; result: ResultsDoc | null }>(`/v1/runs/${encodeURIComponent(id)}`);
-      this.active = { ...this.active!, status: record.status, progress: record.status === 'succeeded' ? 1 : this.active!.progress, message: record.error ?? record.status };
+      const record = await agent.client.json<{ status: string; error: string | null; result: ResultsDoc | null }>(
+        `/v1/runs/${encodeURIComponent(id)}`,
+      );
+      this.active = {
+        ...this.active!,
+        status: record.status,
+        progress: record.status === 'succeeded' ? 1 : this.active!.progress,
+        message: record.error ?? record.status,
+      };
       if (record.result) this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
       if ((err as Error).name !== 'AbortError') this.notice = (err as Error).message;
@@ -570,7 +635,9 @@ export class LsBenchPanel extends LitElement {
 
   private async loadRun(agent: Agent, id: string) {
     try {
-      const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(`/v1/runs/${encodeURIComponent(id)}`);
+      const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(
+        `/v1/runs/${encodeURIComponent(id)}`,
+      );
       if (!record.result) this.notice = `Run ${id} has no result (status ${record.status}).`;
       else this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
@@ -582,12 +649,23 @@ export class LsBenchPanel extends LitElement {
 
   addDataset(doc: ResultsDoc, from: { agent?: Agent; runId?: string; file?: string; raw?: string }) {
     const device = doc.devices[0]?.name ?? 'device';
-    const source = from.agent ? `${from.agent.label} · ${device} · ${doc.meta.run_id.slice(-8)}` : `${from.file} · ${device}`;
+    const source = from.agent
+      ? `${from.agent.label} · ${device} · ${doc.meta.run_id.slice(-8)}`
+      : `${from.file} · ${device}`;
     const key = from.agent ? `${from.agent.client.base}/${from.runId}` : `file:${from.file}:${doc.meta.run_id}`;
     const rest = this.datasets.filter((d) => d.key !== key);
     // one document per benchmark and source is shown at first: the newest
-    for (const d of rest) if (d.doc.meta.request.benchmark === doc.meta.request.benchmark && d.agentKey !== undefined && d.agentKey === from.agent?.key) d.shown = false;
-    this.datasets = [...rest, { key, source, doc, raw: from.raw, agentKey: from.agent?.key, runId: from.runId, shown: true }];
+    for (const d of rest)
+      if (
+        d.doc.meta.request.benchmark === doc.meta.request.benchmark &&
+        d.agentKey !== undefined &&
+        d.agentKey === from.agent?.key
+      )
+        d.shown = false;
+    this.datasets = [
+      ...rest,
+      { key, source, doc, raw: from.raw, agentKey: from.agent?.key, runId: from.runId, shown: true },
+    ];
   }
 
   private async openFile(file: File) {
@@ -646,7 +724,10 @@ export class LsBenchPanel extends LitElement {
   private async exportCsv(d: Dataset) {
     const agent = this.agents.find((a) => a.key === d.agentKey);
     try {
-      const text = agent && d.runId ? await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text() : rowsToCsv(rowsOf(d.doc, d.source));
+      const text =
+        agent && d.runId
+          ? await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text()
+          : rowsToCsv(rowsOf(d.doc, d.source));
       saveFile(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
     } catch (err) {
       this.notice = (err as Error).message;
@@ -657,7 +738,8 @@ export class LsBenchPanel extends LitElement {
     const svg = this.plots.get(id);
     if (!svg) return;
     const p = PALETTES[resolveTheme(null)];
-    if (kind === 'svg') saveFile(`layoutscope-${id}.svg`, new Blob([svgFile(svg, p.bg, p.fg)], { type: 'image/svg+xml' }));
+    if (kind === 'svg')
+      saveFile(`layoutscope-${id}.svg`, new Blob([svgFile(svg, p.bg, p.fg)], { type: 'image/svg+xml' }));
     else saveFile(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
   }
 
@@ -668,7 +750,10 @@ export class LsBenchPanel extends LitElement {
     let p = this.predictions.get(key);
     if (!p && this.eng) {
       try {
-        p = r.benchmark === 'aos_soa' ? predictAosSoa(this.eng, r.variant, r.n!) : predictTranspose(this.eng, r.variant, r.dim!);
+        p =
+          r.benchmark === 'aos_soa'
+            ? predictAosSoa(this.eng, r.variant, r.n!)
+            : predictTranspose(this.eng, r.variant, r.dim!);
       } catch (err) {
         p = `engine: ${(err as Error).message}`;
       }
@@ -686,11 +771,22 @@ export class LsBenchPanel extends LitElement {
   private renderAgents(): TemplateResult {
     return html`<fieldset class="agents">
       <legend>${this.pt('agents')}</legend>
-      ${this.agents.length
-        ? this.agents.map((a) => this.renderAgent(a))
-        : html`<p class="muted">${this.pt('noAgent1')}<code>layoutscope-agent</code>${this.pt('noAgent2')}</p>`}
+      ${
+        this.agents.length
+          ? this.agents.map((a) => this.renderAgent(a))
+          : html`<p class="muted">${this.pt('noAgent1')}<code>layoutscope-agent</code>${this.pt('noAgent2')}</p>`
+      }
       <form class="row add-agent" @submit=${this.onAdd}>
-        <label class="grow">${this.pt('agentUrl')} <input name="url" class="grow" size="40" placeholder="http://127.0.0.1:8765/#token=…" autocomplete="off" spellcheck="false" /></label>
+        <label class="grow"
+          >${this.pt('agentUrl')}
+          <input
+            name="url"
+            class="grow"
+            size="40"
+            placeholder="http://127.0.0.1:8765/#token=…"
+            autocomplete="off"
+            spellcheck="false"
+        /></label>
         <label>${this.pt('token')} <input name="token" size="12" type="password" autocomplete="off" /></label>
         <label><input type="checkbox" name="remember" /> ${this.pt('remember')}</label>
         <button type="submit">${this.pt('addAgent')}</button>
@@ -711,19 +807,25 @@ export class LsBenchPanel extends LitElement {
       </div>
       ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${a.problem.message}</p>` : nothing}
       ${a.unavailable ? html`<p class="problem" role="alert">No backend can run: ${a.unavailable}</p>` : nothing}
-      ${a.devices.length
-        ? html`<ul class="devices">
-            ${a.devices.map(
-              (d) =>
-                html`<li>
-                  device ${d.id}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
-                  ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'}, ${bytes(d.global_memory_bytes)}${d.peak_bandwidth_bytes_per_second
-                    ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
-                    : ''})
-                </li>`,
-            )}
-          </ul>`
-        : nothing}
+      ${
+        a.devices.length
+          ? html`<ul class="devices">
+              ${a.devices.map(
+                (d) =>
+                  html`<li>
+                    device ${d.id}:
+                    <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''},
+                    ${d.multiprocessors} ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'},
+                    ${bytes(d.global_memory_bytes)}${
+                      d.peak_bandwidth_bytes_per_second
+                        ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
+                        : ''
+                    })
+                  </li>`,
+              )}
+            </ul>`
+          : nothing
+      }
       ${a.runs.length ? this.renderHistory(a) : nothing}
     </div>`;
   }
@@ -734,14 +836,27 @@ export class LsBenchPanel extends LitElement {
       <summary>History (${a.runs.length} run${a.runs.length === 1 ? '' : 's'})</summary>
       <div class="scroll">
         <table>
-          <thead><tr><th>run</th><th class="l">benchmark</th><th class="l">status</th><th class="l">finished</th><th></th></tr></thead>
+          <thead>
+            <tr>
+              <th>run</th>
+              <th class="l">benchmark</th>
+              <th class="l">status</th>
+              <th class="l">finished</th>
+              <th></th>
+            </tr>
+          </thead>
           <tbody>
             ${runs.map(
-              (r) => html`<tr>
-                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
-                <td class="l">${r.finished_at ?? '–'}</td>
-                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}</td>
-              </tr>`,
+              (r) =>
+                html`<tr>
+                  <td class="mono">${r.id}</td>
+                  <td class="l">${r.benchmark}</td>
+                  <td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
+                  <td class="l">${r.finished_at ?? '–'}</td>
+                  <td>
+                    ${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}
+                  </td>
+                </tr>`,
             )}
           </tbody>
         </table>
@@ -760,15 +875,32 @@ export class LsBenchPanel extends LitElement {
       <legend>${this.pt('runBench')}</legend>
       <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
         <div class="row">
-          <label>Agent
-            <select name="agent" @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}>
+          <label
+            >Agent
+            <select
+              name="agent"
+              @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}
+            >
               ${ready.map((a) => html`<option value=${a.key} ?selected=${a === agent}>${a.label}</option>`)}
-            </select></label>
-          <label>Device
-            <select name="device">${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}</select></label>
+            </select></label
+          >
+          <label
+            >Device
+            <select name="device">
+              ${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}
+            </select></label
+          >
           <span role="group" aria-label="benchmark">
             ${agent.catalogue.map(
-              (b) => html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${b.title}</button>`,
+              (b) =>
+                html`<button
+                  type="button"
+                  class="bench-${b.name}"
+                  aria-pressed=${b.name === spec.name}
+                  @click=${() => ((this.bench = b.name), (this.formError = null))}
+                >
+                  ${b.title}
+                </button>`,
             )}
           </span>
         </div>
@@ -776,14 +908,28 @@ export class LsBenchPanel extends LitElement {
         <div class="row params">${Object.entries(spec.parameters).map(([name, p]) => this.renderParam(name, p))}</div>
         ${this.formError ? html`<p class="error form-error" role="alert">${this.formError.message}</p>` : nothing}
         <div class="row">
-          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>Run ${spec.name}</button>
-          ${run
-            ? html`<div class="bar" role="progressbar" aria-label="run progress" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(run.progress * 100)}>
-                  <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
-                </div>
-                <span class="progress-text" aria-live="polite">${Math.round(run.progress * 100)}% · ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
-                ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
-            : nothing}
+          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>
+            Run ${spec.name}
+          </button>
+          ${
+            run
+              ? html`<div
+                    class="bar"
+                    role="progressbar"
+                    aria-label="run progress"
+                    aria-valuemin="0"
+                    aria-valuemax="100"
+                    aria-valuenow=${Math.round(run.progress * 100)}
+                  >
+                    <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
+                  </div>
+                  <span class="progress-text" aria-live="polite"
+                    >${Math.round(run.progress * 100)}% ·
+                    ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span
+                  >
+                  ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
+              : nothing
+          }
         </div>
       </form>
     </fieldset>`;
@@ -794,17 +940,26 @@ export class LsBenchPanel extends LitElement {
     const title = `${p.description ?? ''}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
     if (p.enum && p.type.includes('array')) {
       const def = Array.isArray(p.default) ? p.default : [p.default];
-      return html`<span role="group" aria-label=${name} title=${title}>${name}:
-        ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span>`;
+      return html`<span role="group" aria-label=${name} title=${title}
+        >${name}:
+        ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span
+      >`;
     }
     if (p.type === 'boolean')
-      return html`<label title=${title}><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label>`;
+      return html`<label title=${title}
+        ><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label
+      >`;
     if (p.enum)
-      return html`<label title=${title}>${name}
-        <select name=${name}>${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}</select></label>`;
+      return html`<label title=${title}
+        >${name}
+        <select name=${name}>
+          ${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}
+        </select></label
+      >`;
     const def = p.default === null ? '' : Array.isArray(p.default) ? p.default.join(', ') : String(p.default);
     const isList = p.type.includes('array');
-    return html`<label title=${title}>${name}
+    return html`<label title=${title}
+      >${name}
       <input
         name=${name}
         .value=${def}
@@ -827,17 +982,29 @@ export class LsBenchPanel extends LitElement {
         @drop=${this.onDrop}
       >
         ${this.pt('drop1')}<code>docs/results/*.json</code>${this.pt('drop2')}
-        <label>${this.pt('chooseFile')} <input type="file" class="file" accept=".json,application/json" @change=${(e: Event) => {
-          const f = (e.target as HTMLInputElement).files?.[0];
-          if (f) void this.openFile(f);
-        }} /></label>
+        <label
+          >${this.pt('chooseFile')}
+          <input
+            type="file"
+            class="file"
+            accept=".json,application/json"
+            @change=${(e: Event) => {
+              const f = (e.target as HTMLInputElement).files?.[0];
+              if (f) void this.openFile(f);
+            }}
+        /></label>
       </div>
       <form class="row" @submit=${this.openUrl}>
-        <label class="grow">${this.pt('orUrl')} <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
+        <label class="grow"
+          >${this.pt('orUrl')}
+          <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json"
+        /></label>
         <button type="submit">${this.pt('open')}</button>
       </form>
       <p class="row">
-        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>${this.pt('openRef')}</button>
+        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>
+          ${this.pt('openRef')}
+        </button>
         <span class="muted">${this.pt('refNote1')}<code>docs/results/</code>${this.pt('refNote2')}</span>
       </p>
       ${this.offlineError ? html`<p class="error offline-error" role="alert">${this.offlineError}</p>` : nothing}
@@ -850,19 +1017,37 @@ export class LsBenchPanel extends LitElement {
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
     return html`<section class="results" aria-label="results">
       <h3>${this.pt('results')}</h3>
-      <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> ${this.pt('logScale')}</label>
+      <label class="log-scale"
+        ><input
+          type="checkbox"
+          .checked=${this.logScale}
+          @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)}
+        />
+        ${this.pt('logScale')}</label
+      >
       <div class="chips row">
         ${this.datasets.map(
-          (d) => html`<span class="dataset">
-            <button type="button" aria-pressed=${d.shown} title="show or hide in the plots" @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
-              ${d.doc.meta.request.benchmark} · ${d.source}</button>
-            <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
-            <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
-          </span>`,
+          (d) =>
+            html`<span class="dataset">
+              <button
+                type="button"
+                aria-pressed=${d.shown}
+                title="show or hide in the plots"
+                @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}
+              >
+                ${d.doc.meta.request.benchmark} · ${d.source}
+              </button>
+              <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
+              <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
+            </span>`,
         )}
       </div>
-      ${this.renderAos(rows.filter((r) => r.benchmark === 'aos_soa'), shown)} ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))}
-      ${this.renderPredictions(rows)} ${this.renderFigure()}
+      ${this.renderAos(
+        rows.filter((r) => r.benchmark === 'aos_soa'),
+        shown,
+      )}
+      ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))} ${this.renderPredictions(rows)}
+      ${this.renderFigure()}
     </section>`;
   }
 
@@ -895,7 +1080,14 @@ export class LsBenchPanel extends LitElement {
       if (own) return [{ source: s, gbps: own.gbps, label: `${own.name} (this run) ${own.gbps.toFixed(0)} GB/s` }];
       const copy = this.datasets
         .flatMap((d) => rowsOf(d.doc, d.source))
-        .filter((x) => x.benchmark === 'transpose' && x.variant === 'copy' && x.device === r.device && x.backend === r.backend && x.gbps)
+        .filter(
+          (x) =>
+            x.benchmark === 'transpose' &&
+            x.variant === 'copy' &&
+            x.device === r.device &&
+            x.backend === r.backend &&
+            x.gbps,
+        )
         .sort((a, b) => b.dim! - a.dim!)[0];
       if (copy) return [{ source: s, gbps: copy.gbps!, label: `copy ${copy.dim}² ${copy.gbps!.toFixed(0)} GB/s` }];
       const peak = shown.find((d) => d.source === s)?.doc.devices[0]?.peak_bandwidth_bytes_per_second;
@@ -909,18 +1101,41 @@ export class LsBenchPanel extends LitElement {
     const bound: BoundPoint[] = speed.map((sp) => {
       const b = ratio.get(sp.touch) ?? NaN;
       const ceiling = ceilings.find((c) => c.source === sp.source)?.gbps;
-      const applies = Number.isFinite(b) && (ceiling === undefined || (sp.aosGbps !== null && sp.aosGbps * b >= DRAM_BOUND_FRACTION * ceiling));
+      const applies =
+        Number.isFinite(b) &&
+        (ceiling === undefined || (sp.aosGbps !== null && sp.aosGbps * b >= DRAM_BOUND_FRACTION * ceiling));
       return { source: sp.source, pair: sp.pair, touch: sp.touch, bound: b, applies };
     });
-    const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.touch! - b.touch! || a.variant.localeCompare(b.variant));
+    const sorted = [...rows].sort(
+      (a, b) => a.source.localeCompare(b.source) || a.touch! - b.touch! || a.variant.localeCompare(b.variant),
+    );
     return html`<h3>${this.pt('aosTitle')}</h3>
       ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
       <div class="scroll">
         <table class="aos-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
+          <thead>
+            <tr>
+              <th class="l">source</th>
+              <th>touch_fields</th>
+              <th class="l">layout</th>
+              <th>n</th>
+              <th>median time (ms)</th>
+              <th>useful GB/s</th>
+              <th>verified</th>
+            </tr>
+          </thead>
           <tbody>
             ${sorted.map(
-              (r) => html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+              (r) =>
+                html`<tr>
+                  <td>${r.source}</td>
+                  <td>${r.touch}</td>
+                  <td class="l">${r.variant}</td>
+                  <td>${r.n}</td>
+                  <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td>
+                  <td>${fmt(r.gbps, 1)}</td>
+                  <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td>
+                </tr>`,
             )}
           </tbody>
         </table>
@@ -936,9 +1151,28 @@ export class LsBenchPanel extends LitElement {
       )}
       <div class="scroll">
         <table class="speedup-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
+          <thead>
+            <tr>
+              <th class="l">source</th>
+              <th>touch_fields</th>
+              <th>${this.pt('measuredRatio')}</th>
+              <th>${this.pt('modelRatio')}</th>
+              <th class="l">${this.pt('kernels')}</th>
+              <th class="l">${this.pt('applies')}</th>
+            </tr>
+          </thead>
           <tbody>
-            ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td></tr>`)}
+            ${speed.map(
+              (s, i) =>
+                html`<tr data-pair=${s.pair}>
+                  <td>${s.source}</td>
+                  <td>${s.touch}</td>
+                  <td>${fmt(s.speedup)}</td>
+                  <td>${fmt(bound[i].bound)}</td>
+                  <td class="l">${PAIRS[s.pair].name}</td>
+                  <td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td>
+                </tr>`,
+            )}
           </tbody>
         </table>
       </div>`;
@@ -950,16 +1184,38 @@ export class LsBenchPanel extends LitElement {
     const sources = [...new Set(rows.map((r) => r.source))];
     const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
     const order = ['copy', 'naive', 'tiled', 'pad'];
-    const sorted = [...rows].sort((a, b) => a.source.localeCompare(b.source) || a.dim! - b.dim! || order.indexOf(a.variant) - order.indexOf(b.variant));
+    const sorted = [...rows].sort(
+      (a, b) =>
+        a.source.localeCompare(b.source) || a.dim! - b.dim! || order.indexOf(a.variant) - order.indexOf(b.variant),
+    );
     return html`<h3>${this.pt('transposeTitle')}</h3>
       ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), this.pt('capTransposeCopy'))}
       ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
       <div class="scroll">
         <table class="transpose-table">
-          <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>
+          <thead>
+            <tr>
+              <th class="l">source</th>
+              <th>dim</th>
+              <th class="l">variant</th>
+              <th>median time (ms)</th>
+              <th>useful GB/s</th>
+              <th>fraction of copy</th>
+              <th>verified</th>
+            </tr>
+          </thead>
           <tbody>
             ${sorted.map(
-              (r) => html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+              (r) =>
+                html`<tr>
+                  <td>${r.source}</td>
+                  <td>${r.dim}</td>
+                  <td class="l">${r.variant}</td>
+                  <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td>
+                  <td>${fmt(r.gbps, 1)}</td>
+                  <td>${fmt(r.fractionOfCopy)}</td>
+                  <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td>
+                </tr>`,
             )}
           </tbody>
         </table>
@@ -970,37 +1226,80 @@ export class LsBenchPanel extends LitElement {
     const seen = new Set<string>();
     const list = rows.filter((r) => {
       const k = `${r.source}/${r.benchmark}/${r.variant}/${r.touch ?? ''}/${r.dim ?? ''}`;
-      if (seen.has(k) || (r.benchmark === 'aos_soa' && r.touch !== 1 && rows.some((x) => x.source === r.source && x.variant === r.variant && x.touch === 1))) return false;
+      if (
+        seen.has(k) ||
+        (r.benchmark === 'aos_soa' &&
+          r.touch !== 1 &&
+          rows.some((x) => x.source === r.source && x.variant === r.variant && x.touch === 1))
+      )
+        return false;
       seen.add(k);
       return true;
     });
     return html`<h3>Predicted vs measured</h3>
-      <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
+      <p class="muted">
+        Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the
+        agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.
+      </p>
       <div class="scroll">
         <table class="predictions">
-          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request (ld / st, ncu)</th></tr></thead>
+          <thead>
+            <tr>
+              <th class="l">source</th>
+              <th class="l">variant</th>
+              <th class="l">access (32 lanes)</th>
+              <th class="l">layout</th>
+              <th>predicted sectors / request</th>
+              <th>predicted smem wavefronts</th>
+              <th>agent agrees</th>
+              <th>measured useful GB/s</th>
+              <th>measured sectors / request (ld / st, ncu)</th>
+            </tr>
+          </thead>
           <tbody>
             ${list.map((r) => {
               const p = this.predict(r);
-              const label = r.benchmark === 'aos_soa' ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}` : `${r.variant} ${r.dim}`;
-              if (typeof p === 'string') return html`<tr><td>${r.source}</td><td class="l">${label}</td><td class="l error" colspan="7">${p}</td></tr>`;
+              const label =
+                r.benchmark === 'aos_soa'
+                  ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}`
+                  : `${r.variant} ${r.dim}`;
+              if (typeof p === 'string')
+                return html`<tr>
+                  <td>${r.source}</td>
+                  <td class="l">${label}</td>
+                  <td class="l error" colspan="7">${p}</td>
+                </tr>`;
               const agentG = r.state.predicted.global ?? [];
               const agentS = r.state.predicted.shared ?? [];
               const g = p.accesses.filter((a) => a.kind === 'global');
               const s = p.accesses.filter((a) => a.kind === 'shared');
-              const agrees = g.every((a, i) => agentG[i]?.sectors_per_request === a.sectors) && s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
+              const agrees =
+                g.every((a, i) => agentG[i]?.sectors_per_request === a.sectors) &&
+                s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
-                <td class="l"><button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>${label}</button></td>
+                <td class="l">
+                  <button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>
+                    ${label}
+                  </button>
+                </td>
                 <td class="l">${p.accesses.map((a) => html`${a.access}<br />`)}</td>
                 <td class="l mono">${[...new Set(p.accesses.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
                 <td class="sectors">${g.map((a) => a.sectors).join(' / ')}</td>
                 <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
-                <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
+                <td class=${agrees ? 'ok' : 'error'}>
+                  ${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}
+                </td>
                 <td>${fmt(r.gbps, 1)}</td>
-                <td class="measured">${r.measured
-                  ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
-                  : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? 'not measured' : 'no profile run'}</span>`}</td>
+                <td class="measured">
+                  ${
+                    r.measured
+                      ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                      : html`<span class="muted" title=${r.measuredNote ?? ''}
+                          >${r.measuredNote ? 'not measured' : 'no profile run'}</span
+                        >`
+                  }
+                </td>
               </tr>`;
             })}
           </tbody>
@@ -1014,11 +1313,28 @@ export class LsBenchPanel extends LitElement {
     const attrs = f.attrs;
     const fig =
       f.tag === 'ls-bank-conflicts'
-        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} lanes=${attrs.lanes ?? nothing} selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}></ls-bank-conflicts>`
-        : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
+        ? html`<ls-bank-conflicts
+            state-key="bench-fig"
+            layout=${attrs.layout}
+            compare=${attrs.compare ?? ''}
+            shape=${attrs.shape}
+            dtype=${attrs.dtype}
+            lanes=${attrs.lanes ?? nothing}
+            selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}
+          ></ls-bank-conflicts>`
+        : html`<ls-tile-layout
+            state-key="bench-fig"
+            layout=${attrs.layout}
+            shape=${attrs.shape}
+            access=${attrs.access}
+            dtype=${attrs.dtype}
+          ></ls-tile-layout>`;
     return html`<h3>Access pattern</h3>
       <div class="figure-host">
-        <div class="row"><strong class="grow figure-title">${f.title}</strong><button type="button" @click=${() => (this.figure = null)}>Close</button></div>
+        <div class="row">
+          <strong class="grow figure-title">${f.title}</strong
+          ><button type="button" @click=${() => (this.figure = null)}>Close</button>
+        </div>
         ${fig}
       </div>`;
   }

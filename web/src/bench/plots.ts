@@ -57,11 +57,18 @@ function floorOf(values: number[], log?: boolean): number {
 
 /** AoS/SoA: useful GB/s per layout at each touch_fields, the q1-q3 spread of each as a bar; the copy ceiling
  * (the run's own copy, a transpose copy on the same device, or the device's peak) as a dashed rule. */
-export function aosBandwidth(rows: Row[], ceilings: { source: string; gbps: number; label: string }[], o: PlotOptions): SVGSVGElement {
+export function aosBandwidth(
+  rows: Row[],
+  ceilings: { source: string; gbps: number; label: string }[],
+  o: PlotOptions,
+): SVGSVGElement {
   const data = rows.filter((r) => r.gbps !== null);
   const multi = o.sources.length > 1;
   const spread = data.filter((r) => r.gbpsLo !== null && r.gbpsHi !== null);
-  const floor = floorOf(data.map((r) => r.gbps!), o.log);
+  const floor = floorOf(
+    data.map((r) => r.gbps!),
+    o.log,
+  );
   return finish(
     Plot.plot({
       ...base(o),
@@ -70,17 +77,73 @@ export function aosBandwidth(rows: Row[], ceilings: { source: string; gbps: numb
       fx: { label: 'touch_fields' },
       x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
       marginBottom: 48,
-      y: { label: 'useful GB/s', grid: true, type: o.log ? 'log' : 'linear', domain: o.log ? undefined : [0, Math.max(...data.map((r) => r.gbpsHi ?? r.gbps!), ...ceilings.map((c) => c.gbps)) * 1.08] },
+      y: {
+        label: 'useful GB/s',
+        grid: true,
+        type: o.log ? 'log' : 'linear',
+        domain: o.log
+          ? undefined
+          : [0, Math.max(...data.map((r) => r.gbpsHi ?? r.gbps!), ...ceilings.map((c) => c.gbps)) * 1.08],
+      },
       marks: [
-        Plot.barY(data, { fx: 'touch', x: 'variant', y1: floor, y2: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} t=${r.touch}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}` }),
-        Plot.ruleX(spread, { fx: 'touch', x: 'variant', y1: 'gbpsLo', y2: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, strokeWidth: 1.5, className: 'ls-iqr' }),
-        Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsLo', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
-        Plot.tickY(spread, { fx: 'touch', x: 'variant', y: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, inset: 6 }),
-        Plot.ruleY(ceilings, { y: 'gbps', fy: multi ? 'source' : undefined, stroke: o.fg, strokeDasharray: '4 3', className: 'ls-copy-ceiling' }),
+        Plot.barY(data, {
+          fx: 'touch',
+          x: 'variant',
+          y1: floor,
+          y2: 'gbps',
+          fill: 'variant',
+          fy: multi ? 'source' : undefined,
+          className: 'ls-bandwidth-bars',
+          title: (r: Row) =>
+            `${r.variant} t=${r.touch}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}`,
+        }),
+        Plot.ruleX(spread, {
+          fx: 'touch',
+          x: 'variant',
+          y1: 'gbpsLo',
+          y2: 'gbpsHi',
+          fy: multi ? 'source' : undefined,
+          stroke: o.fg,
+          strokeWidth: 1.5,
+          className: 'ls-iqr',
+        }),
+        Plot.tickY(spread, {
+          fx: 'touch',
+          x: 'variant',
+          y: 'gbpsLo',
+          fy: multi ? 'source' : undefined,
+          stroke: o.fg,
+          inset: 6,
+        }),
+        Plot.tickY(spread, {
+          fx: 'touch',
+          x: 'variant',
+          y: 'gbpsHi',
+          fy: multi ? 'source' : undefined,
+          stroke: o.fg,
+          inset: 6,
+        }),
+        Plot.ruleY(ceilings, {
+          y: 'gbps',
+          fy: multi ? 'source' : undefined,
+          stroke: o.fg,
+          strokeDasharray: '4 3',
+          className: 'ls-copy-ceiling',
+        }),
         // the label once per source, in the first facet (a mark without fx would repeat in every facet)
         Plot.text(
           ceilings.map((c) => ({ ...c, touch: data.find((r) => r.source === c.source)?.touch ?? data[0]?.touch })),
-          { fx: 'touch', y: 'gbps', fy: multi ? 'source' : undefined, text: 'label', frameAnchor: 'left', textAnchor: 'start', dy: -8, fill: o.fg, className: 'ls-ceiling-label' },
+          {
+            fx: 'touch',
+            y: 'gbps',
+            fy: multi ? 'source' : undefined,
+            text: 'label',
+            frameAnchor: 'left',
+            textAnchor: 'start',
+            dy: -8,
+            fill: o.fg,
+            className: 'ls-ceiling-label',
+          },
         ),
         o.log ? Plot.ruleY([floor]) : Plot.ruleY([0]),
       ],
@@ -101,7 +164,10 @@ export interface BoundPoint {
 /** SoA/AoS speedup against touch_fields per kernel pair, with the sector-model ratio where it applies. The series
  * are named by a legend the panel draws above the chart (speedupLegend), in the colours of this chart. */
 export function speedupLegend(speed: Speedup[], multi: boolean): { name: string; colour: string }[] {
-  return [...new Set(speed.map((s) => seriesName(s, multi)))].map((name, i) => ({ name, colour: OKABE_ITO[i % OKABE_ITO.length] }));
+  return [...new Set(speed.map((s) => seriesName(s, multi)))].map((name, i) => ({
+    name,
+    colour: OKABE_ITO[i % OKABE_ITO.length],
+  }));
 }
 
 export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions): SVGSVGElement {
@@ -121,10 +187,24 @@ export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions
         : { label: 'SoA / AoS speedup', grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
       color: { range: OKABE_ITO, domain: [...new Set(speed.map(series))] },
       marks: [
-        Plot.line(applies, { x: 'touch', y: 'bound', z: (b: BoundPoint) => series(b), stroke: o.fg, strokeDasharray: '5 4', className: 'ls-sector-bound' }),
+        Plot.line(applies, {
+          x: 'touch',
+          y: 'bound',
+          z: (b: BoundPoint) => series(b),
+          stroke: o.fg,
+          strokeDasharray: '5 4',
+          className: 'ls-sector-bound',
+        }),
         Plot.dot(applies, { x: 'touch', y: 'bound', stroke: o.fg, r: 2.5, fill: 'none' }),
         Plot.line(speed, { x: 'touch', y: 'speedup', z: series, stroke: series, className: 'ls-speedup-lines' }),
-        Plot.dot(speed, { x: 'touch', y: 'speedup', fill: series, r: 4, className: 'ls-speedup-dots', title: (s: Speedup) => `${series(s)} t=${s.touch}: ${s.speedup.toFixed(2)}×` }),
+        Plot.dot(speed, {
+          x: 'touch',
+          y: 'speedup',
+          fill: series,
+          r: 4,
+          className: 'ls-speedup-dots',
+          title: (s: Speedup) => `${series(s)} t=${s.touch}: ${s.speedup.toFixed(2)}×`,
+        }),
         Plot.ruleY([1], { stroke: o.fg, strokeOpacity: 0.4 }),
       ],
     }) as SVGSVGElement,
@@ -146,10 +226,49 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
       marginBottom: 48,
       y: { label: 'useful GB/s', grid: true, type: o.log ? 'log' : 'linear' },
       marks: [
-        Plot.barY(data, { fx: 'dim', x: 'variant', y1: floorOf(data.map((r) => r.gbps!), o.log), y2: 'gbps', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-bandwidth-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}` }),
-        Plot.ruleX(data.filter((r) => r.gbpsLo !== null), { fx: 'dim', x: 'variant', y1: 'gbpsLo', y2: 'gbpsHi', fy: multi ? 'source' : undefined, stroke: o.fg, strokeWidth: 1.5, className: 'ls-iqr' }),
-        Plot.ruleY(copy, { fx: 'dim', y: 'gbps', fy: multi ? 'source' : undefined, stroke: o.fg, strokeDasharray: '4 3', className: 'ls-copy-ceiling' }),
-        Plot.ruleY([o.log ? floorOf(data.map((r) => r.gbps!), true) : 0]),
+        Plot.barY(data, {
+          fx: 'dim',
+          x: 'variant',
+          y1: floorOf(
+            data.map((r) => r.gbps!),
+            o.log,
+          ),
+          y2: 'gbps',
+          fill: 'variant',
+          fy: multi ? 'source' : undefined,
+          className: 'ls-bandwidth-bars',
+          title: (r: Row) =>
+            `${r.variant} ${r.dim}: ${r.gbps!.toFixed(1)} GB/s${r.gbpsLo !== null ? ` (q1-q3 ${r.gbpsLo.toFixed(1)}-${r.gbpsHi!.toFixed(1)})` : ''}`,
+        }),
+        Plot.ruleX(
+          data.filter((r) => r.gbpsLo !== null),
+          {
+            fx: 'dim',
+            x: 'variant',
+            y1: 'gbpsLo',
+            y2: 'gbpsHi',
+            fy: multi ? 'source' : undefined,
+            stroke: o.fg,
+            strokeWidth: 1.5,
+            className: 'ls-iqr',
+          },
+        ),
+        Plot.ruleY(copy, {
+          fx: 'dim',
+          y: 'gbps',
+          fy: multi ? 'source' : undefined,
+          stroke: o.fg,
+          strokeDasharray: '4 3',
+          className: 'ls-copy-ceiling',
+        }),
+        Plot.ruleY([
+          o.log
+            ? floorOf(
+                data.map((r) => r.gbps!),
+                true,
+              )
+            : 0,
+        ]),
       ],
     }) as SVGSVGElement,
     'Transpose: useful GB/s per variant and dim, with the q1 to q3 spread and copy as the ceiling',
@@ -167,9 +286,21 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
       fx: { label: 'dim' },
       x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
       marginBottom: 48,
-      y: { label: 'fraction of copy', grid: true, domain: [0, Math.max(1.05, ...data.map((r) => r.fractionOfCopy! + 0.05))] },
+      y: {
+        label: 'fraction of copy',
+        grid: true,
+        domain: [0, Math.max(1.05, ...data.map((r) => r.fractionOfCopy! + 0.05))],
+      },
       marks: [
-        Plot.barY(data, { fx: 'dim', x: 'variant', y: 'fractionOfCopy', fill: 'variant', fy: multi ? 'source' : undefined, className: 'ls-fraction-bars', title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} of copy` }),
+        Plot.barY(data, {
+          fx: 'dim',
+          x: 'variant',
+          y: 'fractionOfCopy',
+          fill: 'variant',
+          fy: multi ? 'source' : undefined,
+          className: 'ls-fraction-bars',
+          title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} of copy`,
+        }),
         Plot.ruleY([1], { stroke: o.fg, strokeDasharray: '4 3' }),
         Plot.ruleY([0]),
       ],
@@ -195,7 +326,8 @@ export function svgFile(svg: SVGSVGElement, bg: string, fg: string): string {
 /** A PNG (blob) of a chart, drawn at 2x through an <img> of its SVG file. */
 export async function pngFile(svg: SVGSVGElement, bg: string, fg: string): Promise<Blob> {
   const text = svgFile(svg, bg, fg);
-  const w = Number(svg.getAttribute('width')), h = Number(svg.getAttribute('height'));
+  const w = Number(svg.getAttribute('width')),
+    h = Number(svg.getAttribute('height'));
   const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
   try {
     const img = new Image();
@@ -207,7 +339,9 @@ export async function pngFile(svg: SVGSVGElement, bg: string, fg: string): Promi
     const ctx = canvas.getContext('2d')!;
     ctx.scale(2, 2);
     ctx.drawImage(img, 0, 0, w, h);
-    return await new Promise<Blob>((ok, bad) => canvas.toBlob((b) => (b ? ok(b) : bad(new Error('canvas.toBlob failed'))), 'image/png'));
+    return await new Promise<Blob>((ok, bad) =>
+      canvas.toBlob((b) => (b ? ok(b) : bad(new Error('canvas.toBlob failed'))), 'image/png'),
+    );
   } finally {
     URL.revokeObjectURL(url);
   }

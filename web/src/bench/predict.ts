@@ -31,7 +31,14 @@ export interface VariantPrediction {
 const WARP = 32;
 const range = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
 
-function global(e: Engine, layout: string, shape: number[], idx: number[], width: number, access: string): AccessPrediction {
+function global(
+  e: Engine,
+  layout: string,
+  shape: number[],
+  idx: number[],
+  width: number,
+  access: string,
+): AccessPrediction {
   const addrs = must(e.laneAddresses(layout, shape, idx, 4)).addrs;
   const s = must(e.sectorAccess(addrs, width));
   return { kind: 'global', access, layout, bytesPerLane: width, sectors: s.sectors };
@@ -73,7 +80,12 @@ export function predictAosSoa(e: Engine, layout: string, n: number): VariantPred
     figure: {
       tag: 'ls-tile-layout',
       title: `${layout}: ${access} (${small}, one warp)`,
-      attrs: { layout: small, shape: `${rows},8`, access: `0:${rows * 8}:${step}`, dtype: width === 16 ? 'f32x4' : 'f32' },
+      attrs: {
+        layout: small,
+        shape: `${rows},8`,
+        access: `0:${rows * 8}:${step}`,
+        dtype: width === 16 ? 'f32x4' : 'f32',
+      },
     },
   };
 }
@@ -83,7 +95,10 @@ export function predictAosSoa(e: Engine, layout: string, n: number): VariantPred
  * 4x4 blocks written as rows of a row-major staging tile, each output row piece leaving as one 256 B bulk copy
  * (TMA, sm_90; given as its 16 chunks of 16 B); the row-major tile last as the reference. */
 function predictTile64(e: Engine, variant: string, dim: number): VariantPrediction {
-  if (dim < 64 || dim % 4 !== 0) throw new Error(`dim ${dim}: the 64x64 kernels take their scalar edge path (dim < 64 or not a multiple of 4), no access model`);
+  if (dim < 64 || dim % 4 !== 0)
+    throw new Error(
+      `dim ${dim}: the 64x64 kernels take their scalar edge path (dim < 64 or not a multiple of 4), no access model`,
+    );
   const g = `S[(${dim},${dim}):(${dim},1)]`;
   const rows2 = range(WARP, (l) => Math.floor(l / 16) * dim + 4 * (l % 16));
   const tileRows2 = range(WARP, (l) => Math.floor(l / 16) * 64 + 4 * (l % 16));
@@ -94,10 +109,21 @@ function predictTile64(e: Engine, variant: string, dim: number): VariantPredicti
   return {
     accesses: [
       global(e, g, [dim, dim], rows2, 16, 'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))'),
-      global(e, g, [dim, dim], outRow, 16, 'store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), shown as its 16 chunks of 16 B'),
+      global(
+        e,
+        g,
+        [dim, dim],
+        outRow,
+        16,
+        'store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), shown as its 16 chunks of 16 B',
+      ),
       bank(tile, tileRows2, 'shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)'),
       bank(tile, tileCol, 'shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)'),
-      bank('S[(64,64):(64,1)]', tileRows2, "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)"),
+      bank(
+        'S[(64,64):(64,1)]',
+        tileRows2,
+        "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)",
+      ),
       bank('S[(64,64):(64,1)]', tileCol, 'reference, not run: the same column read from a row-major 64x64 tile'),
     ],
     figure: {
@@ -129,27 +155,51 @@ export function predictTranspose(e: Engine, variant: string, dim: number): Varia
         global(e, g, [dim, dim], vec, width, 'load: lane i reads 16 B at element 4i'),
         global(e, g, [dim, dim], vec, width, 'store: lane i writes 16 B at element 4i'),
       ],
-      figure: { tag: 'ls-tile-layout', title: 'copy: lane i reads 16 B (float4) at element 4i of a row', attrs: { layout: 'S[(32,32):(32,1)]', shape: '32,32', access: '0:128:4', dtype: 'f32x4' } },
+      figure: {
+        tag: 'ls-tile-layout',
+        title: 'copy: lane i reads 16 B (float4) at element 4i of a row',
+        attrs: { layout: 'S[(32,32):(32,1)]', shape: '32,32', access: '0:128:4', dtype: 'f32x4' },
+      },
     };
   }
   const load = global(e, g, [dim, dim], row, 4, 'load: lane i reads in(r, c0 + i) (a row)');
   if (variant === 'naive')
     return {
       accesses: [load, global(e, g, [dim, dim], col, 4, 'store: lane i writes out(c0 + i, r) (a column)')],
-      figure: tileFig('S[(32,32):(32,1)]', '0:1024:32', 'naive: the store writes a column, lane i at out(i, r) (a 32×32 corner)'),
+      figure: tileFig(
+        'S[(32,32):(32,1)]',
+        '0:1024:32',
+        'naive: the store writes a column, lane i at out(i, r) (a 32×32 corner)',
+      ),
     };
   const store = global(e, g, [dim, dim], row, 4, 'store: lane i writes out(r, c0 + i) (a row)');
   const tile = variant === 'pad' ? 'S[(32,32):(33,1)]' : 'S[(32,32):(32,1)]';
   const sh = [
-    shared(e, tile, range(WARP, (l) => l), 'shared store: lane i writes tile[r][i] (a row)'),
-    shared(e, tile, range(WARP, (l) => l * 32), 'shared load: lane i reads tile[i][c] (a column)'),
+    shared(
+      e,
+      tile,
+      range(WARP, (l) => l),
+      'shared store: lane i writes tile[r][i] (a row)',
+    ),
+    shared(
+      e,
+      tile,
+      range(WARP, (l) => l * 32),
+      'shared load: lane i reads tile[i][c] (a column)',
+    ),
   ];
   return {
     accesses: [load, store, ...sh],
     figure: {
       tag: 'ls-bank-conflicts',
       title: `${variant}: the shared tile's column read, tile[i][0] for lane i (${tile})`,
-      attrs: { layout: tile, compare: variant === 'pad' ? 'S[(32,32):(32,1)]' : 'S[(32,32):(33,1)]', shape: '32,32', dtype: 'f32', selection: 'C:0' },
+      attrs: {
+        layout: tile,
+        compare: variant === 'pad' ? 'S[(32,32):(32,1)]' : 'S[(32,32):(33,1)]',
+        shape: '32,32',
+        dtype: 'f32',
+        selection: 'C:0',
+      },
     },
   };
 }

@@ -4,7 +4,13 @@ import validate from '../generated/validate-results.js';
 
 export interface ResultsDoc {
   schema_version: string;
-  meta: { run_id: string; backend: string; request: { benchmark: string; params: Record<string, unknown> }; created_at: string; finished_at: string };
+  meta: {
+    run_id: string;
+    backend: string;
+    request: { benchmark: string; params: Record<string, unknown> };
+    created_at: string;
+    finished_at: string;
+  };
   devices: { id: number; name: string; kind: string; peak_bandwidth_bytes_per_second?: number | null }[];
   benchmarks: { name: string; backend: string; devices: number[]; axes: unknown[]; states: State[] }[];
 }
@@ -141,7 +147,9 @@ export function speedups(rows: Row[]): Speedup[] {
   const out: Speedup[] = [];
   for (const [pair, k] of Object.entries(PAIRS) as [Pair, (typeof PAIRS)[Pair]][])
     for (const a of rows.filter((r) => r.benchmark === 'aos_soa' && r.variant === k.aos && r.timeS)) {
-      const s = rows.find((r) => r.source === a.source && r.variant === k.soa && r.touch === a.touch && r.n === a.n && r.timeS);
+      const s = rows.find(
+        (r) => r.source === a.source && r.variant === k.soa && r.touch === a.touch && r.n === a.n && r.timeS,
+      );
       if (s) out.push({ source: a.source, pair, touch: a.touch!, speedup: a.timeS! / s.timeS!, aosGbps: a.gbps });
     }
   return out;
@@ -167,7 +175,12 @@ export interface Validation {
 export function validateResults(doc: unknown): Validation {
   if (validate(doc)) return { ok: true, message: '' };
   const errs = validate.errors ?? [];
-  const lines = errs.slice(0, 5).map((e) => `${e.instancePath || '(document)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`);
+  const lines = errs
+    .slice(0, 5)
+    .map(
+      (e) =>
+        `${e.instancePath || '(document)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
+    );
   return {
     ok: false,
     message: `This file does not match the layoutscope results schema (schemas/results.schema.json, ${errs.length} problem${errs.length === 1 ? '' : 's'}): ${lines.join('; ')}${errs.length > 5 ? '; …' : ''}`,
@@ -196,11 +209,41 @@ function csvCell(v: unknown): string {
 
 /** CSV of the rows, units in the column names (the agent's own CSV is used for its runs). */
 export function rowsToCsv(rows: Row[]): string {
-  const head = ['source', 'benchmark', 'device', 'backend', 'variant', 'touch_fields', 'n', 'dim', 'time_median_s', 'useful_bytes_B', 'useful_bandwidth_B_per_s', 'fraction_of_copy', 'verified', 'skipped'];
+  const head = [
+    'source',
+    'benchmark',
+    'device',
+    'backend',
+    'variant',
+    'touch_fields',
+    'n',
+    'dim',
+    'time_median_s',
+    'useful_bytes_B',
+    'useful_bandwidth_B_per_s',
+    'fraction_of_copy',
+    'verified',
+    'skipped',
+  ];
   const lines = [head.join(',')];
   for (const r of rows)
     lines.push(
-      [r.source, r.benchmark, r.device, r.backend, r.variant, r.touch, r.n, r.dim, r.timeS, r.usefulBytes, r.gbps === null ? null : r.gbps * 1e9, r.fractionOfCopy, r.verified, r.skipped]
+      [
+        r.source,
+        r.benchmark,
+        r.device,
+        r.backend,
+        r.variant,
+        r.touch,
+        r.n,
+        r.dim,
+        r.timeS,
+        r.usefulBytes,
+        r.gbps === null ? null : r.gbps * 1e9,
+        r.fractionOfCopy,
+        r.verified,
+        r.skipped,
+      ]
         .map(csvCell)
         .join(','),
     );

@@ -25,12 +25,37 @@ interface Case {
 type CaseName = 'toy' | 'real' | 'pad';
 const CASES: Record<CaseName, Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
-  toy: { plain: 'S[(8,8):(8,1)]', swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]', shape: [8, 8], elemBytes: 4, perCell: 1, model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 }, bankLabel: (b) => `bank ${b}` },
+  toy: {
+    plain: 'S[(8,8):(8,1)]',
+    swizzled: 'Swizzle<3,0,3> o S[(8,8):(8,1)]',
+    shape: [8, 8],
+    elemBytes: 4,
+    perCell: 1,
+    model: { banks: 8, wordBytes: 4, wavefrontBytes: 32 },
+    bankLabel: (b) => `bank ${b}`,
+  },
   // SWIZZLE_128B on fp16 elements is Swizzle<3,3,3> (bytes: Swizzle<3,4,3>)
-  real: { plain: 'S[(8,64):(64,1)]', swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], elemBytes: 2, perCell: 8, model: null, bankLabel: (b) => `${b}–${b + 3}` },
+  real: {
+    plain: 'S[(8,64):(64,1)]',
+    swizzled: 'Swizzle<3,3,3> o S[(8,64):(64,1)]',
+    shape: [8, 64],
+    elemBytes: 2,
+    perCell: 8,
+    model: null,
+    bankLabel: (b) => `${b}–${b + 3}`,
+  },
   // a 32x32 fp32 tile read down a column: 32 words a row put the whole column in one bank; one padding word a row
   // (33) moves row r to bank r
-  pad: { plain: 'S[(32,32):(32,1)]', swizzled: 'S[(32,32):(33,1)]', shape: [32, 32], elemBytes: 4, perCell: 1, model: null, bankLabel: (b) => String(b), names: ['S[(32,32):(32,1)]', 'S[(32,32):(33,1)] (padded)'] },
+  pad: {
+    plain: 'S[(32,32):(32,1)]',
+    swizzled: 'S[(32,32):(33,1)]',
+    shape: [32, 32],
+    elemBytes: 4,
+    perCell: 1,
+    model: null,
+    bankLabel: (b) => String(b),
+    names: ['S[(32,32):(32,1)]', 'S[(32,32):(33,1)] (padded)'],
+  },
 };
 
 /** A drawn cell read by a lane. */
@@ -128,7 +153,16 @@ export class LsBankConflicts extends LsFigure {
     for (const l of layouts) must(e.laneAddresses(l, shape, [0], elemBytes));
     const perCell = Math.max(1, 4 / elemBytes);
     if (shape[1] % perCell) throw new Error(`shape: ${shape[1]} columns of ${this.dtype} do not fill 4-byte words`);
-    return { plain: layouts[0], swizzled: layouts[1] ?? '', shape, elemBytes, perCell, model: null, bankLabel: (b) => String(b), names: layouts };
+    return {
+      plain: layouts[0],
+      swizzled: layouts[1] ?? '',
+      shape,
+      elemBytes,
+      perCell,
+      model: null,
+      bankLabel: (b) => String(b),
+      names: layouts,
+    };
   }
   protected override extraState() {
     return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
@@ -148,7 +182,11 @@ export class LsBankConflicts extends LsFigure {
   /** The given lanes (the `lanes` attribute), while nothing is selected. */
   private get givenLanes(): number[] | null {
     if (!this.custom || !this.lanes || this.selection) return null;
-    return this.lanes.split(',').map((s) => Number(s.trim())).filter((x) => Number.isInteger(x) && x >= 0).slice(0, 32);
+    return this.lanes
+      .split(',')
+      .map((s) => Number(s.trim()))
+      .filter((x) => Number.isInteger(x) && x >= 0)
+      .slice(0, 32);
   }
 
   /** Element indices each lane reads: the given lanes, or a column of cells over all rows, or one row, at the access
@@ -161,7 +199,8 @@ export class LsBankConflicts extends LsFigure {
     if (given) {
       const lanes: LaneCell[] = [];
       given.forEach((x, lane) => {
-        for (let e = 0; e < per; e += c.perCell) lanes.push({ row: Math.floor((x + e) / cols), cell: Math.floor(((x + e) % cols) / c.perCell), lane });
+        for (let e = 0; e < per; e += c.perCell)
+          lanes.push({ row: Math.floor((x + e) / cols), cell: Math.floor(((x + e) % cols) / c.perCell), lane });
       });
       return { idx: given, lanes };
     }
@@ -170,7 +209,10 @@ export class LsBankConflicts extends LsFigure {
     const idx: number[] = [];
     const lanes: LaneCell[] = [];
     const cellsPerRow = cols / c.perCell;
-    const cells = op === 'col' ? Array.from({ length: rows }, (_, r) => [r, i]) : Array.from({ length: cellsPerRow }, (_, k) => [i, k]);
+    const cells =
+      op === 'col'
+        ? Array.from({ length: rows }, (_, r) => [r, i])
+        : Array.from({ length: cellsPerRow }, (_, k) => [i, k]);
     for (const [r, k] of cells)
       for (let l = 0; l < lanesPerCell; ++l) {
         lanes.push({ row: r, cell: k, lane: idx.length });
@@ -187,21 +229,27 @@ export class LsBankConflicts extends LsFigure {
     const c = this.c;
     const [rows, cols] = c.shape;
     const { idx, lanes } = this.laneIndices();
-    this.sides = [c.plain, c.swizzled].filter((l) => l).map((layout) => {
-      // where each drawn cell lands: the bank of its first element, per row (engine: addresses and banks)
-      const physCol: number[][] = [];
-      const cellW = c.perCell * c.elemBytes;
-      const perLine = this.cellsPerBankRow();
-      for (let r = 0; r < rows; ++r) {
-        const first = Array.from({ length: cols / c.perCell }, (_, k) => r * cols + k * c.perCell);
-        const addrs = must(this.eng!.laneAddresses(layout, c.shape, first, c.elemBytes)).addrs;
-        const banks = must(this.eng!.bankAccess(addrs, Math.min(16, cellW), c.model)).laneBank;
-        physCol.push(banks.map((b, k) => Math.floor(k / perLine) * perLine + Math.floor(b / (cellW / (c.model?.wordBytes ?? 4)))));
-      }
-      const addrs = must(this.eng!.laneAddresses(layout, c.shape, idx, c.elemBytes)).addrs;
-      const access = must(this.eng!.bankAccess(addrs, this.accessWidth, c.model));
-      return { access, physCol, lanes };
-    });
+    this.sides = [c.plain, c.swizzled]
+      .filter((l) => l)
+      .map((layout) => {
+        // where each drawn cell lands: the bank of its first element, per row (engine: addresses and banks)
+        const physCol: number[][] = [];
+        const cellW = c.perCell * c.elemBytes;
+        const perLine = this.cellsPerBankRow();
+        for (let r = 0; r < rows; ++r) {
+          const first = Array.from({ length: cols / c.perCell }, (_, k) => r * cols + k * c.perCell);
+          const addrs = must(this.eng!.laneAddresses(layout, c.shape, first, c.elemBytes)).addrs;
+          const banks = must(this.eng!.bankAccess(addrs, Math.min(16, cellW), c.model)).laneBank;
+          physCol.push(
+            banks.map(
+              (b, k) => Math.floor(k / perLine) * perLine + Math.floor(b / (cellW / (c.model?.wordBytes ?? 4))),
+            ),
+          );
+        }
+        const addrs = must(this.eng!.laneAddresses(layout, c.shape, idx, c.elemBytes)).addrs;
+        const access = must(this.eng!.bankAccess(addrs, this.accessWidth, c.model));
+        return { access, physCol, lanes };
+      });
   }
 
   /** Drawn cells in one row of banks (the engine's default model: 32 banks of 4 B). */
@@ -212,7 +260,7 @@ export class LsBankConflicts extends LsFigure {
   }
 
   protected override selectionChanged() {
-    this.recompute();  // the lanes follow the selected row or column
+    this.recompute(); // the lanes follow the selected row or column
   }
 
   override select(hit: string | null) {
@@ -264,7 +312,10 @@ export class LsBankConflicts extends LsFigure {
 
   protected navGrid(): string[][] {
     const [rows, cols] = this.c.shape;
-    return [Array.from({ length: cols / this.c.perCell }, (_, k) => `C:${k}`), Array.from({ length: rows }, (_, r) => `R:${r}`)];
+    return [
+      Array.from({ length: cols / this.c.perCell }, (_, k) => `C:${k}`),
+      Array.from({ length: rows }, (_, r) => `R:${r}`),
+    ];
   }
 
   protected buildScene(p: Palette): Scene {
@@ -272,9 +323,11 @@ export class LsBankConflicts extends LsFigure {
     const c = this.c;
     const [rows, cols] = c.shape;
     const ncell = cols / c.perCell;
-    const cs = Math.max(12, Math.min(36, Math.floor(520 / ncell))), oy = 64, gap = 70;
+    const cs = Math.max(12, Math.min(36, Math.floor(520 / ncell))),
+      oy = 64,
+      gap = 70;
     const cur = this.cursorHit();
-    const given = !!this.givenLanes;  // then no row or column is the one read
+    const given = !!this.givenLanes; // then no row or column is the one read
     const { op, i } = given ? { op: '', i: -1 } : this.target();
     const names = c.names ?? [this.tr('rowMajor'), this.tr('swizzled')];
     const maxCycles = Math.max(0, ...this.sides.map((sd) => sd.access.cycles));
@@ -282,11 +335,15 @@ export class LsBankConflicts extends LsFigure {
       const ox = 60 + s * (ncell * cs + gap);
       const a = side.access;
       label(items, p, ox, 14, names[s]);
-      const badge = a.maxWays > 1 ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}` : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
+      const badge =
+        a.maxWays > 1
+          ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
+          : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
       items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
       items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
       const perLine = this.cellsPerBankRow();
-      for (let b = 0; b < ncell; ++b) small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel((b % perLine) * (c.perCell * c.elemBytes / 4)));
+      for (let b = 0; b < ncell; ++b)
+        small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel((b % perLine) * ((c.perCell * c.elemBytes) / 4)));
       // read cells: which drawn cells lanes touch, and in which cycle each is served
       const served = new Map<string, number>();
       for (const l of side.lanes) {
@@ -295,10 +352,30 @@ export class LsBankConflicts extends LsFigure {
       }
       for (let r = 0; r < rows; ++r) {
         if (s === 0) {
-          items.push({ t: 'rect', x: 8, y: oy + r * cs + 4, w: 40, h: cs - 8, fill: p.cell, hit: `R:${r}`, title: `${this.tr('readRow')} ${r}`, rx: 4 });
+          items.push({
+            t: 'rect',
+            x: 8,
+            y: oy + r * cs + 4,
+            w: 40,
+            h: cs - 8,
+            fill: p.cell,
+            hit: `R:${r}`,
+            title: `${this.tr('readRow')} ${r}`,
+            rx: 4,
+          });
           small(items, p, 28, oy + r * cs + cs / 2, `${this.tr('row')} ${r}`);
           if (cur === `R:${r}` || (op === 'row' && i === r))
-            items.push({ t: 'rect', x: 7, y: oy + r * cs + 3, w: 42, h: cs - 6, fill: 'none', stroke: cur === `R:${r}` ? p.related : p.select, sw: 2, dash: cur === `R:${r}` ? '3 2' : undefined });
+            items.push({
+              t: 'rect',
+              x: 7,
+              y: oy + r * cs + 3,
+              w: 42,
+              h: cs - 6,
+              fill: 'none',
+              stroke: cur === `R:${r}` ? p.related : p.select,
+              sw: 2,
+              dash: cur === `R:${r}` ? '3 2' : undefined,
+            });
         }
         for (let k = 0; k < ncell; ++k) {
           const pc = side.physCol[r][k];
@@ -322,20 +399,55 @@ export class LsBankConflicts extends LsFigure {
       const room = s + 1 < this.sides.length ? ncell * cs + gap - 50 : Infinity;
       const tw = Math.max(6, Math.min(22, room / Math.max(1, a.cycles)));
       for (let t = 0; t < a.cycles; ++t)
-        cell(items, p, ox + 40 + t * tw, ty - 14, tw - 2, 18, t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1], { label: tw >= 16 ? String(t) : undefined, labelSize: 10 });
+        cell(
+          items,
+          p,
+          ox + 40 + t * tw,
+          ty - 14,
+          tw - 2,
+          18,
+          t === this.step ? p.cat[0] : t < this.step ? p.cell : p.cat[1],
+          { label: tw >= 16 ? String(t) : undefined, labelSize: 10 },
+        );
     });
     // logical column headers (click = read that column)
     for (let k = 0; k < ncell; ++k) {
       const x = 60 + k * cs;
-      items.push({ t: 'rect', x, y: oy + rows * cs + 34, w: cs - 2, h: 22, fill: p.cell, hit: `C:${k}`, title: `${this.tr('readColumn')} ${k}`, rx: 4 });
+      items.push({
+        t: 'rect',
+        x,
+        y: oy + rows * cs + 34,
+        w: cs - 2,
+        h: 22,
+        fill: p.cell,
+        hit: `C:${k}`,
+        title: `${this.tr('readColumn')} ${k}`,
+        rx: 4,
+      });
       small(items, p, x + cs / 2, oy + rows * cs + 45, cs >= 30 ? `${this.tr('col')} ${k}` : String(k));
       if (cur === `C:${k}` || (op === 'col' && i === k))
-        items.push({ t: 'rect', x: x - 1, y: oy + rows * cs + 33, w: cs, h: 24, fill: 'none', stroke: cur === `C:${k}` ? p.related : p.select, sw: 2, dash: cur === `C:${k}` ? '3 2' : undefined });
+        items.push({
+          t: 'rect',
+          x: x - 1,
+          y: oy + rows * cs + 33,
+          w: cs,
+          h: 24,
+          fill: 'none',
+          stroke: cur === `C:${k}` ? p.related : p.select,
+          sw: 2,
+          dash: cur === `C:${k}` ? '3 2' : undefined,
+        });
     }
-    const what = given ? this.tr('laneAccess') : `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'}`;
+    const what = given
+      ? this.tr('laneAccess')
+      : `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'}`;
     small(items, p, 60, oy + rows * cs + 70, `${what} · ${this.accessWidth} B / lane`, 'start');
     const n = Math.max(1, this.sides.length);
-    const width = Math.max(60 + n * (ncell * cs) + (n - 1) * gap + 20, 60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20, 420);
+    const width = Math.max(
+      60 + n * (ncell * cs) + (n - 1) * gap + 20,
+      60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20,
+      420,
+    );
     return { width, height: oy + rows * cs + 84, background: p.bg, items };
   }
 
@@ -344,7 +456,11 @@ export class LsBankConflicts extends LsFigure {
     const [a, b] = this.sides.map((s) => s.access);
     if (!a) return '';
     if (this.custom || this.c.names) {
-      const what = this.givenLanes ? this.tr('laneAccess') : op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
+      const what = this.givenLanes
+        ? this.tr('laneAccess')
+        : op === 'col'
+          ? `${this.tr('readColumn')} ${i}`
+          : `${this.tr('readRow')} ${i}`;
       return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
     }
     if (!b) return '';
@@ -359,38 +475,73 @@ export class LsBankConflicts extends LsFigure {
       return html`<p class="cycles">${this.announce()}</p>
         ${this.sides.map(
           (sd, k) =>
-            html`<p class="mono">${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes / wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}</p>`,
+            html`<p class="mono">
+              ${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes /
+              wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}
+            </p>`,
         )}`;
     if (!b) return html``;
     return html`<p class="cycles">${this.announce()}</p>
-      <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups ${a.groupCycles.join('+')} = ${a.cycles}</p>
-      <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
+      <p class="mono">
+        ${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups
+        ${a.groupCycles.join('+')} = ${a.cycles}
+      </p>
+      <p class="mono">
+        ${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}
+      </p>`;
   }
 
   protected exportData() {
     const { idx } = this.laneIndices();
-    return { case: this.custom ? 'custom' : this.case_, width: this.accessWidth, indices: idx, layouts: [this.c.plain, this.c.swizzled].filter((l) => l), access: this.sides.map((s) => s.access) };
+    return {
+      case: this.custom ? 'custom' : this.case_,
+      width: this.accessWidth,
+      indices: idx,
+      layouts: [this.c.plain, this.c.swizzled].filter((l) => l),
+      access: this.sides.map((s) => s.access),
+    };
   }
 
   protected override controls() {
     const playing = !!this.timer;
     if (this.custom)
       return html`<button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
-        <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
+        <button type="button" class="play" @click=${() => this.play()}>
+          ${playing ? this.tr('pause') : this.tr('play')}
+        </button>`;
     return html`<span role="group" aria-label="case">
-        <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
-        <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
-        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>${this.tr('padded')}</button>
+        <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>
+          ${this.tr('toy')}
+        </button>
+        <button
+          type="button"
+          class="case-real"
+          aria-pressed=${this.case_ === 'real'}
+          @click=${() => this.setCase('real')}
+        >
+          ${this.tr('real')}
+        </button>
+        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>
+          ${this.tr('padded')}
+        </button>
       </span>
-      ${this.case_ === 'real'
-        ? html`<label>${this.tr('width')}
-            <select class="width" @change=${(e: Event) => this.setWidth(Number((e.target as HTMLSelectElement).value))}>
-              ${[4, 8, 16].map((w) => html`<option value=${w} ?selected=${this.width === w}>${w} B</option>`)}
-            </select></label
-          >`
-        : ''}
+      ${
+        this.case_ === 'real'
+          ? html`<label
+              >${this.tr('width')}
+              <select
+                class="width"
+                @change=${(e: Event) => this.setWidth(Number((e.target as HTMLSelectElement).value))}
+              >
+                ${[4, 8, 16].map((w) => html`<option value=${w} ?selected=${this.width === w}>${w} B</option>`)}
+              </select></label
+            >`
+          : ''
+      }
       <button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
-      <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
+      <button type="button" class="play" @click=${() => this.play()}>
+        ${playing ? this.tr('pause') : this.tr('play')}
+      </button>`;
   }
 }
 

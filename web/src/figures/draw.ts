@@ -19,8 +19,28 @@ export function textOn(p: Palette, fill: string): string {
   return i >= 0 ? p.catText[i] : p.fg;
 }
 
-export function cell(items: Item[], p: Palette, x: number, y: number, w: number, h: number, fill: string, m: CellMarks = {}) {
-  items.push({ t: 'rect', x, y, w, h, fill: m.dim ? p.cell : fill, stroke: p.grid, sw: 0.5, hit: m.hit, title: m.title });
+export function cell(
+  items: Item[],
+  p: Palette,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  fill: string,
+  m: CellMarks = {},
+) {
+  items.push({
+    t: 'rect',
+    x,
+    y,
+    w,
+    h,
+    fill: m.dim ? p.cell : fill,
+    stroke: p.grid,
+    sw: 0.5,
+    hit: m.hit,
+    title: m.title,
+  });
   if (m.label !== undefined && h >= 9)
     items.push({
       t: 'text',
@@ -31,15 +51,35 @@ export function cell(items: Item[], p: Palette, x: number, y: number, w: number,
       fill: m.dim ? p.muted : textOn(p, fill),
       anchor: 'middle',
     });
-  if (m.related) items.push({ t: 'rect', x: x + 1, y: y + 1, w: w - 2, h: h - 2, fill: 'none', stroke: p.related, sw: 2 });
-  if (m.selected) items.push({ t: 'rect', x: x + 1.5, y: y + 1.5, w: w - 3, h: h - 3, fill: 'none', stroke: p.select, sw: 3 });
-  if (m.cursor) items.push({ t: 'rect', x: x - 1, y: y - 1, w: w + 2, h: h + 2, fill: 'none', stroke: p.related, sw: 2, dash: '3 2' });
+  if (m.related)
+    items.push({ t: 'rect', x: x + 1, y: y + 1, w: w - 2, h: h - 2, fill: 'none', stroke: p.related, sw: 2 });
+  if (m.selected)
+    items.push({ t: 'rect', x: x + 1.5, y: y + 1.5, w: w - 3, h: h - 3, fill: 'none', stroke: p.select, sw: 3 });
+  if (m.cursor)
+    items.push({
+      t: 'rect',
+      x: x - 1,
+      y: y - 1,
+      w: w + 2,
+      h: h + 2,
+      fill: 'none',
+      stroke: p.related,
+      sw: 2,
+      dash: '3 2',
+    });
 }
 
 export function label(items: Item[], p: Palette, x: number, y: number, s: string, size = 13, bold = true) {
   items.push({ t: 'text', x, y, s, size, fill: p.fg, weight: bold ? 'bold' : 'normal' });
 }
 
-export function small(items: Item[], p: Palette, x: number, y: number, s: string, anchor: 'start' | 'middle' | 'end' = 'middle') {
+export function small(
+  items: Item[],
+  p: Palette,
+  x: number,
+  y: number,
+  s: string,
+  anchor: 'start' | 'middle' | 'end' = 'middle',
+) {
   items.push({ t: 'text', x, y, s, size: 10, fill: p.muted, anchor });
 }

@@ -82,7 +82,9 @@ export class LsFragment extends LsFigure {
   protected buildScene(p: Palette): Scene {
     const items: Item[] = [];
     const cs = 34;
-    const ox = 40, oy = 44, px = 390;
+    const ox = 40,
+      oy = 44,
+      px = 390;
     const cur = this.cursorHit();
     const hl = this.highlighted;
     const selLane = this.selectedLane();
@@ -92,7 +94,8 @@ export class LsFragment extends LsFigure {
     for (let j = 0; j < this.cols; ++j) small(items, p, ox + j * cs + cs / 2, oy - 10, `c${j}`);
     const color = (lane: number) => p.cat[lane % p.cat.length];
     for (let x = 0; x < this.maps.length; ++x) {
-      const i = Math.floor(x / this.cols), j = x % this.cols;
+      const i = Math.floor(x / this.cols),
+        j = x % this.cols;
       const lane = this.laneOf(x);
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, color(lane), {
         hit: `L:${x}`,
@@ -103,20 +106,61 @@ export class LsFragment extends LsFigure {
       });
       // as CUTLASS and the PTX ISA draw fragments: thread (lane) and value (slot) in the cell, "T21 V1"
       const ink = textOn(p, color(lane));
-      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.33, s: `T${lane}`, size: 11, fill: ink, anchor: 'middle', weight: 'bold' });
-      items.push({ t: 'text', x: ox + j * cs + cs / 2, y: oy + i * cs + cs * 0.7, s: `V${this.slotOf(x)}`, size: 10, fill: ink, anchor: 'middle' });
+      items.push({
+        t: 'text',
+        x: ox + j * cs + cs / 2,
+        y: oy + i * cs + cs * 0.33,
+        s: `T${lane}`,
+        size: 11,
+        fill: ink,
+        anchor: 'middle',
+        weight: 'bold',
+      });
+      items.push({
+        t: 'text',
+        x: ox + j * cs + cs / 2,
+        y: oy + i * cs + cs * 0.7,
+        s: `V${this.slotOf(x)}`,
+        size: 10,
+        fill: ink,
+        anchor: 'middle',
+      });
     }
     // lanes: 4 per row, each with its slots; the slot shows the element it holds
-    const sw = 28, lw = this.slots * sw, gap = 14, lh = cs;
+    const sw = 28,
+      lw = this.slots * sw,
+      gap = 14,
+      lh = cs;
     const holder = new Map<string, number>();
     for (let x = 0; x < this.maps.length; ++x) holder.set(`${this.laneOf(x)}:${this.slotOf(x)}`, x);
     for (let lane = 0; lane < this.lanes; ++lane) {
-      const r = Math.floor(lane / 4), c = lane % 4;
-      const lx = px + c * (lw + gap + 18) + 18, ly = oy + r * lh;
-      items.push({ t: 'rect', x: lx - 18, y: ly, w: 17, h: lh - 2, fill: p.bg, hit: `N:${lane}`, title: `${this.tr('lane')} ${lane}` });
+      const r = Math.floor(lane / 4),
+        c = lane % 4;
+      const lx = px + c * (lw + gap + 18) + 18,
+        ly = oy + r * lh;
+      items.push({
+        t: 'rect',
+        x: lx - 18,
+        y: ly,
+        w: 17,
+        h: lh - 2,
+        fill: p.bg,
+        hit: `N:${lane}`,
+        title: `${this.tr('lane')} ${lane}`,
+      });
       small(items, p, lx - 2, ly + lh / 2, `${lane}`, 'end');
       if (cur === `N:${lane}` || selLane === lane)
-        items.push({ t: 'rect', x: lx - 19, y: ly - 1, w: lw + 20, h: lh, fill: 'none', stroke: cur === `N:${lane}` ? p.related : p.select, sw: 2, dash: cur === `N:${lane}` ? '3 2' : undefined });
+        items.push({
+          t: 'rect',
+          x: lx - 19,
+          y: ly - 1,
+          w: lw + 20,
+          h: lh,
+          fill: 'none',
+          stroke: cur === `N:${lane}` ? p.related : p.select,
+          sw: 2,
+          dash: cur === `N:${lane}` ? '3 2' : undefined,
+        });
       for (let s = 0; s < this.slots; ++s) {
         const x = holder.get(`${lane}:${s}`);
         cell(items, p, lx + s * sw, ly + 2, sw, lh - 6, color(lane), {
@@ -152,15 +196,29 @@ export class LsFragment extends LsFigure {
     if (s.startsWith('L:')) {
       const f = this.maps[Number(s.split(':')[1])];
       if (!f) return html``;
-      return html`<p class="mono">(row, col) = (${f.coord.join(', ')}) → x = ${f.index}; (c0, c1, c2) = (${f.split.join(', ')})</p>
-        <p class="mono">laneid = ${f.terms.filter((t) => t.axis === 'laneid').map((t) => `${t.digit}·${t.k}`).join(' + ')} = ${this.laneOf(f.index)}, reg = ${this.slotOf(f.index)}</p>
+      return html`<p class="mono">
+          (row, col) = (${f.coord.join(', ')}) → x = ${f.index}; (c0, c1, c2) = (${f.split.join(', ')})
+        </p>
+        <p class="mono">
+          laneid =
+          ${f.terms
+            .filter((t) => t.axis === 'laneid')
+            .map((t) => `${t.digit}·${t.k}`)
+            .join(' + ')}
+          = ${this.laneOf(f.index)}, reg = ${this.slotOf(f.index)}
+        </p>
         <p class="mono derivation">${f.derivation}</p>`;
     }
     return html`<p class="mono">${this.announce()}</p>`;
   }
 
   protected exportData() {
-    return { layout: this.layout, shape: this.shape.split(',').map(Number), axes: this.maps[0]?.axes ?? [], table: this.maps.map((f) => ({ index: f.index, coord: f.coord, positions: f.positions })) };
+    return {
+      layout: this.layout,
+      shape: this.shape.split(',').map(Number),
+      axes: this.maps[0]?.axes ?? [],
+      table: this.maps.map((f) => ({ index: f.index, coord: f.coord, positions: f.positions })),
+    };
   }
 
   protected override controls() {

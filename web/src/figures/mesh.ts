@@ -51,7 +51,11 @@ export class LsMesh extends LsFigure {
     this.hl.clear();
     this.mapping = undefined;
     if (!this.selection || !this.eng) return;
-    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([x, y, m]) => ({ gpuid_x: x, gpuid_y: y, m }));
+    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([x, y, m]) => ({
+      gpuid_x: x,
+      gpuid_y: y,
+      m,
+    }));
     if (this.hl.size === 1) this.mapping = mappingOf(this.eng, this.layout, this.shape, [...this.hl][0]);
   }
 
@@ -79,27 +83,43 @@ export class LsMesh extends LsFigure {
     const items: Item[] = [];
     const t = this.t!;
     const cur = this.cursorHit();
-    const cs = 24, ox = 30, oy = 52;
+    const cs = 24,
+      ox = 30,
+      oy = 52;
     label(items, p, ox, 14, this.tr('logicalTensor'));
     for (let y = 0; y < 2; ++y) small(items, p, ox + y * (8 * cs + 20) + 4 * cs, oy - 12, `y = ${y}`);
     for (let x = 0; x < t.elements; ++x) {
-      const y = Math.floor(x / 32), row = Math.floor(x / 8) % 4, col = x % 8;
+      const y = Math.floor(x / 32),
+        row = Math.floor(x / 8) % 4,
+        col = x % 8;
       const pos = position(t, x, 0);
-      cell(items, p, ox + y * (8 * cs + 20) + col * cs, oy + row * cs, cs, cs, p.cat[(this.val(pos, this.ax.y) * 2 + this.val(pos, this.ax.x)) % 8], {
-        hit: `L:${x}`,
-        title: `(${y}, ${row}, ${col})`,
-        label: String(x),
-        labelSize: 10,
-        selected: this.hl.has(x),
-        cursor: cur === `L:${x}`,
-      });
+      cell(
+        items,
+        p,
+        ox + y * (8 * cs + 20) + col * cs,
+        oy + row * cs,
+        cs,
+        cs,
+        p.cat[(this.val(pos, this.ax.y) * 2 + this.val(pos, this.ax.x)) % 8],
+        {
+          hit: `L:${x}`,
+          title: `(${y}, ${row}, ${col})`,
+          label: String(x),
+          labelSize: 10,
+          selected: this.hl.has(x),
+          cursor: cur === `L:${x}`,
+        },
+      );
     }
     // devices
-    const dx = ox, dy = oy + 4 * cs + 56, dc = 22;
+    const dx = ox,
+      dy = oy + 4 * cs + 56,
+      dc = 22;
     label(items, p, dx, dy - 26, this.tr('mesh'));
     const maxM = t.max[this.ax.m];
     const rows = Math.ceil((maxM + 1) / 8);
-    const dw = 8 * dc + 24, dh = rows * dc + 30;
+    const dw = 8 * dc + 24,
+      dh = rows * dc + 30;
     const held = new Map<string, number[]>();
     for (let x = 0; x < t.elements; ++x)
       for (let r = 0; r < t.replicas; ++r) {
@@ -109,27 +129,55 @@ export class LsMesh extends LsFigure {
       }
     for (let gy = 0; gy < 2; ++gy)
       for (let gx = 0; gx < 2; ++gx) {
-        const bx = dx + gx * (dw + 24), by = dy + gy * (dh + 16);
-        const holds = [...this.hl].some((x) => [...held.entries()].some(([k, v]) => k.startsWith(`${gx}:${gy}:`) && v.includes(x)));
-        items.push({ t: 'rect', x: bx, y: by, w: dw, h: dh, fill: p.bg, stroke: holds ? p.select : p.grid, sw: holds ? 3 : 1, rx: 6 });
+        const bx = dx + gx * (dw + 24),
+          by = dy + gy * (dh + 16);
+        const holds = [...this.hl].some((x) =>
+          [...held.entries()].some(([k, v]) => k.startsWith(`${gx}:${gy}:`) && v.includes(x)),
+        );
+        items.push({
+          t: 'rect',
+          x: bx,
+          y: by,
+          w: dw,
+          h: dh,
+          fill: p.bg,
+          stroke: holds ? p.select : p.grid,
+          sw: holds ? 3 : 1,
+          rx: 6,
+        });
         small(items, p, bx + 10, by + 13, `GPU (gpuid_x=${gx}, gpuid_y=${gy})`, 'start');
         for (let m = 0; m <= maxM; ++m) {
           const xs = held.get(`${gx}:${gy}:${m}`);
-          const X = bx + 12 + (m % 8) * dc, Y = by + 24 + Math.floor(m / 8) * dc;
+          const X = bx + 12 + (m % 8) * dc,
+            Y = by + 24 + Math.floor(m / 8) * dc;
           const x0 = xs?.[0];
           // the element's colour, as in the logical view (the device of its first replica): a replica has the colour
           // of the element it copies, whichever device holds it
           const home = x0 === undefined ? [] : position(t, x0, 0);
-          cell(items, p, X, Y, dc, dc, x0 === undefined ? p.cell : p.cat[(this.val(home, this.ax.y) * 2 + this.val(home, this.ax.x)) % 8], {
-            hit: `D:${gx}:${gy}:${m}`,
-            title: `${this.tr('device')} (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
-            label: x0 === undefined ? '' : String(x0),
-            labelSize: 9,
-            selected: x0 !== undefined && xs!.some((x) => this.hl.has(x)),
-          });
+          cell(
+            items,
+            p,
+            X,
+            Y,
+            dc,
+            dc,
+            x0 === undefined ? p.cell : p.cat[(this.val(home, this.ax.y) * 2 + this.val(home, this.ax.x)) % 8],
+            {
+              hit: `D:${gx}:${gy}:${m}`,
+              title: `${this.tr('device')} (${gx}, ${gy}) m=${m}${x0 !== undefined ? `: x=${x0}` : ''}`,
+              label: x0 === undefined ? '' : String(x0),
+              labelSize: 9,
+              selected: x0 !== undefined && xs!.some((x) => this.hl.has(x)),
+            },
+          );
         }
       }
-    return { width: Math.max(ox + 2 * (8 * cs + 20), dx + 2 * (dw + 24)) + 10, height: dy + 2 * (dh + 16) + 4, background: p.bg, items };
+    return {
+      width: Math.max(ox + 2 * (8 * cs + 20), dx + 2 * (dw + 24)) + 10,
+      height: dy + 2 * (dh + 16) + 4,
+      background: p.bg,
+      items,
+    };
   }
 
   private devicesText(): string {
@@ -156,7 +204,15 @@ export class LsMesh extends LsFigure {
 
   protected exportData() {
     const t = this.t!;
-    return { layout: this.layout, mode: this.mode, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) };
+    return {
+      layout: this.layout,
+      mode: this.mode,
+      shape: t.shape,
+      axes: t.axes,
+      elements: t.elements,
+      replicas: t.replicas,
+      values: Array.from(t.values),
+    };
   }
 
   protected override controls() {

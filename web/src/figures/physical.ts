@@ -92,7 +92,9 @@ export function memoryArrangement(t: LsTable, axis: string, width: number, limit
   const k = t.axes.length;
   const rowOf = new Int32Array(cells);
   const colOf = new Int32Array(cells);
-  const values = t.values, index = s.index, origin = s.origin;
+  const values = t.values,
+    index = s.index,
+    origin = s.origin;
   for (let i = 0; i < cells; ++i) {
     const v = values[i * k + index] - origin;
     const r = Math.floor(v / width);
@@ -134,7 +136,18 @@ export function gridArrangement(t: LsTable, limits: Limits): Arrangement {
     rowOf[i] = dr.of(t.values, i * k);
     colOf[i] = ac.of(t.values, i * k);
   }
-  return { down, across, rows: dr.size, cols: ac.size, rowOf, colOf, outOfRange: flagRange(t, limits), rowValues: dr.values, colValues: ac.values, width: 0 };
+  return {
+    down,
+    across,
+    rows: dr.size,
+    cols: ac.size,
+    rowOf,
+    colOf,
+    outOfRange: flagRange(t, limits),
+    rowValues: dr.values,
+    colValues: ac.values,
+    width: 0,
+  };
 }
 
 /** A readable colour for position t in [0, 1): a hue wheel at fixed lightness (logical column as colour). */
@@ -145,7 +158,18 @@ export function hueRgb(t: number, dark: boolean): [number, number, number] {
   const c = (1 - Math.abs(2 * l - 1)) * s;
   const x = c * (1 - Math.abs(((h / 60) % 2) - 1));
   const m = l - c / 2;
-  const [r, g, b] = h < 60 ? [c, x, 0] : h < 120 ? [x, c, 0] : h < 180 ? [0, c, x] : h < 240 ? [0, x, c] : h < 300 ? [x, 0, c] : [c, 0, x];
+  const [r, g, b] =
+    h < 60
+      ? [c, x, 0]
+      : h < 120
+        ? [x, c, 0]
+        : h < 180
+          ? [0, c, x]
+          : h < 240
+            ? [0, x, c]
+            : h < 300
+              ? [x, 0, c]
+              : [c, 0, x];
   return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
 }
 

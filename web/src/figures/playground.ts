@@ -82,7 +82,14 @@ export class LsPlayground extends LsFigure {
     return `${this.layout} over (${this.shape})${this.compare ? ` vs ${this.compare}` : ''}`;
   }
   protected override extraState() {
-    return { layout: this.layout, shape: this.shape, cmp: this.compare || null, dt: this.dtype !== 'f32' ? this.dtype : null, w: this.rowWidth !== 'banks' ? this.rowWidth : null, c: this.colour !== 'col' ? this.colour : null };
+    return {
+      layout: this.layout,
+      shape: this.shape,
+      cmp: this.compare || null,
+      dt: this.dtype !== 'f32' ? this.dtype : null,
+      w: this.rowWidth !== 'banks' ? this.rowWidth : null,
+      c: this.colour !== 'col' ? this.colour : null,
+    };
   }
   protected override applyExtraState(s: Record<string, string>) {
     if (s.layout) this.layout = s.layout;
@@ -133,7 +140,10 @@ export class LsPlayground extends LsFigure {
     const ps = this.shapeArg ? this.eng.parseShape(this.shapeArg) : this.eng.parse(this.layout);
     const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
     if (shape.length) this.cols = shape[shape.length - 1];
-    for (const [layout, source] of [[this.layout, 'layout'], [this.compare.trim(), 'compare']] as const) {
+    for (const [layout, source] of [
+      [this.layout, 'layout'],
+      [this.compare.trim(), 'compare'],
+    ] as const) {
       if (!layout) continue;
       const s = this.side(layout);
       if ('message' in s) {
@@ -146,7 +156,12 @@ export class LsPlayground extends LsFigure {
     }
     const t = this.sides[0].t;
     if (this.sides[1] && this.sides[1].t.elements !== t.elements) {
-      this.err = { message: `compare has ${this.sides[1].t.elements} elements over this shape, layout ${t.elements}`, column: 0, field: 'compare' };
+      this.err = {
+        message: `compare has ${this.sides[1].t.elements} elements over this shape, layout ${t.elements}`,
+        column: 0,
+        field: 'compare',
+        code: 'size-mismatch',
+      };
       this.sides = [];
       return;
     }
@@ -160,7 +175,9 @@ export class LsPlayground extends LsFigure {
     this.validateTimer = window.setTimeout(() => {
       for (const s of sides) {
         const v = this.eng!.validate(s.layout, this.shapeArg, 0);
-        s.findings = v.ok ? v.findings : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+        s.findings = v.ok
+          ? v.findings
+          : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
       }
       if (this.sides === sides) this.requestUpdate();
     }, 30);
@@ -216,7 +233,9 @@ export class LsPlayground extends LsFigure {
 
   // keyboard targets: the logical cells, by arithmetic (a million-cell grid is never built as strings)
   protected navGrid(): string[][] {
-    return Array.from({ length: this.navRows() }, (_, r) => Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`));
+    return Array.from({ length: this.navRows() }, (_, r) =>
+      Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`),
+    );
   }
   protected override navRows() {
     return this.sides.length ? this.rows : 0;
@@ -244,7 +263,8 @@ export class LsPlayground extends LsFigure {
   private lutNow?: { lut: [number, number, number][]; n: number; index: (x: number) => number };
   private prepareColours(dark: boolean) {
     const c = this.colour;
-    const cols = this.cols, rows = this.rows;
+    const cols = this.cols,
+      rows = this.rows;
     const n = Math.max(1, c === 'col' ? cols : c === 'row' ? rows : rows * cols);
     const steps = Math.min(n, 1024);
     const key = `${c}|${dark}|${steps}`;
@@ -253,15 +273,29 @@ export class LsPlayground extends LsFigure {
       lut = Array.from({ length: steps }, (_, k) => hueRgb(k / steps, dark));
       this.lut.set(key, lut);
     }
-    this.lutNow = { lut, n, index: c === 'col' ? (x) => x % cols : c === 'row' ? (x) => Math.floor(x / cols) : (x) => x };
+    this.lutNow = {
+      lut,
+      n,
+      index: c === 'col' ? (x) => x % cols : c === 'row' ? (x) => Math.floor(x / cols) : (x) => x,
+    };
   }
   private lut = new Map<string, [number, number, number][]>();
 
   /** Tick labels along one edge: every k-th so that labels do not touch. */
-  private ticks(items: Item[], p: Palette, n: number, size: number, at: (i: number) => [number, number], text: (i: number) => string, anchor: 'end' | 'middle', chars = 3) {
+  private ticks(
+    items: Item[],
+    p: Palette,
+    n: number,
+    size: number,
+    at: (i: number) => [number, number],
+    text: (i: number) => string,
+    anchor: 'end' | 'middle',
+    chars = 3,
+  ) {
     const need = anchor === 'middle' ? Math.max(14, chars * 6.5) : 12;
     const every = Math.max(1, Math.ceil(need / Math.max(size, 0.001)));
-    const step = [1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024, 2048, 4096].find((s) => s >= every) ?? every;
+    const step =
+      [1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024, 2048, 4096].find((s) => s >= every) ?? every;
     for (let i = 0; i < n; i += step) {
       const [x, y] = at(i);
       items.push({ t: 'text', x, y, s: text(i), size: 10, fill: p.muted, anchor });
@@ -269,7 +303,21 @@ export class LsPlayground extends LsFigure {
   }
 
   /** A grid of cells: one SVG rect per cell when small, else one cached raster; returns nothing, draws at (x, y). */
-  private drawGrid(items: Item[], p: Palette, key: string, x: number, y: number, cw: number, ch: number, rows: number, cols: number, fillAt: (at: number) => [number, number, number] | null, hitAt: (at: number) => string | undefined, labelAt: (at: number) => string | undefined, flagAt: (at: number) => boolean) {
+  private drawGrid(
+    items: Item[],
+    p: Palette,
+    key: string,
+    x: number,
+    y: number,
+    cw: number,
+    ch: number,
+    rows: number,
+    cols: number,
+    fillAt: (at: number) => [number, number, number] | null,
+    hitAt: (at: number) => string | undefined,
+    labelAt: (at: number) => string | undefined,
+    flagAt: (at: number) => boolean,
+  ) {
     const dark = p.name === 'dark';
     if (rows * cols > RASTER_CELLS && rows * cols <= RASTER_AREA) {
       const cacheKey = `${key}|${p.name}|${this.colour}`;
@@ -285,7 +333,17 @@ export class LsPlayground extends LsFigure {
           px[at * 4 + 2] = rgb[2];
           px[at * 4 + 3] = 255;
         }
-        img = { t: 'image', x, y, w: cols * cw, h: rows * ch, pw: cols, ph: rows, pixels: px, hitAt: (c, r) => hitAt(r * cols + c) };
+        img = {
+          t: 'image',
+          x,
+          y,
+          w: cols * cw,
+          h: rows * ch,
+          pw: cols,
+          ph: rows,
+          pixels: px,
+          hitAt: (c, r) => hitAt(r * cols + c),
+        };
         this.rasterCache.set(cacheKey, img);
       }
       items.push(img);
@@ -295,12 +353,34 @@ export class LsPlayground extends LsFigure {
     for (let at = 0; at < rows * cols; ++at) {
       const rgb = fillAt(at);
       if (!rgb) continue;
-      const r = Math.floor(at / cols), c = at % cols;
+      const r = Math.floor(at / cols),
+        c = at % cols;
       const hit = hitAt(at);
       const bad = flagAt(at);
-      items.push({ t: 'rect', x: x + c * cw, y: y + r * ch, w: cw, h: ch, fill: hex(rgb), stroke: bad ? p.select : p.grid, sw: bad ? 2 : 0.5, hit, title: hit ? this.readout(hit) : undefined, dash: bad ? '3 2' : undefined });
+      items.push({
+        t: 'rect',
+        x: x + c * cw,
+        y: y + r * ch,
+        w: cw,
+        h: ch,
+        fill: hex(rgb),
+        stroke: bad ? p.select : p.grid,
+        sw: bad ? 2 : 0.5,
+        hit,
+        title: hit ? this.readout(hit) : undefined,
+        dash: bad ? '3 2' : undefined,
+      });
       const lab = labelAt(at);
-      if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2) items.push({ t: 'text', x: x + c * cw + cw / 2, y: y + r * ch + ch / 2, s: lab, size: Math.min(11, ch * 0.55), fill: dark ? '#fff' : '#000', anchor: 'middle' });
+      if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2)
+        items.push({
+          t: 'text',
+          x: x + c * cw + cw / 2,
+          y: y + r * ch + ch / 2,
+          s: lab,
+          size: Math.min(11, ch * 0.55),
+          fill: dark ? '#fff' : '#000',
+          anchor: 'middle',
+        });
     }
     void dark;
   }
@@ -329,19 +409,22 @@ export class LsPlayground extends LsFigure {
     const s = this.sides[kind === 'Q' ? 1 : 0];
     if (!s) return null;
     for (let i = 0; i < s.t.elements * s.t.replicas; ++i)
-      if (this.posKey(s, i) === hit.slice(2)) return { x: g.x + s.arr.colOf[i] * g.cw, y: g.y + s.arr.rowOf[i] * g.ch, w: g.cw, h: g.ch };
+      if (this.posKey(s, i) === hit.slice(2))
+        return { x: g.x + s.arr.colOf[i] * g.cw, y: g.y + s.arr.rowOf[i] * g.ch, w: g.cw, h: g.ch };
     return null;
   }
 
   protected buildScene(p: Palette): Scene {
     const items: Item[] = [];
-    if (!this.sides.length) return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
+    if (!this.sides.length)
+      return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
     const dark = p.name === 'dark';
     this.prepareColours(dark);
     const cur = this.cursorHit();
     const views = 1 + this.sides.length;
     const budget = Math.max(260, Math.floor(1100 / views) - 40);
-    const top = 74, left = 56;
+    const top = 74,
+      left = 56;
     const titleW = (s: string) => s.length * 7.6;
     let x = left;
     let bottom = 0;
@@ -351,10 +434,33 @@ export class LsPlayground extends LsFigure {
     const logicalTitle = `${this.tr('logical')} (${t0.shape.join('×')})`;
     items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
     items.push({ t: 'text', x, y: 30, s: `${this.tr('row')} ↓ · ${this.tr('col')} →`, size: 10, fill: p.muted });
-    this.ticks(items, p, this.cols, lw, (c) => [x + c * lw + lw / 2, top - 8], String, 'middle', String(this.cols).length);
+    this.ticks(
+      items,
+      p,
+      this.cols,
+      lw,
+      (c) => [x + c * lw + lw / 2, top - 8],
+      String,
+      'middle',
+      String(this.cols).length,
+    );
     this.ticks(items, p, this.rows, lh, (r) => [x - 4, top + r * lh + lh / 2], String, 'end');
     this.geom.set('L', { x, y: top, cw: lw, ch: lh });
-    this.drawGrid(items, p, 'L', x, top, lw, lh, this.rows, this.cols, (at) => this.colourOf(at, dark), (at) => `L:${at}`, (at) => String(at), () => false);
+    this.drawGrid(
+      items,
+      p,
+      'L',
+      x,
+      top,
+      lw,
+      lh,
+      this.rows,
+      this.cols,
+      (at) => this.colourOf(at, dark),
+      (at) => `L:${at}`,
+      (at) => String(at),
+      () => false,
+    );
     this.marks(items, p, 'L', x, top, lw, lh, this.cols, cur);
     bottom = Math.max(bottom, top + this.rows * lh);
     x += Math.max(this.cols * lw, titleW(logicalTitle)) + 70;
@@ -362,17 +468,48 @@ export class LsPlayground extends LsFigure {
     this.sides.forEach((s, k) => {
       const a = s.arr;
       const [cw, ch] = this.fit(a.rows, a.cols, budget, 440);
-      const title = a.width && a.down[0] === 'm' ? `${k ? this.tr('compare') + ': ' : ''}${this.tr('memoryRows')} ${a.width} ${this.tr('elements')} (${a.width * this.elemBytes} B)` : a.width ? `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down[0]} ${this.tr('inRowsOf')} ${a.width}` : `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
+      const title =
+        a.width && a.down[0] === 'm'
+          ? `${k ? this.tr('compare') + ': ' : ''}${this.tr('memoryRows')} ${a.width} ${this.tr('elements')} (${a.width * this.elemBytes} B)`
+          : a.width
+            ? `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down[0]} ${this.tr('inRowsOf')} ${a.width}`
+            : `${k ? this.tr('compare') + ': ' : this.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
       items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
       items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
       const bankRow = a.down[0] === 'm' && a.width > 0 && (a.width * this.elemBytes) % 128 === 0;
       const colTop = bankRow ? top - 22 : top - 8;
-      this.ticks(items, p, a.cols, cw, (c) => [x + c * cw + cw / 2, colTop], (c) => a.colValues(c).join(','), 'middle', String(a.cols).length);
+      this.ticks(
+        items,
+        p,
+        a.cols,
+        cw,
+        (c) => [x + c * cw + cw / 2, colTop],
+        (c) => a.colValues(c).join(','),
+        'middle',
+        String(a.cols).length,
+      );
       if (bankRow) {
         const banks = this.banksOfColumns(a.cols);
-        this.ticks(items, p, a.cols, cw, (c) => [x + c * cw + cw / 2, top - 8], (c) => `b${banks[c]}`, 'middle', 3);
+        this.ticks(
+          items,
+          p,
+          a.cols,
+          cw,
+          (c) => [x + c * cw + cw / 2, top - 8],
+          (c) => `b${banks[c]}`,
+          'middle',
+          3,
+        );
       }
-      this.ticks(items, p, a.rows, ch, (r) => [x - 4, top + r * ch + ch / 2], (r) => a.rowValues(r).join(','), 'end');
+      this.ticks(
+        items,
+        p,
+        a.rows,
+        ch,
+        (r) => [x - 4, top + r * ch + ch / 2],
+        (r) => a.rowValues(r).join(','),
+        'end',
+      );
       const key = k ? 'Q' : 'P';
       this.geom.set(key, { x, y: top, cw, ch });
       const cells = s.t.elements * s.t.replicas;
@@ -397,12 +534,29 @@ export class LsPlayground extends LsFigure {
         const origin = a.rowValues(0)[0];
         if (lim !== undefined && lim - origin < a.rows) {
           const yy = top + (lim - origin) * ch;
-          items.push({ t: 'line', x1: x - 4, y1: yy, x2: x + a.cols * cw + 4, y2: yy, stroke: p.select, sw: 2, dash: '5 3' });
-          items.push({ t: 'text', x: x + a.cols * cw + 6, y: yy, s: `${a.down[0]} < ${lim}`, size: 10, fill: p.select });
+          items.push({
+            t: 'line',
+            x1: x - 4,
+            y1: yy,
+            x2: x + a.cols * cw + 4,
+            y2: yy,
+            stroke: p.select,
+            sw: 2,
+            dash: '5 3',
+          });
+          items.push({
+            t: 'text',
+            x: x + a.cols * cw + 6,
+            y: yy,
+            s: `${a.down[0]} < ${lim}`,
+            size: 10,
+            fill: p.select,
+          });
         }
       }
       // marks for the highlighted elements' positions
-      const mark = (i: number, dash?: string) => this.mark(items, p, x + a.colOf[i] * cw, top + a.rowOf[i] * ch, cw, ch, dash);
+      const mark = (i: number, dash?: string) =>
+        this.mark(items, p, x + a.colOf[i] * cw, top + a.rowOf[i] * ch, cw, ch, dash);
       let n = 0;
       for (const e of this.shown()) {
         if (++n > MAX_MARKS) break;
@@ -426,19 +580,58 @@ export class LsPlayground extends LsFigure {
   }
 
   private mark(items: Item[], p: Palette, x: number, y: number, w: number, h: number, dash?: string) {
-    const mw = Math.max(w, 3), mh = Math.max(h, 3);
-    items.push({ t: 'rect', x: x - (mw - w) / 2, y: y - (mh - h) / 2, w: mw, h: mh, fill: 'none', stroke: dash ? p.related : p.select, sw: dash ? 2 : 2.5, dash });
+    const mw = Math.max(w, 3),
+      mh = Math.max(h, 3);
+    items.push({
+      t: 'rect',
+      x: x - (mw - w) / 2,
+      y: y - (mh - h) / 2,
+      w: mw,
+      h: mh,
+      fill: 'none',
+      stroke: dash ? p.related : p.select,
+      sw: dash ? 2 : 2.5,
+      dash,
+    });
   }
 
-  private marks(items: Item[], p: Palette, _k: string, x: number, y: number, cw: number, ch: number, cols: number, cur: string | null) {
+  private marks(
+    items: Item[],
+    p: Palette,
+    _k: string,
+    x: number,
+    y: number,
+    cw: number,
+    ch: number,
+    cols: number,
+    cur: string | null,
+  ) {
     let n = 0;
     for (const e of this.shown()) {
       if (++n > MAX_MARKS) break;
-      this.mark(items, p, x + (e % cols) * cw, y + Math.floor(e / cols) * ch, cw, ch, this.hl.has(e) ? undefined : '3 2');
+      this.mark(
+        items,
+        p,
+        x + (e % cols) * cw,
+        y + Math.floor(e / cols) * ch,
+        cw,
+        ch,
+        this.hl.has(e) ? undefined : '3 2',
+      );
     }
     if (cur?.startsWith('L:')) {
       const e = Number(cur.slice(2));
-      items.push({ t: 'rect', x: x + (e % cols) * cw - 1, y: y + Math.floor(e / cols) * ch - 1, w: cw + 2, h: ch + 2, fill: 'none', stroke: p.related, sw: 2, dash: '2 1' });
+      items.push({
+        t: 'rect',
+        x: x + (e % cols) * cw - 1,
+        y: y + Math.floor(e / cols) * ch - 1,
+        w: cw + 2,
+        h: ch + 2,
+        fill: 'none',
+        stroke: p.related,
+        sw: 2,
+        dash: '2 1',
+      });
     }
   }
 
@@ -447,7 +640,9 @@ export class LsPlayground extends LsFigure {
     const out: number[] = [];
     for (let c0 = 0; c0 < cols; c0 += 32) {
       const w = this.bankWidth();
-      const addrs = Array.from({ length: Math.min(32, cols - c0) }, (_, i) => this.wordAddress((c0 + i) * this.elemBytes));
+      const addrs = Array.from({ length: Math.min(32, cols - c0) }, (_, i) =>
+        this.wordAddress((c0 + i) * this.elemBytes),
+      );
       const r = this.eng!.bankAccess(addrs, w, null);
       out.push(...(r.ok ? r.laneBank : addrs.map(() => NaN)));
     }
@@ -469,7 +664,8 @@ export class LsPlayground extends LsFigure {
     const n = this.colour === 'col' ? this.cols : this.colour === 'row' ? this.rows : this.rows * this.cols;
     items.push({ t: 'text', x, y, s: `${this.tr('colourBy')}: ${by}`, size: 11, fill: p.fg });
     const gx = x + 150;
-    for (let i = 0; i < 40; ++i) items.push({ t: 'rect', x: gx + i * 3, y: y - 6, w: 3, h: 12, fill: hex(hueRgb(i / 40, dark)) });
+    for (let i = 0; i < 40; ++i)
+      items.push({ t: 'rect', x: gx + i * 3, y: y - 6, w: 3, h: 12, fill: hex(hueRgb(i / 40, dark)) });
     items.push({ t: 'text', x: gx - 4, y, s: '0', size: 10, fill: p.muted, anchor: 'end' });
     items.push({ t: 'text', x: gx + 124, y, s: String(n - 1), size: 10, fill: p.muted });
     let lx = gx + 160;
@@ -504,7 +700,11 @@ export class LsPlayground extends LsFigure {
       const mi = s.t.axes.indexOf('m');
       let bank = '';
       if (mi >= 0) {
-        const b = this.eng!.bankAccess([this.wordAddress(s.t.values[x * s.t.replicas * k + mi] * this.elemBytes)], this.bankWidth(), null);
+        const b = this.eng!.bankAccess(
+          [this.wordAddress(s.t.values[x * s.t.replicas * k + mi] * this.elemBytes)],
+          this.bankWidth(),
+          null,
+        );
         if (b.ok) bank = ` bank ${b.laneBank[0]}`;
       }
       return pos.join(' ') + bank;
@@ -523,7 +723,11 @@ export class LsPlayground extends LsFigure {
       }
       if (el instanceof HTMLCanvasElement && this.scene) {
         const rect = el.getBoundingClientRect();
-        const it = hitTest(this.scene, ((e.clientX - rect.left) * this.scene.width) / rect.width, ((e.clientY - rect.top) * this.scene.height) / rect.height);
+        const it = hitTest(
+          this.scene,
+          ((e.clientX - rect.left) * this.scene.width) / rect.width,
+          ((e.clientY - rect.top) * this.scene.height) / rect.height,
+        );
         hit = it?.hit ?? null;
         break;
       }
@@ -565,22 +769,34 @@ export class LsPlayground extends LsFigure {
   protected announce(): string {
     if (!this.selection) return this.tr('noSelection');
     const f = this.mapping;
-    return f ? `x = ${f.index} (${f.coord.join(', ')}) → ${f.positions.map((q) => `{${f.axes.map((a, i) => `${a}: ${q[i]}`).join(', ')}}`).join(' ')}` : '';
+    return f
+      ? `x = ${f.index} (${f.coord.join(', ')}) → ${f.positions.map((q) => `{${f.axes.map((a, i) => `${a}: ${q[i]}`).join(', ')}}`).join(' ')}`
+      : '';
   }
 
   protected details() {
     const f = this.mapping;
     return html`<p class="readout mono" aria-hidden="true">${this.tr('hoverHint')}</p>
-      ${f
-        ? html`<p class="mono derivation">${f.derivation}</p>
-            ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
-        : html`<p>${this.tr('noSelection')}</p>`}`;
+      ${
+        f
+          ? html`<p class="mono derivation">${f.derivation}</p>
+              ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
+          : html`<p>${this.tr('noSelection')}</p>`
+      }`;
   }
 
   protected exportData() {
     const t = this.sides[0]?.t;
     return t
-      ? { layout: this.layout, compare: this.compare || undefined, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) }
+      ? {
+          layout: this.layout,
+          compare: this.compare || undefined,
+          shape: t.shape,
+          axes: t.axes,
+          elements: t.elements,
+          replicas: t.replicas,
+          values: Array.from(t.values),
+        }
       : { layout: this.layout, error: this.err };
   }
 
@@ -588,18 +804,33 @@ export class LsPlayground extends LsFigure {
   private errorView(err: LsError): InputError {
     const onShape = err.field === 'shape';
     const field = onShape ? 'shape' : this.errSource;
-    return { message: err.message, field: onShape ? 'shape' : err.column > 0 ? field : err.field || field, text: onShape ? this.shape : field === 'compare' ? this.compare : this.layout, column: err.column };
+    return {
+      message: err.message,
+      field: onShape ? 'shape' : err.column > 0 ? field : err.field || field,
+      text: onShape ? this.shape : field === 'compare' ? this.compare : this.layout,
+      column: err.column,
+    };
   }
 
   protected override controls() {
     const err = this.err;
     const checked = this.sides.every((s) => s.findings !== null);
-    const findings = this.sides.flatMap((s, k) => (s.findings ?? []).map((f) => ({ ...f, where: `${k ? 'compare ' : ''}${f.where}` })));
+    const findings = this.sides.flatMap((s, k) =>
+      (s.findings ?? []).map((f) => ({ ...f, where: `${k ? 'compare ' : ''}${f.where}` })),
+    );
     const memory = this.sides.some((s) => s.arr.width > 0 && s.arr.down[0] === 'm');
     return html`<form class="inputs" @submit=${this.apply}>
         <label>${this.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${this.layout} /></label>
         <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
-        <label>${this.tr('compare')} <input name="compare" size="30" spellcheck="false" placeholder=${this.tr('compareHint')} .value=${this.compare} /></label>
+        <label
+          >${this.tr('compare')}
+          <input
+            name="compare"
+            size="30"
+            spellcheck="false"
+            placeholder=${this.tr('compareHint')}
+            .value=${this.compare}
+        /></label>
         <button type="submit">${this.tr('apply')}</button>
       </form>
       <label
@@ -608,15 +839,22 @@ export class LsPlayground extends LsFigure {
           ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
         </select></label
       >
-      ${memory
-        ? html`<label
-            >${this.tr('rowWidth')}
-            <select class="row-width" @change=${(e: Event) => this.setOption('rowWidth', (e.target as HTMLSelectElement).value)}>
-              <option value="banks" ?selected=${this.rowWidth === 'banks'}>${this.tr('banksWidth')}</option>
-              <option value="tile" ?selected=${this.rowWidth === 'tile'}>${this.tr('tileWidth')} (${this.cols})</option>
-            </select></label
-          >`
-        : nothing}
+      ${
+        memory
+          ? html`<label
+              >${this.tr('rowWidth')}
+              <select
+                class="row-width"
+                @change=${(e: Event) => this.setOption('rowWidth', (e.target as HTMLSelectElement).value)}
+              >
+                <option value="banks" ?selected=${this.rowWidth === 'banks'}>${this.tr('banksWidth')}</option>
+                <option value="tile" ?selected=${this.rowWidth === 'tile'}>
+                  ${this.tr('tileWidth')} (${this.cols})
+                </option>
+              </select></label
+            >`
+          : nothing
+      }
       <label
         >${this.tr('colourBy')}
         <select class="colour" @change=${(e: Event) => this.setOption('colour', (e.target as HTMLSelectElement).value)}>
@@ -626,13 +864,17 @@ export class LsPlayground extends LsFigure {
         </select></label
       >
       <div class="findings full">
-        ${err
-          ? renderInputError(this.errorView(err))
-          : !checked
-            ? html`<p class="checking">${this.tr('checking')}</p>`
-            : findings.length
-            ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
-            : html`<p>${this.tr('noFindings')}</p>`}
+        ${
+          err
+            ? renderInputError(this.errorView(err))
+            : !checked
+              ? html`<p class="checking">${this.tr('checking')}</p>`
+              : findings.length
+                ? html`<ul>
+                    ${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}
+                  </ul>`
+                : html`<p>${this.tr('noFindings')}</p>`
+        }
       </div>`;
   }
 

@@ -38,7 +38,11 @@ export class LsScaleFactors extends LsFigure {
     this.hl.clear();
     this.mapping = undefined;
     if (!this.selection || !this.eng) return;
-    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([TLane, TCol, byte]) => ({ TLane, TCol, byte }));
+    this.hl = selectedElements(this.eng, this.layout, this.shape, this.selection, ([TLane, TCol, byte]) => ({
+      TLane,
+      TCol,
+      byte,
+    }));
     if (this.hl.size === 1) this.mapping = mappingOf(this.eng, this.layout, this.shape, [...this.hl][0]);
   }
 
@@ -55,12 +59,17 @@ export class LsScaleFactors extends LsFigure {
     const items: Item[] = [];
     const t = this.t!;
     const cur = this.cursorHit();
-    const cw = 15, ch = 13, ox = 34, oy = 50;
+    const cw = 15,
+      ch = 13,
+      ox = 34,
+      oy = 50;
     label(items, p, ox, 14, this.tr('sfaTitle'));
     small(items, p, ox, 32, 'SFA[m, sfk]: m = 32·block + row', 'start');
     for (let x = 0; x < t.elements; ++x) {
-      const m = Math.floor(x / 4), k = x % 4;
-      const g = Math.floor(m / 32), i = m % 32;
+      const m = Math.floor(x / 4),
+        k = x % 4;
+      const g = Math.floor(m / 32),
+        i = m % 32;
       const tcol = position(t, x, 0)[this.ax.TCol];
       cell(items, p, ox + g * (4 * cw + 10) + k * cw, oy + i * ch, cw, ch, p.cat[tcol % 8], {
         hit: `L:${x}`,
@@ -72,8 +81,12 @@ export class LsScaleFactors extends LsFigure {
     for (let g = 0; g < 4; ++g) small(items, p, ox + g * (4 * cw + 10) + 2 * cw, oy - 8, `m ${g * 32}…${g * 32 + 31}`);
     for (let i = 0; i < 32; i += 8) small(items, p, ox - 6, oy + i * ch + ch / 2, String(i), 'end');
     // TMEM: TLane rows x (TCol, byte) columns
-    const px = ox + 4 * (4 * cw + 10) + 90, rh = 3.5, bw = 16;
-    const lanes = t.max[this.ax.TLane] + 1, tcols = t.max[this.ax.TCol] + 1, bytes = t.max[this.ax.byte] + 1;
+    const px = ox + 4 * (4 * cw + 10) + 90,
+      rh = 3.5,
+      bw = 16;
+    const lanes = t.max[this.ax.TLane] + 1,
+      tcols = t.max[this.ax.TCol] + 1,
+      bytes = t.max[this.ax.byte] + 1;
     label(items, p, px, 14, this.tr('tmemPart'));
     for (let c = 0; c < tcols; ++c) small(items, p, px + (c * bytes + bytes / 2) * bw, oy - 22, `TCol ${c}`);
     for (let c = 0; c < tcols * bytes; ++c) small(items, p, px + c * bw + bw / 2, oy - 8, String(c % bytes));
@@ -81,25 +94,64 @@ export class LsScaleFactors extends LsFigure {
     for (let x = 0; x < t.elements; ++x)
       for (let r = 0; r < t.replicas; ++r) {
         const pos = position(t, x, r);
-        const lane = pos[this.ax.TLane], tcol = pos[this.ax.TCol], byte = pos[this.ax.byte];
-        const X = px + (tcol * bytes + byte) * bw, Y = oy + lane * rh;
-        items.push({ t: 'rect', x: X, y: Y, w: bw, h: rh, fill: p.cat[tcol % 8], hit: `P:${lane}:${tcol}:${byte}`, title: `TLane ${lane}, TCol ${tcol}, byte ${byte}` });
-        if (this.hl.has(x)) marks.push({ t: 'rect', x: X - 1, y: Y - 2, w: bw + 2, h: rh + 4, fill: p.selectFill, stroke: p.select, sw: 1.5 });
+        const lane = pos[this.ax.TLane],
+          tcol = pos[this.ax.TCol],
+          byte = pos[this.ax.byte];
+        const X = px + (tcol * bytes + byte) * bw,
+          Y = oy + lane * rh;
+        items.push({
+          t: 'rect',
+          x: X,
+          y: Y,
+          w: bw,
+          h: rh,
+          fill: p.cat[tcol % 8],
+          hit: `P:${lane}:${tcol}:${byte}`,
+          title: `TLane ${lane}, TCol ${tcol}, byte ${byte}`,
+        });
+        if (this.hl.has(x))
+          marks.push({
+            t: 'rect',
+            x: X - 1,
+            y: Y - 2,
+            w: bw + 2,
+            h: rh + 4,
+            fill: p.selectFill,
+            stroke: p.select,
+            sw: 1.5,
+          });
       }
     // partitions = replicas: label each at the lowest TLane of replica r (engine table)
     for (let r = 0; r < t.replicas; ++r) {
-      let lo = Infinity, hi = -Infinity;
+      let lo = Infinity,
+        hi = -Infinity;
       for (let x = 0; x < t.elements; ++x) {
         const lane = position(t, x, r)[this.ax.TLane];
         lo = Math.min(lo, lane);
         hi = Math.max(hi, lane);
       }
-      items.push({ t: 'line', x1: px - 70, y1: oy + lo * rh, x2: px + tcols * bytes * bw, y2: oy + lo * rh, stroke: p.fg, sw: 1.5 });
+      items.push({
+        t: 'line',
+        x1: px - 70,
+        y1: oy + lo * rh,
+        x2: px + tcols * bytes * bw,
+        y2: oy + lo * rh,
+        stroke: p.fg,
+        sw: 1.5,
+      });
       small(items, p, px - 6, oy + ((lo + hi + 1) / 2) * rh - 6, `partition ${r}`, 'end');
       small(items, p, px - 6, oy + ((lo + hi + 1) / 2) * rh + 7, `TLane ${lo}…${hi}`, 'end');
     }
     for (let c = 0; c <= tcols; ++c)
-      items.push({ t: 'line', x1: px + c * bytes * bw, y1: oy, x2: px + c * bytes * bw, y2: oy + lanes * rh, stroke: p.fg, sw: 1 });
+      items.push({
+        t: 'line',
+        x1: px + c * bytes * bw,
+        y1: oy,
+        x2: px + c * bytes * bw,
+        y2: oy + lanes * rh,
+        stroke: p.fg,
+        sw: 1,
+      });
     items.push(...marks);
     // legend of the two fours
     const ly = oy + Math.max(32 * ch, lanes * rh) + 22;
@@ -133,14 +185,24 @@ export class LsScaleFactors extends LsFigure {
     if (!this.selection) return html`<p>${this.tr('noSelection')}</p>`;
     if (!f) return html`<p>${this.announce()}</p>`;
     const q0 = f.replicaSteps[0]?.position ?? f.positions[0];
-    return html`<p class="mono">SFA[${f.coord.join(', ')}]: (Mgroup, local_lane, sfk) = (${f.split.join(', ')}) → TCol ${q0[this.ax.TCol]}, local lane ${q0[this.ax.TLane]}, byte ${q0[this.ax.byte]}</p>
+    return html`<p class="mono">
+        SFA[${f.coord.join(', ')}]: (Mgroup, local_lane, sfk) = (${f.split.join(', ')}) → TCol ${q0[this.ax.TCol]},
+        local lane ${q0[this.ax.TLane]}, byte ${q0[this.ax.byte]}
+      </p>
       <p class="mono positions">(TLane, TCol, byte): ${this.positionsText()}</p>
       <p class="mono derivation">${f.derivation}</p>`;
   }
 
   protected exportData() {
     const t = this.t!;
-    return { layout: this.layout, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) };
+    return {
+      layout: this.layout,
+      shape: t.shape,
+      axes: t.axes,
+      elements: t.elements,
+      replicas: t.replicas,
+      values: Array.from(t.values),
+    };
   }
 
   protected override controls() {

@@ -11,7 +11,10 @@ export function selectedElements(
   selection: string,
   query: (values: number[]) => Record<string, number>,
 ): Set<number> {
-  const values = selection.slice(selection.indexOf(':') + 1).split(/[:,]/).map(Number);
+  const values = selection
+    .slice(selection.indexOf(':') + 1)
+    .split(/[:,]/)
+    .map(Number);
   if (selection.startsWith('L:')) return new Set([values[0]]);
   const inv = eng.inverse(layout, shape, query(values));
   return new Set(inv.ok ? inv.hits.map((h) => h.index) : []);

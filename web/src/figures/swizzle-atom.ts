@@ -13,7 +13,13 @@ const MODES = ['128B', '64B', '32B', 'interleave'] as const;
 const DTYPES = ['f8', 'f16', 'f32'] as const;
 
 export class LsSwizzleAtom_ extends LsFigure {
-  static override properties = { ...LsFigure.properties, mode: { type: String }, dtype: { type: String }, swizzle: { type: String }, hover: { state: true } };
+  static override properties = {
+    ...LsFigure.properties,
+    mode: { type: String },
+    dtype: { type: String },
+    swizzle: { type: String },
+    hover: { state: true },
+  };
   mode: string = '128B';
   /** The embedding attribute: the swizzle mode (128B, 64B, 32B, interleave); same as mode. */
   swizzle = '';
@@ -44,7 +50,12 @@ export class LsSwizzleAtom_ extends LsFigure {
     }
     this.atom = must(this.eng.swizzleAtom(this.mode, this.dtype));
     const n = this.atom.rows * this.atom.elementsPerRow;
-    const sw = must(this.eng.applySwizzle(this.atom.elements, Array.from({ length: n }, (_, o) => o)));
+    const sw = must(
+      this.eng.applySwizzle(
+        this.atom.elements,
+        Array.from({ length: n }, (_, o) => o),
+      ),
+    );
     this.to = sw.offsets;
     this.from = sw.inverse;
     // a selection or hover from the previous atom may lie outside this one (f16 128B has 512 elements, f32 32B 64)
@@ -75,7 +86,9 @@ export class LsSwizzleAtom_ extends LsFigure {
   protected navGrid(): string[][] {
     const a = this.atom;
     if (!a) return [];
-    return Array.from({ length: a.rows }, (_, r) => Array.from({ length: a.elementsPerRow }, (_, c) => `E:${r * a.elementsPerRow + c}`));
+    return Array.from({ length: a.rows }, (_, r) =>
+      Array.from({ length: a.elementsPerRow }, (_, c) => `E:${r * a.elementsPerRow + c}`),
+    );
   }
 
   protected buildScene(p: Palette): Scene {
@@ -84,7 +97,9 @@ export class LsSwizzleAtom_ extends LsFigure {
     const epr = a.elementsPerRow;
     const chunk = Math.max(1, 16 / a.dtypeBytes); // elements per 16 B granule
     const cw = Math.max(4, Math.min(34, Math.floor(520 / epr)));
-    const ch = 26, oy = 48, ox = 40;
+    const ch = 26,
+      oy = 48,
+      ox = 40;
     const px = ox + epr * cw + 50;
     const f = this.focusOffset();
     const cur = this.cursorHit();
@@ -100,7 +115,9 @@ export class LsSwizzleAtom_ extends LsFigure {
           const lc = o % epr;
           cell(items, p, x0 + c * cw, oy + r * ch, cw, ch, p.cat[Math.floor(lc / chunk) % 8], {
             hit: `E:${o}`,
-            title: physical ? `slot (${r}, ${c}) holds (${Math.floor(o / epr)}, ${lc})` : `(${r}, ${c}) ${this.tr('remapped')} (${Math.floor(this.to[o] / epr)}, ${this.to[o] % epr})`,
+            title: physical
+              ? `slot (${r}, ${c}) holds (${Math.floor(o / epr)}, ${lc})`
+              : `(${r}, ${c}) ${this.tr('remapped')} (${Math.floor(this.to[o] / epr)}, ${this.to[o] % epr})`,
             label: cw >= 16 ? String(lc) : undefined,
             labelSize: 10,
             selected: f === o,
@@ -128,8 +145,9 @@ export class LsSwizzleAtom_ extends LsFigure {
 
   protected details() {
     const a = this.atom!;
-    const sp = (s: { bits: number; base: number; shift: number }) => html`CuTe <code>Swizzle&lt;${s.bits},${s.base},${s.shift}&gt;</code>, TIRx
-      <code>ComposeLayout(per_element=${s.base}, swizzle_len=${s.bits}, atom_len=${s.shift}, …)</code>`;
+    const sp = (s: { bits: number; base: number; shift: number }) =>
+      html`CuTe <code>Swizzle&lt;${s.bits},${s.base},${s.shift}&gt;</code>, TIRx
+        <code>ComposeLayout(per_element=${s.base}, swizzle_len=${s.bits}, atom_len=${s.shift}, …)</code>`;
     return html`<p class="remap mono">${this.remapText() || this.tr('noSelection')}</p>
       <p>PTX: <code class="ptx">${a.mode}</code> · ${a.rows} × ${a.rowBytes} B</p>
       <p>${this.tr('inBytes')}: ${sp(a.bytes)}</p>
@@ -147,16 +165,20 @@ export class LsSwizzleAtom_ extends LsFigure {
   }
 
   protected override renderView() {
-    return html`<div @pointermove=${this.onMove} @pointerleave=${() => (this.hover = null)}>${super.renderView()}</div>`;
+    return html`<div @pointermove=${this.onMove} @pointerleave=${() => (this.hover = null)}>
+      ${super.renderView()}
+    </div>`;
   }
 
   protected override controls() {
-    return html`<label>${this.tr('atomMode')}
+    return html`<label
+        >${this.tr('atomMode')}
         <select class="mode" @change=${(e: Event) => this.set('mode', (e.target as HTMLSelectElement).value)}>
           ${MODES.map((m) => html`<option value=${m} ?selected=${this.mode === m}>${m === 'interleave' ? '16B interleave' : `SWIZZLE_${m}`}</option>`)}
         </select></label
       >
-      <label>${this.tr('dtype')}
+      <label
+        >${this.tr('dtype')}
         <select class="dtype" @change=${(e: Event) => this.set('dtype', (e.target as HTMLSelectElement).value)}>
           ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
         </select></label

@@ -9,7 +9,13 @@ import type { Palette } from '../theme.js';
 import { cell, label, small } from './draw.js';
 
 export class LsTileLayout extends LsFigure {
-  static override properties = { ...LsFigure.properties, layout: { type: String }, shape: { type: String }, access: { type: String }, dtype: { type: String } };
+  static override properties = {
+    ...LsFigure.properties,
+    layout: { type: String },
+    shape: { type: String },
+    access: { type: String },
+    dtype: { type: String },
+  };
   layout = 'S[(4,2,2,4):(16,4,8,1)]';
   shape = '8,8';
   /** Elements one warp instruction touches, lane by lane: "0,8,16" or start:stop:step ("0:256:8"). Drawn as
@@ -49,7 +55,8 @@ export class LsTileLayout extends LsFigure {
     }
     this.sectorOf = [];
     const eb = elementBytes(this.eng!, this.dtype);
-    for (let s = 0; s < t.elements; s += 1024) {  // the engine takes up to 1024 lanes per call
+    for (let s = 0; s < t.elements; s += 1024) {
+      // the engine takes up to 1024 lanes per call
       const idx = Array.from({ length: Math.min(1024, t.elements - s) }, (_, k) => s + k);
       const addrs = this.eng.laneAddresses(this.layout, this.shape, idx, eb);
       const sec = addrs.ok ? this.eng.sectorAccess(addrs.addrs, eb) : null;
@@ -70,7 +77,10 @@ export class LsTileLayout extends LsFigure {
     if (!a) return;
     const m = /^(\d+):(\d+):(\d+)$/.exec(a);
     const lanes = m
-      ? Array.from({ length: Math.max(0, Math.ceil((Number(m[2]) - Number(m[1])) / Math.max(1, Number(m[3])))) }, (_, k) => Number(m[1]) + k * Math.max(1, Number(m[3])))
+      ? Array.from(
+          { length: Math.max(0, Math.ceil((Number(m[2]) - Number(m[1])) / Math.max(1, Number(m[3])))) },
+          (_, k) => Number(m[1]) + k * Math.max(1, Number(m[3])),
+        )
       : a.split(',').map((v) => Number(v.trim()));
     if (!lanes.length || lanes.length > 32 || lanes.some((x) => !Number.isInteger(x) || x < 0 || x >= elements)) {
       this.accessError = `access: expected 1 to 32 element indices below ${elements}, got "${a}"`;
@@ -78,7 +88,9 @@ export class LsTileLayout extends LsFigure {
     }
     const width = this.accessWidth();
     // f32x4: a 16 B vector per lane starting at an fp32 element
-    const addrs = must(this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.eng!, this.dtype))).addrs;
+    const addrs = must(
+      this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.eng!, this.dtype)),
+    ).addrs;
     const r = this.eng!.sectorAccess(addrs, width);
     if (!r.ok) {
       this.accessError = r.error.message;
@@ -92,7 +104,7 @@ export class LsTileLayout extends LsFigure {
   }
   /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its byte address is in. */
   private colourIndex(x: number): number {
-    return this.maps[x].split.length === 4 ? this.tileOf(x) : this.sectorOf[x] ?? 0;
+    return this.maps[x].split.length === 4 ? this.tileOf(x) : (this.sectorOf[x] ?? 0);
   }
 
   /** The @m address of element x (replica 0, after any swizzle), wherever m sits among the layout's axes. */
@@ -114,7 +126,9 @@ export class LsTileLayout extends LsFigure {
   }
 
   protected navGrid(): string[][] {
-    return Array.from({ length: this.rows }, (_, r) => Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`));
+    return Array.from({ length: this.rows }, (_, r) =>
+      Array.from({ length: this.cols }, (_, c) => `L:${r * this.cols + c}`),
+    );
   }
 
   protected buildScene(p: Palette): Scene {
@@ -123,7 +137,9 @@ export class LsTileLayout extends LsFigure {
     const sel = this.selectedElement();
     const selTile = sel === null ? -1 : this.tileOf(sel);
     const cur = this.cursorHit();
-    const ox = 40, oy = 44, px = Math.max(400, ox + this.cols * cs + 60);
+    const ox = 40,
+      oy = 44,
+      px = Math.max(400, ox + this.cols * cs + 60);
     const is88 = this.rows === 8 && this.cols === 8;
     label(items, p, ox, 16, is88 ? this.tr('logical88') : `${this.tr('logical')} ${this.rows}×${this.cols}`);
     label(items, p, px, 16, is88 ? this.tr('physicalMem') : `${this.tr('physical')} @m (${this.cols} / row)`);
@@ -134,7 +150,8 @@ export class LsTileLayout extends LsFigure {
     for (let j = 0; j < this.cols; ++j) small(items, p, ox + j * cs + cs / 2, oy - 10, `c${j}`);
     const n = this.maps.length;
     for (let x = 0; x < n; ++x) {
-      const i = Math.floor(x / this.cols), j = x % this.cols;
+      const i = Math.floor(x / this.cols),
+        j = x % this.cols;
       const fill = p.cat[this.colourIndex(x) % p.cat.length];
       const related = (sel !== null && this.tileOf(x) === selTile && x !== sel) || this.lanes.includes(x);
       cell(items, p, ox + j * cs, oy + i * cs, cs, cs, fill, {
@@ -147,7 +164,8 @@ export class LsTileLayout extends LsFigure {
       });
       // physical: the cell at address a holds element x
       const a = this.addr(x);
-      const pi = Math.floor(a / this.cols), pj = a % this.cols;
+      const pi = Math.floor(a / this.cols),
+        pj = a % this.cols;
       cell(items, p, px + pj * cs, oy + pi * cs, cs, cs, fill, {
         hit: `P:${a}`,
         title: `@m ${a}: x=${x}`,
@@ -170,7 +188,8 @@ export class LsTileLayout extends LsFigure {
         related: (sel !== null && this.tileOf(x) === selTile && x !== sel) || this.lanes.includes(x),
       });
       // the lanes' accesses: a mark under every address a lane touches
-      if (this.lanes.includes(x)) items.push({ t: 'rect', x: ox + a * sw, y: sy + 27, w: Math.max(2, sw), h: 4, fill: p.related });
+      if (this.lanes.includes(x))
+        items.push({ t: 'rect', x: ox + a * sw, y: sy + 27, w: Math.max(2, sw), h: 4, fill: p.related });
       if (a % 8 === 0) small(items, p, ox + a * sw, sy + 36, String(a), 'start');
     }
     return { width: Math.max(px + this.cols * cs + 20, ox + n * sw + 20), height: sy + 48, background: p.bg, items };
@@ -192,16 +211,20 @@ export class LsTileLayout extends LsFigure {
   protected details() {
     const x = this.selectedElement();
     const access = this.access
-      ? html`<p class=${this.accessError ? 'error' : 'mono access'}>${this.accessText()}</p>${this.sectorInfo
-          ? html`<p class="mono">lane addresses (bytes): ${this.sectorInfo.addrs.join(', ')}</p>`
-          : ''}`
+      ? html`<p class=${this.accessError ? 'error' : 'mono access'}>${this.accessText()}</p>
+          ${
+            this.sectorInfo ? html`<p class="mono">lane addresses (bytes): ${this.sectorInfo.addrs.join(', ')}</p>` : ''
+          }`
       : nothing;
-    if (x === null) return html`${access}<p>${this.tr('noSelection')}</p>`;
+    if (x === null)
+      return html`${access}
+        <p>${this.tr('noSelection')}</p>`;
     const f = this.maps[x];
     const ext = must(this.eng!.parse(this.layout)).shard.map((m) => m.extent);
     const cs = f.split.map((_, i) => `c${i}`).join(',');
     const terms = f.terms.map((t) => `${t.digit}·${t.k}`).join(' + ');
-    return html`${access}<p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
+    return html`${access}
+      <p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
       <p class="mono">(${cs}) = unflatten(${f.index}; ${ext.join(',')}) = (${f.split.join(', ')})</p>
       <p class="mono">f_D(x) = ${terms} = ${this.addr(x)}@m</p>
       <p class="mono derivation">${f.derivation}</p>`;

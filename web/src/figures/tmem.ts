@@ -76,7 +76,8 @@ export class LsTmem extends LsFigure {
     for (let x = 0; x < t.elements; ++x)
       for (let r = 0; r < t.replicas; ++r) {
         const o = (x * t.replicas + r) * k;
-        const l = t.values[o + this.lane], c = t.values[o + this.col];
+        const l = t.values[o + this.lane],
+          c = t.values[o + this.col];
         if (l >= 0 && l < LANES && c >= 0 && c < COLS) this.at[l * COLS + c] = x;
       }
     this.base = undefined;
@@ -127,19 +128,45 @@ export class LsTmem extends LsFigure {
     const cols = this.t!.shape[this.t!.shape.length - 1];
     // One pixel per cell, scaled up without smoothing: the export is one PNG instead of 65,536 rectangles.
     const pixels = new Uint8ClampedArray(LANES * COLS * 4);
-    const empty = rgbOf(p.cell), bands = p.cat.map(rgbOf);
+    const empty = rgbOf(p.cell),
+      bands = p.cat.map(rgbOf);
     for (let i = 0; i < LANES * COLS; ++i) {
       const x = this.at[i];
       pixels.set(x < 0 ? empty : bands[Math.floor(Math.floor(x / cols) / 16) % 8], 4 * i);
       pixels[4 * i + 3] = 255;
     }
-    const items: Item[] = [{ t: 'image', x: this.ox, y: this.oy, w: COLS * this.cw, h: LANES * this.ch, pw: COLS, ph: LANES, pixels }];
+    const items: Item[] = [
+      { t: 'image', x: this.ox, y: this.oy, w: COLS * this.cw, h: LANES * this.ch, pw: COLS, ph: LANES, pixels },
+    ];
     for (let l = 0; l <= LANES; l += 32)
-      items.push({ t: 'line', x1: this.ox - 4, y1: this.oy + l * this.ch, x2: this.ox + COLS * this.cw, y2: this.oy + l * this.ch, stroke: p.fg, sw: 1 });
-    for (let l = 0; l < LANES; l += 32) items.push({ t: 'text', x: this.ox - 6, y: this.oy + l * this.ch + 6, s: `${l}`, size: 10, fill: p.muted, anchor: 'end' });
-    for (let c = 0; c <= COLS; c += 64) items.push({ t: 'text', x: this.ox + c * this.cw, y: 10, s: `${c}`, size: 10, fill: p.muted, anchor: 'middle' });
+      items.push({
+        t: 'line',
+        x1: this.ox - 4,
+        y1: this.oy + l * this.ch,
+        x2: this.ox + COLS * this.cw,
+        y2: this.oy + l * this.ch,
+        stroke: p.fg,
+        sw: 1,
+      });
+    for (let l = 0; l < LANES; l += 32)
+      items.push({
+        t: 'text',
+        x: this.ox - 6,
+        y: this.oy + l * this.ch + 6,
+        s: `${l}`,
+        size: 10,
+        fill: p.muted,
+        anchor: 'end',
+      });
+    for (let c = 0; c <= COLS; c += 64)
+      items.push({ t: 'text', x: this.ox + c * this.cw, y: 10, s: `${c}`, size: 10, fill: p.muted, anchor: 'middle' });
     items.push({ t: 'text', x: 4, y: this.oy + LANES * this.ch + 12, s: 'TLane ↓  TCol →', size: 10, fill: p.muted });
-    const scene: Scene = { width: this.ox + COLS * this.cw + 12, height: this.oy + LANES * this.ch + 22, background: p.bg, items };
+    const scene: Scene = {
+      width: this.ox + COLS * this.cw + 12,
+      height: this.oy + LANES * this.ch + 22,
+      background: p.bg,
+      items,
+    };
     const bitmap = document.createElement('canvas');
     const dpr = Math.min(2, window.devicePixelRatio || 1);
     bitmap.width = scene.width * dpr;
@@ -156,7 +183,15 @@ export class LsTmem extends LsFigure {
     const t = this.t!;
     const cols = t.shape[t.shape.length - 1];
     const mark = (l: number, c: number, stroke: string, sw: number, dash?: string): RectItem => ({
-      t: 'rect', x: this.ox + c * this.cw - 2, y: this.oy + l * this.ch - 2, w: this.cw + 4, h: this.ch + 4, fill: 'none', stroke, sw, dash,
+      t: 'rect',
+      x: this.ox + c * this.cw - 2,
+      y: this.oy + l * this.ch - 2,
+      w: this.cw + 4,
+      h: this.ch + 4,
+      fill: 'none',
+      stroke,
+      sw,
+      dash,
     });
     if (this.hits.length) {
       // the selected element's logical row, wherever the datapath folded it
@@ -164,7 +199,14 @@ export class LsTmem extends LsFigure {
       const k = t.axes.length;
       for (let x = row * cols; x < (row + 1) * cols; ++x) {
         const o = x * t.replicas * k;
-        items.push({ t: 'rect', x: this.ox + t.values[o + this.col] * this.cw, y: this.oy + t.values[o + this.lane] * this.ch, w: this.cw, h: this.ch, fill: p.related });
+        items.push({
+          t: 'rect',
+          x: this.ox + t.values[o + this.col] * this.cw,
+          y: this.oy + t.values[o + this.lane] * this.ch,
+          w: this.cw,
+          h: this.ch,
+          fill: p.related,
+        });
       }
     }
     const s = this.selection;
@@ -205,7 +247,8 @@ export class LsTmem extends LsFigure {
   }
 
   protected override canvasHit(x: number, y: number): string | null {
-    const c = Math.floor((x - this.ox) / this.cw), l = Math.floor((y - this.oy) / this.ch);
+    const c = Math.floor((x - this.ox) / this.cw),
+      l = Math.floor((y - this.oy) / this.ch);
     return l >= 0 && l < LANES && c >= 0 && c < COLS ? `T:${l}:${c}` : null;
   }
 
@@ -214,26 +257,38 @@ export class LsTmem extends LsFigure {
     if (!s) return this.tr('noSelection');
     const [l, c] = s.split(':').slice(1).map(Number);
     const f = this.mapping;
-    return f ? `TLane ${l}, TCol ${c}: ${this.tr('element')} (${f.coord.join(', ')}), x = ${f.index}` : `TLane ${l}, TCol ${c}: ${this.tr('emptyCell')}`;
+    return f
+      ? `TLane ${l}, TCol ${c}: ${this.tr('element')} (${f.coord.join(', ')}), x = ${f.index}`
+      : `TLane ${l}, TCol ${c}: ${this.tr('emptyCell')}`;
   }
 
   protected details() {
     const f = this.mapping;
-    return html`<p class="mono cellinfo">${this.announce()}</p>${f ? html`<p class="mono derivation">${f.derivation}</p>` : ''}`;
+    return html`<p class="mono cellinfo">${this.announce()}</p>
+      ${f ? html`<p class="mono derivation">${f.derivation}</p>` : ''}`;
   }
 
   protected exportData() {
     const t = this.t!;
-    return { layout: this.layout, shape: t.shape, axes: t.axes, elements: t.elements, replicas: t.replicas, values: Array.from(t.values) };
+    return {
+      layout: this.layout,
+      shape: t.shape,
+      axes: t.axes,
+      elements: t.elements,
+      replicas: t.replicas,
+      values: Array.from(t.values),
+    };
   }
 
   protected override controls() {
-    return html`<label>${this.tr('datapath')}
+    return html`<label
+        >${this.tr('datapath')}
         <select class="datapath" @change=${(e: Event) => this.setDatapath((e.target as HTMLSelectElement).value)}>
           ${Object.entries(DATAPATHS).map(([k, d]) => html`<option value=${k} ?selected=${this.datapath === k}>${d.label}</option>`)}
         </select></label
       >
-      <label>N
+      <label
+        >N
         <select class="ncols" @change=${(e: Event) => this.setN(Number((e.target as HTMLSelectElement).value))}>
           ${[64, 128, 256, 512].map((n) => html`<option value=${n} ?selected=${this.n === n}>${n}</option>`)}
         </select></label

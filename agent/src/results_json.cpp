@@ -6,6 +6,7 @@
 #include "build_info.hpp"
 #include "convert_run.hpp"
 #include "layoutscope/parse.hpp"
+#include "plan_json.hpp"
 #include "predict.hpp"
 #include "results.hpp"
 
@@ -351,53 +352,6 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
 
 namespace {
 
-json warp_cost_json(const WarpCost& c, bool shared) {
-  json j = {{"bytes_per_lane", c.bytes_per_lane}};
-  if (shared) {
-    j["wavefronts"] = c.wavefronts;
-    j["ideal_wavefronts"] = c.ideal_wavefronts;
-  } else {
-    j["sectors"] = c.sectors;
-  }
-  return j;
-}
-
-// The plan as `layoutscope plan` prints it (same keys, same values), so a result and the CLI can be compared.
-json plan_json(const ConvertPlan& p) {
-  json modes = json::array();
-  for (const auto& m : p.modes)
-    modes.push_back({{"extent", m.extent}, {"src_stride", m.src_stride}, {"dst_stride", m.dst_stride}});
-  json j = {{"kind", std::string(to_string(p.kind))},
-            {"shape", p.shape},
-            {"dtype", std::string(to_string(p.dtype))},
-            {"elements", p.elements},
-            {"modes", modes},
-            {"modes_unit_elements", p.kind == ConvertKind::kTiled ? p.unit_elems : 1},
-            {"common_vector", p.common_vector},
-            {"unit_bytes", p.unit_bytes},
-            {"vector_bytes", p.vector_units * p.unit_bytes},
-            {"threads", p.threads},
-            {"blocks", p.blocks}};
-  json predicted = {{"global_read", warp_cost_json(p.global_read, false)},
-                    {"global_write", warp_cost_json(p.global_write, false)}};
-  if (p.kind == ConvertKind::kTiled) {
-    j["tile"] = {{"group_a", p.group_a},
-                 {"group_b", p.group_b},
-                 {"extent_a", p.extent_a},
-                 {"extent_b", p.extent_b},
-                 {"tile_a", p.tile_a},
-                 {"tile_b", p.tile_b},
-                 {"row_bytes", p.row_bytes},
-                 {"staging_bytes", p.staging_bytes},
-                 {"staging_swizzle", p.staging.bits > 0 ? to_string(p.staging) : std::string("none")},
-                 {"register_block", std::to_string(p.vector_units) + "x" + std::to_string(p.vector_units)}};
-    predicted["smem_write"] = warp_cost_json(p.smem_write, true);
-    predicted["smem_read"] = warp_cost_json(p.smem_read, true);
-  }
-  j["predicted_per_warp_instruction"] = predicted;
-  return j;
-}
-
 json sector_prediction(const std::string& access, const std::string& layout, const WarpCost& c) {
   const int64_t requested = int64_t{32} * c.bytes_per_lane;
   const int64_t sectors = std::max<int64_t>(1, c.sectors);
@@ -483,7 +437,7 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                {"verification", verification_json(s.verification)},
                {"predicted", convert_predicted(c)},
                {"input", input},
-               {"plan", plan_json(c.plan)},
+               {"plan", codegen::convert_plan_json<json>(c.plan)},
                {"kernel",
                 {{"name", s.kernel_name},
                  {"source_hash", hex64(s.source_hash)},

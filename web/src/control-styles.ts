@@ -7,10 +7,7 @@ export const controlStyles = css`
   :host {
     display: block;
     color: var(--ls-fg, inherit);
-    font:
-      14px/1.45 system-ui,
-      'Noto Sans CJK SC',
-      sans-serif;
+    font: 14px/1.45 system-ui, 'Noto Sans CJK SC', sans-serif;
   }
   button,
   select,

@@ -106,77 +106,77 @@ export abstract class LsFigure extends LitElement {
   static override styles = [
     controlStyles,
     css`
-      :host {
-        max-width: 100%;
-      }
-      .bar {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.4rem 0.8rem;
-        align-items: center;
-        margin: 0 0 0.5rem;
-      }
-      .bar .spacer {
-        flex: 1;
-      }
-      .bar > * {
-        max-width: 100%;
-        min-width: 0;
-      }
-      .bar > form {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.4rem 0.8rem;
-        align-items: center;
-      }
-      label {
-        display: inline-flex;
-        gap: 0.3rem;
-        align-items: center;
-      }
-      .view {
-        overflow: auto;
-        max-width: 100%;
-        border-radius: 4px;
-        outline-offset: 2px;
-      }
-      .view:focus-visible {
-        outline: 3px solid var(--ls-accent, #0062a0);
-      }
-      .view svg,
-      .view canvas {
-        display: block;
-        max-width: 100%;
-        height: auto;
-      }
-      .view [data-hit] {
-        cursor: pointer;
-      }
-      .details {
-        margin-top: 0.5rem;
-        min-height: 3.5em;
-      }
-      .details p {
-        margin: 0.2rem 0;
-      }
-      .error {
-        color: var(--ls-error, #b00020);
-      }
-      .pre {
-        white-space: pre;
-      }
-      .full {
-        flex-basis: 100%;
-      }
-      .sr {
-        position: absolute;
-        width: 1px;
-        height: 1px;
-        overflow: hidden;
-        clip: rect(0 0 0 0);
-        white-space: nowrap;
-      }
-    `,
+    :host {
+      max-width: 100%;
+    }
+    .bar {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+      margin: 0 0 0.5rem;
+    }
+    .bar .spacer {
+      flex: 1;
+    }
+    .bar > * {
+      max-width: 100%;
+      min-width: 0;
+    }
+    .bar > form {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+    }
+    label {
+      display: inline-flex;
+      gap: 0.3rem;
+      align-items: center;
+    }
+    .view {
+      overflow: auto;
+      max-width: 100%;
+      border-radius: 4px;
+      outline-offset: 2px;
+    }
+    .view:focus-visible {
+      outline: 3px solid var(--ls-accent, #0062a0);
+    }
+    .view svg,
+    .view canvas {
+      display: block;
+      max-width: 100%;
+      height: auto;
+    }
+    .view [data-hit] {
+      cursor: pointer;
+    }
+    .details {
+      margin-top: 0.5rem;
+      min-height: 3.5em;
+    }
+    .details p {
+      margin: 0.2rem 0;
+    }
+    .error {
+      color: var(--ls-error, #b00020);
+    }
+    .pre {
+      white-space: pre;
+    }
+    .full {
+      flex-basis: 100%;
+    }
+    .sr {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+    }
+  `,
   ];
 
   theme?: string;
@@ -490,12 +490,7 @@ export abstract class LsFigure extends LitElement {
   protected renderView(): TemplateResult {
     const scene = this.scene!;
     if (this.useCanvas())
-      return html`<canvas
-        class="scene"
-        role="img"
-        aria-label=${this.title_()}
-        ${styleProps({ width: `${scene.width}px` })}
-      ></canvas>`;
+      return html`<canvas class="scene" role="img" aria-label=${this.title_()} ${styleProps({ width: `${scene.width}px` })}></canvas>`;
     return html`${unsafeSVG(sceneToSvg(scene))}`;
   }
 
@@ -525,9 +520,7 @@ export abstract class LsFigure extends LitElement {
         <span class="spacer"></span>
         <button type="button" class="export-svg" @click=${() => this.download('svg')}>${this.tr('exportSvg')}</button>
         <button type="button" class="export-png" @click=${() => this.download('png')}>${this.tr('exportPng')}</button>
-        <button type="button" class="export-json" @click=${() => this.download('json')}>
-          ${this.tr('exportJson')}
-        </button>
+        <button type="button" class="export-json" @click=${() => this.download('json')}>${this.tr('exportJson')}</button>
       </div>
       <div
         class="view"

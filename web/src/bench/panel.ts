@@ -180,163 +180,163 @@ export class LsBenchPanel extends LitElement {
   static override styles = [
     controlStyles,
     css`
-      fieldset {
-        border: 1px solid var(--ls-border, #888);
-        border-radius: 6px;
-        margin: 0 0 1rem;
-        padding: 0.5rem 0.8rem 0.8rem;
-      }
-      legend {
-        font-weight: 600;
-        padding: 0 0.3rem;
-      }
-      input[aria-invalid='true'] {
-        border-color: var(--ls-error, #b00020);
-        outline: 1px solid var(--ls-error, #b00020);
-      }
-      button.primary {
-        background: var(--ls-accent, #0062a0);
-        border-color: var(--ls-accent, #0062a0);
-        color: #fff;
-      }
-      button:disabled {
-        opacity: 0.55;
-      }
-      .row {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.4rem 0.8rem;
-        align-items: center;
-        margin: 0.3rem 0;
-      }
-      .grow {
-        flex: 1 1 22rem;
-      }
-      .agent {
-        border-left: 4px solid var(--ls-border, #888);
-        padding: 0.3rem 0.6rem;
-        margin: 0.5rem 0;
-      }
-      .agent.ready {
-        border-color: #009e73;
-      }
-      .agent.error,
-      .agent.not-ready {
-        border-color: var(--ls-error, #b00020);
-      }
-      .badge {
-        font-size: 0.85em;
-        font-weight: 600;
-        border-radius: 9px;
-        padding: 0 0.5rem;
-        border: 1px solid currentColor;
-      }
-      .error,
-      .problem {
-        color: var(--ls-error, #b00020);
-      }
-      .legend {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.2rem 1rem;
-        list-style: none;
-        padding: 0;
-        margin: 0.5rem 0 0;
-        font-size: 0.85rem;
-      }
-      .legend .swatch {
-        display: inline-block;
-        width: 0.9rem;
-        height: 0.9rem;
-        border-radius: 50%;
-        margin-right: 0.3rem;
-        vertical-align: -0.1rem;
-      }
-      .legend .swatch.dashed {
-        border-radius: 0;
-        height: 0;
-        border-top: 2px dashed currentColor;
-        vertical-align: 0.25rem;
-      }
-      .muted {
-        color: var(--ls-muted, #555);
-      }
-      .bar {
-        height: 14px;
-        border: 1px solid var(--ls-border, #888);
-        border-radius: 7px;
-        overflow: hidden;
-        flex: 1 1 16rem;
-        max-width: 28rem;
-      }
-      .bar > div {
-        height: 100%;
-        background: var(--ls-accent, #0062a0);
-        transition: width 0.15s;
-      }
-      table {
-        border-collapse: collapse;
-        margin: 0.4rem 0 1rem;
-        font-size: 0.9em;
-      }
-      th,
-      td {
-        border-bottom: 1px solid var(--ls-border, #bbb);
-        padding: 0.15rem 0.5rem;
-        text-align: right;
-        vertical-align: top;
-      }
-      th:first-child,
-      td:first-child,
-      td.l,
-      th.l {
-        text-align: left;
-      }
-      .scroll {
-        overflow-x: auto;
-        max-width: 100%;
-      }
-      .plot svg {
-        display: block;
-        max-width: 100%;
-        height: auto;
-      }
-      .plot text,
-      .plot tspan {
-        white-space: pre;
-      }
-      .drop {
-        border: 2px dashed var(--ls-border, #888);
-        border-radius: 6px;
-        padding: 0.8rem;
-        text-align: center;
-      }
-      .drop.over {
-        border-color: var(--ls-accent, #0062a0);
-      }
-      .chips button[aria-pressed='true'] {
-        border-color: var(--ls-accent, #0062a0);
-      }
-      h3 {
-        margin: 1.2rem 0 0.3rem;
-        font-size: 1.05rem;
-      }
-      .ok {
-        color: #007a5a;
-      }
-      button.link {
-        border: none;
-        padding: 0;
-        text-decoration: underline;
-        color: var(--ls-accent, #0062a0);
-        cursor: pointer;
-      }
-      .figure-host {
-        border: 1px solid var(--ls-border, #888);
-        border-radius: 6px;
-        padding: 0.5rem;
-      }
-    `,
+    fieldset {
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      margin: 0 0 1rem;
+      padding: 0.5rem 0.8rem 0.8rem;
+    }
+    legend {
+      font-weight: 600;
+      padding: 0 0.3rem;
+    }
+    input[aria-invalid='true'] {
+      border-color: var(--ls-error, #b00020);
+      outline: 1px solid var(--ls-error, #b00020);
+    }
+    button.primary {
+      background: var(--ls-accent, #0062a0);
+      border-color: var(--ls-accent, #0062a0);
+      color: #fff;
+    }
+    button:disabled {
+      opacity: 0.55;
+    }
+    .row {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.4rem 0.8rem;
+      align-items: center;
+      margin: 0.3rem 0;
+    }
+    .grow {
+      flex: 1 1 22rem;
+    }
+    .agent {
+      border-left: 4px solid var(--ls-border, #888);
+      padding: 0.3rem 0.6rem;
+      margin: 0.5rem 0;
+    }
+    .agent.ready {
+      border-color: #009e73;
+    }
+    .agent.error,
+    .agent.not-ready {
+      border-color: var(--ls-error, #b00020);
+    }
+    .badge {
+      font-size: 0.85em;
+      font-weight: 600;
+      border-radius: 9px;
+      padding: 0 0.5rem;
+      border: 1px solid currentColor;
+    }
+    .error,
+    .problem {
+      color: var(--ls-error, #b00020);
+    }
+    .legend {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.2rem 1rem;
+      list-style: none;
+      padding: 0;
+      margin: 0.5rem 0 0;
+      font-size: 0.85rem;
+    }
+    .legend .swatch {
+      display: inline-block;
+      width: 0.9rem;
+      height: 0.9rem;
+      border-radius: 50%;
+      margin-right: 0.3rem;
+      vertical-align: -0.1rem;
+    }
+    .legend .swatch.dashed {
+      border-radius: 0;
+      height: 0;
+      border-top: 2px dashed currentColor;
+      vertical-align: 0.25rem;
+    }
+    .muted {
+      color: var(--ls-muted, #555);
+    }
+    .bar {
+      height: 14px;
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 7px;
+      overflow: hidden;
+      flex: 1 1 16rem;
+      max-width: 28rem;
+    }
+    .bar > div {
+      height: 100%;
+      background: var(--ls-accent, #0062a0);
+      transition: width 0.15s;
+    }
+    table {
+      border-collapse: collapse;
+      margin: 0.4rem 0 1rem;
+      font-size: 0.9em;
+    }
+    th,
+    td {
+      border-bottom: 1px solid var(--ls-border, #bbb);
+      padding: 0.15rem 0.5rem;
+      text-align: right;
+      vertical-align: top;
+    }
+    th:first-child,
+    td:first-child,
+    td.l,
+    th.l {
+      text-align: left;
+    }
+    .scroll {
+      overflow-x: auto;
+      max-width: 100%;
+    }
+    .plot svg {
+      display: block;
+      max-width: 100%;
+      height: auto;
+    }
+    .plot text,
+    .plot tspan {
+      white-space: pre;
+    }
+    .drop {
+      border: 2px dashed var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.8rem;
+      text-align: center;
+    }
+    .drop.over {
+      border-color: var(--ls-accent, #0062a0);
+    }
+    .chips button[aria-pressed='true'] {
+      border-color: var(--ls-accent, #0062a0);
+    }
+    h3 {
+      margin: 1.2rem 0 0.3rem;
+      font-size: 1.05rem;
+    }
+    .ok {
+      color: #007a5a;
+    }
+    button.link {
+      border: none;
+      padding: 0;
+      text-decoration: underline;
+      color: var(--ls-accent, #0062a0);
+      cursor: pointer;
+    }
+    .figure-host {
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.5rem;
+    }
+  `,
   ];
 
   agents: Agent[] = [];
@@ -777,16 +777,7 @@ export class LsBenchPanel extends LitElement {
           : html`<p class="muted">${this.pt('noAgent1')}<code>layoutscope-agent</code>${this.pt('noAgent2')}</p>`
       }
       <form class="row add-agent" @submit=${this.onAdd}>
-        <label class="grow"
-          >${this.pt('agentUrl')}
-          <input
-            name="url"
-            class="grow"
-            size="40"
-            placeholder="http://127.0.0.1:8765/#token=…"
-            autocomplete="off"
-            spellcheck="false"
-        /></label>
+        <label class="grow">${this.pt('agentUrl')} <input name="url" class="grow" size="40" placeholder="http://127.0.0.1:8765/#token=…" autocomplete="off" spellcheck="false" /></label>
         <label>${this.pt('token')} <input name="token" size="12" type="password" autocomplete="off" /></label>
         <label><input type="checkbox" name="remember" /> ${this.pt('remember')}</label>
         <button type="submit">${this.pt('addAgent')}</button>
@@ -810,20 +801,18 @@ export class LsBenchPanel extends LitElement {
       ${
         a.devices.length
           ? html`<ul class="devices">
-              ${a.devices.map(
-                (d) =>
-                  html`<li>
-                    device ${d.id}:
-                    <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''},
-                    ${d.multiprocessors} ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'},
-                    ${bytes(d.global_memory_bytes)}${
-                      d.peak_bandwidth_bytes_per_second
-                        ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
-                        : ''
-                    })
-                  </li>`,
-              )}
-            </ul>`
+            ${a.devices.map(
+              (d) =>
+                html`<li>
+                  device ${d.id}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
+                  ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'}, ${bytes(d.global_memory_bytes)}${
+                    d.peak_bandwidth_bytes_per_second
+                      ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
+                      : ''
+                  })
+                </li>`,
+            )}
+          </ul>`
           : nothing
       }
       ${a.runs.length ? this.renderHistory(a) : nothing}
@@ -836,27 +825,14 @@ export class LsBenchPanel extends LitElement {
       <summary>History (${a.runs.length} run${a.runs.length === 1 ? '' : 's'})</summary>
       <div class="scroll">
         <table>
-          <thead>
-            <tr>
-              <th>run</th>
-              <th class="l">benchmark</th>
-              <th class="l">status</th>
-              <th class="l">finished</th>
-              <th></th>
-            </tr>
-          </thead>
+          <thead><tr><th>run</th><th class="l">benchmark</th><th class="l">status</th><th class="l">finished</th><th></th></tr></thead>
           <tbody>
             ${runs.map(
-              (r) =>
-                html`<tr>
-                  <td class="mono">${r.id}</td>
-                  <td class="l">${r.benchmark}</td>
-                  <td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
-                  <td class="l">${r.finished_at ?? '–'}</td>
-                  <td>
-                    ${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}
-                  </td>
-                </tr>`,
+              (r) => html`<tr>
+                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
+                <td class="l">${r.finished_at ?? '–'}</td>
+                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}</td>
+              </tr>`,
             )}
           </tbody>
         </table>
@@ -875,32 +851,16 @@ export class LsBenchPanel extends LitElement {
       <legend>${this.pt('runBench')}</legend>
       <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
         <div class="row">
-          <label
-            >Agent
-            <select
-              name="agent"
-              @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}
-            >
+          <label>Agent
+            <select name="agent" @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}>
               ${ready.map((a) => html`<option value=${a.key} ?selected=${a === agent}>${a.label}</option>`)}
-            </select></label
-          >
-          <label
-            >Device
-            <select name="device">
-              ${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}
-            </select></label
-          >
+            </select></label>
+          <label>Device
+            <select name="device">${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}</select></label>
           <span role="group" aria-label="benchmark">
             ${agent.catalogue.map(
               (b) =>
-                html`<button
-                  type="button"
-                  class="bench-${b.name}"
-                  aria-pressed=${b.name === spec.name}
-                  @click=${() => ((this.bench = b.name), (this.formError = null))}
-                >
-                  ${b.title}
-                </button>`,
+                html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${b.title}</button>`,
             )}
           </span>
         </div>
@@ -908,26 +868,14 @@ export class LsBenchPanel extends LitElement {
         <div class="row params">${Object.entries(spec.parameters).map(([name, p]) => this.renderParam(name, p))}</div>
         ${this.formError ? html`<p class="error form-error" role="alert">${this.formError.message}</p>` : nothing}
         <div class="row">
-          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>
-            Run ${spec.name}
-          </button>
+          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>Run ${spec.name}</button>
           ${
             run
-              ? html`<div
-                    class="bar"
-                    role="progressbar"
-                    aria-label="run progress"
-                    aria-valuemin="0"
-                    aria-valuemax="100"
-                    aria-valuenow=${Math.round(run.progress * 100)}
-                  >
-                    <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
-                  </div>
-                  <span class="progress-text" aria-live="polite"
-                    >${Math.round(run.progress * 100)}% ·
-                    ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span
-                  >
-                  ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
+              ? html`<div class="bar" role="progressbar" aria-label="run progress" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(run.progress * 100)}>
+                  <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
+                </div>
+                <span class="progress-text" aria-live="polite">${Math.round(run.progress * 100)}% · ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
+                ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
               : nothing
           }
         </div>
@@ -940,26 +888,17 @@ export class LsBenchPanel extends LitElement {
     const title = `${p.description ?? ''}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
     if (p.enum && p.type.includes('array')) {
       const def = Array.isArray(p.default) ? p.default : [p.default];
-      return html`<span role="group" aria-label=${name} title=${title}
-        >${name}:
-        ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span
-      >`;
+      return html`<span role="group" aria-label=${name} title=${title}>${name}:
+        ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span>`;
     }
     if (p.type === 'boolean')
-      return html`<label title=${title}
-        ><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label
-      >`;
+      return html`<label title=${title}><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label>`;
     if (p.enum)
-      return html`<label title=${title}
-        >${name}
-        <select name=${name}>
-          ${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}
-        </select></label
-      >`;
+      return html`<label title=${title}>${name}
+        <select name=${name}>${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}</select></label>`;
     const def = p.default === null ? '' : Array.isArray(p.default) ? p.default.join(', ') : String(p.default);
     const isList = p.type.includes('array');
-    return html`<label title=${title}
-      >${name}
+    return html`<label title=${title}>${name}
       <input
         name=${name}
         .value=${def}
@@ -982,29 +921,19 @@ export class LsBenchPanel extends LitElement {
         @drop=${this.onDrop}
       >
         ${this.pt('drop1')}<code>docs/results/*.json</code>${this.pt('drop2')}
-        <label
-          >${this.pt('chooseFile')}
-          <input
-            type="file"
-            class="file"
-            accept=".json,application/json"
-            @change=${(e: Event) => {
-              const f = (e.target as HTMLInputElement).files?.[0];
-              if (f) void this.openFile(f);
-            }}
-        /></label>
+        <label>${this.pt('chooseFile')} <input type="file" class="file" accept=".json,application/json" @change=${(
+          e: Event,
+        ) => {
+          const f = (e.target as HTMLInputElement).files?.[0];
+          if (f) void this.openFile(f);
+        }} /></label>
       </div>
       <form class="row" @submit=${this.openUrl}>
-        <label class="grow"
-          >${this.pt('orUrl')}
-          <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json"
-        /></label>
+        <label class="grow">${this.pt('orUrl')} <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
         <button type="submit">${this.pt('open')}</button>
       </form>
       <p class="row">
-        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>
-          ${this.pt('openRef')}
-        </button>
+        <button type="button" class="open-reference" @click=${() => void this.openReferenceRuns()}>${this.pt('openRef')}</button>
         <span class="muted">${this.pt('refNote1')}<code>docs/results/</code>${this.pt('refNote2')}</span>
       </p>
       ${this.offlineError ? html`<p class="error offline-error" role="alert">${this.offlineError}</p>` : nothing}
@@ -1017,37 +946,22 @@ export class LsBenchPanel extends LitElement {
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
     return html`<section class="results" aria-label="results">
       <h3>${this.pt('results')}</h3>
-      <label class="log-scale"
-        ><input
-          type="checkbox"
-          .checked=${this.logScale}
-          @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)}
-        />
-        ${this.pt('logScale')}</label
-      >
+      <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> ${this.pt('logScale')}</label>
       <div class="chips row">
         ${this.datasets.map(
-          (d) =>
-            html`<span class="dataset">
-              <button
-                type="button"
-                aria-pressed=${d.shown}
-                title="show or hide in the plots"
-                @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}
-              >
-                ${d.doc.meta.request.benchmark} · ${d.source}
-              </button>
-              <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
-              <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
-            </span>`,
+          (d) => html`<span class="dataset">
+            <button type="button" aria-pressed=${d.shown} title="show or hide in the plots" @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
+              ${d.doc.meta.request.benchmark} · ${d.source}</button>
+            <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
+            <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
+          </span>`,
         )}
       </div>
       ${this.renderAos(
         rows.filter((r) => r.benchmark === 'aos_soa'),
         shown,
-      )}
-      ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))} ${this.renderPredictions(rows)}
-      ${this.renderFigure()}
+      )} ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))}
+      ${this.renderPredictions(rows)} ${this.renderFigure()}
     </section>`;
   }
 
@@ -1113,29 +1027,11 @@ export class LsBenchPanel extends LitElement {
       ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
       <div class="scroll">
         <table class="aos-table">
-          <thead>
-            <tr>
-              <th class="l">source</th>
-              <th>touch_fields</th>
-              <th class="l">layout</th>
-              <th>n</th>
-              <th>median time (ms)</th>
-              <th>useful GB/s</th>
-              <th>verified</th>
-            </tr>
-          </thead>
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr>
-                  <td>${r.source}</td>
-                  <td>${r.touch}</td>
-                  <td class="l">${r.variant}</td>
-                  <td>${r.n}</td>
-                  <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td>
-                  <td>${fmt(r.gbps, 1)}</td>
-                  <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td>
-                </tr>`,
+                html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
             )}
           </tbody>
         </table>
@@ -1151,28 +1047,9 @@ export class LsBenchPanel extends LitElement {
       )}
       <div class="scroll">
         <table class="speedup-table">
-          <thead>
-            <tr>
-              <th class="l">source</th>
-              <th>touch_fields</th>
-              <th>${this.pt('measuredRatio')}</th>
-              <th>${this.pt('modelRatio')}</th>
-              <th class="l">${this.pt('kernels')}</th>
-              <th class="l">${this.pt('applies')}</th>
-            </tr>
-          </thead>
+          <thead><tr><th class="l">source</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
           <tbody>
-            ${speed.map(
-              (s, i) =>
-                html`<tr data-pair=${s.pair}>
-                  <td>${s.source}</td>
-                  <td>${s.touch}</td>
-                  <td>${fmt(s.speedup)}</td>
-                  <td>${fmt(bound[i].bound)}</td>
-                  <td class="l">${PAIRS[s.pair].name}</td>
-                  <td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td>
-                </tr>`,
-            )}
+            ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td></tr>`)}
           </tbody>
         </table>
       </div>`;
@@ -1193,29 +1070,11 @@ export class LsBenchPanel extends LitElement {
       ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
       <div class="scroll">
         <table class="transpose-table">
-          <thead>
-            <tr>
-              <th class="l">source</th>
-              <th>dim</th>
-              <th class="l">variant</th>
-              <th>median time (ms)</th>
-              <th>useful GB/s</th>
-              <th>fraction of copy</th>
-              <th>verified</th>
-            </tr>
-          </thead>
+          <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr>
-                  <td>${r.source}</td>
-                  <td>${r.dim}</td>
-                  <td class="l">${r.variant}</td>
-                  <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td>
-                  <td>${fmt(r.gbps, 1)}</td>
-                  <td>${fmt(r.fractionOfCopy)}</td>
-                  <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td>
-                </tr>`,
+                html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
             )}
           </tbody>
         </table>
@@ -1237,25 +1096,10 @@ export class LsBenchPanel extends LitElement {
       return true;
     });
     return html`<h3>Predicted vs measured</h3>
-      <p class="muted">
-        Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the
-        agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.
-      </p>
+      <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
       <div class="scroll">
         <table class="predictions">
-          <thead>
-            <tr>
-              <th class="l">source</th>
-              <th class="l">variant</th>
-              <th class="l">access (32 lanes)</th>
-              <th class="l">layout</th>
-              <th>predicted sectors / request</th>
-              <th>predicted smem wavefronts</th>
-              <th>agent agrees</th>
-              <th>measured useful GB/s</th>
-              <th>measured sectors / request (ld / st, ncu)</th>
-            </tr>
-          </thead>
+          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request (ld / st, ncu)</th></tr></thead>
           <tbody>
             ${list.map((r) => {
               const p = this.predict(r);
@@ -1264,11 +1108,7 @@ export class LsBenchPanel extends LitElement {
                   ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}`
                   : `${r.variant} ${r.dim}`;
               if (typeof p === 'string')
-                return html`<tr>
-                  <td>${r.source}</td>
-                  <td class="l">${label}</td>
-                  <td class="l error" colspan="7">${p}</td>
-                </tr>`;
+                return html`<tr><td>${r.source}</td><td class="l">${label}</td><td class="l error" colspan="7">${p}</td></tr>`;
               const agentG = r.state.predicted.global ?? [];
               const agentS = r.state.predicted.shared ?? [];
               const g = p.accesses.filter((a) => a.kind === 'global');
@@ -1278,28 +1118,18 @@ export class LsBenchPanel extends LitElement {
                 s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
-                <td class="l">
-                  <button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>
-                    ${label}
-                  </button>
-                </td>
+                <td class="l"><button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>${label}</button></td>
                 <td class="l">${p.accesses.map((a) => html`${a.access}<br />`)}</td>
                 <td class="l mono">${[...new Set(p.accesses.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
                 <td class="sectors">${g.map((a) => a.sectors).join(' / ')}</td>
                 <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
-                <td class=${agrees ? 'ok' : 'error'}>
-                  ${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}
-                </td>
+                <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
                 <td>${fmt(r.gbps, 1)}</td>
-                <td class="measured">
-                  ${
-                    r.measured
-                      ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
-                      : html`<span class="muted" title=${r.measuredNote ?? ''}
-                          >${r.measuredNote ? 'not measured' : 'no profile run'}</span
-                        >`
-                  }
-                </td>
+                <td class="measured">${
+                  r.measured
+                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                    : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? 'not measured' : 'no profile run'}</span>`
+                }</td>
               </tr>`;
             })}
           </tbody>
@@ -1313,28 +1143,11 @@ export class LsBenchPanel extends LitElement {
     const attrs = f.attrs;
     const fig =
       f.tag === 'ls-bank-conflicts'
-        ? html`<ls-bank-conflicts
-            state-key="bench-fig"
-            layout=${attrs.layout}
-            compare=${attrs.compare ?? ''}
-            shape=${attrs.shape}
-            dtype=${attrs.dtype}
-            lanes=${attrs.lanes ?? nothing}
-            selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}
-          ></ls-bank-conflicts>`
-        : html`<ls-tile-layout
-            state-key="bench-fig"
-            layout=${attrs.layout}
-            shape=${attrs.shape}
-            access=${attrs.access}
-            dtype=${attrs.dtype}
-          ></ls-tile-layout>`;
+        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} lanes=${attrs.lanes ?? nothing} selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}></ls-bank-conflicts>`
+        : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
     return html`<h3>Access pattern</h3>
       <div class="figure-host">
-        <div class="row">
-          <strong class="grow figure-title">${f.title}</strong
-          ><button type="button" @click=${() => (this.figure = null)}>Close</button>
-        </div>
+        <div class="row"><strong class="grow figure-title">${f.title}</strong><button type="button" @click=${() => (this.figure = null)}>Close</button></div>
         ${fig}
       </div>`;
   }

@@ -475,20 +475,12 @@ export class LsBankConflicts extends LsFigure {
       return html`<p class="cycles">${this.announce()}</p>
         ${this.sides.map(
           (sd, k) =>
-            html`<p class="mono">
-              ${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes /
-              wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}
-            </p>`,
+            html`<p class="mono">${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes / wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}</p>`,
         )}`;
     if (!b) return html``;
     return html`<p class="cycles">${this.announce()}</p>
-      <p class="mono">
-        ${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups
-        ${a.groupCycles.join('+')} = ${a.cycles}
-      </p>
-      <p class="mono">
-        ${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}
-      </p>`;
+      <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups ${a.groupCycles.join('+')} = ${a.cycles}</p>
+      <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
   }
 
   protected exportData() {
@@ -506,42 +498,23 @@ export class LsBankConflicts extends LsFigure {
     const playing = !!this.timer;
     if (this.custom)
       return html`<button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
-        <button type="button" class="play" @click=${() => this.play()}>
-          ${playing ? this.tr('pause') : this.tr('play')}
-        </button>`;
+        <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
     return html`<span role="group" aria-label="case">
-        <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>
-          ${this.tr('toy')}
-        </button>
-        <button
-          type="button"
-          class="case-real"
-          aria-pressed=${this.case_ === 'real'}
-          @click=${() => this.setCase('real')}
-        >
-          ${this.tr('real')}
-        </button>
-        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>
-          ${this.tr('padded')}
-        </button>
+        <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
+        <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
+        <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>${this.tr('padded')}</button>
       </span>
       ${
         this.case_ === 'real'
-          ? html`<label
-              >${this.tr('width')}
-              <select
-                class="width"
-                @change=${(e: Event) => this.setWidth(Number((e.target as HTMLSelectElement).value))}
-              >
-                ${[4, 8, 16].map((w) => html`<option value=${w} ?selected=${this.width === w}>${w} B</option>`)}
-              </select></label
-            >`
+          ? html`<label>${this.tr('width')}
+            <select class="width" @change=${(e: Event) => this.setWidth(Number((e.target as HTMLSelectElement).value))}>
+              ${[4, 8, 16].map((w) => html`<option value=${w} ?selected=${this.width === w}>${w} B</option>`)}
+            </select></label
+          >`
           : ''
       }
       <button type="button" class="step" @click=${() => this.doStep()}>${this.tr('step')}</button>
-      <button type="button" class="play" @click=${() => this.play()}>
-        ${playing ? this.tr('pause') : this.tr('play')}
-      </button>`;
+      <button type="button" class="play" @click=${() => this.play()}>${playing ? this.tr('pause') : this.tr('play')}</button>`;
   }
 }
 

@@ -196,17 +196,11 @@ export class LsFragment extends LsFigure {
     if (s.startsWith('L:')) {
       const f = this.maps[Number(s.split(':')[1])];
       if (!f) return html``;
-      return html`<p class="mono">
-          (row, col) = (${f.coord.join(', ')}) → x = ${f.index}; (c0, c1, c2) = (${f.split.join(', ')})
-        </p>
-        <p class="mono">
-          laneid =
-          ${f.terms
-            .filter((t) => t.axis === 'laneid')
-            .map((t) => `${t.digit}·${t.k}`)
-            .join(' + ')}
-          = ${this.laneOf(f.index)}, reg = ${this.slotOf(f.index)}
-        </p>
+      return html`<p class="mono">(row, col) = (${f.coord.join(', ')}) → x = ${f.index}; (c0, c1, c2) = (${f.split.join(', ')})</p>
+        <p class="mono">laneid = ${f.terms
+          .filter((t) => t.axis === 'laneid')
+          .map((t) => `${t.digit}·${t.k}`)
+          .join(' + ')} = ${this.laneOf(f.index)}, reg = ${this.slotOf(f.index)}</p>
         <p class="mono derivation">${f.derivation}</p>`;
     }
     return html`<p class="mono">${this.announce()}</p>`;

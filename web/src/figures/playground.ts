@@ -780,7 +780,7 @@ export class LsPlayground extends LsFigure {
       ${
         f
           ? html`<p class="mono derivation">${f.derivation}</p>
-              ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
+            ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
           : html`<p>${this.tr('noSelection')}</p>`
       }`;
   }
@@ -822,15 +822,7 @@ export class LsPlayground extends LsFigure {
     return html`<form class="inputs" @submit=${this.apply}>
         <label>${this.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${this.layout} /></label>
         <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
-        <label
-          >${this.tr('compare')}
-          <input
-            name="compare"
-            size="30"
-            spellcheck="false"
-            placeholder=${this.tr('compareHint')}
-            .value=${this.compare}
-        /></label>
+        <label>${this.tr('compare')} <input name="compare" size="30" spellcheck="false" placeholder=${this.tr('compareHint')} .value=${this.compare} /></label>
         <button type="submit">${this.tr('apply')}</button>
       </form>
       <label
@@ -842,17 +834,12 @@ export class LsPlayground extends LsFigure {
       ${
         memory
           ? html`<label
-              >${this.tr('rowWidth')}
-              <select
-                class="row-width"
-                @change=${(e: Event) => this.setOption('rowWidth', (e.target as HTMLSelectElement).value)}
-              >
-                <option value="banks" ?selected=${this.rowWidth === 'banks'}>${this.tr('banksWidth')}</option>
-                <option value="tile" ?selected=${this.rowWidth === 'tile'}>
-                  ${this.tr('tileWidth')} (${this.cols})
-                </option>
-              </select></label
-            >`
+            >${this.tr('rowWidth')}
+            <select class="row-width" @change=${(e: Event) => this.setOption('rowWidth', (e.target as HTMLSelectElement).value)}>
+              <option value="banks" ?selected=${this.rowWidth === 'banks'}>${this.tr('banksWidth')}</option>
+              <option value="tile" ?selected=${this.rowWidth === 'tile'}>${this.tr('tileWidth')} (${this.cols})</option>
+            </select></label
+          >`
           : nothing
       }
       <label
@@ -870,9 +857,7 @@ export class LsPlayground extends LsFigure {
             : !checked
               ? html`<p class="checking">${this.tr('checking')}</p>`
               : findings.length
-                ? html`<ul>
-                    ${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}
-                  </ul>`
+                ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
                 : html`<p>${this.tr('noFindings')}</p>`
         }
       </div>`;

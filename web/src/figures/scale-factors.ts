@@ -185,10 +185,7 @@ export class LsScaleFactors extends LsFigure {
     if (!this.selection) return html`<p>${this.tr('noSelection')}</p>`;
     if (!f) return html`<p>${this.announce()}</p>`;
     const q0 = f.replicaSteps[0]?.position ?? f.positions[0];
-    return html`<p class="mono">
-        SFA[${f.coord.join(', ')}]: (Mgroup, local_lane, sfk) = (${f.split.join(', ')}) → TCol ${q0[this.ax.TCol]},
-        local lane ${q0[this.ax.TLane]}, byte ${q0[this.ax.byte]}
-      </p>
+    return html`<p class="mono">SFA[${f.coord.join(', ')}]: (Mgroup, local_lane, sfk) = (${f.split.join(', ')}) → TCol ${q0[this.ax.TCol]}, local lane ${q0[this.ax.TLane]}, byte ${q0[this.ax.byte]}</p>
       <p class="mono positions">(TLane, TCol, byte): ${this.positionsText()}</p>
       <p class="mono derivation">${f.derivation}</p>`;
   }

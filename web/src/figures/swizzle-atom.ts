@@ -145,9 +145,12 @@ export class LsSwizzleAtom_ extends LsFigure {
 
   protected details() {
     const a = this.atom!;
-    const sp = (s: { bits: number; base: number; shift: number }) =>
-      html`CuTe <code>Swizzle&lt;${s.bits},${s.base},${s.shift}&gt;</code>, TIRx
-        <code>ComposeLayout(per_element=${s.base}, swizzle_len=${s.bits}, atom_len=${s.shift}, …)</code>`;
+    const sp = (s: {
+      bits: number;
+      base: number;
+      shift: number;
+    }) => html`CuTe <code>Swizzle&lt;${s.bits},${s.base},${s.shift}&gt;</code>, TIRx
+      <code>ComposeLayout(per_element=${s.base}, swizzle_len=${s.bits}, atom_len=${s.shift}, …)</code>`;
     return html`<p class="remap mono">${this.remapText() || this.tr('noSelection')}</p>
       <p>PTX: <code class="ptx">${a.mode}</code> · ${a.rows} × ${a.rowBytes} B</p>
       <p>${this.tr('inBytes')}: ${sp(a.bytes)}</p>
@@ -165,20 +168,16 @@ export class LsSwizzleAtom_ extends LsFigure {
   }
 
   protected override renderView() {
-    return html`<div @pointermove=${this.onMove} @pointerleave=${() => (this.hover = null)}>
-      ${super.renderView()}
-    </div>`;
+    return html`<div @pointermove=${this.onMove} @pointerleave=${() => (this.hover = null)}>${super.renderView()}</div>`;
   }
 
   protected override controls() {
-    return html`<label
-        >${this.tr('atomMode')}
+    return html`<label>${this.tr('atomMode')}
         <select class="mode" @change=${(e: Event) => this.set('mode', (e.target as HTMLSelectElement).value)}>
           ${MODES.map((m) => html`<option value=${m} ?selected=${this.mode === m}>${m === 'interleave' ? '16B interleave' : `SWIZZLE_${m}`}</option>`)}
         </select></label
       >
-      <label
-        >${this.tr('dtype')}
+      <label>${this.tr('dtype')}
         <select class="dtype" @change=${(e: Event) => this.set('dtype', (e.target as HTMLSelectElement).value)}>
           ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
         </select></label

@@ -211,20 +211,16 @@ export class LsTileLayout extends LsFigure {
   protected details() {
     const x = this.selectedElement();
     const access = this.access
-      ? html`<p class=${this.accessError ? 'error' : 'mono access'}>${this.accessText()}</p>
-          ${
-            this.sectorInfo ? html`<p class="mono">lane addresses (bytes): ${this.sectorInfo.addrs.join(', ')}</p>` : ''
-          }`
+      ? html`<p class=${this.accessError ? 'error' : 'mono access'}>${this.accessText()}</p>${
+          this.sectorInfo ? html`<p class="mono">lane addresses (bytes): ${this.sectorInfo.addrs.join(', ')}</p>` : ''
+        }`
       : nothing;
-    if (x === null)
-      return html`${access}
-        <p>${this.tr('noSelection')}</p>`;
+    if (x === null) return html`${access}<p>${this.tr('noSelection')}</p>`;
     const f = this.maps[x];
     const ext = must(this.eng!.parse(this.layout)).shard.map((m) => m.extent);
     const cs = f.split.map((_, i) => `c${i}`).join(',');
     const terms = f.terms.map((t) => `${t.digit}·${t.k}`).join(' + ');
-    return html`${access}
-      <p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
+    return html`${access}<p class="mono">(i, j) = (${f.coord.join(', ')}) → x = ${f.index}</p>
       <p class="mono">(${cs}) = unflatten(${f.index}; ${ext.join(',')}) = (${f.split.join(', ')})</p>
       <p class="mono">f_D(x) = ${terms} = ${this.addr(x)}@m</p>
       <p class="mono derivation">${f.derivation}</p>`;

@@ -264,8 +264,7 @@ export class LsTmem extends LsFigure {
 
   protected details() {
     const f = this.mapping;
-    return html`<p class="mono cellinfo">${this.announce()}</p>
-      ${f ? html`<p class="mono derivation">${f.derivation}</p>` : ''}`;
+    return html`<p class="mono cellinfo">${this.announce()}</p>${f ? html`<p class="mono derivation">${f.derivation}</p>` : ''}`;
   }
 
   protected exportData() {
@@ -281,14 +280,12 @@ export class LsTmem extends LsFigure {
   }
 
   protected override controls() {
-    return html`<label
-        >${this.tr('datapath')}
+    return html`<label>${this.tr('datapath')}
         <select class="datapath" @change=${(e: Event) => this.setDatapath((e.target as HTMLSelectElement).value)}>
           ${Object.entries(DATAPATHS).map(([k, d]) => html`<option value=${k} ?selected=${this.datapath === k}>${d.label}</option>`)}
         </select></label
       >
-      <label
-        >N
+      <label>N
         <select class="ncols" @change=${(e: Event) => this.setN(Number((e.target as HTMLSelectElement).value))}>
           ${[64, 128, 256, 512].map((n) => html`<option value=${n} ?selected=${this.n === n}>${n}</option>`)}
         </select></label

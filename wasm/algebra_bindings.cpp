@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/algebra.hpp"
 
 namespace layoutscope {
@@ -21,32 +22,21 @@ namespace {
 
 using emscripten::val;
 
-val algebra_error(const Error& e) {
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
-}
-
 val js_algebra(std::string op, val args, std::string syntax_name) {
   auto syntax = cute::parse_algebra_syntax(syntax_name);
-  if (!syntax) return algebra_error(syntax.error());
-  if (!args.isArray()) return algebra_error(make_error("args must be an array of strings", 0, "args"));
+  if (!syntax) return error_value(syntax.error());
+  if (!args.isArray()) return error_value(make_error("args must be an array of strings", 0, "args"));
   std::vector<std::string> texts;
   const unsigned n = args["length"].as<unsigned>();
   for (unsigned i = 0; i < n; ++i) {
     const val item = args[i];
     if (!item.isString())
-      return algebra_error(make_error("argument " + std::to_string(i + 1) + " must be a string", 0,
-                                      "argument " + std::to_string(i + 1)));
+      return error_value(make_error("argument " + std::to_string(i + 1) + " must be a string", 0,
+                                    "argument " + std::to_string(i + 1)));
     texts.push_back(item.as<std::string>());
   }
   auto r = cute::algebra(op, texts, *syntax);
-  if (!r) return algebra_error(r.error());
+  if (!r) return error_value(r.error());
   val out = val::object();
   out.set("ok", true);
   out.set("result", r->result);

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/canonical.hpp"
 #include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/dtype.hpp"
@@ -102,18 +103,6 @@ Result<std::vector<int64_t>> int_array(const val& array, const char* field) {
 Result<int64_t> int_value(double d, const char* field) { return int_from(val(d), field); }
 
 // ---- C++ -> JS -----------------------------------------------------------------------------------------
-
-val error_value(const Error& e) {
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  err.set("code", e.code);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
-}
 
 val ok_object() {
   val out = val::object();

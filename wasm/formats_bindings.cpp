@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
@@ -24,17 +25,6 @@ namespace layoutscope {
 namespace {
 
 using emscripten::val;
-
-val failure(const Error& e) {
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
-}
 
 Result<int64_t> whole_number(const val& v, const std::string& field) {
   if (!v.isNumber()) return make_error(field + " must be a number", 0, field);
@@ -101,13 +91,13 @@ val modes_array(const std::vector<Mode>& modes) {
 
 val js_import_layout(std::string from, std::string text, val shape, val mesh) {
   auto format = format_of(from);
-  if (!format) return failure(format.error());
+  if (!format) return error_value(format.error());
   auto s = shape_of(shape);
-  if (!s) return failure(s.error());
+  if (!s) return error_value(s.error());
   auto m = mesh_of(mesh);
-  if (!m) return failure(m.error());
+  if (!m) return error_value(m.error());
   auto imported = import_layout(*format, text, FormatContext{*s, *m});
-  if (!imported) return failure(imported.error());
+  if (!imported) return error_value(imported.error());
   val out = val::object();
   out.set("ok", true);
   out.set("layout", to_string(imported->layout));
@@ -127,20 +117,20 @@ val js_import_layout(std::string from, std::string text, val shape, val mesh) {
 
 val js_export_layout(std::string to, std::string layout_text, val shape, val mesh) {
   auto format = format_of(to);
-  if (!format) return failure(format.error());
+  if (!format) return error_value(format.error());
   auto layout = parse_layout(layout_text);
-  if (!layout) return failure(layout.error());
+  if (!layout) return error_value(layout.error());
   auto s = shape_of(shape);
-  if (!s) return failure(s.error());
+  if (!s) return error_value(s.error());
   if (s->empty()) {
     auto d = default_shape(*layout);
-    if (!d) return failure(d.error());
+    if (!d) return error_value(d.error());
     s = std::move(d);
   }
   auto m = mesh_of(mesh);
-  if (!m) return failure(m.error());
+  if (!m) return error_value(m.error());
   auto text = export_layout(*format, *layout, *s, FormatContext{*s, *m});
-  if (!text) return failure(text.error());
+  if (!text) return error_value(text.error());
   val out = val::object();
   out.set("ok", true);
   out.set("text", *text);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/dtype.hpp"
 #include "layoutscope/parse.hpp"
 #include "layoutscope/plan/reshard.hpp"
@@ -26,18 +27,6 @@ namespace {
 using emscripten::val;
 
 constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;  // Number.MAX_SAFE_INTEGER
-
-val error_value(const Error& e) {
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  err.set("code", e.code);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
-}
 
 // Integers go out exact or the whole result is refused with code "precision", naming the field.
 class Exact {

@@ -42,6 +42,8 @@ const char* to_string(Ceiling c) {
       return "copy_vec4";
     case Ceiling::kCopyScalar:
       return "copy_scalar";
+    case Ceiling::kCopyTma:
+      return "copy_tma";
   }
   return "?";
 }

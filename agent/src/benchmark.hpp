@@ -72,7 +72,8 @@ inline constexpr int kTransposeVariantCount = 6;
 const char* to_string(TransposeVariant v);  // "copy", "naive", ..., "tile64_swizzle" (benchmark.cpp)
 
 // Ceilings measured in the same run at the same size (bytes copied = the benchmark's working set).
-enum class Ceiling { kMemcpy, kCopyVec4, kCopyScalar };
+// kCopyTma: the CUDA backend only (a CPU has no TMA unit; the CPU backend does not measure it).
+enum class Ceiling { kMemcpy, kCopyVec4, kCopyScalar, kCopyTma };
 const char* to_string(Ceiling c);
 
 struct TransposeParams {
@@ -291,14 +292,18 @@ void for_each_transpose_state(const TransposeParams& p, int64_t dim, RunControl&
   }
 }
 
-inline constexpr int kCeilingCount = 3;  // the ceilings for_each_ceiling measures at each size
+// The ceilings for_each_ceiling measures at each size: 3, or 4 with the TMA copy (with_tma).
+inline constexpr int kCeilingCount = 3;
+inline int ceiling_count(bool with_tma) { return kCeilingCount + (with_tma ? 1 : 0); }
 
-// The ceilings at one size (`size_text`: "n=..." or "dim=..."): cudaMemcpy (memcpy), the float4 copy and the
-// scalar copy, each reported as progress; measure(ceiling) returns its state, appended to `ceilings`.
+// The ceilings at one size (`size_text`: "n=..." or "dim=..."): cudaMemcpy (memcpy), the float4 copy, the
+// scalar copy and, with_tma (the CUDA backend), the TMA bulk copy, each reported as progress;
+// measure(ceiling) returns its state, appended to `ceilings`.
 template <class Measure>
 void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, int total,
-                      std::vector<CeilingState>& ceilings, Measure measure) {
-  for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar}) {
+                      std::vector<CeilingState>& ceilings, bool with_tma, Measure measure) {
+  for (Ceiling c : {Ceiling::kMemcpy, Ceiling::kCopyVec4, Ceiling::kCopyScalar, Ceiling::kCopyTma}) {
+    if (c == Ceiling::kCopyTma && !with_tma) continue;
     ctl.progress(static_cast<double>(done++) / total, std::string(to_string(c)) + " " + size_text);
     ceilings.push_back(measure(c));
   }

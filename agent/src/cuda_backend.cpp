@@ -272,6 +272,9 @@ class Sampler {
         case Ceiling::kCopyScalar:
           LS_CUDA_CHECK(cuda::copy_scalar(in, out, count, nullptr));
           break;
+        case Ceiling::kCopyTma:
+          LS_CUDA_CHECK(cuda::copy_tma(in, out, count, nullptr));
+          break;
       }
     };
     CeilingState st;
@@ -362,7 +365,7 @@ class CudaBackend final : public Backend {
           if (!once)
             for (const auto& c : p.cases)
               if (!ceiling_done.count(convert_bytes(c.plan)))
-                ceiling_done[convert_bytes(c.plan)] = false, total += kCeilingCount;
+                ceiling_done[convert_bytes(c.plan)] = false, total += ceiling_count(true);
           int64_t in_max = 0, out_max = 0;
           for (const auto& c : p.cases) {
             in_max = std::max(in_max, source_extent(c.plan) * c.plan.elem_bytes);
@@ -388,7 +391,7 @@ class CudaBackend final : public Backend {
               ceiling_done[bytes] = true;
               const int64_t count = out_bytes / static_cast<int64_t>(sizeof(float));
               for_each_ceiling(
-                  "bytes=" + std::to_string(bytes), ctl, done, total, m.ceilings, [&](Ceiling k) {
+                  "bytes=" + std::to_string(bytes), ctl, done, total, m.ceilings, true, [&](Ceiling k) {
                     return sampler.ceiling(k, in.f(), out.f(), count, bytes, [&] {
                       return device_check(
                           [&](unsigned long long* mm) {
@@ -452,7 +455,7 @@ class CudaBackend final : public Backend {
         device, p.sampling, ctl, [&](AosSoaMeasurement& m, Sampler& sampler) {
           const bool once = p.sampling.profile_once;
           const int per_n =
-              static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : kCeilingCount);
+              static_cast<int>(p.touch_fields.size() * p.layouts.size()) + (once ? 0 : ceiling_count(true));
           const int total = static_cast<int>(p.ns.size()) * per_n;
           int done = 0;
           for (int64_t n : p.ns) {
@@ -460,7 +463,7 @@ class CudaBackend final : public Backend {
             DeviceBuffer data(bytes);
             if (!once) {
               DeviceBuffer copy(bytes);
-              for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, [&](Ceiling c) {
+              for_each_ceiling("n=" + std::to_string(n), ctl, done, total, m.ceilings, true, [&](Ceiling c) {
                 LS_CUDA_CHECK(cuda::fill_fields(data.f(), n, false, p.sampling.seed, nullptr));
                 return sampler.ceiling(c, data.f(), copy.f(), n * 8, n, [&] {
                   return device_check(
@@ -520,7 +523,8 @@ class CudaBackend final : public Backend {
     return measured_run<
         TransposeMeasurement>(device, p.sampling, ctl, [&](TransposeMeasurement& m, Sampler& sampler) {
       const bool once = p.sampling.profile_once;
-      const int total = static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : kCeilingCount)));
+      const int total =
+          static_cast<int>(p.dims.size() * (p.variants.size() + (once ? 0 : ceiling_count(true))));
       int done = 0;
       for (int64_t dim : p.dims) {
         const size_t bytes = static_cast<size_t>(dim * dim) * sizeof(float);
@@ -538,7 +542,7 @@ class CudaBackend final : public Backend {
                   (transposed ? "in(c, r)" : "in(r, c)"));
         };
         if (!once) {
-          for_each_ceiling("dim=" + std::to_string(dim), ctl, done, total, m.ceilings, [&](Ceiling c) {
+          for_each_ceiling("dim=" + std::to_string(dim), ctl, done, total, m.ceilings, true, [&](Ceiling c) {
             return sampler.ceiling(c, in.f(), out.f(), dim * dim, dim, [&] { return check(false); });
           });
         }

@@ -175,6 +175,72 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
     out[i] = in[i];
 }
 
+// The TMA copy ceiling. One thread per block drives the bulk-copy unit: chunk k of the block (global chunk
+// blockIdx.x + k * gridDim.x) is loaded into stage k % stages with cp.async.bulk, completing on that stage's
+// mbarrier, and stored back with a cp.async.bulk store; the load of chunk k - 1 + stages reuses the stage of
+// chunk k - 1 as soon as its store has read the stage (wait_group.read 1, after chunk k's store is issued),
+// so `stages` loads stay in flight while stores drain. No register or LSU traffic: the SM's part is one
+// thread issuing descriptors; DRAM sees the same bytes as the float4 copy.
+__global__ void __launch_bounds__(32) copy_tma_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                      int64_t count, int chunk_bytes, int stages) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char stage_buf[];
+  __shared__ __align__(8) uint64_t full[kCopyTmaMaxStages];
+  const int64_t bytes = count / 4 * 16;
+  const int64_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
+  if (threadIdx.x == 0 && chunks > blockIdx.x) {
+    const auto* src = reinterpret_cast<const unsigned char*>(in);
+    auto* dst = reinterpret_cast<unsigned char*>(out);
+    const auto buf = static_cast<uint32_t>(__cvta_generic_to_shared(stage_buf));
+    const auto bar = static_cast<uint32_t>(__cvta_generic_to_shared(full));
+    for (int s = 0; s < stages; ++s)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar + 8 * s) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const int64_t mine = (chunks - 1 - blockIdx.x) / gridDim.x + 1;
+    auto span = [&](int64_t k, int64_t& offset) {
+      offset = (blockIdx.x + k * gridDim.x) * int64_t{chunk_bytes};
+      return static_cast<uint32_t>(bytes - offset < chunk_bytes ? bytes - offset : chunk_bytes);
+    };
+    auto load = [&](int64_t k) {
+      int64_t offset = 0;
+      const uint32_t n = span(k, offset);
+      const uint32_t b = bar + 8 * static_cast<uint32_t>(k % stages);
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(n) : "memory");
+      asm volatile(
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+              buf + static_cast<uint32_t>(k % stages) * chunk_bytes),
+          "l"(src + offset), "r"(n), "r"(b)
+          : "memory");
+    };
+    for (int64_t k = 0; k < mine && k < stages; ++k) load(k);
+    for (int64_t k = 0; k < mine; ++k) {
+      const uint32_t b = bar + 8 * static_cast<uint32_t>(k % stages);
+      const auto parity = static_cast<uint32_t>((k / stages) & 1);
+      uint32_t ready = 0;
+      while (!ready)
+        asm volatile(
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+            : "=r"(ready)
+            : "r"(b), "r"(parity)
+            : "memory");
+      int64_t offset = 0;
+      const uint32_t n = span(k, offset);
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + offset),
+                   "r"(buf + static_cast<uint32_t>(k % stages) * chunk_bytes), "r"(n)
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      if (k >= 1 && k - 1 + stages < mine) {
+        asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+        load(k - 1 + stages);
+      }
+    }
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+  if (blockIdx.x == 0 && threadIdx.x < count % 4)
+    out[count / 4 * 4 + threadIdx.x] = in[count / 4 * 4 + threadIdx.x];
+#endif
+}
+
 // 64x64 transpose tile, 256 threads, 16 B loads and shared accesses, 256 B bulk stores (sm_90).
 //   load:  thread (r = t / 16, c4 = t % 16) reads in(r0 + r + 16 i, c0 + 4 c4 .. +3), i = 0..3, and stores
 //   the
@@ -470,6 +536,30 @@ cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t s
   copy_vec4_unrolled_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<const float4*>(in),
                                                              reinterpret_cast<float4*>(out), count4,
                                                              static_cast<int>(count % 4));
+  return cudaGetLastError();
+}
+
+cudaError_t copy_tma(const float* in, float* out, int64_t count, cudaStream_t stream, int chunk_bytes,
+                     int stages) {
+  if (chunk_bytes <= 0 || chunk_bytes % 16 != 0 || stages < 1 || stages > kCopyTmaMaxStages)
+    return cudaErrorInvalidValue;
+  if (reinterpret_cast<uintptr_t>(in) % 16 != 0 || reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    return cudaErrorMisalignedAddress;
+  // Blocks: as many as fit on every SM at once (the kernel strides over the chunks by the grid).
+  int device = 0, sms = 0, major = 0, per_sm = 0;
+  const int smem = chunk_bytes * stages;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess && major < 9) return cudaErrorInvalidDeviceFunction;
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(copy_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_tma_kernel, 32, smem);
+  if (e != cudaSuccess) return e;
+  const int64_t chunks = (count / 4 * 16 + chunk_bytes - 1) / chunk_bytes;
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<int64_t>(chunks, 1, int64_t{sms} * std::max(per_sm, 1)));
+  copy_tma_kernel<<<blocks, 32, smem, stream>>>(in, out, count, chunk_bytes, stages);
   return cudaGetLastError();
 }
 

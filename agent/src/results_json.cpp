@@ -184,6 +184,10 @@ const char* ceiling_description(Ceiling c) {
       return "float4 copy, one 16 B load (L2 evict-last) and store per thread (CPU: 16 B memcpy per step)";
     case Ceiling::kCopyScalar:
       return "one float per thread (CPU: a float loop)";
+    case Ceiling::kCopyTma:
+      return "TMA bulk copy (cp.async.bulk): 16 KiB chunks global -> shared -> global, 4 in flight per block "
+             "of "
+             "one thread (CUDA backend only)";
   }
   return "";
 }

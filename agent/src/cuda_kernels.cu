@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "cuda_kernels.hpp"
 #include "kernel_choice.hpp"
@@ -545,20 +548,35 @@ cudaError_t copy_tma(const float* in, float* out, int64_t count, cudaStream_t st
     return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(in) % 16 != 0 || reinterpret_cast<uintptr_t>(out) % 16 != 0)
     return cudaErrorMisalignedAddress;
-  // Blocks: as many as fit on every SM at once (the kernel strides over the chunks by the grid).
-  int device = 0, sms = 0, major = 0, per_sm = 0;
-  const int smem = chunk_bytes * stages;
+  // Blocks: as many as fit on every SM at once (the kernel strides over the chunks by the grid). Worked out
+  // once per device and shape: the host calls would otherwise sit inside the timed interval, GPU idle.
+  int device = 0;
   cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (e == cudaSuccess && major < 9) return cudaErrorInvalidDeviceFunction;
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(copy_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_tma_kernel, 32, smem);
   if (e != cudaSuccess) return e;
+  const int smem = chunk_bytes * stages;
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int>, int64_t> grid;  // (device, chunk, stages) -> blocks, 0: no TMA
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = grid.find({device, chunk_bytes, stages});
+  if (it == grid.end()) {
+    int sms = 0, major = 0, optin = 0, per_sm = 0;
+    cudaFuncAttributes attr{};
+    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, copy_tma_kernel);
+    // The opt-in limit covers the static mbarriers too: the dynamic stages get the rest.
+    const int dynamic_max = optin - static_cast<int>(attr.sharedSizeBytes);
+    if (e == cudaSuccess && major >= 9 && smem <= dynamic_max)
+      e = cudaFuncSetAttribute(copy_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_max);
+    if (e == cudaSuccess && major >= 9 && smem <= dynamic_max)
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_tma_kernel, 32, smem);
+    if (e != cudaSuccess) return e;
+    it = grid.emplace(std::make_tuple(device, chunk_bytes, stages), int64_t{sms} * per_sm).first;
+  }
+  if (it->second == 0) return cudaErrorInvalidDeviceFunction;  // before sm_90, or stages too large
   const int64_t chunks = (count / 4 * 16 + chunk_bytes - 1) / chunk_bytes;
-  const auto blocks =
-      static_cast<unsigned>(std::clamp<int64_t>(chunks, 1, int64_t{sms} * std::max(per_sm, 1)));
+  const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(chunks, 1, it->second));
   copy_tma_kernel<<<blocks, 32, smem, stream>>>(in, out, count, chunk_bytes, stages);
   return cudaGetLastError();
 }

@@ -37,13 +37,13 @@ fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 echo "== sweep $(date -u +%FT%TZ)" | tee -a "$log"
-"$lab" >"$out/tma-lab.jsonl" 2>>"$log"
+timeout 60 "$lab" >"$out/tma-lab.jsonl" 2>>"$log"
 rc=$?
-echo "cases: $(wc -l <"$out/tma-lab.jsonl"), wrong: $(grep -c '"verified":false' "$out/tma-lab.jsonl"), lab exit $rc" | tee -a "$log"
+echo "cases: $(wc -l <"$out/tma-lab.jsonl"), wrong: $(grep '"control":false' "$out/tma-lab.jsonl" | grep -c '"verified":false'), controls rejected: $(grep '"control":true' "$out/tma-lab.jsonl" | grep -c '"verified":false'), lab exit $rc" | tee -a "$log"
 
 echo "== Nsight Compute $(date -u +%FT%TZ)" | tee -a "$log"
 metrics="$("$lab" --metrics)"
-timeout 200 ncu --clock-control none --csv --page raw --print-units base --kernel-name layoutscope_tma \
+timeout 110 ncu --clock-control none --csv --page raw --print-units base --kernel-name layoutscope_tma \
   --metrics "$metrics" "$lab" >"$out/tma-ncu-raw.txt" 2>>"$log"
 grep -E '^\{' "$out/tma-ncu-raw.txt" >"$out/tma-ncu-pred.jsonl"
 grep -vE '^\{' "$out/tma-ncu-raw.txt" | grep -E '^"' >"$out/tma-ncu.csv"
@@ -65,17 +65,21 @@ for c, r in zip(cases, rows):
     same = wf == c["predicted_wavefronts"]
     equal += same
     n = c["instructions"]
-    per = f"{wf / n:g}" if wf is not None else "-"
-    print(f"| {c['mode']} | {c['dtype']} | {c['shape'][0]}x{c['shape'][1]} | {c['read']} | {c['instr']} | {n} | "
-          f"{c['predicted_wavefronts'] / n:g} | {per}{'' if same else ' **≠**'} | {c['predicted_wavefronts']} | {wf} | "
-          f"{c['verified']} |")
-print(f"\nWavefronts equal: {equal}/{len(cases)}; verified: {sum(c['verified'] is True for c in cases)}/{len(cases)}")
+    per = f"{wf / n:g}" if wf is not None and n else "-"
+    pred = f"{c['predicted_wavefronts'] / n:g}" if n else "-"
+    print(f"| {c['mode']} | {c['dtype']} | {c['shape'][0]}x{c['shape'][1]} | {c['read']} | {c['instr'] if n else '-'} | {n} | "
+          f"{pred} | {per}{'' if same else ' **≠**'} | {c['predicted_wavefronts']} | {wf} | "
+          f"{c['verified']}{' (control: the 128B load checked as none, must be False)' if c.get('control') else ''} |")
+real = [c for c in cases if not c.get("control")]
+controls = [c for c in cases if c.get("control")]
+print(f"\nWavefronts equal: {equal}/{len(cases)}; verified: {sum(c['verified'] is True for c in real)}/{len(real)}; "
+      f"controls rejected: {sum(c['verified'] is False for c in controls)}/{len(controls)}")
 print(f"WAVEFRONTS EQUAL {equal}/{len(cases)}", file=sys.stderr)
 PY
 tail -1 "$out/tma-table.md"
 
 echo "== copy ceilings at 256 MiB $(date -u +%FT%TZ)" | tee -a "$log"
-"$lab" --ceiling 256 >"$out/tma-ceiling.jsonl" 2>>"$log" || rc=3
+timeout 60 "$lab" --ceiling 256 >"$out/tma-ceiling.jsonl" 2>>"$log" || rc=3
 cat "$out/tma-ceiling.jsonl"
 
 if [[ -n "$agent" ]]; then

@@ -544,7 +544,7 @@ cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t s
 
 cudaError_t copy_tma(const float* in, float* out, int64_t count, cudaStream_t stream, int chunk_bytes,
                      int stages) {
-  if (chunk_bytes <= 0 || chunk_bytes % 16 != 0 || stages < 1 || stages > kCopyTmaMaxStages)
+  if (chunk_bytes <= 0 || chunk_bytes % 16 != 0 || stages < 2 || stages > kCopyTmaMaxStages)
     return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(in) % 16 != 0 || reinterpret_cast<uintptr_t>(out) % 16 != 0)
     return cudaErrorMisalignedAddress;

@@ -27,8 +27,8 @@ cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stre
 cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t stream);
 cudaError_t copy_scalar(const float* in, float* out, int64_t count, cudaStream_t stream);
 // The TMA copy ceiling: the count / 4 float4s move global -> shared -> global as cp.async.bulk copies of
-// chunk_bytes (a multiple of 16), `stages` chunks in flight per block of one thread, as many blocks as fit
-// on the device; block 0 copies the count % 4 floats after them. in and out must be 16 B aligned
+// chunk_bytes (a multiple of 16), `stages` (2..16) chunks in flight per block of one thread, as many blocks
+// as fit on the device; block 0 copies the count % 4 floats after them. in and out must be 16 B aligned
 // (cudaErrorMisalignedAddress otherwise); sm_90 or later (cudaErrorInvalidDeviceFunction otherwise).
 inline constexpr int kCopyTmaChunkBytes = 16 * 1024;
 inline constexpr int kCopyTmaStages = 4;

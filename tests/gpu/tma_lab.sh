@@ -94,9 +94,10 @@ if [[ -n "$agent" ]]; then
     sleep 0.1
   done
   if [[ -n "$url" ]]; then
-    timeout 120 python3 - "$url" "$(cat "$work/token")" >"$out/tma-agent-run.json" 2>>"$log" <<'PY'
-import json, sys, time, urllib.request
-base, token = sys.argv[1].rstrip("/"), sys.argv[2]
+    timeout 120 python3 - "$url" >"$out/tma-agent-run.json" 2>>"$log" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+u = urllib.parse.urlsplit(sys.argv[1])  # the agent prints http://host:port/#token=...
+base, token = f"{u.scheme}://{u.netloc}", urllib.parse.parse_qs(u.fragment)["token"][0]
 def call(method, path, body=None):
     req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
     req.add_header("Authorization", "Bearer " + token)

@@ -185,9 +185,8 @@ const char* ceiling_description(Ceiling c) {
     case Ceiling::kCopyScalar:
       return "one float per thread (CPU: a float loop)";
     case Ceiling::kCopyTma:
-      return "TMA bulk copy (cp.async.bulk): 16 KiB chunks global -> shared -> global, 4 in flight per block "
-             "of "
-             "one thread (CUDA backend only)";
+      return "TMA bulk copy (cp.async.bulk): 16 KiB chunks global -> shared -> global, 4 in flight per "
+             "one-thread block (CUDA backend only)";
   }
   return "";
 }

@@ -147,6 +147,37 @@ const STRINGS = {
   counter: ['counter', '计数器'],
   measuredCol: ['measured', '实测'],
   predictedCol: ['predicted', '预测'],
+  lgTile: ['colour: the tile the element belongs to', '颜色：元素所在的 tile'],
+  lgAddrVsIndex: [
+    'numbers: left grid, the address (@m) of the element; right grid and strip, the logical index x stored there',
+    '数字：左边网格是该元素的地址 (@m)；右边网格和条带是存放在此处的逻辑序号 x',
+  ],
+  lgSelected: ['the selected element', '选中的元素'],
+  lgSameTile: ['the other elements of its tile', '同一 tile 中的其他元素'],
+  lgTmemBand: [
+    'colour: band of 16 logical rows (the same colour repeats every 8 bands)',
+    '颜色：每 16 个逻辑行一个色带（每 8 个色带重复）',
+  ],
+  lgMeshColour: [
+    'colour: the device (x, y) holding the element first; its replicas keep that colour',
+    '颜色：首先持有该元素的设备 (x, y)；它的副本保持同一颜色',
+  ],
+  lgMeshNumbers: [
+    'numbers: the logical index x; on a device, the cell is its local offset m (8 a row)',
+    '数字：逻辑序号 x；在设备内，格子的位置是局部偏移 m（每行 8 个）',
+  ],
+  lgMeshHolds: ['the selected element, on every device holding it', '选中的元素，在每个持有它的设备上'],
+  lgAtomChunk: ['colour: the 16-byte chunk of the logical column', '颜色：逻辑列所在的 16 字节块'],
+  lgAtomNumbers: [
+    'numbers: the logical column (left: where it starts; right: where the swizzle puts it)',
+    '数字：逻辑列（左：原位置；右：swizzle 之后的位置）',
+  ],
+  lgBankNumbers: [
+    'numbers: the logical column; a cell stands in the column of its bank',
+    '数字：逻辑列；格子位于其 bank 所在的列',
+  ],
+  lgBankRead: ['read by the warp (served in a later cycle)', '被 warp 读取（在之后的 cycle 中服务）'],
+  lgBankNow: ['served in the current cycle', '在当前 cycle 中服务'],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -7,7 +7,7 @@ import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, legend, small } from './draw.js';
 
 interface Case {
   plain: string;
@@ -448,7 +448,12 @@ export class LsBankConflicts extends LsFigure {
       60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20,
       420,
     );
-    return { width, height: oy + rows * cs + 84, background: p.bg, items };
+    const ly = legend(items, p, 60, oy + rows * cs + 92, [
+      { text: this.tr('lgBankNumbers') },
+      { fill: p.cat[1], text: this.tr('lgBankRead') },
+      { fill: p.cat[0], stroke: p.select, text: this.tr('lgBankNow') },
+    ]);
+    return { width, height: ly, background: p.bg, items };
   }
 
   protected announce(): string {

@@ -5,7 +5,7 @@ import { must, position, type LsMapping, type LsTable } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, legend, small } from './draw.js';
 import { mappingOf, selectedElements } from './selection.js';
 
 const BASE = 'S[(2,4,8):(1@gpuid_y,8@m,1@m)]';
@@ -172,9 +172,14 @@ export class LsMesh extends LsFigure {
           );
         }
       }
+    const ly = legend(items, p, ox, dy + 2 * (dh + 16) + 14, [
+      { fill: p.cat[0], text: this.tr('lgMeshColour') },
+      { text: this.tr('lgMeshNumbers') },
+      { stroke: p.select, text: this.tr('lgMeshHolds') },
+    ]);
     return {
       width: Math.max(ox + 2 * (8 * cs + 20), dx + 2 * (dw + 24)) + 10,
-      height: dy + 2 * (dh + 16) + 4,
+      height: ly,
       background: p.bg,
       items,
     };

@@ -120,8 +120,8 @@ const STRINGS = {
   readBanks: ['read: wavefronts per bank', '读取：每个 bank 的 wavefronts'],
   ideal: ['ideal', '理想'],
   advisorLegend: [
-    'Numbers: wavefronts (L1 shared wavefronts, as Nsight Compute counts them). Bars: wavefronts a bank needs; red: a conflict.',
-    '数字：wavefronts（Nsight Compute 统计的 L1 共享内存 wavefront）。条形：每个 bank 需要的 wavefront 数；红色：冲突。',
+    'Numbers: wavefronts (L1 shared wavefronts, as Nsight Compute counts them). Bars: wavefronts a bank needs (green: one; orange: more, a conflict).',
+    '数字：wavefronts（Nsight Compute 统计的 L1 共享内存 wavefront）。条形：每个 bank 需要的 wavefront 数（绿色：一个；橙色：多于一个，即冲突）。',
   ],
   instruction: ['instruction', '指令'],
   noBankCounter: [

@@ -83,8 +83,10 @@ export class LsAdvisor extends LsFigure {
   private err?: { e: LsError; field: string };
   private tileShape: number[] = [];
   private elemBytes = 4;
-  /** per shown candidate: [write, read] costs (null where the engine has no bank counter, e.g. TMA) */
-  private costs: (SideCost | null)[][] = [];
+  /** per candidate index drawn: [write, read] costs (null where the engine has no bank counter, e.g. TMA) */
+  private costs = new Map<number, (SideCost | null)[]>();
+  /** the candidates drawn, by rank: the best SHOWN, and row-major below them as the baseline */
+  private shown: number[] = [];
 
   protected title_() {
     return `Shared-memory layouts for writer ${this.writer} and reader ${this.reader} (${this.dtype}, ${this.tile})`;
@@ -103,7 +105,7 @@ export class LsAdvisor extends LsFigure {
   private get index(): number {
     const m = this.selection ? /^C:(\d+)$/.exec(this.selection) : null;
     const i = m ? Number(m[1]) : 0;
-    return i < this.costs.length ? i : 0;
+    return this.costs.has(i) ? i : 0;
   }
   get candidate(): LsCandidate | undefined {
     return this.advice?.candidates[this.index];
@@ -114,7 +116,8 @@ export class LsAdvisor extends LsFigure {
     if (!e) return;
     this.err = undefined;
     this.advice = undefined;
-    this.costs = [];
+    this.costs = new Map();
+    this.shown = [];
     const ps = e.parseShape(this.tile);
     if (!ps.ok) {
       this.err = { e: ps.error, field: 'tile' };
@@ -133,9 +136,13 @@ export class LsAdvisor extends LsFigure {
       return;
     }
     this.advice = a;
-    this.costs = a.candidates
-      .slice(0, SHOWN)
-      .map((c) => [this.sideCost(c, this.writer), this.sideCost(c, this.reader)]);
+    this.shown = a.candidates.slice(0, SHOWN).map((_, i) => i);
+    const plain = a.candidates.findIndex((c) => c.kind === 'plain');
+    if (plain >= SHOWN) this.shown.push(plain);
+    for (const i of this.shown) {
+      const c = a.candidates[i];
+      this.costs.set(i, [this.sideCost(c, this.writer), this.sideCost(c, this.reader)]);
+    }
     this.clampStep();
   }
 
@@ -169,7 +176,7 @@ export class LsAdvisor extends LsFigure {
   }
 
   private get stepped(): SideCost | null {
-    return this.costs[this.index]?.[this.access === 'write' ? 0 : 1] ?? null;
+    return this.costs.get(this.index)?.[this.access === 'write' ? 0 : 1] ?? null;
   }
   private clampStep() {
     const s = this.stepped;
@@ -180,13 +187,19 @@ export class LsAdvisor extends LsFigure {
   }
 
   override select(hit: string | null) {
+    // a cell of the step view lights its wavefront; the selection stays the candidate
+    const w = hit ? /^W:(\d+):/.exec(hit) : null;
+    if (w) {
+      this.wave = Number(w[1]);
+      return;
+    }
     super.select(hit);
     this.instr = 0;
     this.wave = -1;
   }
 
   protected navGrid(): string[][] {
-    return this.costs.map((_, i) => [`C:${i}`]);
+    return this.shown.map((i) => [`C:${i}`]);
   }
 
   protected announce(): string {
@@ -215,9 +228,10 @@ export class LsAdvisor extends LsFigure {
     heads.forEach((h, i) => items.push({ t: 'text', x: cols[i], y: top - 10, s: h, size: 11, fill: p.muted }));
     items.push({ t: 'text', x: stripX, y: top - 10, s: this.tr('readBanks'), size: 11, fill: p.muted });
     const cur = this.cursorHit();
-    this.costs.forEach((cc, i) => {
+    this.shown.forEach((i, row) => {
+      const cc = this.costs.get(i)!;
       const c = a.candidates[i];
-      const y = top + i * rowH;
+      const y = top + row * rowH;
       const hit = `C:${i}`;
       const sel = i === this.index;
       items.push({
@@ -248,12 +262,12 @@ export class LsAdvisor extends LsFigure {
         const max = Math.max(1, ...need);
         need.forEach((n, b) => {
           const h = n ? Math.max(2, ((rowH - 8) * n) / max) : 0;
-          items.push({ t: 'rect', x: stripX + b * bw, y: y + rowH - 6 - h, w: bw - 1, h, fill: n > 1 ? p.select : p.related });
+          items.push({ t: 'rect', x: stripX + b * bw, y: y + rowH - 6 - h, w: bw - 1, h, fill: n > 1 ? p.conflict : p.ok });
         });
         items.push({ t: 'text', x: stripX + 32 * bw + 4, y: cy, s: `${Math.max(...need)}×`, size: 10, fill: p.muted });
       }
     });
-    let bottom = top + this.costs.length * rowH;
+    let bottom = top + this.shown.length * rowH;
     small(items, p, x0, bottom + 10, this.tr('advisorLegend'), 'start');
     bottom += 20;
     // the selected candidate's wavefronts, step by step

@@ -71,9 +71,11 @@ test('the 16x32 fp32 tile written by rows and read by columns: a conflict-free X
   // the conflict-free one: one wavefront, 32 lanes in 32 different banks
   await page.click(`${A} [data-hit="C:0"]`);
   assert.match(await stepText(), /1 wavefronts/);
-  const cells = await page.locator(A).evaluate(
-    (el) => [...el.shadowRoot.querySelectorAll('rect[data-hit^="W:0:"]')].map((c) => c.getAttribute('data-hit')),
-  );
+  const cells = await page
+    .locator(A)
+    .evaluate((el) =>
+      [...el.shadowRoot.querySelectorAll('rect[data-hit^="W:0:"]')].map((c) => c.getAttribute('data-hit')),
+    );
   assert.equal(new Set(cells).size, 32);
 });
 

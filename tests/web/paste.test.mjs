@@ -141,7 +141,9 @@ test('paste -> figure for 64K elements in CuTe syntax (timing printed)', async (
   }
   assert.match(await detected(), /CuTe/);
   times.sort((a, b) => a - b);
-  console.log(`paste (CuTe text) -> figure, 65,536 elements: p50 ${times[2].toFixed(1)} ms, max ${times[4].toFixed(1)} ms`);
+  console.log(
+    `paste (CuTe text) -> figure, 65,536 elements: p50 ${times[2].toFixed(1)} ms, max ${times[4].toFixed(1)} ms`,
+  );
 });
 
 test('no uncaught errors', () => {

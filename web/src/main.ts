@@ -35,7 +35,8 @@ const ZH: Record<string, string> = {
   'p.banks': '点击列（或行）标题：由引擎计算 cycles，逐步查看 wavefronts。',
   'h.atom': '8. Swizzle atom',
   'h.advisor': '7. 布局顾问：哪种共享内存布局没有 bank conflict',
-  'p.advisor': '给出写入方与读取方（lanes;指令）、数据类型和 tile：由引擎对共享内存布局排序。点击其中一个，逐步查看它的 wavefronts。',
+  'p.advisor':
+    '给出写入方与读取方（lanes;指令）、数据类型和 tile：由引擎对共享内存布局排序。点击其中一个，逐步查看它的 wavefronts。',
   'c.advisor':
     '读图：每一行是共享 tile 的一种候选布局（row-major、元素偏移上的 XOR swizzle、TMA 模式、行填充），最优在前，列出写入和读取各需的 wavefronts（括号内为理想值）和占用的字节数；条带显示读取的第一条指令中 32 个 bank 各需几个 wavefront（橙色：多于一个）。下方是所选候选的该指令，按 bank × wavefront 排列：格中数字是在此处被服务的 lane。默认例子是按行写入、按列读取的 16×32 fp32 tile，其中与两倍行号做 XOR 无冲突。',
   'p.atom': '选择模式和数据类型；悬停或选择单元格，查看它被重映射到的位置。',

@@ -250,9 +250,26 @@ export class LsAdvisor extends LsFigure {
       const cy = y + rowH / 2;
       const ok = c.conflictFree;
       items.push({ t: 'text', x: cols[0], y: cy, s: String(i + 1), size: 12, fill: p.fg });
-      items.push({ t: 'text', x: cols[1], y: cy, s: c.name, size: 12, fill: p.fg, mono: true, weight: ok ? 'bold' : 'normal' });
-      const wf = (n: number, ideal: number, counted = true) => (counted ? `${n} (${this.tr('ideal')} ${ideal})` : 'TMA');
-      items.push({ t: 'text', x: cols[2], y: cy, s: wf(c.writeWavefronts, c.writeIdeal, c.writeCounted), size: 12, fill: p.fg });
+      items.push({
+        t: 'text',
+        x: cols[1],
+        y: cy,
+        s: c.name,
+        size: 12,
+        fill: p.fg,
+        mono: true,
+        weight: ok ? 'bold' : 'normal',
+      });
+      const wf = (n: number, ideal: number, counted = true) =>
+        counted ? `${n} (${this.tr('ideal')} ${ideal})` : 'TMA';
+      items.push({
+        t: 'text',
+        x: cols[2],
+        y: cy,
+        s: wf(c.writeWavefronts, c.writeIdeal, c.writeCounted),
+        size: 12,
+        fill: p.fg,
+      });
       items.push({ t: 'text', x: cols[3], y: cy, s: wf(c.readWavefronts, c.readIdeal), size: 12, fill: p.fg });
       items.push({ t: 'text', x: cols[4], y: cy, s: `${c.sharedBytes} B`, size: 12, fill: p.fg });
       // bank strip: each bank's height is the wavefronts it needs in the read's first instruction
@@ -262,7 +279,14 @@ export class LsAdvisor extends LsFigure {
         const max = Math.max(1, ...need);
         need.forEach((n, b) => {
           const h = n ? Math.max(2, ((rowH - 8) * n) / max) : 0;
-          items.push({ t: 'rect', x: stripX + b * bw, y: y + rowH - 6 - h, w: bw - 1, h, fill: n > 1 ? p.conflict : p.ok });
+          items.push({
+            t: 'rect',
+            x: stripX + b * bw,
+            y: y + rowH - 6 - h,
+            w: bw - 1,
+            h,
+            fill: n > 1 ? p.conflict : p.ok,
+          });
         });
         items.push({ t: 'text', x: stripX + 32 * bw + 4, y: cy, s: `${Math.max(...need)}×`, size: 10, fill: p.muted });
       }
@@ -292,7 +316,15 @@ export class LsAdvisor extends LsFigure {
       ch = 20,
       gx = x0 + 70;
     for (let b = 0; b < 32; ++b)
-      items.push({ t: 'text', x: gx + b * cw + cw / 2, y: gy - 6, s: String(b), size: 10, fill: p.muted, anchor: 'middle' });
+      items.push({
+        t: 'text',
+        x: gx + b * cw + cw / 2,
+        y: gy - 6,
+        s: String(b),
+        size: 10,
+        fill: p.muted,
+        anchor: 'middle',
+      });
     items.push({ t: 'text', x: gx - 8, y: gy - 6, s: this.tr('bank'), size: 10, fill: p.muted, anchor: 'end' });
     const byCell = new Map<string, number[]>();
     st.bank.laneBank.forEach((b, k) => {
@@ -325,7 +357,9 @@ export class LsAdvisor extends LsFigure {
           fill: lit ? fill : p.cell,
           stroke: this.wave === w ? p.select : p.grid,
           sw: this.wave === w ? 1.5 : 0.5,
-          title: lanes ? `${this.tr('wavefronts').replace(/s$/, '')} ${w + 1}, bank ${b}: lane ${lanes.join(', ')}` : undefined,
+          title: lanes
+            ? `${this.tr('wavefronts').replace(/s$/, '')} ${w + 1}, bank ${b}: lane ${lanes.join(', ')}`
+            : undefined,
           hit: lanes ? hit : undefined,
         });
         if (lanes)
@@ -357,8 +391,7 @@ export class LsAdvisor extends LsFigure {
   /** The first agent the benchmark panel holds that is ready (the panel reads the token from the URL). */
   private agent(): AgentClient | null {
     const panel = document.querySelector('ls-bench-panel') as
-      | (Element & { agents?: { client: AgentClient; state: string }[] })
-      | null;
+      (Element & { agents?: { client: AgentClient; state: string }[] }) | null;
     return panel?.agents?.find((a) => a.state === 'ready')?.client ?? null;
   }
   private agentTimer = 0;
@@ -392,7 +425,13 @@ export class LsAdvisor extends LsFigure {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({
           benchmark: 'smem_access',
-          params: { writer: this.writer, reader: this.reader, tile: this.tileShape, dtype: this.dtype, candidate: c.name },
+          params: {
+            writer: this.writer,
+            reader: this.reader,
+            tile: this.tileShape,
+            dtype: this.dtype,
+            candidate: c.name,
+          },
           profile: true,
         }),
       });
@@ -453,7 +492,12 @@ export class LsAdvisor extends LsFigure {
   }
 
   protected override controls() {
-    const fieldText: Record<string, string> = { writer: this.writer, reader: this.reader, tile: this.tile, dtype: this.dtype };
+    const fieldText: Record<string, string> = {
+      writer: this.writer,
+      reader: this.reader,
+      tile: this.tile,
+      dtype: this.dtype,
+    };
     return html`<form class="inputs" @submit=${this.apply}>
         <label>${this.tr('writer')} <input name="writer" size="34" spellcheck="false" .value=${this.writer} /></label>
         <label>${this.tr('reader')} <input name="reader" size="40" spellcheck="false" .value=${this.reader} /></label>
@@ -505,7 +549,8 @@ export class LsAdvisor extends LsFigure {
       </div>
       <p class="rules">
         ${this.advice.rules.map(
-          (r) => html`<span class="rule">${r.rule}: <strong>${r.choice || '—'}</strong>${r.candidate ? ` (${r.candidate.readWavefronts} ${this.tr('readWf')})` : ''}; </span>`,
+          (r) =>
+            html`<span class="rule">${r.rule}: <strong>${r.choice || '—'}</strong>${r.candidate ? ` (${r.candidate.readWavefronts} ${this.tr('readWf')})` : ''}; </span>`,
         )}
       </p>
       ${
@@ -525,11 +570,7 @@ export class LsAdvisor extends LsFigure {
     const st = s?.steps[this.instr];
     if (!st?.bank) return this.tr('noBankCounter');
     const lanes =
-      this.wave < 0
-        ? ''
-        : st.bank.laneCycle
-            .flatMap((w, k) => (w === this.wave ? [st.active[k]] : []))
-            .join(', ');
+      this.wave < 0 ? '' : st.bank.laneCycle.flatMap((w, k) => (w === this.wave ? [st.active[k]] : [])).join(', ');
     return this.wave < 0
       ? `${this.tr('instruction')} ${this.instr + 1}: ${st.bank.cycles} ${this.tr('wavefronts')} (${this.tr('ideal')} ${st.ideal})`
       : `${this.tr('instruction')} ${this.instr + 1}, ${this.tr('wavefronts').replace(/s$/, '')} ${this.wave + 1}/${st.bank.cycles}: lanes ${lanes}`;

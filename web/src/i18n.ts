@@ -178,6 +178,16 @@ const STRINGS = {
   ],
   lgBankRead: ['read by the warp (served in a later cycle)', '被 warp 读取（在之后的 cycle 中服务）'],
   lgBankNow: ['served in the current cycle', '在当前 cycle 中服务'],
+  big64: ['64×64 fp32, padded to 65 words', '64×64 fp32，填充到每行 65 words'],
+  cellsRead: ['cells read', '个被读取的格子'],
+  lgBlock: [
+    'overview: 8×8 blocks of 8 rows × 8 bank columns; the number is how many cells of the block the warp reads',
+    '总览：8×8 个块，每块 8 行 × 8 个 bank 列；数字是该块中被 warp 读取的格子数',
+  ],
+  lgBlockOpen: [
+    'the block drawn in full below (click or Enter on another block to open it)',
+    '下方完整绘制的块（点击或在其他块上按 Enter 打开）',
+  ],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -188,6 +188,15 @@ const STRINGS = {
     'the block drawn in full below (click or Enter on another block to open it)',
     '下方完整绘制的块（点击或在其他块上按 Enter 打开）',
   ],
+  reshardTo: ['Reshard to', '重新分片为'],
+  beforeReshard: ['Before', '之前'],
+  afterReshard: ['After', '之后'],
+  planSteps: ['Plan', '计划'],
+  along: ['along', '沿'],
+  localStep: ['local, no communication', '本地，无通信'],
+  perDevice: ['per device', '每个设备'],
+  send: ['send', '发送'],
+  recv: ['receive', '接收'],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -79,6 +79,19 @@ test('the 16x32 fp32 tile written by rows and read by columns: a conflict-free X
   assert.equal(new Set(cells).size, 32);
 });
 
+test('an example from the list: the 32x32 fp32 transpose, row-major 32-way on every column', async () => {
+  await page.selectOption(`${A} select.example`, { index: 2 });
+  await page.waitForFunction(() => document.querySelector('ls-advisor').tile === '32,32');
+  const r = (await rows()).map((d) => d.title);
+  // 32 column reads of 32 lanes, each column in one bank: 32 wavefronts each, 1024 in all; ideal one each
+  assert.match(
+    r.find((t) => t.startsWith('row-major:')),
+    /1024\/32 read wavefronts/,
+  );
+  assert.match(r[0], /32\/32 write, 32\/32 read wavefronts/);
+  assert.equal(await page.inputValue(`${A} input[name=writer]`), 'rows;STS.32');
+});
+
 test('a load as the writer is an error under the writer, at the instruction', async () => {
   await page.fill(`${A} input[name=writer]`, 'rows;LDS.32');
   await page.click(`${A} button[type=submit]`);
@@ -87,9 +100,10 @@ test('a load as the writer is an error under the writer, at the instruction', as
   assert.match(await err.textContent(), /writer/);
   // "rows;" is five characters: the instruction starts at column 6
   assert.match(await err.textContent(), /column 6/);
-  await page.fill(`${A} input[name=writer]`, 'S[(16,32):(1@reg,1@laneid)];STS.32');
-  await page.click(`${A} button[type=submit]`);
+  // back to the default example (the 16x32 tile)
+  await page.selectOption(`${A} select.example`, { index: 1 });
   await page.locator(`${A} .view`).waitFor();
+  assert.equal(await page.inputValue(`${A} input[name=tile]`), '16,32');
 });
 
 test('measure on GPU posts the smem_access run; an agent without it answers inline', async () => {

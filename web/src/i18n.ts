@@ -197,6 +197,7 @@ const STRINGS = {
   perDevice: ['per device', '每个设备'],
   send: ['send', '发送'],
   recv: ['receive', '接收'],
+  example: ['Example', '示例'],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -57,7 +57,7 @@ const ZH: Record<string, string> = {
   'c.atom':
     '读图：左边是 atom 中按逻辑顺序的元素，右边是 swizzle 之后的位置。颜色表示逻辑列所在的 16 字节块：未 swizzle 时是竖条纹，swizzle 后每行的块被重新排列。',
   'c.play':
-    '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。',
+    '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。以 CuTe、CuTe DSL、Triton、TIRx、JAX、Shardy、XLA HLO 或 DTensor 语法粘贴的 layout 会被自动识别并转换为本记号（表单下方一行说明如何读取），“导出为”可将其写成引擎支持的各种语法。',
   copyLink: '复制链接',
   help: '快捷键 (?)',
   'help.title': '键盘',

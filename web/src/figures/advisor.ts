@@ -24,6 +24,20 @@ import { hex, hueRgb } from './physical.js';
 /** Candidates drawn (the search holds hundreds; the best few are what a reader compares). */
 const SHOWN = 10;
 const DTYPES = ['f8', 'f16', 'bf16', 'f32', 'f64'];
+/** Writer and reader pairs to start from: [label, writer, reader, dtype, tile]. */
+const EXAMPLES: [string, string, string, string, string][] = [
+  [
+    '16×32 fp32: rows → columns, two a warp',
+    'S[(16,32):(1@reg,1@laneid)];STS.32',
+    'S[(16,16,2):(1@laneid,1@reg,16@laneid)];LDS.32',
+    'f32',
+    '16,32',
+  ],
+  ['32×32 fp32: rows → columns (transpose)', 'rows;STS.32', 'columns;LDS.32', 'f32', '32,32'],
+  ['32×64 f16: cp.async 16 B → ldmatrix.x4.trans', ';cp.async.16', ';ldmatrix.x4.trans', 'f16', '32,64'],
+  ['64×64 f16: TMA 128B → ldmatrix.x4', ';tma.128B', ';ldmatrix.x4', 'f16', '64,64'],
+  ['64×64 bf16: STS.128 rows → ldmatrix.x4', 'rows;STS.128', ';ldmatrix.x4', 'bf16', '64,64'],
+];
 
 /** One instruction of one access: its lanes' banks and wavefronts, from the engine. */
 interface Step {
@@ -470,6 +484,17 @@ export class LsAdvisor extends LsFigure {
     this.requestUpdate();
   }
 
+  private example(k: number) {
+    const ex = EXAMPLES[k];
+    if (!ex) return;
+    [, this.writer, this.reader, this.dtype, this.tile] = ex;
+    this.selection = null;
+    this.go(0, -1);
+    this.safely(() => this.recompute());
+    this.saveState();
+    this.requestUpdate();
+  }
+
   private go(instr: number, wave: number) {
     this.instr = instr;
     this.wave = wave;
@@ -498,7 +523,17 @@ export class LsAdvisor extends LsFigure {
       tile: this.tile,
       dtype: this.dtype,
     };
-    return html`<form class="inputs" @submit=${this.apply}>
+    const at = EXAMPLES.findIndex(
+      ([, w, r, d, t]) => w === this.writer && r === this.reader && d === this.dtype && t === this.tile,
+    );
+    return html`<label
+        >${this.tr('example')}
+        <select class="example" @change=${(e: Event) => this.example(Number((e.target as HTMLSelectElement).value))}>
+          <option value="-1" ?selected=${at < 0}>—</option>
+          ${EXAMPLES.map(([label], k) => html`<option value=${k} ?selected=${at === k}>${label}</option>`)}
+        </select></label
+      >
+      <form class="inputs" @submit=${this.apply}>
         <label>${this.tr('writer')} <input name="writer" size="34" spellcheck="false" .value=${this.writer} /></label>
         <label>${this.tr('reader')} <input name="reader" size="40" spellcheck="false" .value=${this.reader} /></label>
         <label

@@ -24,19 +24,43 @@ import { hex, hueRgb } from './physical.js';
 /** Candidates drawn (the search holds hundreds; the best few are what a reader compares). */
 const SHOWN = 10;
 const DTYPES = ['f8', 'f16', 'bf16', 'f32', 'f64'];
-/** Writer and reader pairs to start from: [label, writer, reader, dtype, tile]. */
-const EXAMPLES: [string, string, string, string, string][] = [
+/** Writer and reader pairs to start from: [label (English, 中文), writer, reader, dtype, tile]. */
+const EXAMPLES: [[string, string], string, string, string, string][] = [
   [
-    '16×32 fp32: rows → columns, two a warp',
+    ['16×32 fp32: rows → columns, two a warp', '16×32 fp32：按行写 → 按列读，每个 warp 两列'],
     'S[(16,32):(1@reg,1@laneid)];STS.32',
     'S[(16,16,2):(1@laneid,1@reg,16@laneid)];LDS.32',
     'f32',
     '16,32',
   ],
-  ['32×32 fp32: rows → columns (transpose)', 'rows;STS.32', 'columns;LDS.32', 'f32', '32,32'],
-  ['32×64 f16: cp.async 16 B → ldmatrix.x4.trans', ';cp.async.16', ';ldmatrix.x4.trans', 'f16', '32,64'],
-  ['64×64 f16: TMA 128B → ldmatrix.x4', ';tma.128B', ';ldmatrix.x4', 'f16', '64,64'],
-  ['64×64 bf16: STS.128 rows → ldmatrix.x4', 'rows;STS.128', ';ldmatrix.x4', 'bf16', '64,64'],
+  [
+    ['32×32 fp32: rows → columns (transpose)', '32×32 fp32：按行写 → 按列读（转置）'],
+    'rows;STS.32',
+    'columns;LDS.32',
+    'f32',
+    '32,32',
+  ],
+  [
+    ['32×64 f16: cp.async 16 B → ldmatrix.x4.trans', '32×64 f16：cp.async 16 B → ldmatrix.x4.trans'],
+    ';cp.async.16',
+    ';ldmatrix.x4.trans',
+    'f16',
+    '32,64',
+  ],
+  [
+    ['64×64 f16: TMA 128B → ldmatrix.x4', '64×64 f16：TMA 128B → ldmatrix.x4'],
+    ';tma.128B',
+    ';ldmatrix.x4',
+    'f16',
+    '64,64',
+  ],
+  [
+    ['64×64 bf16: STS.128 rows → ldmatrix.x4', '64×64 bf16：STS.128 按行写 → ldmatrix.x4'],
+    'rows;STS.128',
+    ';ldmatrix.x4',
+    'bf16',
+    '64,64',
+  ],
 ];
 
 /** One instruction of one access: its lanes' banks and wavefronts, from the engine. */
@@ -530,7 +554,7 @@ export class LsAdvisor extends LsFigure {
         >${this.tr('example')}
         <select class="example" @change=${(e: Event) => this.example(Number((e.target as HTMLSelectElement).value))}>
           <option value="-1" ?selected=${at < 0}>—</option>
-          ${EXAMPLES.map(([label], k) => html`<option value=${k} ?selected=${at === k}>${label}</option>`)}
+          ${EXAMPLES.map(([label], k) => html`<option value=${k} ?selected=${at === k}>${label[this.language === 'zh' ? 1 : 0]}</option>`)}
         </select></label
       >
       <form class="inputs" @submit=${this.apply}>

@@ -134,15 +134,18 @@ test('paste -> figure for 64K elements in CuTe syntax (timing printed)', async (
       const t0 = performance.now();
       form.querySelector('button[type=submit]').click();
       await el.updateComplete;
+      // data-latency: the form's submit to the figure's update (the measure the notation's own paste test prints)
+      const updated = Number(el.getAttribute('data-latency'));
       await new Promise((r) => requestAnimationFrame(() => r()));
-      return performance.now() - t0;
+      return [updated, performance.now() - t0];
     }, text);
     times.push(ms);
   }
   assert.match(await detected(), /CuTe/);
-  times.sort((a, b) => a - b);
+  const p50 = (k) => times.map((t) => t[k]).sort((a, b) => a - b)[2];
   console.log(
-    `paste (CuTe text) -> figure, 65,536 elements: p50 ${times[2].toFixed(1)} ms, max ${times[4].toFixed(1)} ms`,
+    `paste (CuTe text) -> figure, 65,536 elements: submit -> updated p50 ${p50(0).toFixed(1)} ms; ` +
+      `submit -> next frame p50 ${p50(1).toFixed(1)} ms`,
   );
 });
 

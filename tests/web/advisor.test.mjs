@@ -129,6 +129,47 @@ test('measure on GPU posts the smem_access run; an agent without it answers inli
   );
 });
 
+test('a finished run shows the measured counters beside the prediction', async () => {
+  // an agent that has the benchmark, stood in for by answering its three requests: the page's side of the exchange
+  // (request, progress stream, result) is what is tested; the numbers shown as predicted are the engine's
+  const A_ = agent.base;
+  await page.route(`${A_}/v1/runs`, (r) =>
+    r.request().method() === 'POST' ? r.fulfill({ status: 201, json: { id: 'smem1' } }) : r.fallback(),
+  );
+  await page.route(`${A_}/v1/runs/smem1/events`, (r) =>
+    r.fulfill({
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream' },
+      body: 'event: progress\ndata: {"status":"running","progress":0.5}\n\nevent: end\ndata: {"status":"succeeded"}\n\n',
+    }),
+  );
+  const profile = {
+    available: true,
+    shared_store_bank_conflicts: 0,
+    shared_load_bank_conflicts: 0,
+    shared_store_wavefronts_per_instruction: 1,
+    shared_load_wavefronts_per_instruction: 1,
+  };
+  await page.route(`${A_}/v1/runs/smem1`, (r) =>
+    r.fulfill({ json: { status: 'succeeded', error: null, result: { benchmarks: [{ states: [{ profile }] }] } } }),
+  );
+  await page.click(`${A} [data-hit="C:0"]`);
+  await page.click(`${A} button.measure`);
+  const table = page.locator(`${A} table.measured`);
+  await table.waitFor();
+  const rowsOf = await table.locator('tr').allTextContents();
+  // the best candidate is conflict-free: 0 conflicts predicted; 16 wavefronts over 16 instructions, 1 each
+  assert.ok(
+    rowsOf.some((t) => /shared_load_bank_conflicts\s*0\s*0/.test(t)),
+    rowsOf.join(' | '),
+  );
+  assert.ok(
+    rowsOf.some((t) => /shared_load_wavefronts_per_instruction\s*1\s*1/.test(t)),
+    rowsOf.join(' | '),
+  );
+  await page.unrouteAll();
+});
+
 test('390 px wide: no horizontal scroll of the page; axe finds nothing serious', async () => {
   await page.setViewportSize({ width: 390, height: 900 });
   await page.locator(A).scrollIntoViewIfNeeded();

@@ -12,7 +12,7 @@
 //
 // A side is "LANES;INSTR": LANES is rows, columns, matrices, a thread layout, or empty (the instruction's own
 // walk); INSTR an instruction the engine knows (STS.32, LDS.128, ldmatrix.x4, tma.128B, ...).
-import { html, nothing } from 'lit';
+import { css, html, nothing } from 'lit';
 import type { AgentClient } from '../bench/client.js';
 import type { LsAccessCost, LsAdvice, LsBankAccess, LsCandidate, LsError } from '../engine.js';
 import { LsFigure, renderInputError } from '../figure.js';
@@ -106,6 +106,29 @@ export class LsAdvisor extends LsFigure {
     wave: { state: true },
     measured: { state: true },
   };
+  static override styles = [
+    ...LsFigure.styles,
+    css`
+      .stepper {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem;
+        align-items: center;
+      }
+      table.measured {
+        width: 100%;
+        max-width: 40rem;
+        table-layout: fixed;
+        border-collapse: collapse;
+      }
+      table.measured td,
+      table.measured th {
+        overflow-wrap: anywhere;
+        text-align: left;
+        padding: 0.1rem 0.4rem;
+      }
+    `,
+  ];
   writer = 'S[(16,32):(1@reg,1@laneid)];STS.32';
   reader = 'S[(16,16,2):(1@laneid,1@reg,16@laneid)];LDS.32';
   dtype = 'f32';
@@ -639,10 +662,14 @@ export class LsAdvisor extends LsFigure {
     if (!m) return nothing;
     if (m.state === 'error') return html`<span class="error measure-error" role="alert">${m.message}</span>`;
     if (m.state === 'running') return html`<span class="measure-status">${m.message}</span>`;
+    // the engine's numbers for the same counters: conflicts are wavefronts beyond the ideal (as ncu counts them)
+    const [w, r] = this.costs.get(this.index) ?? [];
     const predicted: Record<string, number> = {
       shared_store_bank_conflicts: c.writeWavefronts - c.writeIdeal,
       shared_load_bank_conflicts: c.readWavefronts - c.readIdeal,
     };
+    if (w?.steps.length) predicted.shared_store_wavefronts_per_instruction = c.writeWavefronts / w.steps.length;
+    if (r?.steps.length) predicted.shared_load_wavefronts_per_instruction = c.readWavefronts / r.steps.length;
     return html`<table class="measured">
       <tr><th>${this.tr('counter')}</th><th>${this.tr('measuredCol')}</th><th>${this.tr('predictedCol')}</th></tr>
       ${m.counters.map(

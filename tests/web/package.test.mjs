@@ -111,7 +111,7 @@ test('the built site shows the figures: cell 43 -> lane 21, slot 1; a bad layout
   await page.goto(server.url);
   await page.locator('ls-fragment .view').waitFor({ timeout: 20_000 });
   assert.match(await page.locator('ls-fragment .live').textContent(), /cell 43 \(5, 3\): lane 21, slot 1/);
-  assert.equal(await page.evaluate(() => document.body.dataset.elements), '8');
+  assert.equal(await page.evaluate(() => document.body.dataset.elements), '9');
   const alert = page.locator('ls-playground .input-error');
   await alert.waitFor({ timeout: 20_000 });
   assert.match(await alert.textContent(), /column 13/);

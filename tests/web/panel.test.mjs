@@ -233,7 +233,9 @@ test('transpose tile64: the page and the agent agree on the bulk store (8 sector
     /S\[\(16,4,64\):\(260,64,1\)\] 4 cycles, S\[\(64,64\):\(64,1\)\] 32 cycles/,
   );
   // row 0, logical column 40 (both tiles: pad and swizzle leave row 0 alone) is bank 8 of the row's second bank row:
-  // drawn column 32 + 8
+  // drawn column 32 + 8. A 64x64 tile is drawn as an overview of 8x8 blocks: open the block of rows 0..7 and bank
+  // columns 40..47 on both sides
+  await fig.locator('[data-hit="B:0:5"]').first().click();
   const [svgDl] = await Promise.all([page.waitForEvent('download'), fig.locator('button.export-svg').click()]);
   const svg = readFileSync(await svgDl.path(), 'utf8');
   assert.equal(svg.split('<title>row 0, col 40 → bank column 40</title>').length - 1, 2);

@@ -50,6 +50,10 @@ export interface LsScaleFactorsElement extends LsFigureElement {
 export interface LsMeshElement extends LsFigureElement {
   /** sharded | replica | offset */
   mode: string;
+  /** the mode to reshard to (sharded | replica | offset), or '' for none: draws the engine's plan */
+  reshard: string;
+  /** measured seconds per plan step, drawn beside the prediction */
+  measuredSeconds: number[] | null;
 }
 export interface LsBankConflictsElement extends LsFigureElement {
   layout: string;
@@ -71,6 +75,18 @@ export interface LsPlaygroundElement extends LsFigureElement {
   /** a second layout over the same shape, drawn beside the first */
   compare: string;
   dtype: string;
+  /** named mesh axes for JAX, DTensor, Shardy and HLO texts: "x=2,y=4" */
+  mesh: string;
+  /** the syntax of the layout text: auto (detected) | axe | cute | cute-dsl | triton | tirx | jax | shardy | hlo | dtensor */
+  from: string;
+}
+export interface LsAdvisorElement extends LsFigureElement {
+  /** "LANES;INSTR": rows | columns | matrices | a thread layout | empty, then an instruction (STS.32, ldmatrix.x4, ...) */
+  writer: string;
+  reader: string;
+  dtype: string;
+  /** "rows,cols" */
+  tile: string;
 }
 
 /** Tag names of the elements this module defines. */
@@ -83,6 +99,7 @@ export declare const ELEMENTS: readonly [
   'ls-bank-conflicts',
   'ls-swizzle-atom',
   'ls-playground',
+  'ls-advisor',
 ];
 
 /** Dispatched on window when the page's language or theme changes; every figure re-renders on it. */
@@ -98,5 +115,6 @@ declare global {
     'ls-bank-conflicts': LsBankConflictsElement;
     'ls-swizzle-atom': LsSwizzleAtomElement;
     'ls-playground': LsPlaygroundElement;
+    'ls-advisor': LsAdvisorElement;
   }
 }

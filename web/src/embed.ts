@@ -15,6 +15,7 @@ import './figures/mesh.js';
 import './figures/bank-conflicts.js';
 import './figures/swizzle-atom.js';
 import './figures/playground.js';
+import './figures/advisor.js';
 
 export { LsFigure, SETTINGS_EVENT } from './figure.js';
 export { engine, loadEngine } from './engine.js';
@@ -29,4 +30,5 @@ export const ELEMENTS = [
   'ls-bank-conflicts',
   'ls-swizzle-atom',
   'ls-playground',
+  'ls-advisor',
 ] as const;

@@ -4,7 +4,15 @@
 import createLayoutscope from './generated/layoutscope.js';
 import type {
   LayoutscopeModule,
+  LsAccessCost,
+  LsAdvice,
   LsBankAccess,
+  LsCandidate,
+  LsFormat,
+  LsImported,
+  LsMesh,
+  LsReshardPlan,
+  LsReshardStep,
   LsBankModel,
   LsError,
   LsFinding,
@@ -19,7 +27,15 @@ import type {
 } from './generated/layoutscope.js';
 
 export type {
+  LsAccessCost,
+  LsAdvice,
   LsBankAccess,
+  LsCandidate,
+  LsFormat,
+  LsImported,
+  LsMesh,
+  LsReshardPlan,
+  LsReshardStep,
   LsResult,
   LsSectorAccess,
   LsError,
@@ -86,6 +102,31 @@ export class Engine {
    * non-negative (m, gpuid_*, limit 0 in the engine's table) map to Infinity. */
   hardwareLimits(): Record<string, number> {
     return Object.fromEntries(this.m.hardwareAxes().map((a) => [a.name, a.limit > 0 ? a.limit : Infinity]));
+  }
+  /** The syntax a pasted text is most likely written in ('axe': the chapter's notation). */
+  detectFormat(text: string): LsFormat {
+    return this.m.detectFormat(text);
+  }
+  importLayout(from: LsFormat, text: string, shape: LsShape, mesh: LsMesh | null): LsResult<LsImported> {
+    return this.m.importLayout(from, text, shape, mesh);
+  }
+  exportLayout(to: LsFormat, layout: string, shape: LsShape, mesh: LsMesh | null): LsResult<{ text: string }> {
+    return this.m.exportLayout(to, layout, shape, mesh);
+  }
+  advise(writer: string, reader: string, dtype: string, tile: number[]): LsResult<LsAdvice> {
+    return this.m.advise(writer, reader, dtype, tile);
+  }
+  accessCost(
+    layout: string,
+    shape: LsShape,
+    dtype: string,
+    instr: string,
+    lanes: string | null,
+  ): LsResult<LsAccessCost> {
+    return this.m.accessCost(layout, shape, dtype, instr, lanes, null);
+  }
+  planReshard(from: string, to: string, shape: number[] | string, mesh: Record<string, number>) {
+    return this.m.planReshard(from, to, shape, mesh);
   }
   applySwizzle(s: { bits: number; base: number; shift: number; inner: boolean }, offsets: number[]) {
     return this.m.applySwizzle(s.bits, s.base, s.shift, s.inner, offsets);

@@ -462,6 +462,12 @@ export abstract class LsFigure extends LitElement {
     'mode',
     'datapath',
     'n',
+    'writer',
+    'reader',
+    'tile',
+    'reshard',
+    'mesh',
+    'from',
   ];
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);

@@ -14,10 +14,11 @@ const ZH: Record<string, string> = {
   'nav.sf': '4 Scale factors',
   'nav.mesh': '5 GPU mesh',
   'nav.banks': '6 Bank conflict',
-  'nav.atom': '7 Swizzle atom',
-  'nav.play': '8 Playground',
-  'nav.bench': '9 Benchmarks',
-  'h.bench': '9. Benchmarks：实测与预测',
+  'nav.advisor': '7 布局顾问',
+  'nav.atom': '8 Swizzle atom',
+  'nav.play': '9 Playground',
+  'nav.bench': '10 Benchmarks',
+  'h.bench': '10. Benchmarks：实测与预测',
   'p.bench':
     '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
   'h.tile': '1. Tile 布局：8×8 划分为 2×4 tiles',
@@ -32,9 +33,14 @@ const ZH: Record<string, string> = {
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',
   'p.banks': '点击列（或行）标题：由引擎计算 cycles，逐步查看 wavefronts。',
-  'h.atom': '7. Swizzle atom',
+  'h.atom': '8. Swizzle atom',
+  'h.advisor': '7. 布局顾问：哪种共享内存布局没有 bank conflict',
+  'p.advisor':
+    '给出写入方与读取方（lanes;指令）、数据类型和 tile：由引擎对共享内存布局排序。点击其中一个，逐步查看它的 wavefronts。',
+  'c.advisor':
+    '读图：每一行是共享 tile 的一种候选布局（row-major、元素偏移上的 XOR swizzle、TMA 模式、行填充），最优在前，列出写入和读取各需的 wavefronts（括号内为理想值）和占用的字节数；条带显示读取的第一条指令中 32 个 bank 各需几个 wavefront（橙色：多于一个）。下方是所选候选的该指令，按 bank × wavefront 排列：格中数字是在此处被服务的 lane。默认例子是按行写入、按列读取的 16×32 fp32 tile，其中与两倍行号做 XOR 无冲突。',
   'p.atom': '选择模式和数据类型；悬停或选择单元格，查看它被重映射到的位置。',
-  'h.play': '8. Playground',
+  'h.play': '9. Playground',
   'p.play': '输入任意 layout 和逻辑 shape。',
   'c.tile':
     '读图：左边是逻辑 8×8 矩阵，右边是按每行 8 个地址排列的内存；两边格子里的数字都是逻辑序号 x，颜色表示所在的 tile，所以左边一个颜色块对应右边 16 个连续地址。下方的条带是同一段内存排成一行。',
@@ -51,7 +57,7 @@ const ZH: Record<string, string> = {
   'c.atom':
     '读图：左边是 atom 中按逻辑顺序的元素，右边是 swizzle 之后的位置。颜色表示逻辑列所在的 16 字节块：未 swizzle 时是竖条纹，swizzle 后每行的块被重新排列。',
   'c.play':
-    '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。',
+    '读图：逻辑视图与布局的物理视图并排，物理视图使用布局自己的坐标（按 32 banks × 4 B 成行的内存、lanes × 寄存器、TMEM lanes × columns、设备 × 局部内存）。颜色表示逻辑列（或行、序号），数字是逻辑序号，空格表示无元素，红色虚线格超出轴的取值范围。悬停查看位置和 bank；填入第二个 layout 进行对比。以 CuTe、CuTe DSL、Triton、TIRx、JAX、Shardy、XLA HLO 或 DTensor 语法粘贴的 layout 会被自动识别并转换为本记号（表单下方一行说明如何读取），“导出为”可将其写成引擎支持的各种语法。',
   copyLink: '复制链接',
   help: '快捷键 (?)',
   'help.title': '键盘',

@@ -7,7 +7,7 @@ import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, legend, small } from './draw.js';
 
 interface Case {
   plain: string;
@@ -22,7 +22,7 @@ interface Case {
   names?: string[];
 }
 
-type CaseName = 'toy' | 'real' | 'pad';
+type CaseName = 'toy' | 'real' | 'pad' | 'big';
 const CASES: Record<CaseName, Case> = {
   // mapped_col = col XOR row is Swizzle<3,0,3> on the element offset
   toy: {
@@ -56,7 +56,22 @@ const CASES: Record<CaseName, Case> = {
     bankLabel: (b) => String(b),
     names: ['S[(32,32):(32,1)]', 'S[(32,32):(33,1)] (padded)'],
   },
+  // the transpose kernel's 64x64 fp32 tile: a row is 64 words, two bank rows, so row r starts in bank 0 whatever r;
+  // one padding word a row (65) starts row r in bank r mod 32. Drawn as an 8x8 overview of 8x8 blocks with a drill-down.
+  big: {
+    plain: 'S[(64,64):(64,1)]',
+    swizzled: 'S[(64,64):(65,1)]',
+    shape: [64, 64],
+    elemBytes: 4,
+    perCell: 1,
+    model: null,
+    bankLabel: (b) => String(b),
+    names: ['S[(64,64):(64,1)]', 'S[(64,64):(65,1)] (padded)'],
+  },
 };
+
+/** Above this many drawn cells a side is drawn as an overview of 8 x 8 blocks and one block in full. */
+const OVERVIEW_CELLS = 1024;
 
 /** A drawn cell read by a lane. */
 interface LaneCell {
@@ -108,7 +123,13 @@ export class LsBankConflicts extends LsFigure {
 
   protected title_() {
     if (this.custom) return `Bank conflicts: ${[this.layout, this.compare].filter((l) => l).join(' vs ')}`;
-    return this.case_ === 'toy' ? this.tr('toy') : this.case_ === 'pad' ? this.tr('padded') : this.tr('real');
+    return this.case_ === 'toy'
+      ? this.tr('toy')
+      : this.case_ === 'pad'
+        ? this.tr('padded')
+        : this.case_ === 'big'
+          ? this.tr('big64')
+          : this.tr('real');
   }
 
   protected override requiredAttributes() {
@@ -165,10 +186,17 @@ export class LsBankConflicts extends LsFigure {
     };
   }
   protected override extraState() {
-    return { case: this.case_, w: this.case_ === 'real' ? this.width : null, step: this.step >= 0 ? this.step : null };
+    return {
+      case: this.case_,
+      w: this.case_ === 'real' ? this.width : null,
+      step: this.step >= 0 ? this.step : null,
+      blk: this.overview ? this.block.join(',') : null,
+    };
   }
   protected override applyExtraState(s: Record<string, string>) {
-    if (s.case === 'toy' || s.case === 'real' || s.case === 'pad') this.case_ = s.case;
+    if (s.case === 'toy' || s.case === 'real' || s.case === 'pad' || s.case === 'big') this.case_ = s.case;
+    const b = s.blk ? /^(\d+),(\d+)$/.exec(s.blk) : null;
+    if (b) this.block = [Number(b[1]), Number(b[2])];
     if (s.w && ['4', '8', '16'].includes(s.w)) this.width = Number(s.w);
     this.step = s.step !== undefined ? Number(s.step) : -1;
   }
@@ -264,14 +292,31 @@ export class LsBankConflicts extends LsFigure {
   }
 
   override select(hit: string | null) {
+    // a block of the overview opens it below; the row or column read stays
+    const b = hit ? /^B:(\d+):(\d+)$/.exec(hit) : null;
+    if (b) {
+      this.block = [Number(b[1]), Number(b[2])];
+      this.saveState();
+      this.requestUpdate();
+      return;
+    }
     this.stop();
     this.step = -1;
     super.select(hit);
   }
 
+  /** The block of the overview drawn in full: [block row, block column]. */
+  block: [number, number] = [0, 0];
+  /** A grid too large to read cell by cell (64 x 64): drawn as 8 x 8 blocks and the chosen block. */
+  private get overview(): boolean {
+    const [rows, cols] = this.c.shape;
+    return rows * (cols / this.c.perCell) > OVERVIEW_CELLS && rows % 8 === 0 && (cols / this.c.perCell) % 8 === 0;
+  }
+
   private setCase(c: CaseName) {
     this.case_ = c;
     this.selection = null;
+    this.block = [0, 0];
     this.step = -1;
     this.stop();
     this.recompute();
@@ -315,10 +360,170 @@ export class LsBankConflicts extends LsFigure {
     return [
       Array.from({ length: cols / this.c.perCell }, (_, k) => `C:${k}`),
       Array.from({ length: rows }, (_, r) => `R:${r}`),
+      // the overview's blocks: Enter opens one
+      ...(this.overview ? Array.from({ length: 8 }, (_, R) => Array.from({ length: 8 }, (_, C) => `B:${R}:${C}`)) : []),
     ];
   }
 
+  /** The overview: per side, 8 x 8 blocks (the number is how many cells of the block the warp reads), then the
+   * chosen block at full size on both sides, with the same rows and bank columns. */
+  private buildOverview(p: Palette): Scene {
+    const items: Item[] = [];
+    const c = this.c;
+    const [rows, cols] = c.shape;
+    const ncell = cols / c.perCell;
+    const br = rows / 8,
+      bc = ncell / 8;
+    const bs = 34,
+      oy = 64,
+      gap = 60,
+      side = 8 * bs;
+    const cur = this.cursorHit();
+    const given = !!this.givenLanes;
+    const { op, i } = given ? { op: '', i: -1 } : this.target();
+    const names = c.names ?? [this.tr('rowMajor'), this.tr('swizzled')];
+    const [R0, C0] = this.block;
+    const cs = 30;
+    const dy = oy + side + 70;
+    const dside = bc * cs;
+    this.sides.forEach((sd, s) => {
+      const ox = 60 + s * (Math.max(side, dside) + gap);
+      const a = sd.access;
+      label(items, p, ox, 14, names[s]);
+      const badge =
+        a.maxWays > 1
+          ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
+          : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
+      items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
+      items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
+      // which cells the lanes read and the cycle each is served in, by (row, physical column)
+      const served = new Map<string, { cyc: number; k: number }>();
+      for (const l of sd.lanes) {
+        const pc = sd.physCol[l.row][l.cell];
+        const key = `${l.row}:${pc}`;
+        served.set(key, { cyc: Math.max(served.get(key)?.cyc ?? 0, a.laneCycle[l.lane]), k: l.cell });
+      }
+      // overview
+      for (let C = 0; C < 8; ++C) small(items, p, ox + C * bs + bs / 2, oy - 8, `${C * bc}–${C * bc + bc - 1}`);
+      for (let R = 0; R < 8; ++R) {
+        if (s === 0) small(items, p, ox - 6, oy + R * bs + bs / 2, `${R * br}–${R * br + br - 1}`, 'end');
+        for (let C = 0; C < 8; ++C) {
+          let n = 0,
+            now = false;
+          for (let r = R * br; r < (R + 1) * br; ++r)
+            for (let pc = C * bc; pc < (C + 1) * bc; ++pc) {
+              const v = served.get(`${r}:${pc}`);
+              if (!v) continue;
+              ++n;
+              if (v.cyc === this.step) now = true;
+            }
+          const hit = `B:${R}:${C}`;
+          cell(items, p, ox + C * bs, oy + R * bs, bs, bs, n ? (now ? p.cat[0] : p.cat[1]) : p.cell, {
+            hit,
+            title: `${this.tr('row')} ${R * br}–${R * br + br - 1}, ${this.tr('bankColumn')} ${C * bc}–${C * bc + bc - 1}: ${n} ${this.tr('cellsRead')}`,
+            label: n ? String(n) : '',
+            selected: R === R0 && C === C0,
+            cursor: cur === hit,
+          });
+        }
+      }
+      // the chosen block in full
+      label(
+        items,
+        p,
+        ox,
+        dy - 34,
+        `${this.tr('row')} ${R0 * br}–${R0 * br + br - 1}, ${this.tr('bankColumn')} ${C0 * bc}–${C0 * bc + bc - 1}`,
+        12,
+      );
+      for (let j = 0; j < bc; ++j) small(items, p, ox + j * cs + cs / 2, dy - 8, c.bankLabel((C0 * bc + j) % 32));
+      for (let r = R0 * br; r < (R0 + 1) * br; ++r) {
+        const y = dy + (r - R0 * br) * cs;
+        if (s === 0) {
+          items.push({
+            t: 'rect',
+            x: 8,
+            y: y + 4,
+            w: 44,
+            h: cs - 8,
+            fill: p.cell,
+            hit: `R:${r}`,
+            title: `${this.tr('readRow')} ${r}`,
+            rx: 4,
+          });
+          small(items, p, 30, y + cs / 2, `${this.tr('row')} ${r}`);
+          if (cur === `R:${r}` || (op === 'row' && i === r))
+            items.push({
+              t: 'rect',
+              x: 7,
+              y: y + 3,
+              w: 46,
+              h: cs - 6,
+              fill: 'none',
+              stroke: cur === `R:${r}` ? p.related : p.select,
+              sw: 2,
+            });
+        }
+        for (let k = 0; k < ncell; ++k) {
+          const pc = sd.physCol[r][k];
+          if (pc < C0 * bc || pc >= (C0 + 1) * bc) continue;
+          const v = served.get(`${r}:${pc}`);
+          const now = v !== undefined && this.step >= 0 && v.cyc === this.step;
+          const done = v !== undefined && this.step >= 0 && v.cyc < this.step;
+          cell(items, p, ox + (pc - C0 * bc) * cs, y, cs, cs, v ? (now ? p.cat[0] : done ? p.cell : p.cat[1]) : p.bg, {
+            title: `${this.tr('row')} ${r}, ${this.tr('col')} ${k} → ${this.tr('bankColumn')} ${pc}${v ? `, ${this.tr('cycle')} ${v.cyc}` : ''}`,
+            label: String(k),
+            labelSize: 11,
+            selected: now,
+          });
+        }
+      }
+    });
+    // the logical columns of the chosen block's bank columns on the unpadded side, to read (click = read that column)
+    const hy = dy + br * cs + 14;
+    for (let j = 0; j < bc; ++j) {
+      const k = C0 * bc + j;
+      const x = 60 + j * cs;
+      items.push({
+        t: 'rect',
+        x,
+        y: hy,
+        w: cs - 2,
+        h: 22,
+        fill: p.cell,
+        hit: `C:${k}`,
+        title: `${this.tr('readColumn')} ${k}`,
+        rx: 4,
+      });
+      small(items, p, x + cs / 2, hy + 11, String(k));
+      if (cur === `C:${k}` || (op === 'col' && i === k))
+        items.push({
+          t: 'rect',
+          x: x - 1,
+          y: hy - 1,
+          w: cs,
+          h: 24,
+          fill: 'none',
+          stroke: cur === `C:${k}` ? p.related : p.select,
+          sw: 2,
+        });
+    }
+    const what = given
+      ? this.tr('laneAccess')
+      : `${this.tr('readColumn')}: ${op === 'col' ? i : '-'} · ${this.tr('readRow')}: ${op === 'row' ? i : '-'}`;
+    small(items, p, 60, hy + 36, `${what} · ${this.accessWidth} B / lane`, 'start');
+    const ly = legend(items, p, 60, hy + 58, [
+      { fill: p.cat[1], text: this.tr('lgBlock') },
+      { stroke: p.select, text: this.tr('lgBlockOpen') },
+      { text: this.tr('lgBankNumbers') },
+      { fill: p.cat[0], stroke: p.select, text: this.tr('lgBankNow') },
+    ]);
+    const n = Math.max(1, this.sides.length);
+    return { width: 60 + n * Math.max(side, dside) + (n - 1) * gap + 20, height: ly, background: p.bg, items };
+  }
+
   protected buildScene(p: Palette): Scene {
+    if (this.overview) return this.buildOverview(p);
     const items: Item[] = [];
     const c = this.c;
     const [rows, cols] = c.shape;
@@ -448,7 +653,12 @@ export class LsBankConflicts extends LsFigure {
       60 + (n - 1) * (ncell * cs + gap) + 40 + maxCycles * 22 + 20,
       420,
     );
-    return { width, height: oy + rows * cs + 84, background: p.bg, items };
+    const ly = legend(items, p, 60, oy + rows * cs + 92, [
+      { text: this.tr('lgBankNumbers') },
+      { fill: p.cat[1], text: this.tr('lgBankRead') },
+      { fill: p.cat[0], stroke: p.select, text: this.tr('lgBankNow') },
+    ]);
+    return { width, height: ly, background: p.bg, items };
   }
 
   protected announce(): string {
@@ -503,6 +713,7 @@ export class LsBankConflicts extends LsFigure {
         <button type="button" class="case-toy" aria-pressed=${this.case_ === 'toy'} @click=${() => this.setCase('toy')}>${this.tr('toy')}</button>
         <button type="button" class="case-real" aria-pressed=${this.case_ === 'real'} @click=${() => this.setCase('real')}>${this.tr('real')}</button>
         <button type="button" class="case-pad" aria-pressed=${this.case_ === 'pad'} @click=${() => this.setCase('pad')}>${this.tr('padded')}</button>
+        <button type="button" class="case-big" aria-pressed=${this.case_ === 'big'} @click=${() => this.setCase('big')}>${this.tr('big64')}</button>
       </span>
       ${
         this.case_ === 'real'

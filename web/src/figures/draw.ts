@@ -83,3 +83,34 @@ export function small(
 ) {
   items.push({ t: 'text', x, y, s, size: 10, fill: p.muted, anchor });
 }
+
+/** One legend entry: a swatch (a fill, or an outline as the figure draws a mark) and what it means. */
+export interface LegendEntry {
+  fill?: string;
+  stroke?: string;
+  dash?: string;
+  text: string;
+}
+
+/** A legend, one entry a line, from (x, y) down; returns the y below it. Every figure says what its colours, marks
+ * and numbers mean (an address in one grid, a logical index in another). */
+export function legend(items: Item[], p: Palette, x: number, y: number, entries: LegendEntry[]): number {
+  for (const e of entries) {
+    const swatch = e.fill !== undefined || e.stroke !== undefined;
+    if (swatch)
+      items.push({
+        t: 'rect',
+        x,
+        y: y - 6,
+        w: 12,
+        h: 12,
+        fill: e.fill ?? 'none',
+        stroke: e.stroke ?? p.grid,
+        sw: e.stroke ? 2 : 0.5,
+        dash: e.dash,
+      });
+    items.push({ t: 'text', x: x + (swatch ? 18 : 0), y, s: e.text, size: 11, fill: p.fg });
+    y += 17;
+  }
+  return y;
+}

@@ -9,7 +9,7 @@
 // Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
 import { html, nothing } from 'lit';
-import type { Engine, LsError, LsFinding, LsMapping, LsTable } from '../engine.js';
+import type { Engine, LsError, LsFinding, LsFormat, LsMapping, LsMesh, LsShape, LsTable } from '../engine.js';
 import { LsFigure, renderInputError, type InputError } from '../figure.js';
 import { hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -37,10 +37,67 @@ interface Side {
   findings: LsFinding[] | null;
 }
 
-/** Turns pasted text into the notation the engine evaluates. The one place where other formats (CuTe, Triton,
- * TIRx spellings) will be detected and imported once the engine offers it; today the notation is taken as is. */
-export function toNotation(_eng: Engine, text: string): { layout: string; format: string } {
-  return { layout: text.trim(), format: 'layoutscope' };
+/** The syntaxes the engine reads (importLayout), with the names the page shows. */
+export const FORMATS: Record<LsFormat, string> = {
+  axe: 'layoutscope notation',
+  cute: 'CuTe (C++)',
+  'cute-dsl': 'CuTe DSL',
+  triton: 'Triton',
+  tirx: 'TIRx',
+  jax: 'JAX',
+  shardy: 'Shardy',
+  hlo: 'XLA HLO',
+  dtensor: 'PyTorch DTensor',
+};
+/** The syntaxes the engine writes (exportLayout). */
+export const EXPORT_FORMATS: LsFormat[] = ['cute', 'cute-dsl', 'triton', 'tirx', 'jax', 'dtensor', 'axe'];
+
+/** A pasted text read into the chapter's notation. */
+export interface Notation {
+  layout: string;
+  /** the syntax it was read as (detected, or the one asked for) */
+  format: LsFormat;
+  /** the logical shape the import defines the layout on; null for the notation itself (the form's shape rules) */
+  shape: number[] | null;
+  notes: string[];
+}
+
+/** Turns pasted text in any syntax the engine reads into the notation it evaluates: the engine detects the syntax
+ * (unless `from` names one) and imports it; shape and mesh supply what the text does not say. An error's column is
+ * a column of `text` as given (leading blanks included). */
+export function toNotation(
+  eng: Engine,
+  text: string,
+  shape: LsShape,
+  mesh: LsMesh | null,
+  from: LsFormat | 'auto' = 'auto',
+): Notation | LsError {
+  const src = text.trim();
+  const lead = text.length - text.trimStart().length;
+  const format = from === 'auto' ? eng.detectFormat(src) : from;
+  if (format === 'axe') return { layout: src, format, shape: null, notes: [] };
+  const r = eng.importLayout(format, src, shape, mesh);
+  if (!r.ok) return { ...r.error, column: r.error.column > 0 ? r.error.column + lead : 0 };
+  return { layout: r.layout, format, shape: r.shape, notes: r.notes };
+}
+
+/** "x=2,y=4" as { x: 2, y: 4 } (axis names major first); empty text is no mesh. An error names the column. */
+export function parseMesh(text: string): LsMesh | null | LsError {
+  if (!text.trim()) return null;
+  const mesh: LsMesh = {};
+  let at = 0;
+  for (const part of text.split(',')) {
+    const col = at + (part.length - part.trimStart().length) + 1;
+    at += part.length + 1;
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([0-9]+)\s*$/.exec(part);
+    const bad = (message: string) => ({ message, column: col, field: 'mesh', code: 'syntax' });
+    if (!m) return bad(`expected "axis=size" (e.g. x=2), got "${part.trim()}"`);
+    const n = Number(m[2]);
+    if (!Number.isSafeInteger(n) || n < 1) return bad(`the size of axis ${m[1]} must be a positive integer`);
+    if (m[1] in mesh) return bad(`axis ${m[1]} is named twice`);
+    mesh[m[1]] = n;
+  }
+  return mesh;
 }
 
 export class LsPlayground extends LsFigure {
@@ -49,6 +106,9 @@ export class LsPlayground extends LsFigure {
     layout: { type: String },
     shape: { type: String },
     compare: { type: String },
+    mesh: { type: String },
+    from: { type: String },
+    exportTo: { state: true },
     dtype: { type: String },
     rowWidth: { type: String, attribute: 'row-width' },
     colour: { type: String },
@@ -58,6 +118,12 @@ export class LsPlayground extends LsFigure {
   shape = '8,8';
   /** a second layout over the same shape, drawn beside the first */
   compare = '';
+  /** named mesh axes for layouts pasted in JAX, DTensor, Shardy or HLO syntax: "x=2,y=4" */
+  mesh = '';
+  /** the syntax of the pasted layouts: 'auto' (the engine detects it) or one of FORMATS */
+  from: LsFormat | 'auto' = 'auto';
+  /** the syntax the layout is shown in below the form */
+  exportTo: LsFormat = 'cute';
   dtype = 'f32';
   /** memory view: 'banks' (32 banks x 4 B), 'tile' (the logical row) or a number of elements */
   rowWidth = 'banks';
@@ -66,7 +132,12 @@ export class LsPlayground extends LsFigure {
   protected readonly defaultKey = 'play';
   private sides: Side[] = [];
   private err?: LsError;
-  private errSource: 'layout' | 'compare' = 'layout';
+  private errSource: 'layout' | 'compare' | 'mesh' = 'layout';
+  /** what the layout and compare texts were read as */
+  private read: Notation[] = [];
+  /** the shape the sides are computed on: the imported shape, else the form's */
+  private shapeNow: LsShape = null;
+  private meshNow: LsMesh | null = null;
   private hl = new Set<number>();
   private mapping?: LsMapping;
   private rows = 1;
@@ -86,6 +157,9 @@ export class LsPlayground extends LsFigure {
       layout: this.layout,
       shape: this.shape,
       cmp: this.compare || null,
+      mesh: this.mesh || null,
+      fmt: this.from !== 'auto' ? this.from : null,
+      ex: this.exportTo !== 'cute' ? this.exportTo : null,
       dt: this.dtype !== 'f32' ? this.dtype : null,
       w: this.rowWidth !== 'banks' ? this.rowWidth : null,
       c: this.colour !== 'col' ? this.colour : null,
@@ -95,6 +169,9 @@ export class LsPlayground extends LsFigure {
     if (s.layout) this.layout = s.layout;
     if (s.shape) this.shape = s.shape;
     if (s.cmp !== undefined) this.compare = s.cmp;
+    if (s.mesh !== undefined) this.mesh = s.mesh;
+    if (s.fmt && s.fmt in FORMATS) this.from = s.fmt as LsFormat;
+    if (s.ex && (EXPORT_FORMATS as string[]).includes(s.ex)) this.exportTo = s.ex as LsFormat;
     if (s.dt && (DTYPES as readonly string[]).includes(s.dt)) this.dtype = s.dt;
     if (s.w) this.rowWidth = s.w;
     if (s.c === 'row' || s.c === 'index' || s.c === 'col') this.colour = s.c;
@@ -114,7 +191,7 @@ export class LsPlayground extends LsFigure {
 
   private side(layout: string): Side | LsError {
     const e = this.eng!;
-    const t = e.table(layout, this.shapeArg);
+    const t = e.table(layout, this.shapeNow);
     if (!t.ok) return t.error;
     const one = t.axes[0];
     const width = one === 'm' ? this.widthElems() : Math.min(this.limits[one] ?? this.cols, 128);
@@ -132,20 +209,41 @@ export class LsPlayground extends LsFigure {
     if (!this.eng) return;
     this.err = undefined;
     this.sides = [];
+    this.read = [];
     this.rasterCache.clear();
     this.limits = this.eng.hardwareLimits();
     const eb = this.eng.dtypeBytes(this.dtype);
     this.elemBytes = eb.ok ? eb.bytes : 4;
-    // the logical shape first (the tile width depends on it)
-    const ps = this.shapeArg ? this.eng.parseShape(this.shapeArg) : this.eng.parse(this.layout);
-    const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
-    if (shape.length) this.cols = shape[shape.length - 1];
-    for (const [layout, source] of [
+    const mesh = parseMesh(this.mesh);
+    if (mesh && 'message' in mesh) {
+      this.err = mesh as LsError;
+      this.errSource = 'mesh';
+      return;
+    }
+    this.meshNow = mesh as LsMesh | null;
+    this.shapeNow = this.shapeArg;
+    for (const [text, source] of [
       [this.layout, 'layout'],
-      [this.compare.trim(), 'compare'],
+      [this.compare, 'compare'],
     ] as const) {
-      if (!layout) continue;
-      const s = this.side(layout);
+      if (!text.trim()) continue;
+      const n = toNotation(this.eng, text, this.shapeNow, this.meshNow, this.from);
+      if ('message' in n) {
+        this.err = n;
+        this.errSource = source;
+        this.sides = [];
+        return;
+      }
+      this.read.push(n);
+      // an import defines the layout on its shape; the compare layout is read on the same one
+      if (n.shape && source === 'layout') this.shapeNow = n.shape.join(',');
+      // the logical shape first (the tile width depends on it)
+      if (source === 'layout') {
+        const ps = this.shapeNow ? this.eng.parseShape(String(this.shapeNow)) : this.eng.parse(n.layout);
+        const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
+        if (shape.length) this.cols = shape[shape.length - 1];
+      }
+      const s = this.side(n.layout);
       if ('message' in s) {
         this.err = s;
         this.errSource = source;
@@ -174,7 +272,7 @@ export class LsPlayground extends LsFigure {
     clearTimeout(this.validateTimer);
     this.validateTimer = window.setTimeout(() => {
       for (const s of sides) {
-        const v = this.eng!.validate(s.layout, this.shapeArg, 0);
+        const v = this.eng!.validate(s.layout, this.shapeNow, 0);
         s.findings = v.ok
           ? v.findings
           : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
@@ -196,7 +294,7 @@ export class LsPlayground extends LsFigure {
     const s = this.sides[hit.startsWith('Q:') ? 1 : 0];
     if (!s || !(hit.startsWith('P:') || hit.startsWith('Q:'))) return new Set();
     const vals = hit.slice(2).split(',').map(Number);
-    const inv = this.eng!.inverse(s.layout, this.shapeArg, Object.fromEntries(s.t.axes.map((a, i) => [a, vals[i]])), 0);
+    const inv = this.eng!.inverse(s.layout, this.shapeNow, Object.fromEntries(s.t.axes.map((a, i) => [a, vals[i]])), 0);
     return new Set(inv.ok ? inv.hits.map((h) => h.index) : []);
   }
 
@@ -207,16 +305,18 @@ export class LsPlayground extends LsFigure {
     if (!s || !this.eng || !this.sides.length) return;
     this.hl = this.elementsOf(s);
     // several elements may share a position (a non-injective layout): the derivation shows the first
-    if (this.hl.size >= 1) this.mapping = mappingOf(this.eng, this.layout, this.shapeArg, [...this.hl][0]);
+    if (this.hl.size >= 1) this.mapping = mappingOf(this.eng, this.sides[0].layout, this.shapeNow, [...this.hl][0]);
   }
 
   private apply(e: Event) {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
     const get = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | HTMLSelectElement).value;
-    this.layout = toNotation(this.eng!, get('layout')).layout;
+    this.layout = get('layout');
     this.shape = get('shape');
-    this.compare = toNotation(this.eng!, get('compare')).layout;
+    this.compare = get('compare');
+    this.mesh = get('mesh');
+    this.from = get('from') as LsFormat | 'auto';
     this.selection = null;
     this.eventAt = performance.now();
     this.safely(() => this.recompute());
@@ -790,6 +890,7 @@ export class LsPlayground extends LsFigure {
     return t
       ? {
           layout: this.layout,
+          notation: this.read.map((n) => ({ format: n.format, layout: n.layout })),
           compare: this.compare || undefined,
           shape: t.shape,
           axes: t.axes,
@@ -803,13 +904,53 @@ export class LsPlayground extends LsFigure {
   /** The error with its caret under the input it is about: the shape field's errors under the shape. */
   private errorView(err: LsError): InputError {
     const onShape = err.field === 'shape';
-    const field = onShape ? 'shape' : this.errSource;
+    const onMesh = err.field === 'mesh' || this.errSource === 'mesh';
+    const field = onShape ? 'shape' : onMesh ? 'mesh' : this.errSource;
     return {
       message: err.message,
-      field: onShape ? 'shape' : err.column > 0 ? field : err.field || field,
-      text: onShape ? this.shape : field === 'compare' ? this.compare : this.layout,
+      field: onShape || onMesh ? field : err.column > 0 ? field : err.field || field,
+      text: onShape ? this.shape : onMesh ? this.mesh : field === 'compare' ? this.compare : this.layout,
       column: err.column,
     };
+  }
+
+  /** What each text was read as, and the layout in the syntax chosen under "export to" (the engine's export). */
+  private formatView() {
+    if (!this.read.length || !this.eng) return nothing;
+    const names = [this.tr('layout'), this.tr('compare')];
+    const ex = this.eng.exportLayout(this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow);
+    return html`<div class="formats full">
+      ${this.read.map(
+        (n, k) =>
+          html`<p class="detected" data-format=${n.format}>
+            ${names[k]}: ${this.from === 'auto' ? this.tr('detected') : this.tr('readAs')} <strong>${FORMATS[n.format]}</strong>${
+              n.format !== 'axe' ? html` → <code class="notation">${n.layout}</code>` : nothing
+            }${n.shape ? ` (${n.shape.join('×')})` : ''}${n.notes.map((t) => html`<br /><small>${t}</small>`)}
+          </p>`,
+      )}
+      <label
+        >${this.tr('exportTo')}
+        <select
+          class="export-to"
+          @change=${(e: Event) => {
+            this.exportTo = (e.target as HTMLSelectElement).value as LsFormat;
+            this.saveState();
+          }}
+        >
+          ${EXPORT_FORMATS.map((f) => html`<option value=${f} ?selected=${this.exportTo === f}>${FORMATS[f]}</option>`)}
+        </select></label
+      >
+      ${
+        ex.ok
+          ? html`<output class="exported mono">${ex.text}</output>`
+          : renderInputError({
+              message: ex.error.message,
+              field: ex.error.field || this.exportTo,
+              text: ex.error.column > 0 ? this.read[0].layout : '',
+              column: ex.error.column,
+            })
+      }
+    </div>`;
   }
 
   protected override controls() {
@@ -823,8 +964,17 @@ export class LsPlayground extends LsFigure {
         <label>${this.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${this.layout} /></label>
         <label>${this.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${this.shape} /></label>
         <label>${this.tr('compare')} <input name="compare" size="30" spellcheck="false" placeholder=${this.tr('compareHint')} .value=${this.compare} /></label>
+        <label
+          >${this.tr('format')}
+          <select name="from">
+            <option value="auto" ?selected=${this.from === 'auto'}>${this.tr('autoDetect')}</option>
+            ${(Object.keys(FORMATS) as LsFormat[]).map((f) => html`<option value=${f} ?selected=${this.from === f}>${FORMATS[f]}</option>`)}
+          </select></label
+        >
+        <label>${this.tr('meshAxes')} <input name="mesh" size="10" spellcheck="false" placeholder="x=2,y=4" .value=${this.mesh} /></label>
         <button type="submit">${this.tr('apply')}</button>
       </form>
+      ${err ? nothing : this.formatView()}
       <label
         >${this.tr('dtype')}
         <select class="dtype" @change=${(e: Event) => this.setOption('dtype', (e.target as HTMLSelectElement).value)}>

@@ -7,7 +7,7 @@ import { must, type LsSwizzleAtom } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, legend, small } from './draw.js';
 
 const MODES = ['128B', '64B', '32B', 'interleave'] as const;
 const DTYPES = ['f8', 'f16', 'f32'] as const;
@@ -128,7 +128,12 @@ export class LsSwizzleAtom_ extends LsFigure {
     };
     side(ox, false);
     side(px, true);
-    return { width: px + epr * cw + 20, height: oy + a.rows * ch + 20, background: p.bg, items };
+    const ly = legend(items, p, ox, oy + a.rows * ch + 24, [
+      { fill: p.cat[0], text: this.tr('lgAtomChunk') },
+      { text: this.tr('lgAtomNumbers') },
+      { stroke: p.select, text: this.tr('lgSelected') },
+    ]);
+    return { width: px + epr * cw + 20, height: ly, background: p.bg, items };
   }
 
   private remapText(): string {

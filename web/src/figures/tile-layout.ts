@@ -6,7 +6,7 @@ import { accessBytes, elementBytes } from '../dtype.js';
 import { LsFigure } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { cell, label, small } from './draw.js';
+import { cell, label, legend, small } from './draw.js';
 
 export class LsTileLayout extends LsFigure {
   static override properties = {
@@ -192,7 +192,13 @@ export class LsTileLayout extends LsFigure {
         items.push({ t: 'rect', x: ox + a * sw, y: sy + 27, w: Math.max(2, sw), h: 4, fill: p.related });
       if (a % 8 === 0) small(items, p, ox + a * sw, sy + 36, String(a), 'start');
     }
-    return { width: Math.max(px + this.cols * cs + 20, ox + n * sw + 20), height: sy + 48, background: p.bg, items };
+    const ly = legend(items, p, ox, sy + 60, [
+      { fill: p.cat[0], text: this.tr('lgTile') },
+      { text: this.tr('lgAddrVsIndex') },
+      { stroke: p.select, text: this.tr('lgSelected') },
+      { stroke: p.related, text: this.tr('lgSameTile') },
+    ]);
+    return { width: Math.max(px + this.cols * cs + 20, ox + n * sw + 20), height: ly, background: p.bg, items };
   }
 
   private accessText(): string {

@@ -5,6 +5,7 @@ import { html } from 'lit';
 import { must, type LsMapping, type LsTable } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import { drawScene, rgbOf, type Item, type RectItem, type Scene } from '../scene.js';
+import { legend } from './draw.js';
 import type { Palette } from '../theme.js';
 
 const LANES = 128;
@@ -124,7 +125,7 @@ export class LsTmem extends LsFigure {
 
   /** Every cell, coloured by logical row band (16 rows); built once per layout and theme. */
   private baseScene(p: Palette): { scene: Scene; bitmap: HTMLCanvasElement; theme: string } {
-    if (this.base && this.base.theme === p.name) return this.base;
+    if (this.base && this.base.theme === `${p.name}|${this.language}`) return this.base;
     const cols = this.t!.shape[this.t!.shape.length - 1];
     // One pixel per cell, scaled up without smoothing: the export is one PNG instead of 65,536 rectangles.
     const pixels = new Uint8ClampedArray(LANES * COLS * 4);
@@ -161,9 +162,14 @@ export class LsTmem extends LsFigure {
     for (let c = 0; c <= COLS; c += 64)
       items.push({ t: 'text', x: this.ox + c * this.cw, y: 10, s: `${c}`, size: 10, fill: p.muted, anchor: 'middle' });
     items.push({ t: 'text', x: 4, y: this.oy + LANES * this.ch + 12, s: 'TLane ↓  TCol →', size: 10, fill: p.muted });
+    const ly = legend(items, p, 4, this.oy + LANES * this.ch + 32, [
+      { fill: p.cat[0], text: this.tr('lgTmemBand') },
+      { fill: p.cell, text: this.tr('emptyCell') },
+      { stroke: p.select, text: this.tr('lgSelected') },
+    ]);
     const scene: Scene = {
       width: this.ox + COLS * this.cw + 12,
-      height: this.oy + LANES * this.ch + 22,
+      height: ly,
       background: p.bg,
       items,
     };
@@ -174,7 +180,7 @@ export class LsTmem extends LsFigure {
     const ctx = bitmap.getContext('2d')!;
     ctx.scale(dpr, dpr);
     drawScene(ctx, scene);
-    this.base = { scene, bitmap, theme: p.name };
+    this.base = { scene, bitmap, theme: `${p.name}|${this.language}` };
     return this.base;
   }
 

@@ -17,20 +17,20 @@ CASES = [
     ("transpose_8192x8192_f32", "8192,8192", "1,0", "f32"),
     ("transpose_8192x8192_bf16", "16384,8192", "1,0", "bf16"),
     ("transpose_8192x8192_u8", "32768,8192", "1,0", "u8"),
-    ("nchw_to_nhwc_u8", "256,64,128,128", "0,2,3,1", "u8"),
-    ("random47_u8", "8,128,64,16,8,32", "1,0,2,4,5,3", "u8"),
-    ("bshd_to_bhsd_u8", "64,4096,32,32", "0,2,1,3", "u8"),
+    ("nchw_to_nhwc_64x64x128x128_u8", "256,64,128,128", "0,2,3,1", "u8"),
+    ("soa_to_aos_8x8388608_u8", "32,8388608", "1,0", "u8"),
+    ("random23_64x32x4x128x64x4_p145320_u8", "64,32,4,128,64,4", "1,4,5,3,2,0", "u8"),
+    ("random47_8x128x64x16x8x32_p102453_u8", "8,128,64,16,8,32", "1,0,2,4,5,3", "u8"),
+    ("bshd_to_bhsd_16x4096x32x32_u8", "64,4096,32,32", "0,2,1,3", "u8"),
 ]
 
+BASE = ["--gpu-architecture=sm_90", "--std=c++17", "-default-device"]
 OPTION_SETS = {
-    "agent (std c++17, -default-device)": ["--gpu-architecture=sm_90", "--std=c++17", "-default-device"],
-    "+ -minimal": ["--gpu-architecture=sm_90", "--std=c++17", "-default-device", "-minimal"],
-    "+ -minimal -Xptxas -O2": ["--gpu-architecture=sm_90", "--std=c++17", "-default-device", "-minimal",
-                               "-Xptxas", "-O2"],
-    "+ -minimal -Xptxas -O1": ["--gpu-architecture=sm_90", "--std=c++17", "-default-device", "-minimal",
-                               "-Xptxas", "-O1"],
-    "+ -minimal --dopt=off": ["--gpu-architecture=sm_90", "--std=c++17", "-default-device", "-minimal",
-                              "--dopt=off"],
+    "before: std c++17, -default-device": BASE,
+    "now: + -minimal": BASE + ["-minimal"],
+    "front end only (PTX, -minimal)": ["--gpu-architecture=compute_90", "--std=c++17", "-default-device", "-minimal"],
+    "-minimal -Xptxas -O1": BASE + ["-minimal", "-Xptxas", "-O1"],
+    "-minimal --extra-device-vectorization": BASE + ["-minimal", "--extra-device-vectorization"],
 }
 
 
@@ -56,7 +56,7 @@ def main():
         t0 = time.perf_counter()
         rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
         size = ctypes.c_size_t()
-        if rc == 0:
+        if rc == 0 and not any(o.startswith("--gpu-architecture=compute_") for o in opts):
             lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
         dt = time.perf_counter() - t0
         if rc != 0:

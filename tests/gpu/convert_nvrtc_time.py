@@ -4,7 +4,7 @@
     python3 tests/gpu/convert_nvrtc_time.py build/bin/layoutscope [repeats]
 
 For each case the kernel text comes from `layoutscope plan --emit-cuda`; each option set compiles it to a
-CUBIN for sm_90 `repeats` times (median printed, ms). Loads libnvrtc.so.13 with ctypes, as the agent does with
+CUBIN for sm_90 `repeats` times, each time with a different trailing comment (median printed, ms). Loads libnvrtc.so.13 with ctypes, as the agent does with
 dlopen.
 """
 import ctypes
@@ -31,6 +31,7 @@ OPTION_SETS = {
     "front end only (PTX, -minimal)": ["--gpu-architecture=compute_90", "--std=c++17", "-default-device", "-minimal"],
     "-minimal -Xptxas -O1": BASE + ["-minimal", "-Xptxas", "-O1"],
     "-minimal --extra-device-vectorization": BASE + ["-minimal", "--extra-device-vectorization"],
+    "-minimal -Xptxas -O0 (a floor, not a choice)": BASE + ["-minimal", "-Xptxas", "-O0"],
 }
 
 
@@ -74,8 +75,9 @@ def main():
                               check=True, capture_output=True).stdout
         for label, opts in OPTION_SETS.items():
             times, info = [], None
-            for _ in range(repeats):
-                dt, info = compile_once(text, opts)
+            for rep in range(repeats):
+                # A distinct text each time (a trailing comment), so no compile can reuse an earlier one's work.
+                dt, info = compile_once(text + f"// {label} {rep}\n".encode(), opts)
                 if dt is None:
                     break
                 times.append(dt)

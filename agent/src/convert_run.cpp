@@ -138,8 +138,12 @@ std::vector<SuitePermutation> suite_permutations(int random_count) {
     std::iota(perm.begin(), perm.end(), int64_t{0});
     do std::shuffle(perm.begin(), perm.end(), rng);
     while (std::is_sorted(perm.begin(), perm.end()));
-    std::string name = "random" + std::to_string(i) + "_";
-    for (int k = 0; k < rank; ++k) name += (k ? "x" : "") + std::to_string(shape[k]);
+    std::string name = "random";
+    name += std::to_string(i) + '_';
+    for (int k = 0; k < rank; ++k) {
+      if (k) name += 'x';
+      name += std::to_string(shape[k]);
+    }
     name += "_p";
     for (int64_t q : perm) name += std::to_string(q);
     out.push_back({name + "_" + std::string(to_string(dt)), shape, perm, dt});
@@ -153,7 +157,7 @@ Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
     const int64_t eb = dtype_bytes(p.dtype);
     std::string name = p.name;
     if (!full_size) {
-      const std::string dtype_suffix = "_" + std::string(to_string(p.dtype));
+      const std::string dtype_suffix = std::string("_").append(to_string(p.dtype));
       name = name.substr(0, name.size() - dtype_suffix.size());
       auto bytes = [&] {
         int64_t b = eb;

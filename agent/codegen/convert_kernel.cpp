@@ -88,6 +88,7 @@ std::string group_functions(const ConvertPlan& p) {
     o << "  return r;\n}\n";
   };
   emit("group_a_src", p.group_a, true);
+  if (p.folded_a > 0) emit("group_a_dst", p.group_a, false);  // otherwise the identity
   emit("group_b_dst", p.group_b, false);
   return o.str();
 }
@@ -99,6 +100,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   const int64_t tiles_a = (p.extent_a + p.tile_a - 1) / p.tile_a;
   const int64_t tiles_b = (p.extent_b + p.tile_b - 1) / p.tile_b;
   const int64_t nb = p.tile_b / v, na = p.tile_a / v, ca = p.tile_a / v;
+  const bool folded = p.run_a < p.tile_a;
   k.shared_bytes = p.staging_bytes;
   o << "  typedef " << acc.type << " vec_t;\n";
   o << "  __shared__ __align__(16) unsigned char tile[" << p.staging_bytes << "];\n";
@@ -131,24 +133,46 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   } else {
     o << "    w[0] = r[0];\n";
   }
+  // The staging tile: slab (ia / run_a) of rows along b, each row run_a units (the engine's staging_byte).
+  const std::string store_at = folded ? "((ba * " + std::to_string(v) + ") / " + std::to_string(p.run_a) +
+                                            " * " + std::to_string(p.tile_b) + " + bb * " +
+                                            std::to_string(v) + " + j) * " + std::to_string(p.row_bytes) +
+                                            " + (ba * " + std::to_string(v) + ") % " +
+                                            std::to_string(p.run_a) + " * " + std::to_string(ub)
+                                      : "(bb * " + std::to_string(v) + " + j) * " +
+                                            std::to_string(p.row_bytes) + " + ba * " + std::to_string(v * ub);
   o << "#pragma unroll\n"
     << "    for (int j = 0; j < " << v << "; ++j)\n"
-    << "      *reinterpret_cast<vec_t*>(tile + "
-    << swizzled(p.staging, "(bb * " + std::to_string(v) + " + j) * " + std::to_string(p.row_bytes) +
-                               " + ba * " + std::to_string(v * ub))
-    << ") = w[j];\n"
+    << "      *reinterpret_cast<vec_t*>(tile + " << swizzled(p.staging, store_at) << ") = w[j];\n"
     << "  }\n"
     << "  __syncthreads();\n";
-  // Write: rows along a (contiguous in the destination).
-  o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
-    << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
-    << "    const long long ia = a0 + chunk * " << v << ", ib = b0 + row;\n"
-    << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
-    << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
-    << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
-    << ");\n"
-    << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
-    << "  }\n";
+  // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
+  // row, then slab (the engine's store order).
+  if (folded) {
+    const int64_t cr = p.run_a / v;
+    o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
+      << "    const int chunk = t % " << cr << ", row = (t / " << cr << ") % " << p.tile_b << ", slab = t / "
+      << cr * p.tile_b << ";\n"
+      << "    const long long ia = a0 + slab * " << p.run_a << " + chunk * " << v << ", ib = b0 + row;\n"
+      << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
+      << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+      << swizzled(p.staging, "(slab * " + std::to_string(p.tile_b) + " + row) * " +
+                                 std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
+      << ");\n"
+      << "    *reinterpret_cast<vec_t*>(out + (dst_base + group_a_dst(ia) + group_b_dst(ib)) * " << ub
+      << ") = x;\n"
+      << "  }\n";
+  } else {
+    o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
+      << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
+      << "    const long long ia = a0 + chunk * " << v << ", ib = b0 + row;\n"
+      << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
+      << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+      << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
+      << ");\n"
+      << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
+      << "  }\n";
+  }
   k.blocks = p.blocks;
 }
 

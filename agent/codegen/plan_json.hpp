@@ -48,6 +48,8 @@ Json convert_plan_json(const ConvertPlan& p) {
                  {"extent_b", p.extent_b},
                  {"tile_a", p.tile_a},
                  {"tile_b", p.tile_b},
+                 {"run_a", p.run_a},
+                 {"folded_a", p.folded_a},
                  {"row_bytes", p.row_bytes},
                  {"staging_bytes", p.staging_bytes},
                  {"staging_swizzle", p.staging.bits > 0 ? to_string(p.staging) : std::string("none")},

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -150,6 +151,7 @@ struct ConvertTimes {
   std::optional<double> compile_s;
   std::optional<double> load_s;
   bool compile_cache_hit = false;
+  std::string compile_cache = "none";  // where the kernel came from: "memory", "disk" or "none" (compiled)
   double first_run_s = 0;
   double single_use_s = 0;
 };
@@ -326,6 +328,8 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_cpu_backend();
-std::unique_ptr<Backend> make_cuda_backend();  // unavailable() says why when built without CUDA
+// kernel_dir: where generated kernels' CUBINs persist (none: memory only). unavailable() says why when built
+// without CUDA.
+std::unique_ptr<Backend> make_cuda_backend(std::filesystem::path kernel_dir = {});
 
 }  // namespace layoutscope::agent

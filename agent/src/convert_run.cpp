@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
+#include <random>
 
 #include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/parse.hpp"
@@ -100,12 +102,12 @@ Result<ConvertCase> layout_case(const std::string& name, const std::string& src,
   return c;
 }
 
-Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
-  struct Perm {
+std::vector<SuitePermutation> suite_permutations(int random_count) {
+  struct Named {
     const char* name;
     std::vector<int64_t> shape, perm;  // the f32 shape
   };
-  const Perm perms[] = {
+  const Named named[] = {
       {"transpose_8192x8192", {8192, 8192}, {1, 0}},
       {"batched_64x1024x1024_021", {64, 1024, 1024}, {0, 2, 1}},
       {"nchw_to_nhwc_64x64x128x128", {64, 64, 128, 128}, {0, 2, 3, 1}},
@@ -115,30 +117,64 @@ Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
       {"aos_to_soa_8388608x8", {8388608, 8}, {1, 0}},
       {"soa_to_aos_8x8388608", {8, 8388608}, {1, 0}},
   };
-  std::vector<ConvertCase> out;
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kU8}) {
-    const int eb = dtype_bytes(dt);
-    for (const Perm& p : perms) {
-      std::vector<int64_t> shape = p.shape;
-      shape[0] *= 4 / eb;
-      std::string name = p.name;
-      if (!full_size) {
-        auto bytes = [&] {
-          int64_t b = eb;
-          for (int64_t d : shape) b *= d;
-          return b;
-        };
-        while (bytes() > (int64_t{1} << 20)) *std::max_element(shape.begin(), shape.end()) /= 2;
-        name = "small_" + name + "_as_";
-        for (size_t i = 0; i < shape.size(); ++i) {
-          if (i) name += 'x';
-          name += std::to_string(shape[i]);
-        }
-      }
-      auto c = permute_case(name + "_" + std::string(to_string(dt)), shape, p.perm, dt);
-      if (!c) return c.error();
-      out.push_back(std::move(c).value());
+  const DType dtypes[] = {DType::kF32, DType::kBF16, DType::kU8};
+  std::vector<SuitePermutation> out;
+  for (DType dt : dtypes) {
+    for (const Named& p : named) {
+      SuitePermutation c{std::string(p.name) + "_" + std::string(to_string(dt)), p.shape, p.perm, dt};
+      c.shape[0] *= 4 / dtype_bytes(dt);
+      out.push_back(std::move(c));
     }
+  }
+  std::mt19937 rng(20261201);
+  for (int i = 0; i < random_count; ++i) {
+    const int rank = 3 + i % 4;
+    const DType dt = dtypes[i % 3];
+    int bits = 26 + (dt == DType::kBF16 ? 1 : dt == DType::kU8 ? 2 : 0) - rank;  // 256 MiB
+    std::vector<int64_t> shape(rank), perm(rank);
+    std::vector<int> b(rank, 1);
+    while (bits-- > 0) ++b[rng() % rank];
+    for (int k = 0; k < rank; ++k) shape[k] = int64_t{1} << b[k];
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    do std::shuffle(perm.begin(), perm.end(), rng);
+    while (std::is_sorted(perm.begin(), perm.end()));
+    std::string name = "random";
+    name += std::to_string(i) + '_';
+    for (int k = 0; k < rank; ++k) {
+      if (k) name += 'x';
+      name += std::to_string(shape[k]);
+    }
+    name += "_p";
+    for (int64_t q : perm) name += std::to_string(q);
+    out.push_back({name + "_" + std::string(to_string(dt)), shape, perm, dt});
+  }
+  return out;
+}
+
+Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
+  std::vector<ConvertCase> out;
+  for (SuitePermutation& p : suite_permutations()) {
+    const int64_t eb = dtype_bytes(p.dtype);
+    std::string name = p.name;
+    if (!full_size) {
+      const std::string dtype_suffix = std::string("_").append(to_string(p.dtype));
+      name = name.substr(0, name.size() - dtype_suffix.size());
+      auto bytes = [&] {
+        int64_t b = eb;
+        for (int64_t d : p.shape) b *= d;
+        return b;
+      };
+      while (bytes() > (int64_t{1} << 20)) *std::max_element(p.shape.begin(), p.shape.end()) /= 2;
+      name = "small_" + name + "_as_";
+      for (size_t i = 0; i < p.shape.size(); ++i) {
+        if (i) name += 'x';
+        name += std::to_string(p.shape[i]);
+      }
+      name += dtype_suffix;
+    }
+    auto c = permute_case(name, p.shape, p.perm, p.dtype);
+    if (!c) return c.error();
+    out.push_back(std::move(c).value());
   }
   return out;
 }

@@ -32,8 +32,21 @@ Result<ConvertCase> permute_case(const std::string& name, const std::vector<int6
 Result<ConvertCase> layout_case(const std::string& name, const std::string& src, const std::string& dst,
                                 const std::vector<int64_t>& shape, DType dtype);
 
-// The permutation suite: 8 permutations x {f32, bf16, u8}, bf16 / u8 scaling dimension 0 by 2 / 4 so every
-// case moves the same bytes. full_size: 256 MiB each way (the GPU); otherwise each shape's largest
+// One permutation of the suite at full size: x.permute(perm).contiguous() of a row-major `shape`.
+struct SuitePermutation {
+  std::string name;  // "transpose_8192x8192_f32", "random47_8x128x64x16x8x32_p102453_u8"
+  std::vector<int64_t> shape, perm;
+  DType dtype = DType::kF32;
+};
+
+// The suite's permutations, 256 MiB each way: the 8 named permutations x {f32, bf16, u8} (bf16 / u8 scale
+// dimension 0 by 2 / 4), then `random_count` random permutations of rank 3-6 (rank 3 + i % 4, dtype f32,
+// bf16, u8 in turn, power-of-two extents, never the identity) from a fixed seed, so every run and every
+// harness (the agent, tests/gpu/convert_lab.cpp) measures the same cases.
+inline constexpr int kSuiteRandomPermutations = 50;
+std::vector<SuitePermutation> suite_permutations(int random_count = kSuiteRandomPermutations);
+
+// The permutation suite as cases. full_size: 256 MiB each way (the GPU); otherwise each shape's largest
 // dimension is halved until a case is at most 1 MiB (the CPU backend: CI-sized, same permutations).
 Result<std::vector<ConvertCase>> permutation_suite(bool full_size);
 

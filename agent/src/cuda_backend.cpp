@@ -313,7 +313,7 @@ class Sampler {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend() {
+  explicit CudaBackend(std::filesystem::path kernel_dir) : kernels_(std::move(kernel_dir)) {
     int count = 0;
     const cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
@@ -422,12 +422,16 @@ class CudaBackend final : public Backend {
             s.source_length = static_cast<int64_t>(prepared->source.text.size());
             s.times = prepared->times;
             const auto t0 = std::chrono::steady_clock::now();
-            auto k = kernels_.get(prepared->source, device);
+            KernelOrigin origin = KernelOrigin::kCompiled;
+            auto k = kernels_.get(prepared->source, device, &origin);
             if (!k) throw std::runtime_error(c.name + ": " + k.error().message);
             const double get_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            s.times.compile_cache_hit = get_s < 0.5 * ((*k)->compile_s + (*k)->load_s);
-            s.times.compile_s = s.times.compile_cache_hit ? 0.0 : (*k)->compile_s;
-            s.times.load_s = s.times.compile_cache_hit ? 0.0 : (*k)->load_s;
+            s.times.compile_cache_hit = origin != KernelOrigin::kCompiled;
+            s.times.compile_cache = origin == KernelOrigin::kMemory ? "memory"
+                                    : origin == KernelOrigin::kDisk ? "disk"
+                                                                    : "none";
+            s.times.compile_s = origin == KernelOrigin::kCompiled ? (*k)->compile_s : 0.0;
+            s.times.load_s = origin == KernelOrigin::kMemory ? 0.0 : (*k)->load_s;
             const codegen::KernelSource& src = prepared->source;
             void* kargs[] = {&inb, &outb};
             auto launch = [&] { launch_kernel(*k, src.blocks, src.threads, kargs); };
@@ -669,7 +673,7 @@ class CudaBackend final : public Backend {
   std::string why_;
   int count_ = 0;
   std::mutex mutex_;
-  KernelCache kernels_;          // generated and helper kernels, by source hash, for the agent's lifetime
+  KernelCache kernels_;  // generated and helper kernels, by source hash (and on disk, across restarts)
   std::set<uint64_t> compiled_;  // hashes of the generated kernels already in kernels_
 };
 
@@ -680,6 +684,8 @@ void cuda_allocation_probe(int device, int64_t bytes) {
   DeviceBuffer probe(static_cast<size_t>(bytes));  // throws CudaError naming cudaMalloc and the CUDA error
 }
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend(std::filesystem::path kernel_dir) {
+  return std::make_unique<CudaBackend>(std::move(kernel_dir));
+}
 
 }  // namespace layoutscope::agent

@@ -32,6 +32,8 @@ void cuda_allocation_probe(int, int64_t) {
   throw std::runtime_error("device allocation of the test probe failed: this agent was built without CUDA");
 }
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<AbsentCudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend(std::filesystem::path) {
+  return std::make_unique<AbsentCudaBackend>();
+}
 
 }  // namespace layoutscope::agent

@@ -102,7 +102,9 @@ int main(int argc, char** argv) {
   }
 
   if (opt.run_request || opt.profile_child) {
-    std::unique_ptr<Backend> b = opt.backend == "cpu" ? make_cpu_backend() : make_cuda_backend();
+    std::unique_ptr<Backend> b = opt.backend == "cpu"
+                                     ? make_cpu_backend()
+                                     : make_cuda_backend(std::filesystem::path(opt.results_dir) / "kernels");
     if (opt.backend == "auto" && b->unavailable()) b = make_cpu_backend();
     return run_in_process(opt, std::move(b));
   }
@@ -127,7 +129,7 @@ int main(int argc, char** argv) {
   if (opt.backend == "cpu") {
     backend = make_cpu_backend();
   } else {
-    backend = make_cuda_backend();
+    backend = make_cuda_backend(std::filesystem::path(opt.results_dir) / "kernels");
     if (opt.backend == "auto" && backend->unavailable()) {
       std::fprintf(stderr, "layoutscope-agent: CUDA backend unavailable (%s); using the CPU backend\n",
                    backend->unavailable()->c_str());

@@ -37,6 +37,9 @@ struct CompiledKernel {
   const void* launchable() const { return reinterpret_cast<const void*>(kernel); }
 };
 
+// Where get() found a kernel.
+enum class KernelOrigin { kMemory, kDisk, kCompiled };
+
 class KernelCache {
  public:
   explicit KernelCache(std::filesystem::path disk_dir = {}) : disk_dir_(std::move(disk_dir)) {}
@@ -44,9 +47,12 @@ class KernelCache {
   KernelCache(const KernelCache&) = delete;
   KernelCache& operator=(const KernelCache&) = delete;
 
-  // The kernel of `source` for `device`, compiled now or earlier. Errors: NVRTC missing, a compile error
-  // (with the log), a load failure.
-  Result<const CompiledKernel*> get(const codegen::KernelSource& source, int device);
+  // The kernel of `source` for `device`, compiled now or earlier (in this process, or by any process that
+  // shared the disk folder). A disk file that is damaged, of another kernel or architecture, or that the
+  // driver refuses is compiled again and replaced. Errors: NVRTC missing, a compile error (with the log), a
+  // load failure of a fresh compile.
+  Result<const CompiledKernel*> get(const codegen::KernelSource& source, int device,
+                                    KernelOrigin* origin = nullptr);
 
  private:
   std::filesystem::path disk_dir_;

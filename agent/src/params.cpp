@@ -421,8 +421,9 @@ json benchmark_catalogue(const std::string& backend_kind) {
                  {"default", nullptr},
                  {"enum", {"permutations"}},
                  {"description",
-                  "the 8 permutations x {f32, bf16, u8}: 256 MiB each way on the GPU, at most 1 MiB per case "
-                  "on the CPU (each shape's largest dimension halved)"}};
+                  "the 8 permutations x {f32, bf16, u8} and 50 random permutations of rank 3-6 (fixed seed): "
+                  "256 MiB each way on the GPU, at most 1 MiB per case on the CPU (each shape's largest "
+                  "dimension halved)"}};
   return {
       {"backend", backend_kind},
       {"benchmarks",

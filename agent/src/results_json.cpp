@@ -454,6 +454,7 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                  {"compile_s", optional_seconds(s.times.compile_s)},
                  {"load_s", optional_seconds(s.times.load_s)},
                  {"compile_cache_hit", s.times.compile_cache_hit},
+                 {"compile_cache", s.times.compile_s ? json(s.times.compile_cache) : json(nullptr)},
                  {"first_run_s", s.times.first_run_s},
                  {"single_use_s", s.times.single_use_s},
                  {"repeated_use_s", s.time.median_s}}}};

@@ -150,11 +150,11 @@ describe('convert: shape + perm', () => {
 });
 
 describe('convert: the permutation suite at CPU sizes', () => {
-  test('8 permutations x {f32, bf16, u8}, each at most 1 MiB, every element verified', async () => {
+  test('8 permutations x {f32, bf16, u8} and 50 random ones, at most 1 MiB each, all verified', async () => {
     const result = await runConvert({ suite: 'permutations', ...fast });
     const b = result.benchmarks[0];
     assert.equal(b.suite, 'permutations');
-    assert.equal(b.states.length, 24);
+    assert.equal(b.states.length, 24 + 50);
     const perms = [
       [1, 0],
       [0, 2, 1],
@@ -167,9 +167,20 @@ describe('convert: the permutation suite at CPU sizes', () => {
     ];
     const sizes = new Set();
     b.states.forEach((s, i) => {
-      const dtype = ['f32', 'bf16', 'u8'][Math.floor(i / 8)];
+      // The named ones by dtype, then the random ones: rank 3 + j % 4, dtype f32, bf16, u8 in turn, a
+      // permutation of 0..rank-1 other than the identity.
+      const j = i - 24;
+      const dtype = ['f32', 'bf16', 'u8'][i < 24 ? Math.floor(i / 8) : j % 3];
       assert.equal(s.input.dtype, dtype, s.name);
-      assert.deepEqual(s.input.perm, perms[i % 8], s.name);
+      if (i < 24) {
+        assert.deepEqual(s.input.perm, perms[i % 8], s.name);
+      } else {
+        const rank = 3 + (j % 4);
+        assert.equal(s.input.perm.length, rank, s.name);
+        assert.deepEqual([...s.input.perm].sort((x, y) => x - y), [...Array(rank).keys()], s.name);
+        assert.ok(s.input.perm.some((p, k) => p !== k), s.name);
+        assert.match(s.name, new RegExp(`^case=small_random${j}_`));
+      }
       const elements = s.input.shape.reduce((a, x) => a * x, 1);
       assert.ok(elements * dtypeBytes[dtype] <= 1 << 20, s.name);
       checkState(s, elements, dtype);

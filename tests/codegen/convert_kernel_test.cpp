@@ -55,6 +55,28 @@ TEST(ConvertKernel, VectorPlanHasNoSharedMemory) {
   EXPECT_EQ(k.blocks, (int64_t{1} << 26) / 8 / 4 / 256);
 }
 
+TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
+  // u8 (8,128,64,16,8,32) perm (1,0,2,4,5,3): group a = the 16-unit destination run and the next destination
+  // mode (64, destination stride 4096); 16 slabs of 128 rows of 16 B (the engine's staging_byte).
+  const ConvertPlan p = permute({8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8);
+  ASSERT_EQ(p.folded_a, 1);
+  const KernelSource k = convert_kernel_source(p);
+  // group_a_dst: (i % 16) * 1, then (i / 16) * 4096.
+  EXPECT_NE(k.text.find("long long group_a_dst(long long i)"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("r += (i % 16LL) * 1LL; i /= 16LL;"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("r += i * 4096LL;"), std::string::npos) << k.text;
+  // Store pass: chunk fastest (one 16 B chunk per run), then row (128), then slab.
+  EXPECT_NE(k.text.find("const int chunk = t % 1, row = (t / 1) % 128, slab = t / 128;"), std::string::npos)
+      << k.text;
+  EXPECT_NE(k.text.find("(dst_base + group_a_dst(ia) + group_b_dst(ib)) * 1"), std::string::npos);
+  // Load pass: slab (ba * 16) / 16 of 128 rows, row bb * 16 + j, 16 B rows.
+  EXPECT_NE(k.text.find("((ba * 16) / 16 * 128 + bb * 16 + j) * 16 + (ba * 16) % 16 * 1"), std::string::npos)
+      << k.text;
+  // An unfolded plan keeps the destination offset ia itself.
+  const KernelSource plain = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));
+  EXPECT_EQ(plain.text.find("group_a_dst"), std::string::npos);
+}
+
 TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
   const KernelSource a = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   const KernelSource b = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
@@ -96,6 +118,7 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"f32_aos_soa", permute({1 << 22, 8}, {1, 0}, DType::kF32)},
       {"f32_odd", permute({1001, 999}, {1, 0}, DType::kF32)},
       {"f32_packed_pairs", permute({64, 32, 2}, {1, 0, 2}, DType::kF32)},
+      {"u8_folded", permute({8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

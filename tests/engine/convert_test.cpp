@@ -167,6 +167,97 @@ TEST(Convert, ShortModesGroupIntoWholeTileRows) {
                   *permuted_layout({2, 8, 32, 64}, {0, 3, 2, 1}), {2, 8, 32, 64}, DType::kBF16);
 }
 
+TEST(Convert, ShortDestinationRunFoldsTheNextDestinationMode) {
+  // u8 (8, 128, 64, 16, 8, 32) perm (1, 0, 2, 4, 5, 3). Row-major source strides (33554432, 262144, 4096,
+  // 256, 32, 1); destination dims (128, 8, 64, 8, 32, 16) give source dims 3, 5, 4, 2, 0, 1 the destination
+  // strides 1, 16, 512, 4096, 262144, 2097152. In destination order (extent: src, dst), dims 4 and 5 fused
+  // (contiguous on both sides):
+  //   (128: 262144, 2097152) (8: 33554432, 262144) (64: 4096, 4096) (256: 1, 16) (16: 256, 1)
+  // The destination's run is dim 3 alone: 16 B, followed there by the source's contiguous mode. A tile of
+  // those two groups is 16 x 256 B = 4 KiB with 16 B rows; group a goes on with the destination's next mode
+  // (64: 4096, 4096), so a = 16 x 64 = 1024 units, b = 256, and the 32 KiB target tile is 256 x 128.
+  auto plan = plan_permute({8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->kind, ConvertKind::kTiled);
+  const std::vector<ConvertMode> modes = {
+      {128, 262144, 2097152}, {8, 33554432, 262144}, {64, 4096, 4096}, {256, 1, 16}, {16, 256, 1}};
+  EXPECT_EQ(plan->modes, modes);
+  EXPECT_EQ(plan->group_a, (std::vector<int>{4, 2}));
+  EXPECT_EQ(plan->folded_a, 1);
+  EXPECT_EQ(plan->group_b, (std::vector<int>{3}));
+  EXPECT_EQ(plan->extent_a, 1024);
+  EXPECT_EQ(plan->extent_b, 256);
+  EXPECT_EQ(plan->vector_units, 16);
+  EXPECT_EQ(plan->tile_a, 256);
+  EXPECT_EQ(plan->tile_b, 128);
+  EXPECT_EQ(plan->run_a, 16);
+  EXPECT_EQ(plan->row_bytes, 16);
+  EXPECT_EQ(plan->staging_bytes, 32768);
+  EXPECT_EQ(plan->threads, 128);  // (256 / 16) x (128 / 16) register blocks
+  // Batch 128 x 8, 4 tiles along a, 2 along b.
+  EXPECT_EQ(plan->blocks, 1024 * 4 * 2);
+  // Index ia of group a: (ia % 16) along dim 3, ia / 16 along dim 2.
+  EXPECT_EQ(group_a_src(*plan, 16 * 5 + 3), 3 * 256 + 5 * 4096);
+  EXPECT_EQ(group_a_dst(*plan, 16 * 5 + 3), 3 + 5 * 4096);
+  // Staging: slab ia / 16 of 128 rows of 16 B: unit (ia 37, ib 9) is slab 2, row 9, byte 5.
+  EXPECT_EQ(staging_byte(*plan, 37, 9), (2 * 128 + 9) * 16 + 5);
+  // The load pass's 8 lanes of one quarter warp store row bb * 16 + j of one slab, 256 B apart: every one in
+  // the same four banks unless chunks move by the row's bits 4-6 (byte offset bits 8-10); the store pass's
+  // lanes read consecutive 16 B, whose bits 8-10 agree within 8 aligned lanes. XOR of bits 4-6 by bits 8-10
+  // serves both: 4 wavefronts for 32 lanes x 16 B either way.
+  EXPECT_EQ(plan->staging.bits, 3);
+  EXPECT_EQ(plan->staging.base, 4);
+  EXPECT_EQ(plan->staging.shift, 4);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  // Loads: 8 lanes x 16 B contiguous along b, 4 such rows of a (4096 B apart); stores: 32 rows of 16 B
+  // consecutive in the destination (512 B). 16 sectors per request both ways.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+
+  // The same permutation scaled down (dims 0, 1, 2 shortened), run on the host element by element.
+  const std::vector<int64_t> small = {2, 3, 20, 16, 8, 32};
+  auto folded = plan_permute(small, {1, 0, 2, 4, 5, 3}, DType::kU8);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded->folded_a, 1);
+  EXPECT_EQ(folded->extent_a, 16 * 20);  // a partial tile along a: 320 = 256 + 64
+  expect_converts(*permuted_layout(small, {0, 1, 2, 3, 4, 5}), *permuted_layout(small, {1, 0, 2, 4, 5, 3}),
+                  small, DType::kU8);
+}
+
+TEST(Convert, FoldedPlansOverRandomPermutations) {
+  // Shapes whose destination-innermost dimension is short and whose source-innermost dimension comes right
+  // after it in the destination, the case that folds; each plan run on the host element by element.
+  std::mt19937 rng(47);
+  const DType types[] = {DType::kU8, DType::kBF16, DType::kF32};
+  int folds = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rank = 3 + trial % 4;
+    const DType dtype = types[trial % 3];
+    std::vector<int64_t> shape(rank), perm(rank);
+    for (int i = 0; i < rank; ++i) shape[i] = 2 + rng() % 3;
+    shape[rank - 1] = 64 / dtype_bytes(dtype);  // 64 B source rows
+    const int inner = static_cast<int>(rng() % (rank - 1));
+    shape[inner] = std::min<int64_t>(16 / dtype_bytes(dtype), 8);  // <= 16 B destination run
+    // Destination order: the others shuffled, then the source's last, then `inner`.
+    std::vector<int64_t> rest;
+    for (int i = 0; i < rank - 1; ++i) {
+      if (i != inner) rest.push_back(i);
+    }
+    std::shuffle(rest.begin(), rest.end(), rng);
+    perm.assign(rest.begin(), rest.end());
+    perm.push_back(rank - 1);
+    perm.push_back(inner);
+    std::vector<int64_t> identity(rank);
+    std::iota(identity.begin(), identity.end(), 0);
+    auto plan = plan_permute(shape, perm, dtype);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    if (plan->folded_a > 0) ++folds;
+    expect_converts(*permuted_layout(shape, identity), *permuted_layout(shape, perm), shape, dtype);
+  }
+  EXPECT_GE(folds, 30);  // the test exercises what it is about
+}
+
 TEST(Convert, ShortSharedRunMovesAsOneUnit) {
   // (64, 32, 2) perm (1, 0, 2), fp32: the last 2 floats (8 B) stay together: a tiled plan over 8 B units.
   auto plan = plan_permute({64, 32, 2}, {1, 0, 2}, DType::kF32);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The conversion suite on a machine with an NVIDIA GPU, from the repository root:
 #   bash tests/gpu/convert_gpu.sh [LAB]      LAB: a build of tests/gpu/convert_lab.cpp (default build/bin/convert_lab)
+# 0. the disk cache of compiled kernels: restart, damaged and foreign files (convert-cache-check.jsonl)
 # 1. every case of the suite planned, generated, compiled with NVRTC, verified and timed (convert-lab.jsonl)
-# 2. the peers on the same cases (convert-peers.json): PyTorch eager, torch.compile, CuPy, copy_
+# 2. the peers on the same cases (convert-peers.json): PyTorch eager, torch.compile, CuPy, copy_ (PEER_CASES:
+#    a regular expression choosing some)
 # 3. Nsight Compute on the 24 named cases: global sectors per request and shared wavefronts per instruction of
 #    every generated kernel, next to the plan's prediction (convert-ncu.csv, convert-ncu-pred.jsonl)
 set -uo pipefail
@@ -11,6 +13,7 @@ out="${OUT:-build-gpu-out}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/convert-env.txt" 2>&1
+"$lab" --cache-check "$out/kernel-cache-check" >"$out/convert-cache-check.jsonl" 2>&1
 "$lab" --random "${RANDOM_CASES:-50}" | tee "$out/convert-lab.jsonl"
 if command -v ncu >/dev/null; then
   m=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
@@ -22,5 +25,7 @@ if command -v ncu >/dev/null; then
   grep -E '^\{' "$out/convert-ncu-raw.txt" >"$out/convert-ncu-pred.jsonl"
   grep -vE '^\{' "$out/convert-ncu-raw.txt" | grep -E '^"' >"$out/convert-ncu.csv"
 fi
-timeout 420 python3 bench/peers/convert_peers.py --cases "$out/convert-lab.jsonl" --out "$out/convert-peers.json" \
+# PEER_CASES (an extended regular expression over case names) measures the peers on those cases only.
+grep -E "\"case\":\"(${PEER_CASES:-.*})\"" "$out/convert-lab.jsonl" >"$out/convert-peer-cases.jsonl"
+timeout 420 python3 bench/peers/convert_peers.py --cases "$out/convert-peer-cases.jsonl" --out "$out/convert-peers.json" \
   --seconds "${PEER_SECONDS:-0.5}" 2>&1 | tail -100

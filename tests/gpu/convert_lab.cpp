@@ -3,7 +3,15 @@
 // float4 copy and cudaMemcpy of the same bytes in the same process. One JSON line per case on stdout.
 //
 //   convert_lab [--quick] [--random N] [--samples S] [--profile]
-// --profile runs each case's kernel once and nothing else, for Nsight Compute.
+//   convert_lab --cache-check DIR
+// --profile runs each case's kernel once and nothing else, for Nsight Compute. --cache-check exercises the
+// disk cache of compiled kernels in DIR (a restart finds the CUBIN; a damaged, truncated, foreign or
+// tampered file is compiled again) and checks every kernel it gets against the host executor.
+//
+// Build (from the repository root, with the engine built in build/):
+//   g++ -std=c++20 -O2 -Ishared/include -Iagent/codegen -Iagent/src -I$CUDA/include tests/gpu/convert_lab.cpp
+//       agent/src/convert_run.cpp agent/src/nvrtc.cpp agent/codegen/convert_kernel.cpp
+//       build/shared/liblayoutscope_engine.a -L$CUDA/lib64 -lcudart -ldl -lpthread -o build/bin/convert_lab
 //
 // The suite: the 8 permutations of the conversion benchmark x {f32, bf16, u8} at 256 MiB each way (bf16 and
 // u8 scale dimension 0 by 2 and 4), then N random permutations of rank 3-6 (default 50).
@@ -13,11 +21,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "convert_kernel.hpp"
+#include "convert_run.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "nvrtc.hpp"
 
@@ -74,11 +86,91 @@ const char* kCopy = R"(extern "C" __global__ void __launch_bounds__(256) copy16(
   for (int u = 0; u < 4; ++u) { long long g = first + u * 256; if (g < n) out[g] = x[u]; }
 })";
 
-struct Case {
-  std::string name;
-  std::vector<int64_t> shape, perm;
-  DType dtype;
-};
+// The disk cache of compiled kernels, as an agent restart meets it. One JSON line per step; exit 1 on any
+// failure.
+int cache_check(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::vector<int64_t> shape = {48, 80, 96}, perm = {2, 0, 1};
+  auto plan = plan_permute(shape, perm, DType::kF32);
+  auto other_plan = plan_permute({64, 64}, {1, 0}, DType::kF32);
+  if (!plan || !other_plan) return std::fprintf(stderr, "plan failed\n"), 1;
+  const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
+  const codegen::KernelSource other = codegen::convert_kernel_source(*other_plan);
+  fs::remove_all(dir);
+  const int64_t bytes = plan->elements * 4;
+  std::vector<std::byte> in(static_cast<size_t>(bytes)), want(static_cast<size_t>(bytes)),
+      got(static_cast<size_t>(bytes));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  if (!execute_convert_host(*plan, in, want)) return 1;
+  void *din = nullptr, *dout = nullptr;
+  CHECK(cudaMalloc(&din, static_cast<size_t>(bytes)));
+  CHECK(cudaMalloc(&dout, static_cast<size_t>(bytes)));
+  CHECK(cudaMemcpy(din, in.data(), in.size(), cudaMemcpyHostToDevice));
+  int failures = 0;
+  // A fresh cache (a restarted agent) on DIR: where the kernel came from, and whether it converts.
+  auto step = [&](const char* name, agent::KernelOrigin expect) {
+    agent::KernelCache cache(dir);
+    agent::KernelOrigin origin = agent::KernelOrigin::kMemory;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto k = cache.get(src, 0, &origin);
+    const double get_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bool ok = k.ok() && origin == expect;
+    if (k.ok()) {
+      CHECK(cudaMemset(dout, 0xA5, static_cast<size_t>(bytes)));
+      void* args[] = {&din, &dout};
+      CHECK(cudaLaunchKernel((*k)->launchable(), dim3(static_cast<unsigned>(src.blocks)), dim3(src.threads),
+                             args, 0, nullptr));
+      CHECK(cudaMemcpy(got.data(), dout, got.size(), cudaMemcpyDeviceToHost));
+      ok = ok && got == want;
+    }
+    const char* origins[] = {"memory", "disk", "compiled"};
+    std::printf(
+        "{\"cache_step\":\"%s\",\"origin\":\"%s\",\"expected\":\"%s\",\"get_s\":%.6f,\"ok\":%s%s%s}\n", name,
+        k.ok() ? origins[static_cast<int>(origin)] : "error", origins[static_cast<int>(expect)], get_s,
+        ok ? "true" : "false", k.ok() ? "" : ",\"error\":", k.ok() ? "" : "\"see stderr\"");
+    if (!k.ok()) std::fprintf(stderr, "%s\n", k.error().message.c_str());
+    failures += ok ? 0 : 1;
+  };
+  auto cubin_file = [&](const codegen::KernelSource& s) {
+    std::ostringstream name;
+    name << std::hex << s.hash << "-sm_90.cubin";
+    return fs::path(dir) / name.str();
+  };
+  auto rewrite = [&](const fs::path& file, const std::string& bytes_) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes_;
+  };
+  auto slurp = [&](const fs::path& file) {
+    std::ifstream f(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  step("first use: compiled and written", agent::KernelOrigin::kCompiled);
+  step("restart: read from disk", agent::KernelOrigin::kDisk);
+  const fs::path file = cubin_file(src);
+  const std::string good = slurp(file);
+  rewrite(file, "not a cubin at all");
+  step("random bytes: compiled again", agent::KernelOrigin::kCompiled);
+  step("rewritten file: read from disk", agent::KernelOrigin::kDisk);
+  rewrite(file, good.substr(0, good.size() / 2));
+  step("truncated: compiled again", agent::KernelOrigin::kCompiled);
+  std::string tampered = good;
+  tampered[tampered.size() - 100] ^= 0x5a;
+  rewrite(file, tampered);
+  step("one CUBIN byte changed: compiled again", agent::KernelOrigin::kCompiled);
+  {
+    agent::KernelCache c(dir);
+    if (!c.get(other, 0).ok()) ++failures;
+  }
+  rewrite(file, slurp(cubin_file(other)));  // another kernel's valid file under this kernel's name
+  step("another kernel's file: compiled again", agent::KernelOrigin::kCompiled);
+  fs::remove(file);
+  fs::create_directories(file);  // a folder where the file should be: compiled, not written, no crash
+  step("a folder in the file's place: compiled", agent::KernelOrigin::kCompiled);
+  fs::remove_all(dir);
+  CHECK(cudaFree(din));
+  CHECK(cudaFree(dout));
+  std::printf("{\"cache_check\":\"%s\",\"failures\":%d}\n", failures == 0 ? "passed" : "failed", failures);
+  return failures == 0 ? 0 : 1;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -90,13 +182,16 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   bool quick = false, profile = false;
   int random_cases = 50, samples = 20;
+  std::string cache_dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--profile")) profile = true;
     if (!std::strcmp(argv[i], "--random") && i + 1 < argc) random_cases = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) samples = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--cache-check") && i + 1 < argc) cache_dir = argv[++i];
   }
   CHECK(cudaSetDevice(0));
+  if (!cache_dir.empty()) return cache_check(cache_dir);
   agent::KernelCache cache;
   auto kfill = cache.get(handwritten("fill", kFill), 0);
   auto kverify = cache.get(handwritten("verify", kVerify), 0);
@@ -110,47 +205,11 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::vector<Case> cases;
-  struct Perm {
-    const char* name;
-    std::vector<int64_t> shape, perm;
-  };
-  const Perm perms[] = {
-      {"transpose_8192x8192", {8192, 8192}, {1, 0}},
-      {"batched_64x1024x1024_021", {64, 1024, 1024}, {0, 2, 1}},
-      {"nchw_to_nhwc_64x64x128x128", {64, 64, 128, 128}, {0, 2, 3, 1}},
-      {"nhwc_to_nchw_64x128x128x64", {64, 128, 128, 64}, {0, 3, 1, 2}},
-      {"bshd_to_bhsd_16x4096x32x32", {16, 4096, 32, 32}, {0, 2, 1, 3}},
-      {"reverse_256x256x1024", {256, 256, 1024}, {2, 1, 0}},
-      {"aos_to_soa_8388608x8", {8388608, 8}, {1, 0}},
-      {"soa_to_aos_8x8388608", {8, 8388608}, {1, 0}},
-  };
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kU8}) {
-    for (const Perm& p : perms) {
-      Case c{std::string(p.name) + "_" + std::string(to_string(dt)), p.shape, p.perm, dt};
-      c.shape[0] *= 4 / dtype_bytes(dt);
-      cases.push_back(c);
-    }
-    if (quick) break;
-  }
-  std::mt19937 rng(20261201);
-  for (int i = 0; i < random_cases; ++i) {
-    const int rank = 3 + i % 4;
-    const DType dt = std::array<DType, 3>{DType::kF32, DType::kBF16, DType::kU8}[i % 3];
-    int bits = 26 + (dt == DType::kBF16 ? 1 : dt == DType::kU8 ? 2 : 0);  // 256 MiB
-    std::vector<int64_t> shape(rank, 1), perm(rank);
-    std::vector<int> b(rank, 1);
-    bits -= rank;
-    while (bits-- > 0) ++b[rng() % rank];
-    for (int k = 0; k < rank; ++k) shape[k] = int64_t{1} << b[k];
-    for (int k = 0; k < rank; ++k) perm[k] = k;
-    do std::shuffle(perm.begin(), perm.end(), rng);
-    while (std::is_sorted(perm.begin(), perm.end()));
-    std::string name = "random" + std::to_string(i) + "_";
-    for (int k = 0; k < rank; ++k) name += (k ? "x" : "") + std::to_string(shape[k]);
-    name += "_p";
-    for (int64_t q : perm) name += std::to_string(q);
-    cases.push_back({name + "_" + std::string(to_string(dt)), shape, perm, dt});
+  // The agent's suite (convert_run.hpp): the named permutations, then the random ones.
+  std::vector<agent::SuitePermutation> cases;
+  for (agent::SuitePermutation& c : agent::suite_permutations(random_cases)) {
+    if (quick && c.dtype != DType::kF32 && c.name.rfind("random", 0) != 0) continue;
+    cases.push_back(std::move(c));
   }
 
   int l2 = 0;
@@ -188,7 +247,7 @@ int main(int argc, char** argv) {
                            nullptr));
   };
 
-  for (const Case& c : cases) {
+  for (const agent::SuitePermutation& c : cases) {
     auto plan = plan_permute(c.shape, c.perm, c.dtype);
     if (!plan) {
       std::printf("{\"case\":\"%s\",\"error\":\"%s\"}\n", c.name.c_str(), plan.error().message.c_str());
@@ -202,6 +261,14 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(bytes)));
 
     const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
+    // The agent's host side of a request: plan + source text, then a repeated request's plan-cache lookup.
+    double plan_s = -1, cached_plan_s = -1;
+    if (auto ac = agent::permute_case(c.name, c.shape, c.perm, c.dtype)) {
+      if (auto prepared = agent::prepare_convert(*ac)) {
+        plan_s = prepared->times.plan_s;
+        cached_plan_s = prepared->times.cached_plan_s;
+      }
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto k = cache.get(src, 0);
     const double first_use_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -261,7 +328,8 @@ int main(int argc, char** argv) {
         "%d,"
         "\"tile\":[%lld,%lld],\"swizzle\":[%d,%d,%d],\"common_vector\":%lld,\"modes\":%zu,"
         "\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,\"pred_smem_write\":%d,\"pred_smem_read\":%d,"
-        "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"verified\":%s,\"mismatches\":%llu,"
+        "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"plan_s\":%.7f,\"cached_plan_s\":%.7f,"
+        "\"verified\":%s,\"mismatches\":%llu,"
         "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
         ".4f}\n",
         c.name.c_str(), list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
@@ -271,7 +339,7 @@ int main(int argc, char** argv) {
         static_cast<long long>(plan->common_vector), plan->modes.size(),
         static_cast<long long>(plan->global_read.sectors), static_cast<long long>(plan->global_write.sectors),
         plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,
-        mismatches == 0 ? "true" : "false", mismatches, t_kernel, t_copy, t_memcpy,
+        plan_s, cached_plan_s, mismatches == 0 ? "true" : "false", mismatches, t_kernel, t_copy, t_memcpy,
         2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel, t_memcpy / t_kernel);
     std::fflush(stdout);
   }

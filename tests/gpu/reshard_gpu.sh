@@ -29,7 +29,7 @@ if [[ -z "$nccl" ]]; then
   [[ -n "$d" && -f "$d/lib/libnccl.so.2" ]] && nccl="$d/lib/libnccl.so.2"
 fi
 if [[ -z "$nccl" ]]; then
-  nccl="$(find / -name 'libnccl.so.2' -not -path '/proc/*' 2>/dev/null | head -1)"
+  nccl="$(timeout 20 find / -name 'libnccl.so.2' -not -path '/proc/*' 2>/dev/null | head -1)"
 fi
 echo "libnccl.so.2: ${nccl:-not found}" | tee -a "$log"
 [[ -n "$nccl" ]] || exit 1

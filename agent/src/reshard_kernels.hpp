@@ -1,6 +1,6 @@
-// The device side of the reshard and collective benchmarks: a strided copy (every local step of a reshard
-// plan: a slice keeps one coordinate's part, a permute reorders local memory) and the pattern fill of the
-// collective benchmark. Plain C++ declarations, defined in reshard_kernels.cu.
+// The device side of the reshard and collective benchmarks: the strided copy of reshard_run.hpp (every local
+// step of a reshard plan: a slice keeps one coordinate's part, a permute reorders local memory) and the
+// pattern fill of the collective benchmark. Plain C++ declarations, defined in reshard_kernels.cu.
 //
 //   StridedCopy c;                 // out[sum_i digit_i * dst_stride_i] = in[src_base + sum_i digit_i *
 //   src_stride_i] c.rank = 2;                    // for every index y < n, split row-major over `extent`
@@ -12,18 +12,9 @@
 
 #include <cstdint>
 
+#include "reshard_copy.hpp"
+
 namespace layoutscope::agent {
-
-inline constexpr int kStridedCopyMaxRank = 16;
-
-struct StridedCopy {
-  int rank = 0;
-  int64_t n = 0;  // product of the extents
-  int64_t src_base = 0;
-  int64_t extent[kStridedCopyMaxRank] = {};
-  int64_t src_stride[kStridedCopyMaxRank] = {};
-  int64_t dst_stride[kStridedCopyMaxRank] = {};
-};
 
 // elem_bytes 1, 2, 4 or 8; strides and bases in elements.
 cudaError_t launch_strided_copy(const void* in, void* out, const StridedCopy& c, int elem_bytes,

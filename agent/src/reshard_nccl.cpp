@@ -402,7 +402,9 @@ class ReshardRunner {
           break;
         case ReshardOp::kSlice:
         case ReshardOp::kPermute: {
-          const StridedCopy c = s.op == ReshardOp::kSlice ? slice_copy(s, coord(d, a)) : permute_copy(s);
+          auto copy = s.op == ReshardOp::kSlice ? slice_copy(s, coord(d, a)) : permute_copy(s);
+          if (!copy) throw std::runtime_error(copy.error().message);
+          const StridedCopy& c = *copy;
           LS_CUDA_CHECK(launch_strided_copy(in_of(d), out_of(d), c, eb_, st));
           out[static_cast<size_t>(d)] = c.n;
           break;
@@ -412,58 +414,6 @@ class ReshardRunner {
       }
     }
     return out;
-  }
-
-  // A permute: the same local pieces in logical order, before's strides read, after's written.
-  static StridedCopy permute_copy(const ReshardStep& s) {
-    const auto& b = s.local_before.layout.shard;
-    const auto& f = s.local_after.layout.shard;
-    if (b.size() != f.size() || b.size() > kStridedCopyMaxRank)
-      throw std::runtime_error("permute: the local layouts " + to_string(s.local_before.layout) + " and " +
-                               to_string(s.local_after.layout) + " do not have the same pieces");
-    StridedCopy c;
-    c.rank = static_cast<int>(b.size());
-    c.n = 1;
-    for (size_t i = 0; i < b.size(); ++i) {
-      if (b[i].extent != f[i].extent) throw std::runtime_error("permute: piece extents differ");
-      c.extent[i] = b[i].extent;
-      c.src_stride[i] = b[i].stride.k;
-      c.dst_stride[i] = f[i].stride.k;
-      c.n *= b[i].extent;
-    }
-    return c;
-  }
-
-  // A slice: the sliced pieces (local positions pos.. of before's pieces) fixed at this device's coordinate,
-  // the others copied to after's strides.
-  static StridedCopy slice_copy(const ReshardStep& s, int64_t coordinate) {
-    const auto& b = s.local_before.layout.shard;
-    const auto& f = s.local_after.layout.shard;
-    size_t pos = 0;
-    for (int q = 0; q < s.piece; ++q)
-      pos += s.before.shard[static_cast<size_t>(q)].stride.axis == kMemoryAxis;
-    const size_t count = static_cast<size_t>(s.pieces);
-    if (pos + count > b.size() || b.size() - count != f.size() || f.size() > kStridedCopyMaxRank)
-      throw std::runtime_error("slice: the local layouts " + to_string(s.local_before.layout) + " and " +
-                               to_string(s.local_after.layout) + " do not differ by the sliced pieces");
-    StridedCopy c;
-    int64_t rest = coordinate;  // the sliced digits, row-major over the sliced pieces
-    for (size_t i = pos + count; i-- > pos;) {
-      c.src_base += (rest % b[i].extent) * b[i].stride.k;
-      rest /= b[i].extent;
-    }
-    c.rank = static_cast<int>(f.size());
-    c.n = 1;
-    for (size_t i = 0, j = 0; i < b.size(); ++i) {
-      if (i >= pos && i < pos + count) continue;
-      if (b[i].extent != f[j].extent) throw std::runtime_error("slice: piece extents differ");
-      c.extent[j] = f[j].extent;
-      c.src_stride[j] = b[i].stride.k;
-      c.dst_stride[j] = f[j].stride.k;
-      c.n *= f[j].extent;
-      ++j;
-    }
-    return c;
   }
 
   // The source buffers, encoded once (the whole-plan samples upload them before each run).

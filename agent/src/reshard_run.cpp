@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "layoutscope/parse.hpp"
+
 namespace layoutscope::agent {
 namespace {
 
@@ -179,6 +181,204 @@ Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan
   return v;
 }
 
+Result<StridedCopy> permute_copy(const ReshardStep& s) {
+  const auto& b = s.local_before.layout.shard;
+  const auto& f = s.local_after.layout.shard;
+  if (b.size() != f.size() || b.size() > static_cast<size_t>(kStridedCopyMaxRank))
+    return make_error("permute: the local layouts " + to_string(s.local_before.layout) + " and " +
+                      to_string(s.local_after.layout) + " do not have the same pieces");
+  StridedCopy c;
+  c.rank = static_cast<int>(b.size());
+  c.n = 1;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (b[i].extent != f[i].extent)
+      return make_error("permute: piece " + std::to_string(i) + " has extent " + std::to_string(b[i].extent) +
+                        " before and " + std::to_string(f[i].extent) + " after");
+    c.extent[i] = b[i].extent;
+    c.src_stride[i] = b[i].stride.k;
+    c.dst_stride[i] = f[i].stride.k;
+    c.n *= b[i].extent;
+  }
+  return c;
+}
+
+// The sliced pieces are the step's pieces piece.. among the mesh layout's shard modes; among the local pieces
+// they start after the local (@m) modes before them, as in the engine's host executor.
+Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate) {
+  const auto& b = s.local_before.layout.shard;
+  const auto& f = s.local_after.layout.shard;
+  size_t pos = 0;
+  for (int q = 0; q < s.piece && q < static_cast<int>(s.before.shard.size()); ++q)
+    pos += s.before.shard[static_cast<size_t>(q)].stride.axis == kMemoryAxis;
+  const size_t count = static_cast<size_t>(s.pieces);
+  if (pos + count > b.size() || b.size() - count != f.size() ||
+      f.size() > static_cast<size_t>(kStridedCopyMaxRank))
+    return make_error("slice: the local layouts " + to_string(s.local_before.layout) + " and " +
+                      to_string(s.local_after.layout) + " do not differ by the sliced pieces");
+  StridedCopy c;
+  int64_t rest = coordinate;  // the sliced digits, row-major over the sliced pieces
+  for (size_t i = pos + count; i-- > pos;) {
+    c.src_base += (rest % b[i].extent) * b[i].stride.k;
+    rest /= b[i].extent;
+  }
+  c.rank = static_cast<int>(f.size());
+  c.n = 1;
+  for (size_t i = 0, j = 0; i < b.size(); ++i) {
+    if (i >= pos && i < pos + count) continue;
+    if (b[i].extent != f[j].extent)
+      return make_error("slice: piece extents differ (" + std::to_string(b[i].extent) + " before, " +
+                        std::to_string(f[j].extent) + " after)");
+    c.extent[j] = f[j].extent;
+    c.src_stride[j] = b[i].stride.k;
+    c.dst_stride[j] = f[j].stride.k;
+    c.n *= f[j].extent;
+    ++j;
+  }
+  return c;
+}
+
+bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c) {
+  for (int64_t y = 0; y < c.n; ++y) {
+    int64_t rest = y, src = c.src_base, dst = 0;
+    for (int i = c.rank - 1; i >= 0; --i) {
+      const int64_t digit = rest % c.extent[i];
+      rest /= c.extent[i];
+      src += digit * c.src_stride[i];
+      dst += digit * c.dst_stride[i];
+    }
+    if (src < 0 || dst < 0 || src >= static_cast<int64_t>(in.size()) ||
+        dst >= static_cast<int64_t>(out.size()))
+      return false;
+    at(out, dst) = at(in, src);
+  }
+  return true;
+}
+
+Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit) {
+  Verification v;
+  const std::string method =
+      "the cuda path's steps on host buffers (NCCL's collective definitions, the strided-copy descriptors of "
+      "the "
+      "local steps, the cuda path's element values), every step and the end checked against the engine's "
+      "tables";
+  v.method = method;
+  auto fail = [&](const std::string& text) {
+    v.passed = false;
+    v.mismatches = std::max<int64_t>(v.mismatches, 1);
+    v.first_mismatch = text;
+    return v;
+  };
+  auto init = reshard_buffers(plan.from, plan, cell_limit);
+  if (!init) return fail("the source buffers: " + init.error().message);
+  std::vector<std::vector<int64_t>> buf = std::move(init).value();
+  const int64_t nd = static_cast<int64_t>(buf.size());
+  const int naxes = static_cast<int>(plan.mesh.size());
+  std::vector<int64_t> pitch(static_cast<size_t>(naxes), 1);
+  for (int a = naxes - 1; a > 0; --a) pitch[a - 1] = pitch[a] * plan.mesh[a].second;
+  auto coord = [&](int64_t d, int a) { return (d / pitch[a]) % plan.mesh[a].second; };
+  auto member = [&](int64_t d, int a, int64_t rank) { return d + (rank - coord(d, a)) * pitch[a]; };
+  int64_t checked = 0;
+  for (size_t si = 0; si < plan.steps.size(); ++si) {
+    const ReshardStep& s = plan.steps[si];
+    const std::string where = "step " + std::to_string(si) + " (" + std::string(to_string(s.op)) + ")";
+    int a = -1;
+    for (int k = 0; k < naxes; ++k)
+      if (plan.mesh[k].first == s.axis) a = k;
+    const int64_t n = a >= 0 ? plan.mesh[a].second : 1;
+    std::vector<std::vector<int64_t>> out(static_cast<size_t>(nd));
+    if (is_collective(s.op)) {
+      for (int64_t d0 = 0; d0 < nd; ++d0) {
+        if (coord(d0, a) != 0) continue;
+        bool any = false;
+        for (int64_t r = 0; r < n; ++r) any = any || !at(buf, member(d0, a, r)).empty();
+        if (!any) continue;
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t d = member(d0, a, r);
+          const auto& in = at(buf, d);
+          auto& o = at(out, d);
+          const auto& root = s.root >= 0 ? at(buf, member(d0, a, s.root)) : in;
+          switch (s.op) {
+            case ReshardOp::kAllGather:
+              for (int64_t k = 0; k < n; ++k) {
+                const auto& src = at(buf, member(d0, a, k));
+                o.insert(o.end(), src.begin(), src.end());
+              }
+              break;
+            case ReshardOp::kReduceScatter: {
+              const int64_t count = static_cast<int64_t>(in.size()) / n;
+              o.assign(static_cast<size_t>(count), 0);
+              for (int64_t k = 0; k < n; ++k)
+                for (int64_t i = 0; i < count; ++i) at(o, i) += at(at(buf, member(d0, a, k)), r * count + i);
+              break;
+            }
+            case ReshardOp::kAllReduce:
+              o.assign(in.size(), 0);
+              for (int64_t k = 0; k < n; ++k)
+                for (size_t i = 0; i < in.size(); ++i) o[i] += at(buf, member(d0, a, k))[i];
+              break;
+            case ReshardOp::kAllToAll: {  // rank r receives chunk r of every rank j into slot j
+              const int64_t chunk = static_cast<int64_t>(in.size()) / n;
+              for (int64_t j = 0; j < n; ++j) {
+                const auto& src = at(buf, member(d0, a, j));
+                o.insert(o.end(), src.begin() + static_cast<std::ptrdiff_t>(r * chunk),
+                         src.begin() + static_cast<std::ptrdiff_t>((r + 1) * chunk));
+              }
+              break;
+            }
+            case ReshardOp::kBroadcast:
+              o = root;
+              break;
+            case ReshardOp::kSendRecv:
+              if (r == s.target) o = root;
+              break;
+            default:
+              break;
+          }
+        }
+      }
+    } else {
+      for (int64_t d = 0; d < nd; ++d) {
+        const auto& in = at(buf, d);
+        if (in.empty()) continue;
+        auto& o = at(out, d);
+        switch (s.op) {
+          case ReshardOp::kDrop:
+            if (coord(d, a) == s.root) o = in;
+            break;
+          case ReshardOp::kPartition:
+            o.assign(in.size(), 0);
+            if (coord(d, a) == 0) o = in;
+            break;
+          case ReshardOp::kSlice:
+          case ReshardOp::kPermute: {
+            auto c = s.op == ReshardOp::kSlice ? slice_copy(s, coord(d, a)) : permute_copy(s);
+            if (!c) return fail(where + ": " + c.error().message);
+            o.assign(static_cast<size_t>(c->n), 0);
+            if (!strided_copy_host(in, o, *c))
+              return fail(where + ": device " + std::to_string(d) +
+                          ": a strided-copy index leaves the buffer");
+            break;
+          }
+          default:
+            break;
+        }
+      }
+    }
+    buf = std::move(out);
+    Verification step = check_reshard_buffers(s.after, plan, buf, "after " + where, cell_limit);
+    if (!step.passed) {
+      step.method = method;
+      return step;
+    }
+    checked += step.checked;
+  }
+  Verification end =
+      check_reshard_buffers(plan.to, plan, buf, "at the end, against the to layout", cell_limit);
+  end.method = method;
+  end.checked += checked;
+  return end;
+}
+
 Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
                                        RunControl& ctl) {
 #ifdef LAYOUTSCOPE_WITH_CUDA
@@ -210,6 +410,12 @@ Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend
     v.first_mismatch = check.error().message;
     for (auto& s : m.steps) s.verification = {false, 0, 0, check.error().message, "host executor"};
   }
+  // The cuda path's own step descriptors, on host buffers: both must agree with the destination.
+  ctl.progress(0.5, "the cuda path's steps on host buffers");
+  const Verification device_steps = run_device_steps_on_host(p.plan, kReshardCpuCells);
+  if (v.passed && !device_steps.passed) v = device_steps;
+  v.checked += device_steps.checked;
+  if (v.passed) v.method += "; and " + device_steps.method;
   m.verification = v;
   ctl.progress(1.0, "done");
   return m;

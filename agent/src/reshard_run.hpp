@@ -30,6 +30,7 @@
 #include "benchmark.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/plan/reshard.hpp"
+#include "reshard_copy.hpp"
 
 namespace layoutscope::agent {
 
@@ -113,6 +114,20 @@ Result<std::vector<std::vector<int64_t>>> reshard_buffers(const Layout& layout, 
 Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan,
                                    const std::vector<std::vector<int64_t>>& buffers, const std::string& where,
                                    int64_t cell_limit);
+
+// A permute: the local pieces in logical order, read at the local layout's strides before, written at
+// after's.
+Result<StridedCopy> permute_copy(const ReshardStep& s);
+// A slice: the sliced pieces fixed at the device's coordinate on the step's axis, the others copied.
+Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate);
+// False when an index falls outside `in` or `out`.
+bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c);
+
+// The device run's step semantics on host buffers: collectives as NCCL defines them on the same buffer sizes,
+// local steps through the same StridedCopy descriptors, the element values of the cuda path; checked after
+// every step and at the end like the cuda path. The cpu backend runs it beside the engine's host executor, so
+// the descriptors the GPUs execute are checked wherever the tests run.
+Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit);
 
 // cpu: the host executor; cuda: NCCL (reshard_nccl.cpp). `kind` is the backend's.
 Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,

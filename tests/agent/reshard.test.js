@@ -95,6 +95,29 @@ describe('reshard on the cpu backend: DTensor transitions over gpuid_x=2 (bf16, 
   }
 });
 
+describe('reshard on the cpu backend: offsets and partial sums over gpuid_x=2 (bf16)', () => {
+  // The whole 8 x 64 tensor (1024 B) on one coordinate or on both. nccl-tests counts S = the buffer for
+  // broadcast and send/recv, with bus factor 1: the busiest device sends all of it.
+  const dense = 'S[(8,64):(64,1)]';
+  const cases = [
+    ['Offset(1) -> Offset(0) = send/recv', `${dense} + O[1@gpuid_x]`, dense, ['send_recv@gpuid_x'], 1024],
+    ['Offset(1) -> Replicate = broadcast', `${dense} + O[1@gpuid_x]`, replicated, ['broadcast@gpuid_x'], 1024],
+    ['Replicate -> Offset(1) = drop (local)', replicated, `${dense} + O[1@gpuid_x]`, ['drop@gpuid_x'], 0],
+    ['Replicate -> Partial = partition (local)', replicated, partial, ['partition@gpuid_x'], 0],
+  ];
+  for (const [what, from, to, steps, sent] of cases) {
+    test(what, async () => {
+      const b = await runReshard({ from, to, shape, mesh: 'gpuid_x=2', dtype: 'bf16' });
+      assert.deepEqual(ops(b), steps);
+      assert.equal(b.states[0].send_bytes, sent);
+      const total = b.states.at(-1);
+      assert.equal(total.verification.passed, true, JSON.stringify(total.verification));
+      // checked twice: by the engine's host executor and by the cuda path's own steps on host buffers
+      assert.match(total.verification.method, /cuda path's steps on host buffers/);
+    });
+  }
+});
+
 describe('reshard on the cpu backend: meshes up to 2 x 4', () => {
   test('fully sharded -> fully replicated over gpuid_x=2, gpuid_y=4: two all_gathers, inner axis first', async () => {
     // dim 0 split (2 | 4) over x, dim 1 split (4 | 16) over y; f32. Gathering y first: 4 x 16 x 4 B = 256 B

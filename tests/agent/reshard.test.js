@@ -56,12 +56,33 @@ describe('reshard on the cpu backend: DTensor transitions over gpuid_x=2 (bf16, 
   const elementsBytes = 8 * 64 * 2; // the whole tensor: 1024 B
   const cases = [
     // [what, from, to, steps, S of the collective, bytes each device sends]
-    ['Shard(0) -> Replicate = all_gather', shard0, replicated, ['all_gather@gpuid_x'], elementsBytes, elementsBytes / 2],
+    [
+      'Shard(0) -> Replicate = all_gather',
+      shard0,
+      replicated,
+      ['all_gather@gpuid_x'],
+      elementsBytes,
+      elementsBytes / 2,
+    ],
     ['Partial -> Replicate = all_reduce', partial, replicated, ['all_reduce@gpuid_x'], elementsBytes, elementsBytes],
-    ['Partial -> Shard(0) = reduce_scatter', partial, shard0, ['reduce_scatter@gpuid_x'], elementsBytes, elementsBytes / 2],
+    [
+      'Partial -> Shard(0) = reduce_scatter',
+      partial,
+      shard0,
+      ['reduce_scatter@gpuid_x'],
+      elementsBytes,
+      elementsBytes / 2,
+    ],
     // all_to_all scatters the outermost local piece: the local (4, 2, 32) tensor must first put dim 1's
     // 2 outermost, a local permute; one rank's buffer is half the tensor (512 B), of which it sends half.
-    ['Shard(0) -> Shard(1) = permute + all_to_all', shard0, shard1, ['permute', 'all_to_all@gpuid_x'], elementsBytes / 2, elementsBytes / 4],
+    [
+      'Shard(0) -> Shard(1) = permute + all_to_all',
+      shard0,
+      shard1,
+      ['permute', 'all_to_all@gpuid_x'],
+      elementsBytes / 2,
+      elementsBytes / 4,
+    ],
     ['Replicate -> Shard(1) = a local slice', replicated, shard1, ['slice@gpuid_x'], 0, 0],
   ];
   for (const [what, from, to, steps, S, sent] of cases) {
@@ -169,7 +190,10 @@ describe('reshard on the cpu backend: meshes up to 2 x 4', () => {
       mesh: 'gpuid_x=2,gpuid_y=4',
       dtype: 'u8',
     });
-    assert.deepEqual(ops(b).filter((o) => o !== 'permute'), ['all_to_all@gpuid_y']);
+    assert.deepEqual(
+      ops(b).filter((o) => o !== 'permute'),
+      ['all_to_all@gpuid_y'],
+    );
     const a2a = b.states.find((s) => s.op === 'all_to_all');
     // one rank's buffer: 2 x 64 x 1 B = 128 B; it sends 3/4 of it
     assert.deepEqual([a2a.group, a2a.groups, a2a.size_bytes, a2a.send_bytes], [4, 2, 128, 96]);
@@ -193,7 +217,12 @@ describe('reshard and collective refusals (422 naming the field)', () => {
     ['an unknown parameter', { ...ok, sizes: [1] }, /^params\.sizes$/, /unknown/],
     [
       'beyond the cpu verification limit',
-      { from: 'S[(4096,4096):(4096,1)] + R[2:1@gpuid_x]', to: 'S[(2,2048,4096):(1@gpuid_x,4096,1)]', shape: [4096, 4096], mesh: 'gpuid_x=2' },
+      {
+        from: 'S[(4096,4096):(4096,1)] + R[2:1@gpuid_x]',
+        to: 'S[(2,2048,4096):(1@gpuid_x,4096,1)]',
+        shape: [4096, 4096],
+        mesh: 'gpuid_x=2',
+      },
       /^params\.shape$/,
       /verification/,
     ],

@@ -51,11 +51,9 @@ def mesh_for(n):
     return {2: ("gpuid_x=2", (2, 1)), 4: ("gpuid_x=2,gpuid_y=2", (2, 2)), 8: ("gpuid_x=2,gpuid_y=4", (2, 4))}.get(n)
 
 
-def reshard_cases(n):
-    """Three reshards of a 4096 x 8192 bf16 tensor (64 MiB) on the mesh of n GPUs."""
+def reshard_cases(n, rows=4096, cols=8192):
+    """Three reshards of a rows x cols bf16 tensor (default 64 MiB) on the mesh of n GPUs (x is 2)."""
     mesh, (x, y) = mesh_for(n)
-    rows, cols = 4096, 8192
-    ys = "" if y == 1 else f",1@gpuid_y"
     rep = "R[2:1@gpuid_x]" if y == 1 else f"R[(2,{y}):(1@gpuid_x,1@gpuid_y)]"
     if y == 1:
         sharded = f"S[(2,{rows // 2},{cols}):(1@gpuid_x,{cols},1)]"

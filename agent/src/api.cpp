@@ -1,6 +1,7 @@
 #include "api.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -9,6 +10,8 @@
 #include "build_info.hpp"
 #include "connections.hpp"
 #include "fault_injection.hpp"
+#include "nccl.hpp"
+#include "nvml.hpp"
 #include "params.hpp"
 #include "results.hpp"
 #include "static_files.hpp"
@@ -116,6 +119,63 @@ void get_openapi(const Routes&, const httplib::Request&, httplib::Response& res)
   res.set_content(std::string(openapi_document()), kJson);
 }
 
+// Every GPU NVML sees (whatever the backend runs on), how each pair is linked, and NCCL's version: what a
+// reshard or collective run will use. CUDA device indices are matched by PCI bus id.
+void add_gpu_topology(json& body, Backend& backend) {
+  const GpuTopology topo = read_gpu_topology();
+  std::vector<std::pair<std::string, int>> cuda_bus;
+  if (backend.kind() == "cuda" && !backend.unavailable())
+    for (const auto& d : backend.devices())
+      if (d.pci_bus_id) cuda_bus.emplace_back(*d.pci_bus_id, d.id);
+  // NVML writes an 8-digit PCI domain ("00000000:19:00.0"), CUDA a 4-digit one ("0000:19:00.0").
+  auto same_bus = [](std::string a, std::string b) {
+    auto norm = [](std::string& x) {
+      for (auto& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const auto colon = x.find(':');
+      if (colon != std::string::npos) {
+        const auto nz = x.find_first_not_of('0');
+        x = (nz >= colon ? "0" : x.substr(nz, colon - nz)) + x.substr(colon);
+      }
+    };
+    norm(a);
+    norm(b);
+    return a == b;
+  };
+  json gpus = json::array();
+  for (const auto& g : topo.gpus) {
+    json j = {{"index", g.index},
+              {"name", g.name},
+              {"memory_bytes", g.memory_bytes},
+              {"pci_bus_id", g.pci_bus_id},
+              {"nvlinks_active", g.nvlinks_active},
+              {"nvlink_version", g.nvlink_version ? json(*g.nvlink_version) : json(nullptr)},
+              {"nvlinks_to_switch", g.nvlinks_to_switch},
+              {"cuda_device", nullptr}};
+    for (const auto& [bus, id] : cuda_bus)
+      if (same_bus(bus, g.pci_bus_id)) j["cuda_device"] = id;
+    gpus.push_back(std::move(j));
+  }
+  json links = json::array();
+  for (const auto& k : topo.links) {
+    auto opt_bool = [](const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); };
+    links.push_back({{"a", k.a},
+                     {"b", k.b},
+                     {"kind", k.kind},
+                     {"nvlinks", k.nvlinks},
+                     {"nvlink_version", k.nvlink_version ? json(*k.nvlink_version) : json(nullptr)},
+                     {"common_ancestor", k.common_ancestor.empty() ? json(nullptr) : json(k.common_ancestor)},
+                     {"p2p_read", opt_bool(k.p2p_read)},
+                     {"p2p_nvlink", opt_bool(k.p2p_nvlink)}});
+  }
+  body["gpus"] = gpus;
+  body["links"] = links;
+  if (topo.gpus.empty()) body["gpus_reason"] = topo.reason;
+  const auto version = nccl_version();
+  body["nccl"] = version
+                     ? json{{"version", *version}, {"library", (*load_nccl())->path}, {"error", nullptr}}
+                     : json{{"version", nullptr}, {"library", nullptr}, {"error", version.error().message}};
+}
+
 void get_devices(const Routes& r, const httplib::Request&, httplib::Response& res) {
   json devices = json::array();
   if (!r.backend.unavailable()) {
@@ -127,6 +187,7 @@ void get_devices(const Routes& r, const httplib::Request&, httplib::Response& re
   }
   json body = {{"backend", r.backend.kind()}, {"devices", devices}};
   if (auto why = r.backend.unavailable()) body["unavailable"] = *why;
+  add_gpu_topology(body, r.backend);
   send_json(res, 200, body);
 }
 

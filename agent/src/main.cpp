@@ -19,6 +19,7 @@
 #include "connections.hpp"
 #include "execute.hpp"
 #include "fault_injection.hpp"
+#include "nccl.hpp"
 #include "options.hpp"
 #include "params.hpp"
 #include "policy.hpp"
@@ -84,6 +85,9 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
 
 int main(int argc, char** argv) {
   using namespace layoutscope::agent;
+  // NVLink multicast stays off for the agent, NCCL and every process the agent starts.
+  if (const std::string note = keep_nvls_off(); !note.empty())
+    std::fprintf(stderr, "layoutscope-agent: %s\n", note.c_str());
   auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
   if (!options) {
     std::fprintf(stderr, "layoutscope-agent: %s\n", options.error().message.c_str());

@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <mutex>
+#include <type_traits>
+#include <vector>
 
 namespace layoutscope::agent {
 namespace {
@@ -113,6 +116,164 @@ ClockReading read_nvml_clock(const std::string& pci_bus_id) {
   unsigned long long reasons = 0;
   if (n.reasons && n.reasons(dev, &reasons) == 0) r.throttled = (reasons & kThrottleReasonsMask) != 0;
   return r;
+}
+
+}  // namespace layoutscope::agent
+
+namespace layoutscope::agent {
+namespace {
+
+// nvml.h: nvmlPciInfo_t {char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+// char busId[32];}; nvmlMemory_t {unsigned long long total, free, used}; NVML_NVLINK_MAX_LINKS 18;
+// nvmlEnableState_t NVML_FEATURE_ENABLED = 1; nvmlIntNvLinkDeviceType_t GPU 0, IBMNPU 1, SWITCH 2;
+// nvmlGpuTopologyLevel_t INTERNAL 0, SINGLE 10, MULTIPLE 20, HOSTBRIDGE 30, NODE 40, SYSTEM 50;
+// nvmlGpuP2PCapsIndex_t READ 0, NVLINK 2; nvmlGpuP2PStatus_t OK 0.
+struct PciInfo {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+struct Memory {
+  unsigned long long total, free, used;
+};
+constexpr unsigned kMaxLinks = 18;
+
+struct NvmlTopo {
+  int (*count)(unsigned*) = nullptr;
+  int (*by_index)(unsigned, Device*) = nullptr;
+  int (*name)(Device, char*, unsigned) = nullptr;
+  int (*memory)(Device, Memory*) = nullptr;
+  int (*pci)(Device, PciInfo*) = nullptr;
+  int (*link_state)(Device, unsigned, int*) = nullptr;
+  int (*link_version)(Device, unsigned, unsigned*) = nullptr;
+  int (*remote_pci)(Device, unsigned, PciInfo*) = nullptr;
+  int (*remote_type)(Device, unsigned, int*) = nullptr;  // optional (newer drivers)
+  int (*ancestor)(Device, Device, int*) = nullptr;
+  int (*p2p)(Device, Device, int, int*) = nullptr;
+  std::string error;
+};
+
+const NvmlTopo& nvml_topo() {
+  static const NvmlTopo t = [] {
+    NvmlTopo r;
+    const Nvml& n = nvml();
+    if (!n.error.empty()) {
+      r.error = n.error;
+      return r;
+    }
+    auto sym = [&](auto& fn, const char* name, bool required) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(n.lib, name));
+      if (!fn && required && r.error.empty()) r.error = std::string("NVML lacks ") + name;
+    };
+    sym(r.count, "nvmlDeviceGetCount_v2", true);
+    sym(r.by_index, "nvmlDeviceGetHandleByIndex_v2", true);
+    sym(r.name, "nvmlDeviceGetName", true);
+    sym(r.memory, "nvmlDeviceGetMemoryInfo", true);
+    sym(r.pci, "nvmlDeviceGetPciInfo_v3", true);
+    sym(r.link_state, "nvmlDeviceGetNvLinkState", false);
+    sym(r.link_version, "nvmlDeviceGetNvLinkVersion", false);
+    sym(r.remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", false);
+    sym(r.remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType", false);
+    sym(r.ancestor, "nvmlDeviceGetTopologyCommonAncestor", false);
+    sym(r.p2p, "nvmlDeviceGetP2PStatus", false);
+    return r;
+  }();
+  return t;
+}
+
+const char* ancestor_name(int level) {
+  switch (level) {
+    case 0:
+      return "internal";
+    case 10:
+      return "single";
+    case 20:
+      return "multiple";
+    case 30:
+      return "hostbridge";
+    case 40:
+      return "node";
+    case 50:
+      return "system";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+GpuTopology read_gpu_topology() {
+  GpuTopology topo;
+  const NvmlTopo& t = nvml_topo();
+  if (!t.error.empty()) {
+    topo.reason = t.error;
+    return topo;
+  }
+  unsigned count = 0;
+  if (int rc = t.count(&count); rc != 0) {
+    topo.reason = "nvmlDeviceGetCount_v2 failed (" + std::to_string(rc) + ")";
+    return topo;
+  }
+  if (count == 0) {
+    topo.reason = "NVML reports no GPU";
+    return topo;
+  }
+  std::vector<Device> devs(count, nullptr);
+  std::vector<std::vector<std::string>> peers(count);  // per GPU: the far end's bus id of each active link
+  for (unsigned i = 0; i < count; ++i) {
+    GpuFacts g;
+    g.index = static_cast<int>(i);
+    if (t.by_index(i, &devs[i]) != 0) {
+      topo.gpus.push_back(std::move(g));
+      continue;
+    }
+    char name[96] = {};
+    if (t.name(devs[i], name, sizeof name) == 0) g.name = name;
+    Memory mem{};
+    if (t.memory(devs[i], &mem) == 0) g.memory_bytes = static_cast<int64_t>(mem.total);
+    PciInfo pci{};
+    if (t.pci(devs[i], &pci) == 0) g.pci_bus_id = pci.bus_id;
+    for (unsigned l = 0; t.link_state && l < kMaxLinks; ++l) {
+      int active = 0;
+      if (t.link_state(devs[i], l, &active) != 0 || active != 1) continue;
+      ++g.nvlinks_active;
+      unsigned v = 0;
+      if (!g.nvlink_version && t.link_version && t.link_version(devs[i], l, &v) == 0)
+        g.nvlink_version = static_cast<int>(v);
+      int type = -1;
+      if (t.remote_type && t.remote_type(devs[i], l, &type) == 0 && type == 2) {
+        ++g.nvlinks_to_switch;
+        continue;
+      }
+      PciInfo far{};
+      if (t.remote_pci && t.remote_pci(devs[i], l, &far) == 0) peers[i].push_back(far.bus_id);
+    }
+    topo.gpus.push_back(std::move(g));
+  }
+  for (unsigned a = 0; a < count; ++a) {
+    for (unsigned b = a + 1; b < count; ++b) {
+      if (!devs[a] || !devs[b]) continue;
+      GpuLink k;
+      k.a = static_cast<int>(a);
+      k.b = static_cast<int>(b);
+      for (const auto& far : peers[a]) k.nvlinks += far == topo.gpus[b].pci_bus_id ? 1 : 0;
+      int level = -1;
+      if (t.ancestor && t.ancestor(devs[a], devs[b], &level) == 0) k.common_ancestor = ancestor_name(level);
+      int status = -1;
+      if (t.p2p && t.p2p(devs[a], devs[b], 0, &status) == 0) k.p2p_read = status == 0;
+      if (t.p2p && t.p2p(devs[a], devs[b], 2, &status) == 0) k.p2p_nvlink = status == 0;
+      if (k.nvlinks > 0) {
+        k.kind = "nvlink";
+      } else if (topo.gpus[a].nvlinks_to_switch > 0 && topo.gpus[b].nvlinks_to_switch > 0) {
+        k.kind = "nvswitch";
+        k.nvlinks = std::min(topo.gpus[a].nvlinks_to_switch, topo.gpus[b].nvlinks_to_switch);
+      } else {
+        k.kind = k.p2p_nvlink.value_or(false) ? "nvlink" : "pcie";
+      }
+      if (k.kind != "pcie") k.nvlink_version = topo.gpus[a].nvlink_version;
+      topo.links.push_back(std::move(k));
+    }
+  }
+  return topo;
 }
 
 }  // namespace layoutscope::agent

@@ -1,11 +1,13 @@
 #include "params.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
 #include "convert_run.hpp"
 #include "layoutscope/parse.hpp"
+#include "reshard_run.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -362,6 +364,193 @@ json convert_resolved(const ConvertParams& c) {
   return out;
 }
 
+// ---- reshard and collective ------------------------------------------------------------------------------
+
+const std::vector<std::string> kCollectiveNames = enum_names<CollectiveOp>(kCollectiveOpCount);
+constexpr const char* kDefaultReshardDtype = "bf16";
+constexpr double kMaxBusbwGbps = 100000;
+constexpr int64_t kMaxCollectiveBytes = int64_t{4} << 30;
+constexpr int kMaxCollectiveSizes = 16;
+
+std::string with_column(const Error& e) {
+  return e.column > 0 ? "column " + std::to_string(e.column) + ": " + e.message : e.message;
+}
+
+// u8, f16, bf16, f32, f64: the dtypes whose sums NCCL computes exactly for the verification's values.
+Result<DType> reshard_dtype(const json& p) {
+  const std::string text = p.contains("dtype") ? (p["dtype"].is_string() ? p["dtype"].get<std::string>() : "")
+                                               : kDefaultReshardDtype;
+  auto d = parse_dtype(text);
+  if (text.empty() || !d || *d == DType::kF8 || *d == DType::kTF32)
+    return field_error("params.dtype", "expected one of \"u8\", \"f16\", \"bf16\", \"f32\", \"f64\"");
+  return *d;
+}
+
+// Elements times holders of a mesh layout: the rows its verification table has.
+int64_t table_cells(const Layout& l) {
+  auto n = layout_size(l);
+  auto r = replica_count(l);
+  auto q = partial_count(l);
+  if (!n || !r || !q) return std::numeric_limits<int64_t>::max();
+  return *n * *r * std::max<int64_t>(*q, 1);
+}
+
+// {"from", "to", "shape", "mesh", "dtype", "busbw_gbps"}, planned here so that a planner error is a 422
+// naming the field; on the cuda backend the mesh must fit the machine's GPUs.
+Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, const std::string& backend_kind,
+                                    int device_count, int64_t budget) {
+  std::set<std::string> known = kSamplingKeys;
+  for (const char* k : {"from", "to", "shape", "mesh", "dtype", "busbw_gbps"}) known.insert(k);
+  if (auto k = check_known(p, known); !k) return k.error();
+  ReshardParams out;
+  out.sampling = sampling;
+  for (const char* k : {"from", "to"}) {
+    const std::string f = std::string("params.") + k;
+    if (!p.contains(k)) return field_error(f, "required: a mesh layout, e.g. \"S[(8,64):(1@gpuid_x,1)]\"");
+    if (!p[k].is_string()) return field_error(f, "expected a mesh layout in the notation");
+  }
+  auto from = parse_layout(p["from"].get<std::string>());
+  if (!from)
+    return make_error("params.from: " + with_column(from.error()), from.error().column, "params.from");
+  auto to = parse_layout(p["to"].get<std::string>());
+  if (!to) return make_error("params.to: " + with_column(to.error()), to.error().column, "params.to");
+  auto shape = int_array(p, "shape", 1, int64_t{1} << 40);
+  if (!shape) return shape.error();
+  auto dtype = reshard_dtype(p);
+  if (!dtype) return dtype.error();
+  if (!p.contains("mesh")) return field_error("params.mesh", "required, e.g. \"gpuid_x=2,gpuid_y=4\"");
+  if (!p["mesh"].is_string())
+    return field_error("params.mesh", "expected a string like \"gpuid_x=2,gpuid_y=4\"");
+  auto mesh = parse_mesh(p["mesh"].get<std::string>());
+  if (!mesh)
+    return make_error("params.mesh: " + with_column(mesh.error()), mesh.error().column, "params.mesh");
+  if (p.contains("busbw_gbps")) {
+    auto b = number(p["busbw_gbps"], "params.busbw_gbps", 0, kMaxBusbwGbps);
+    if (!b) return b.error();
+    if (*b <= 0) return field_error("params.busbw_gbps", "must be positive");
+    out.busbw_gbps = *b;
+  }
+  int64_t devices = 1;
+  for (const auto& [name, size] : *mesh) {
+    devices *= size;
+    if (devices > kMaxMeshDevices)
+      return field_error("params.mesh", "at most " + std::to_string(kMaxMeshDevices) + " devices");
+  }
+  if (backend_kind == "cuda" && devices > device_count)
+    return field_error("params.mesh", "needs " + std::to_string(devices) + " GPUs, this machine has " +
+                                          std::to_string(device_count));
+  ReshardBandwidths bw;
+  if (out.busbw_gbps) bw.collective_busbw_gbps = bw.send_recv_gbps = *out.busbw_gbps;
+  auto plan = plan_reshard(*from, *to, *shape, *mesh, *dtype, bw);
+  if (!plan) {
+    const std::string f =
+        plan.error().field == "from" || plan.error().field == "to" || plan.error().field == "mesh"
+            ? "params." + plan.error().field
+            : "params.shape";
+    return make_error(f + ": " + with_column(plan.error()), plan.error().column, f);
+  }
+  // Verification tables and device memory, before anything is allocated.
+  const int64_t cells_limit = backend_kind == "cuda" ? kReshardGpuCells : kReshardCpuCells;
+  int64_t cells = std::max(table_cells(plan->from), table_cells(plan->to));
+  int64_t largest = plan->steps.empty() ? 0 : plan->steps.front().local_before.elements;
+  for (const auto& s : plan->steps) {
+    cells = std::max(cells, table_cells(s.after));
+    largest = std::max({largest, s.local_before.elements, s.local_after.elements});
+  }
+  if (cells > cells_limit)
+    return field_error("params.shape", "the verification tables would hold " + std::to_string(cells) +
+                                           " (element, holder) rows; the " + backend_kind +
+                                           " backend checks at most " + std::to_string(cells_limit));
+  const int64_t need = 2 * largest * dtype_bytes(*dtype);
+  if (backend_kind == "cuda" && need > budget)
+    return field_error("params.shape", "each device needs " + bytes_text(need) +
+                                           " (two buffers of the largest local tensor), a device has " +
+                                           bytes_text(budget) + " available");
+  out.from = to_string(*from);
+  out.to = to_string(*to);
+  out.mesh_text = p["mesh"].get<std::string>();
+  out.shape = *shape;
+  out.dtype = *dtype;
+  out.mesh = *mesh;
+  out.devices = devices;
+  out.plan = std::move(plan).value();
+  return out;
+}
+
+json reshard_resolved(const ReshardParams& r) {
+  json out = {{"from", r.from},
+              {"to", r.to},
+              {"shape", r.shape},
+              {"mesh", r.mesh_text},
+              {"dtype", std::string(to_string(r.dtype))}};
+  out["busbw_gbps"] = r.busbw_gbps ? json(*r.busbw_gbps) : json(nullptr);
+  return out;
+}
+
+// {"op", "sizes", "dtype", "gpus"}: sizes default to 1 MiB .. 4 GiB doubling; every size a multiple of
+// gpus * dtype size (nccl-tests rounds the same way).
+Result<CollectiveParams> parse_collective(const json& p, const Sampling& sampling,
+                                          const std::string& backend_kind, int device_count, int64_t budget) {
+  std::set<std::string> known = kSamplingKeys;
+  for (const char* k : {"op", "sizes", "dtype", "gpus"}) known.insert(k);
+  if (auto k = check_known(p, known); !k) return k.error();
+  CollectiveParams out;
+  out.sampling = sampling;
+  std::string all;
+  for (const auto& n : kCollectiveNames) all += (all.empty() ? "\"" : ", \"") + n + "\"";
+  if (!p.contains("op")) return field_error("params.op", "required: one of " + all);
+  const json& op = p["op"];
+  const auto it = op.is_string()
+                      ? std::find(kCollectiveNames.begin(), kCollectiveNames.end(), op.get<std::string>())
+                      : kCollectiveNames.end();
+  if (it == kCollectiveNames.end()) return field_error("params.op", "expected one of " + all);
+  out.op = static_cast<CollectiveOp>(it - kCollectiveNames.begin());
+  auto dtype = reshard_dtype(p);
+  if (!dtype) return dtype.error();
+  out.dtype = *dtype;
+  const int gpus = backend_kind == "cuda" ? device_count : 0;
+  if (p.contains("gpus")) {
+    auto g = integer(p["gpus"], "params.gpus", 2, kMaxMeshDevices);
+    if (!g) return g.error();
+    out.gpus = static_cast<int>(*g);
+  } else {
+    out.gpus = std::max(gpus, 2);
+  }
+  if (out.gpus > gpus)
+    return field_error(p.contains("gpus") ? "params.gpus" : "benchmark",
+                       "needs " + std::to_string(out.gpus) + " GPUs, this machine has " +
+                           std::to_string(gpus) +
+                           (backend_kind == "cuda" ? "" : " (the cpu backend runs no collectives)"));
+  const int64_t unit = int64_t{out.gpus} * dtype_bytes(out.dtype);
+  if (p.contains("sizes")) {
+    auto s = integer_list(p["sizes"], "params.sizes", 1, kMaxCollectiveBytes, kMaxCollectiveSizes);
+    if (!s) return s.error();
+    for (size_t i = 0; i < s->size(); ++i)
+      if ((*s)[i] % unit != 0)
+        return field_error(p["sizes"].is_array() ? "params.sizes[" + std::to_string(i) + "]" : "params.sizes",
+                           "must be a multiple of gpus x dtype size = " + std::to_string(unit));
+    out.sizes = *s;
+  } else {
+    for (int64_t s = int64_t{1} << 20; s <= kMaxCollectiveBytes; s *= 2) out.sizes.push_back(s / unit * unit);
+  }
+  // Per device: the send and receive buffers (all_gather receives S, reduce_scatter sends S).
+  const int64_t largest = *std::max_element(out.sizes.begin(), out.sizes.end());
+  const int64_t need = out.op == CollectiveOp::kAllGather || out.op == CollectiveOp::kReduceScatter
+                           ? largest + largest / out.gpus
+                           : 2 * largest;
+  if (need > budget)
+    return field_error("params.sizes", "size " + std::to_string(largest) + " needs " + bytes_text(need) +
+                                           " per device, a device has " + bytes_text(budget) + " available");
+  return out;
+}
+
+json collective_resolved(const CollectiveParams& c) {
+  return {{"op", to_string(c.op)},
+          {"sizes", c.sizes},
+          {"dtype", std::string(to_string(c.dtype))},
+          {"gpus", c.gpus}};
+}
+
 }  // namespace
 
 json benchmark_catalogue(const std::string& backend_kind) {
@@ -424,6 +613,51 @@ json benchmark_catalogue(const std::string& backend_kind) {
                   "the 8 permutations x {f32, bf16, u8} and 50 random permutations of rank 3-6 (fixed seed): "
                   "256 MiB each way on the GPU, at most 1 MiB per case on the CPU (each shape's largest "
                   "dimension halved)"}};
+  json rs = sampling_catalogue(d);
+  rs["from"] = {
+      {"type", "string"},
+      {"default", nullptr},
+      {"description", "source mesh layout, e.g. \"S[(8,64):(1@gpuid_x,1)]\" (S, R, P and O terms)"}};
+  rs["to"] = {{"type", "string"}, {"default", nullptr}, {"description", "destination mesh layout"}};
+  rs["shape"] = {{"type", "array of integers"},
+                 {"default", nullptr},
+                 {"maxItems", kMaxDims},
+                 {"description", "logical shape of the tensor"}};
+  rs["mesh"] = {
+      {"type", "string"},
+      {"default", nullptr},
+      {"description",
+       "mesh axes outermost first with their sizes, \"gpuid_x=2,gpuid_y=4\"; device d is the row-major "
+       "index of its coordinates; cuda: needs that many GPUs"}};
+  rs["dtype"] = {{"type", "string"},
+                 {"default", kDefaultReshardDtype},
+                 {"enum", {"u8", "f16", "bf16", "f32", "f64"}},
+                 {"description", "element type"}};
+  rs["busbw_gbps"] = {
+      {"type", "number"},
+      {"default", nullptr},
+      {"minimum", 0},
+      {"maximum", kMaxBusbwGbps},
+      {"description",
+       "collective busbw (GB/s) for the prediction; absent: measured in the run (cuda) or the "
+       "engine's default (cpu)"}};
+  json co = sampling_catalogue(d);
+  co["op"] = {{"type", "string"},
+              {"default", nullptr},
+              {"enum", kCollectiveNames},
+              {"description", "the NCCL collective (all_to_all = grouped ncclSend/ncclRecv)"}};
+  co["sizes"] = {{"type", "integer or array of integers"},
+                 {"default", nullptr},
+                 {"minimum", 1},
+                 {"maximum", kMaxCollectiveBytes},
+                 {"maxItems", kMaxCollectiveSizes},
+                 {"description", "S in bytes (nccl-tests' size); absent: 1 MiB to 4 GiB, doubling"}};
+  co["dtype"] = rs["dtype"];
+  co["gpus"] = {{"type", "integer"},
+                {"default", nullptr},
+                {"minimum", 2},
+                {"maximum", kMaxMeshDevices},
+                {"description", "ranks (devices 0..gpus-1); absent: every GPU"}};
   return {
       {"backend", backend_kind},
       {"benchmarks",
@@ -447,7 +681,20 @@ json benchmark_catalogue(const std::string& backend_kind) {
           "plan (CUDA: compiled with NVRTC, cached by source hash; CPU: the plan's host executor). Give src, "
           "dst, shape and dtype, or shape, perm and dtype (x.permute(perm).contiguous()), or suite. Useful "
           "bytes = 2 x elements x dtype size. Ceilings at the same bytes in the same run."},
-         {"parameters", cv}}}},
+         {"parameters", cv}},
+        {{"name", "reshard"},
+         {"title", "a tensor moved from one mesh layout to another: the engine's plan on NCCL"},
+         {"description",
+          "The engine plans the collectives and local steps (plan/reshard.hpp); cuda: one NCCL communicator "
+          "per group of devices along each mesh axis, every step cold and timed, every device checked after "
+          "every step; cpu: the host executor on simulated devices (simulated, no timing of collectives). "
+          "Predicted time per step from the measured (or given) busbw and copy speed."},
+         {"parameters", rs}},
+        {{"name", "collective"},
+         {"title", "one NCCL collective over the machine's GPUs (nccl-tests' conventions)"},
+         {"description",
+          "algbw = S / t, busbw = algbw x (n-1)/n (x 2(n-1)/n for all_reduce); needs at least 2 GPUs."},
+         {"parameters", co}}}},
   };
 }
 
@@ -457,16 +704,19 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   for (auto it = body.begin(); it != body.end(); ++it)
     if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
       return field_error(it.key(), "unknown field");
-  if (!body.contains("benchmark"))
-    return field_error("benchmark", "required (\"aos_soa\", \"transpose\" or \"convert\")");
+  constexpr const char* kNames = "\"aos_soa\", \"transpose\", \"convert\", \"reshard\" or \"collective\"";
+  if (!body.contains("benchmark")) return field_error("benchmark", std::string("required (") + kNames + ")");
   const json& b = body["benchmark"];
-  if (!b.is_string() || (b != "aos_soa" && b != "transpose" && b != "convert"))
-    return field_error("benchmark", "expected \"aos_soa\", \"transpose\" or \"convert\"");
+  if (!b.is_string() ||
+      (b != "aos_soa" && b != "transpose" && b != "convert" && b != "reshard" && b != "collective"))
+    return field_error("benchmark", std::string("expected ") + kNames);
   RunRequest req;
   req.benchmark = b.get<std::string>();
-  req.kind = req.benchmark == "aos_soa"     ? BenchmarkKind::kAosSoa
-             : req.benchmark == "transpose" ? BenchmarkKind::kTranspose
-                                            : BenchmarkKind::kConvert;
+  req.kind = req.benchmark == "aos_soa"      ? BenchmarkKind::kAosSoa
+             : req.benchmark == "transpose"  ? BenchmarkKind::kTranspose
+             : req.benchmark == "reshard"    ? BenchmarkKind::kReshard
+             : req.benchmark == "collective" ? BenchmarkKind::kCollective
+                                             : BenchmarkKind::kConvert;
   if (body.contains("device")) {
     if (device_count <= 0) return field_error("device", "no device is available");
     auto d = integer(body["device"], "device", 0, device_count - 1);
@@ -486,7 +736,23 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   auto sampling = parse_sampling(p, d);
   if (!sampling) return sampling.error();
 
-  if (req.kind == BenchmarkKind::kConvert) {
+  if (req.kind == BenchmarkKind::kReshard || req.kind == BenchmarkKind::kCollective) {
+    if (req.profile) return field_error("profile", "not available for " + req.benchmark + " (NCCL kernels)");
+    json resolved;
+    if (req.kind == BenchmarkKind::kReshard) {
+      auto r = parse_reshard(p, *sampling, backend_kind, device_count, memory_budget(req.device));
+      if (!r) return r.error();
+      req.reshard = std::move(r).value();
+      resolved = reshard_resolved(req.reshard);
+    } else {
+      auto c = parse_collective(p, *sampling, backend_kind, device_count, memory_budget(req.device));
+      if (!c) return c.error();
+      req.collective = std::move(c).value();
+      resolved = collective_resolved(req.collective);
+    }
+    req.resolved = {{"benchmark", req.benchmark}, {"device", req.device}, {"params", resolved}};
+    req.resolved["params"].update(sampling_resolved(*sampling));
+  } else if (req.kind == BenchmarkKind::kConvert) {
     auto c = parse_convert(p, *sampling, backend_kind, memory_budget(req.device));
     if (!c) return c.error();
     req.convert = std::move(c).value();

@@ -9,6 +9,7 @@
 
 #include "benchmark.hpp"
 #include "layoutscope/result.hpp"
+#include "reshard_run.hpp"
 
 namespace layoutscope::agent {
 
@@ -20,15 +21,17 @@ inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxWarmup = 100;
 inline constexpr int64_t kMaxSeed = (int64_t{1} << 53) - 1;  // exact in a JSON number
 
-enum class BenchmarkKind { kAosSoa, kTranspose, kConvert };
+enum class BenchmarkKind { kAosSoa, kTranspose, kConvert, kReshard, kCollective };
 
 struct RunRequest {
   BenchmarkKind kind = BenchmarkKind::kAosSoa;
-  std::string benchmark;  // "aos_soa" | "transpose" | "convert"
+  std::string benchmark;  // "aos_soa" | "transpose" | "convert" | "reshard" | "collective"
   int device = 0;
   AosSoaParams aos_soa;
   TransposeParams transpose;
   ConvertParams convert;
+  ReshardParams reshard;
+  CollectiveParams collective;
   bool profile = false;     // also run each state once under Nsight Compute (profile.hpp)
   nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };

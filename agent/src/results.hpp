@@ -11,10 +11,11 @@
 #include <string>
 
 #include "benchmark.hpp"
+#include "reshard_run.hpp"
 
 namespace layoutscope::agent {
 
-inline constexpr const char* kResultsSchemaVersion = "1.2.0";
+inline constexpr const char* kResultsSchemaVersion = "1.3.0";
 
 struct RunContext {
   std::string run_id;
@@ -28,6 +29,8 @@ struct RunContext {
 nlohmann::json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p);
 nlohmann::json results_json(const RunContext& ctx, const TransposeMeasurement& m, const TransposeParams& p);
 nlohmann::json results_json(const RunContext& ctx, const ConvertMeasurement& m, const ConvertParams& p);
+nlohmann::json results_json(const RunContext& ctx, const ReshardMeasurement& m, const ReshardParams& p);
+nlohmann::json results_json(const RunContext& ctx, const CollectiveMeasurement& m, const CollectiveParams& p);
 
 // Device facts (no telemetry) and one telemetry reading, as the results and GET /v1/devices print them.
 nlohmann::json device_facts_json(const DeviceInfo& d);

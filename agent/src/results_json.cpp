@@ -495,4 +495,178 @@ bool all_verified(const json& results, std::string* why) {
   return true;
 }
 
+// ---- reshard and collective
+// --------------------------------------------------------------------------------
+
+namespace {
+
+json placements_json(const Mesh& mesh, const std::vector<Placement>& p) {
+  json j = json::object();
+  for (size_t i = 0; i < mesh.size() && i < p.size(); ++i) j[mesh[i].first] = to_string(p[i]);
+  return j;
+}
+
+constexpr const char* kReshardPredictionSource =
+    "layoutscope engine: plan_reshard (plan/reshard.hpp), sent bytes / busbw for a collective and bytes read "
+    "+ "
+    "written / copy speed for a local step, with the bandwidths in bandwidths_gbps";
+
+json local_tensor_json(const LocalTensor& t) {
+  return {{"layout", to_string(t.layout)}, {"shape", t.shape}, {"elements", t.elements}};
+}
+
+// A state without timing (simulated, or a step the run did not time): no time summaries, only what it moved.
+json untimed_summaries(double useful_bytes) {
+  return json::array({summary("layoutscope/useful_bytes",
+                              "Bytes each device sends + receives (collective) "
+                              "or reads + writes (local)",
+                              "B", static_cast<int64_t>(useful_bytes))});
+}
+
+}  // namespace
+
+json results_json(const RunContext& ctx, const ReshardMeasurement& m, const ReshardParams& p) {
+  json out = base(ctx, ctx.device.telemetry, ctx.device.telemetry);
+  const ReshardPlan& plan = m.plan;
+  json states = json::array();
+  json names = json::array();
+  Sampling hot = p.sampling;
+  hot.cache = CacheMode::kHot;  // collectives and local steps run back to back: no cache flush
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const ReshardStep& s = plan.steps[i];
+    const ReshardStepResult& r = m.steps[i];
+    const std::string name =
+        std::to_string(i) + ":" + std::string(to_string(s.op)) + (s.axis.empty() ? "" : "@" + s.axis);
+    names.push_back(name);
+    const double moved = is_collective(s.op) ? static_cast<double>(s.send_bytes + s.recv_bytes)
+                                             : static_cast<double>(s.local_bytes);
+    json st = {
+        {"name", "step=" + name},
+        {"axis_values", {{"step", name}}},
+        {"is_skipped", false},
+        {"summaries", r.time ? time_summaries(*r.time, hot, ctx.backend, moved) : untimed_summaries(moved)},
+        {"verification", verification_json(r.verification)},
+        {"op", std::string(to_string(s.op))},
+        {"axis", s.axis.empty() ? json(nullptr) : json(s.axis)},
+        {"group", s.group},
+        {"groups", s.groups},
+        {"before", to_string(s.before)},
+        {"after", to_string(s.after)},
+        {"placements_before", placements_json(plan.mesh, s.placements_before)},
+        {"placements_after", placements_json(plan.mesh, s.placements_after)},
+        {"local_before", local_tensor_json(s.local_before)},
+        {"local_after", local_tensor_json(s.local_after)},
+        {"size_bytes", s.size_bytes},
+        {"bus_factor", s.bus_factor},
+        {"send_bytes", s.send_bytes},
+        {"recv_bytes", s.recv_bytes},
+        {"local_bytes", s.local_bytes},
+        {"predicted_s", s.predicted_seconds},
+        {"predicted", {{"source", kReshardPredictionSource}, {"time_s", s.predicted_seconds}}},
+        {"cold_s", opt(r.cold_s)},
+        {"measured_s", r.time ? json(r.time->median_s) : json(nullptr)},
+        {"busbw_bytes_per_second", opt(r.busbw_bytes_per_second)}};
+    if (s.root >= 0) st["root"] = s.root;
+    if (s.target >= 0) st["target"] = s.target;
+    if (r.time) {
+      st["time_samples_s"] = r.time->samples_s;
+      st = state_extras(std::move(st), *r.time, hot);
+    }
+    states.push_back(std::move(st));
+  }
+  // The whole plan, back to back.
+  names.push_back("total");
+  const double moved_total = static_cast<double>(plan.send_bytes + plan.recv_bytes);
+  json total = {{"name", "step=total"},
+                {"axis_values", {{"step", "total"}}},
+                {"is_skipped", false},
+                {"summaries", m.total ? time_summaries(*m.total, hot, ctx.backend, moved_total)
+                                      : untimed_summaries(moved_total)},
+                {"verification", verification_json(m.verification)},
+                {"op", "total"},
+                {"send_bytes", plan.send_bytes},
+                {"recv_bytes", plan.recv_bytes},
+                {"predicted_s", plan.predicted_seconds},
+                {"predicted", {{"source", kReshardPredictionSource}, {"time_s", plan.predicted_seconds}}},
+                {"cold_s", opt(m.total_cold_s)},
+                {"measured_s", m.total ? json(m.total->median_s) : json(nullptr)}};
+  if (m.total) {
+    total["time_samples_s"] = m.total->samples_s;
+    total = state_extras(std::move(total), *m.total, hot);
+  }
+  states.push_back(std::move(total));
+  json mesh = json::array();
+  for (const auto& [axis_name, size] : plan.mesh) mesh.push_back({{"axis", axis_name}, {"size", size}});
+  json devs = json::array();
+  for (const auto& d : m.devices) devs.push_back(d.id);
+  json mesh_devices = json::array();
+  for (const auto& d : m.devices) mesh_devices.push_back(device_facts_json(d));
+  out["benchmarks"] =
+      json::array({{{"name", "reshard"},
+                    {"backend", ctx.backend},
+                    {"devices", devs},
+                    {"axes", {axis("step", "string", names)}},
+                    {"states", states},
+                    {"simulated", m.simulated},
+                    {"note", m.note},
+                    {"mesh", mesh},
+                    {"mesh_devices", mesh_devices},
+                    {"from", to_string(plan.from)},
+                    {"to", to_string(plan.to)},
+                    {"from_placements", placements_json(plan.mesh, plan.from_placements)},
+                    {"to_placements", placements_json(plan.mesh, plan.to_placements)},
+                    {"bandwidths_gbps",
+                     {{"collective_busbw", plan.bandwidths.collective_busbw_gbps},
+                      {"send_recv", plan.bandwidths.send_recv_gbps},
+                      {"local_copy", plan.bandwidths.local_copy_gbps},
+                      {"source", m.bandwidth_source}}},
+                    {"nccl_version", m.nccl_version.empty() ? json(nullptr) : json(m.nccl_version)}}});
+  return out;
+}
+
+json results_json(const RunContext& ctx, const CollectiveMeasurement& m, const CollectiveParams& p) {
+  json out = base(ctx, ctx.device.telemetry, ctx.device.telemetry);
+  Sampling hot = p.sampling;
+  hot.cache = CacheMode::kHot;
+  json states = json::array();
+  json sizes = json::array();
+  for (const auto& pt : m.points) {
+    sizes.push_back(pt.size_bytes);
+    json st = {{"name", "size=" + std::to_string(pt.size_bytes)},
+               {"axis_values", {{"size", pt.size_bytes}}},
+               {"is_skipped", false},
+               {"summaries", time_summaries(pt.time, hot, ctx.backend, static_cast<double>(pt.size_bytes))},
+               {"time_samples_s", pt.time.samples_s},
+               {"verification", verification_json(pt.verification)},
+               {"size_bytes", pt.size_bytes},
+               {"count", pt.count},
+               {"algbw_bytes_per_second", pt.algbw},
+               {"busbw_bytes_per_second", pt.busbw},
+               {"bus_factor", bus_factor(m.op, m.ranks)},
+               {"predicted",
+                {{"source", "none: a measurement of NCCL itself (its busbw feeds reshard predictions)"}}}};
+    states.push_back(state_extras(std::move(st), pt.time, hot));
+  }
+  json devs = json::array();
+  json mesh_devices = json::array();
+  for (const auto& d : m.devices) {
+    devs.push_back(d.id);
+    mesh_devices.push_back(device_facts_json(d));
+  }
+  out["benchmarks"] = json::array({{{"name", "collective"},
+                                    {"backend", ctx.backend},
+                                    {"devices", devs},
+                                    {"op", to_string(m.op)},
+                                    {"ranks", m.ranks},
+                                    {"axes", {axis("size", "int64", sizes)}},
+                                    {"states", states},
+                                    {"mesh_devices", mesh_devices},
+                                    {"conventions",
+                                     "nccl-tests PERFORMANCE.md: algbw = S / t, busbw = algbw x (n-1)/n "
+                                     "(all_reduce: x 2(n-1)/n); S = all_gather output, reduce_scatter input, "
+                                     "one rank's buffer for all_reduce and all_to_all"},
+                                    {"nccl_version", m.nccl_version}}});
+  return out;
+}
+
 }  // namespace layoutscope::agent

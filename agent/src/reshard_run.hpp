@@ -1,0 +1,143 @@
+// The multi-device benchmarks: "reshard" (a tensor moved from one mesh layout to another by the engine's
+// plan, plan/reshard.hpp) and "collective" (one NCCL collective over the machine's GPUs, nccl-tests'
+// conventions). Parameters, measurements and the runs; printing is in results_json.cpp.
+//
+//   POST /v1/runs {"benchmark": "reshard", "params": {"from": "S[(8,64):(1@gpuid_x,1)]",
+//                  "to": "S[(8,64):(64,1)] + R[2:1@gpuid_x]", "shape": [8, 64], "mesh": "gpuid_x=2"}}
+//     cuda: one communicator per group of devices along each mesh axis the plan uses (ncclCommInitAll,
+//           rank = the device's coordinate on the axis), every collective on NCCL and every local step by a
+//           strided-copy kernel; per step one cold run, then timed runs; the buffers of every device are
+//           checked after each step against the step's mesh layout and at the end against `to`.
+//     cpu:  the engine's host executor on simulated devices (execute_reshard_host), no timing of
+//           collectives: planning and verification only.
+//   POST /v1/runs {"benchmark": "collective", "params": {"op": "all_gather", "sizes": [1048576]}}
+//     nccl-tests' conventions (its PERFORMANCE.md): S = the size it reports (all_gather: the gathered
+//     output; reduce_scatter: the input; all_reduce and all_to_all: one rank's buffer), algbw = S / t,
+//     busbw = algbw * (n-1)/n, or * 2(n-1)/n for all_reduce.
+//
+// Element values (every dtype, so that reductions stay exact): element x holds (x mod R) + 1, R = 255 (u8,
+// whose sums wrap modulo 256 on both sides), 64 (bf16), 1024 (f16), 2^22 (f32), 2^40 (f64); a partial holder
+// keeps a share, the shares of an element summing to its value; every partial sum stays an integer the dtype
+// holds exactly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "benchmark.hpp"
+#include "layoutscope/mapping.hpp"
+#include "layoutscope/plan/reshard.hpp"
+#include "reshard_copy.hpp"
+
+namespace layoutscope::agent {
+
+// (element, holder) pairs the verification tables may hold: the CPU executor's and the GPU check's bound.
+inline constexpr int64_t kReshardCpuCells = int64_t{1} << 22;
+inline constexpr int64_t kReshardGpuCells = int64_t{1} << 28;
+inline constexpr int kMaxMeshDevices = 64;
+
+struct ReshardParams {
+  std::string from, to, mesh_text;  // as given
+  std::vector<int64_t> shape;
+  DType dtype = DType::kBF16;
+  Mesh mesh;
+  int64_t devices = 1;               // product of the mesh sizes
+  ReshardPlan plan;                  // planned with the default bandwidths (re-costed with the measured ones)
+  std::optional<double> busbw_gbps;  // given: the prediction's collective busbw; absent: measured (cuda)
+  Sampling sampling;
+};
+
+enum class CollectiveOp { kAllGather, kReduceScatter, kAllToAll, kAllReduce };
+inline constexpr int kCollectiveOpCount = 4;
+const char* to_string(CollectiveOp op);  // "all_gather", ...
+
+struct CollectiveParams {
+  CollectiveOp op = CollectiveOp::kAllGather;
+  std::vector<int64_t> sizes;  // S in bytes, each a multiple of gpus * dtype size
+  DType dtype = DType::kBF16;
+  int gpus = 2;
+  Sampling sampling;
+};
+
+// busbw / algbw (nccl-tests): (n-1)/n, or 2(n-1)/n for all_reduce.
+double bus_factor(CollectiveOp op, int n);
+
+struct ReshardStepResult {
+  std::optional<double> cold_s;  // the first run (NCCL sets up its connections lazily); none when simulated
+  std::optional<TimingSummary> time;
+  std::optional<double> busbw_bytes_per_second;  // collectives: S * bus_factor / median
+  Verification verification;                     // the buffers after the step against the step's mesh layout
+};
+
+struct ReshardMeasurement {
+  bool simulated = false;  // cpu: the host executor, no timing
+  std::string note;
+  ReshardPlan plan;  // as costed for the prediction (the measured or given busbw)
+  std::string bandwidth_source;
+  std::vector<ReshardStepResult> steps;
+  std::optional<double> total_cold_s;
+  std::optional<TimingSummary> total;
+  Verification verification;  // at the end, against `to`
+  std::vector<DeviceInfo> devices;
+  std::string nccl_version;  // empty when not used
+};
+
+struct CollectivePoint {
+  int64_t size_bytes = 0;  // S
+  int64_t count = 0;       // elements per NCCL call argument
+  TimingSummary time;
+  double algbw = 0, busbw = 0;  // bytes per second, from the median
+  Verification verification;
+};
+
+struct CollectiveMeasurement {
+  CollectiveOp op = CollectiveOp::kAllGather;
+  int ranks = 0;
+  std::vector<CollectivePoint> points;
+  std::vector<DeviceInfo> devices;
+  std::string nccl_version;
+};
+
+// The value every element holds (x mod R) + 1, and the share of partial holder p of `parts`.
+int64_t reshard_value_range(DType dtype);
+int64_t element_value(int64_t x, DType dtype);
+int64_t partial_share(int64_t value, int64_t x, int64_t p, int64_t parts);
+
+// Each device's local buffer under `layout` (values as above, as int64), through the engine's table().
+Result<std::vector<std::vector<int64_t>>> reshard_buffers(const Layout& layout, const ReshardPlan& plan,
+                                                          int64_t cell_limit);
+// Element by element: whole holders hold the value, partial holders sum to it (u8: modulo 256), every
+// device's buffer as long as the layout gives it. `where` opens the first mismatch's text.
+Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan,
+                                   const std::vector<std::vector<int64_t>>& buffers, const std::string& where,
+                                   int64_t cell_limit);
+
+// A permute: the local pieces in logical order, read at the local layout's strides before, written at
+// after's.
+Result<StridedCopy> permute_copy(const ReshardStep& s);
+// A slice: the sliced pieces fixed at the device's coordinate on the step's axis, the others copied.
+Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate);
+// False when an index falls outside `in` or `out`.
+bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c);
+
+// The device run's step semantics on host buffers: collectives as NCCL defines them on the same buffer sizes,
+// local steps through the same StridedCopy descriptors, the element values of the cuda path; checked after
+// every step and at the end like the cuda path. The cpu backend runs it beside the engine's host executor, so
+// the descriptors the GPUs execute are checked wherever the tests run.
+Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit);
+
+// cpu: the host executor; cuda: NCCL (reshard_nccl.cpp). `kind` is the backend's.
+Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
+                                       RunControl& ctl);
+Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& backend,
+                                             const CollectiveParams& p, RunControl& ctl);
+
+#ifdef LAYOUTSCOPE_WITH_CUDA
+Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, RunControl& ctl);
+Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p, RunControl& ctl);
+#endif
+
+}  // namespace layoutscope::agent

@@ -446,7 +446,33 @@ json benchmark_catalogue(const std::string& backend_kind) {
           "plan (CUDA: compiled with NVRTC, cached by source hash; CPU: the plan's host executor). Give src, "
           "dst, shape and dtype, or shape, perm and dtype (x.permute(perm).contiguous()), or suite. Useful "
           "bytes = 2 x elements x dtype size. Ceilings at the same bytes in the same run."},
-         {"parameters", cv}}}},
+         {"parameters", cv}},
+        {{"name", "smem_access"},
+         {"title", "one warp's shared-memory access: the engine's wavefronts against the GPU's"},
+         {"description",
+          "A layout, a shape, a dtype and an instruction (LDS/STS, ldmatrix/stmatrix, cp.async), or a "
+          "writer/reader pair and one of the advisor's candidates: the kernel generated from the engine's "
+          "access, compiled with NVRTC, run by one warp, every element it moved checked through the layout, "
+          "timed; with \"profile\": true the per-op ncu wavefront and conflict counters beside the "
+          "prediction. CPU: the same access on the host executor (no counters)."},
+         {"parameters",
+          [&] {
+            json a = sampling_catalogue(d);
+            a.update(access_catalogue_parameters());
+            return a;
+          }()}},
+        {{"name", "global_access"},
+         {"title", "one warp's global-memory access: the engine's sectors against the GPU's"},
+         {"description",
+          "A layout, a shape, a dtype and LDG/STG 1/2/4/8/16 B: run as smem_access does; with \"profile\": "
+          "true the ncu global sectors and requests of the op beside the prediction."},
+         {"parameters",
+          [&] {
+            json a = sampling_catalogue(d);
+            a.update(access_catalogue_parameters());
+            for (const char* k : {"writer", "reader", "tile", "candidate", "source"}) a.erase(k);
+            return a;
+          }()}}}},
   };
 }
 
@@ -456,16 +482,19 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   for (auto it = body.begin(); it != body.end(); ++it)
     if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
       return field_error(it.key(), "unknown field");
-  if (!body.contains("benchmark"))
-    return field_error("benchmark", "required (\"aos_soa\", \"transpose\" or \"convert\")");
+  const char* names = "\"aos_soa\", \"transpose\", \"convert\", \"smem_access\" or \"global_access\"";
+  if (!body.contains("benchmark")) return field_error("benchmark", std::string("required (") + names + ")");
   const json& b = body["benchmark"];
-  if (!b.is_string() || (b != "aos_soa" && b != "transpose" && b != "convert"))
-    return field_error("benchmark", "expected \"aos_soa\", \"transpose\" or \"convert\"");
+  if (!b.is_string() ||
+      (b != "aos_soa" && b != "transpose" && b != "convert" && b != "smem_access" && b != "global_access"))
+    return field_error("benchmark", std::string("expected ") + names);
   RunRequest req;
   req.benchmark = b.get<std::string>();
-  req.kind = req.benchmark == "aos_soa"     ? BenchmarkKind::kAosSoa
-             : req.benchmark == "transpose" ? BenchmarkKind::kTranspose
-                                            : BenchmarkKind::kConvert;
+  req.kind = req.benchmark == "aos_soa"         ? BenchmarkKind::kAosSoa
+             : req.benchmark == "transpose"     ? BenchmarkKind::kTranspose
+             : req.benchmark == "smem_access"   ? BenchmarkKind::kSmemAccess
+             : req.benchmark == "global_access" ? BenchmarkKind::kGlobalAccess
+                                                : BenchmarkKind::kConvert;
   if (body.contains("device")) {
     if (device_count <= 0) return field_error("device", "no device is available");
     auto d = integer(body["device"], "device", 0, device_count - 1);
@@ -485,7 +514,13 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   auto sampling = parse_sampling(p, d);
   if (!sampling) return sampling.error();
 
-  if (req.kind == BenchmarkKind::kConvert) {
+  if (req.kind == BenchmarkKind::kSmemAccess || req.kind == BenchmarkKind::kGlobalAccess) {
+    auto a = parse_access_params(p, req.benchmark, *sampling);
+    if (!a) return a.error();
+    req.access = std::move(a).value();
+    req.resolved = {{"benchmark", req.benchmark}, {"device", req.device}, {"params", req.access.input}};
+    req.resolved["params"].update(sampling_resolved(req.access.sampling));
+  } else if (req.kind == BenchmarkKind::kConvert) {
     auto c = parse_convert(p, *sampling, backend_kind, memory_budget(req.device));
     if (!c) return c.error();
     req.convert = std::move(c).value();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "access_run.hpp"
 #include "benchmark.hpp"
 
 namespace layoutscope::agent {
@@ -28,6 +29,7 @@ struct RunContext {
 nlohmann::json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p);
 nlohmann::json results_json(const RunContext& ctx, const TransposeMeasurement& m, const TransposeParams& p);
 nlohmann::json results_json(const RunContext& ctx, const ConvertMeasurement& m, const ConvertParams& p);
+nlohmann::json results_json(const RunContext& ctx, const AccessMeasurement& m, const AccessParams& p);
 
 // Device facts (no telemetry) and one telemetry reading, as the results and GET /v1/devices print them.
 nlohmann::json device_facts_json(const DeviceInfo& d);

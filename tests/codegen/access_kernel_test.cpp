@@ -158,6 +158,30 @@ TEST(AccessPlan, RefusesATileLargerThanTheLabsSharedMemory) {
   EXPECT_EQ(p.error().field, "shape");
 }
 
+// LDG.16 by rows of a 4x64 u8 buffer: lane l of instruction 0 reads bytes 2l, 2l + 1 into the low half of
+// its register (zero-extended); STG.8 stores the low byte of the lane's stored word at its offset.
+TEST(AccessRun, GlobalLoadsAndStoresMoveTheirBytes) {
+  const AccessPlan ld = plan(access("S[(4,64):(64,1)]", {4, 64}, DType::kU8, "LDG.16"));
+  EXPECT_EQ(ld.instructions, 4);
+  EXPECT_EQ(ld.words_per_lane, 1);
+  EXPECT_EQ(ld.tile_bytes, 256);
+  EXPECT_EQ(ld.offsets[3], 6);
+  std::vector<uint8_t> in(256);
+  for (size_t b = 0; b < in.size(); ++b) in[b] = static_cast<uint8_t>(b);
+  const AccessRun r = run_access_on_host(ld, in);
+  EXPECT_EQ(r.regs[3], 0x0706u);
+  EXPECT_EQ(r.regs[32 + 1], 0x4342u);  // instruction 1 (row 1), lane 1: bytes 66 and 67
+  const AccessPlan st = plan(access("S[(4,64):(64,1)]", {4, 64}, DType::kU8, "STG.8"));
+  EXPECT_EQ(st.instructions, 8);  // 32 lanes x 1 B: half a row each
+  const AccessRun w = run_access_on_host(st, {});
+  EXPECT_EQ(w.tile.size(), 256u);
+  EXPECT_EQ(w.tile[37], static_cast<uint8_t>(stored_word(1, 5, 0)));  // byte 37 = instruction 1, lane 5
+  EXPECT_TRUE(w.written[37]);
+  EXPECT_EQ(check_access(st, {}, {}, w.tile), std::nullopt);
+  auto k = access_kernel_source(st);
+  EXPECT_NE(k.text.find("st.global.u8 [%0], %1;"), std::string::npos) << k.text;
+}
+
 TEST(AccessKernel, TextCarriesTheInstruction) {
   const AccessPlan p = plan(access("S[(64,64):(64,1)]", {64, 64}, DType::kBF16, "ldmatrix.x4.trans"));
   const KernelSource k = access_kernel_source(p);
@@ -181,10 +205,14 @@ TEST(AccessKernel, EveryInstructionKindCompilesForSm90) {
                           "STS.64",      "STS.128",     "ldmatrix.x1",       "ldmatrix.x2.trans",
                           "ldmatrix.x4", "stmatrix.x4", "stmatrix.x2.trans", "cp.async.4",
                           "cp.async.8",  "cp.async.16"};
+  const char* global[] = {"LDG.8", "LDG.16", "LDG.32", "LDG.64", "LDG.128",
+                          "STG.8", "STG.16", "STG.32", "STG.64", "STG.128"};
+  std::vector<std::pair<const char*, DType>> all;
+  for (const char* name : instrs) all.emplace_back(name, DType::kBF16);
+  for (const char* name : global) all.emplace_back(name, DType::kU8);
   const std::string dir = ::testing::TempDir();
-  for (const char* name : instrs) {
-    const KernelSource k =
-        access_kernel_source(plan(access("S[(32,64):(64,1)]", {32, 64}, DType::kBF16, name)));
+  for (const auto& [name, dtype] : all) {
+    const KernelSource k = access_kernel_source(plan(access("S[(32,64):(64,1)]", {32, 64}, dtype, name)));
     std::string file = name;
     for (char& c : file)
       if (c == '.') c = '_';

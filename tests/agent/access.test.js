@@ -75,7 +75,7 @@ describe('smem_access: one access', () => {
     assert.equal(p.conflicts, 31);
     assert.equal(p.max_ways, 32);
     assert.equal(p.ncu_wavefront_metric, 'sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum');
-    assert.equal(s.verification.checked_elements, 32);  // one fp32 element per lane
+    assert.equal(s.verification.checked_elements, 32); // one fp32 element per lane
     assert.equal(summary(s, 'layoutscope/useful_bytes'), 128);
     assert.equal(b.input.lanes, column0);
   });
@@ -107,7 +107,7 @@ describe('smem_access: one access', () => {
     assert.equal(s.predicted.shared[0].wavefronts, 1024);
     assert.equal(s.predicted.shared[0].ideal_wavefronts, 32);
     assert.equal(s.predicted.shared[0].ncu_op, 'st');
-    assert.equal(s.verification.checked_elements, 1024);  // every element of the tile written once
+    assert.equal(s.verification.checked_elements, 1024); // every element of the tile written once
   });
 
   test('ldmatrix.x4 over a 64x64 bf16 tile with 128 B rows: 16 instructions x 32 wavefronts', async () => {
@@ -199,7 +199,7 @@ describe('global_access', () => {
       lanes: 'columns',
     });
     const p = b.states[0].predicted.global[0];
-    assert.equal(p.instructions, 8);  // one field (column) per instruction
+    assert.equal(p.instructions, 8); // one field (column) per instruction
     assert.equal(p.sectors_per_request, 32);
     assert.equal(p.sectors, 256);
     assert.equal(p.requests, 8);
@@ -222,7 +222,7 @@ describe('global_access', () => {
       dtype: 'u8',
       instr: 'STG.8',
     });
-    assert.equal(u8.states[0].predicted.global[0].sectors_per_request, 1);  // 32 lanes x 1 B = 32 B
+    assert.equal(u8.states[0].predicted.global[0].sectors_per_request, 1); // 32 lanes x 1 B = 32 B
     assert.equal(u8.states[0].predicted.global[0].requests, 8);
   });
 });
@@ -243,14 +243,24 @@ describe('refusals: 422 naming the field', () => {
     ['smem_access', 'unknown dtype', { ...access, dtype: 'f33' }, /^params\.dtype$/],
     ['smem_access', 'unknown parameter', { ...access, width: 4 }, /^params\.width$/],
     // Rows 33 words apart: row 1 starts at byte 132, not aligned to 16.
-    ['smem_access', 'a misaligned 16 B access', { ...access, layout: 'S[(32,32):(33,1)]', instr: 'LDS.128' }, /^params\.layout$/],
+    [
+      'smem_access',
+      'a misaligned 16 B access',
+      { ...access, layout: 'S[(32,32):(33,1)]', instr: 'LDS.128' },
+      /^params\.layout$/,
+    ],
     ['smem_access', 'ldmatrix on fp32', { ...access, instr: 'ldmatrix.x4' }, /^params\.dtype$/],
     ['smem_access', 'a tile over the 48 KiB the lab allocates', { ...access, shape: [128, 128] }, /^params\.shape$/],
     ['smem_access', 'source on a plain load', { ...access, source: 'S[(32,32):(32,1)]' }, /^params\.source$/],
   ];
   const pair = { writer: 'rows;STS.32', reader: 'columns;LDS.32', tile: [32, 32], dtype: 'f32', candidate: 'pad 4 B' };
   cases.push(
-    ['smem_access', 'a candidate the advisor does not return', { ...pair, candidate: 'Swizzle<9,9,9>' }, /^params\.candidate$/],
+    [
+      'smem_access',
+      'a candidate the advisor does not return',
+      { ...pair, candidate: 'Swizzle<9,9,9>' },
+      /^params\.candidate$/,
+    ],
     ['smem_access', 'candidate missing', { ...pair, candidate: undefined }, /^params\.candidate$/],
     ['smem_access', 'a writer that loads', { ...pair, writer: 'rows;LDS.32' }, /^params\.writer$/],
     ['smem_access', 'a reader that does not parse', { ...pair, reader: 'columns;LDS.7' }, /^params\.reader$/],

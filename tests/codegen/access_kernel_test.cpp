@@ -137,7 +137,7 @@ TEST(AccessCheck, NamesTheFirstWrongTileByte) {
   EXPECT_NE(why->find("shared byte 100"), std::string::npos) << *why;
 }
 
-TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueOnSharedMemory) {
+TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueLaneByLane) {
   WarpAccess tma{tma_layout(SwizzleMode::k128B, DType::kBF16, {64, 64}).value(),
                  {64, 64},
                  DType::kBF16,
@@ -147,9 +147,13 @@ TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueOnSharedMemory) {
   auto p = plan_access(tma);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().field, "instr");
+  // A global access plans onto a global buffer, up to kMaxGlobalAccessBytes: 4 KiB here, 2^24 + 4 B there.
   auto g = plan_access(access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "LDG.32"));
-  ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.error().field, "instr");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->tile_bytes, 4096);
+  auto big = plan_access(access("S[(2,1025):(4194304,1)]", {2, 1025}, DType::kF32, "LDG.32", true));
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().field, "shape");
 }
 
 TEST(AccessPlan, RefusesATileLargerThanTheLabsSharedMemory) {

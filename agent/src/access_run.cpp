@@ -19,6 +19,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxShapeDims = 8;
+constexpr size_t kMaxLaneAddresses = 1024;
 constexpr int64_t kMaxExtent = int64_t{1} << 24;
 
 Error field_error(const std::string& field, const std::string& message, int column = 0) {
@@ -54,9 +55,12 @@ Result<std::vector<int64_t>> shape_field(const json& p, const char* key) {
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string fi = f + "[" + std::to_string(i) + "]";
     if (!v[i].is_number_integer()) return field_error(fi, "expected an integer");
-    if (v[i].is_number_unsigned() ? v[i].get<uint64_t>() > static_cast<uint64_t>(kMaxExtent)
-                                  : v[i].get<int64_t>() < 1 || v[i].get<int64_t>() > kMaxExtent)
-      return field_error(fi, "must be between 1 and " + std::to_string(kMaxExtent));
+    // JSON reads 0 and positive numbers as unsigned: bound them in that type, negatives in the signed one.
+    const bool out_of_range =
+        v[i].is_number_unsigned()
+            ? v[i].get<uint64_t>() < 1 || v[i].get<uint64_t>() > static_cast<uint64_t>(kMaxExtent)
+            : v[i].get<int64_t>() < 1 || v[i].get<int64_t>() > kMaxExtent;
+    if (out_of_range) return field_error(fi, "must be between 1 and " + std::to_string(kMaxExtent));
     out.push_back(v[i].get<int64_t>());
   }
   return out;
@@ -330,24 +334,30 @@ Verification verify_access(const AccessCase& c, std::span<const uint8_t> in, std
         for (int j = 0; j < (matrix ? 8 : v_elems); ++j) elements.push_back(x + j);
   std::sort(elements.begin(), elements.end());
   elements.erase(std::unique(elements.begin(), elements.end()), elements.end());
-  auto addrs = lane_addresses(a.layout, a.shape, elements, elem);
-  if (!addrs) {
-    v.first_mismatch = "the layout did not place the elements: " + addrs.error().message;
+  // lane_addresses answers at most kMaxLaneAddresses indices a call.
+  auto place = [&](const Layout& layout, std::map<int64_t, int64_t>& where) -> std::optional<std::string> {
+    for (size_t k0 = 0; k0 < elements.size(); k0 += kMaxLaneAddresses) {
+      const size_t n = std::min(elements.size() - k0, kMaxLaneAddresses);
+      auto addrs = lane_addresses(layout, a.shape, std::span<const int64_t>(elements).subspan(k0, n), elem);
+      if (!addrs) return addrs.error().message;
+      for (size_t k = 0; k < n; ++k) where[elements[k0 + k]] = (*addrs)[k];
+    }
+    return std::nullopt;
+  };
+  std::map<int64_t, int64_t> at, src_at;
+  if (auto why = place(a.layout, at)) {
+    v.first_mismatch = "the layout did not place the elements: " + *why;
     return v;
   }
-  std::map<int64_t, int64_t> at, src_at;
-  for (size_t k = 0; k < elements.size(); ++k) at[elements[k]] = (*addrs)[k];
   if (op == Op::kCpAsync) {
     int64_t n = 1;
     for (int64_t e : a.shape) n *= e;
     const Layout source =
         a.source ? *a.source : tile_layout(n / a.shape.back(), a.shape.back(), a.shape.back());
-    auto s = lane_addresses(source, a.shape, elements, elem);
-    if (!s) {
-      v.first_mismatch = "the source layout did not place the elements: " + s.error().message;
+    if (auto why = place(source, src_at)) {
+      v.first_mismatch = "the source layout did not place the elements: " + *why;
       return v;
     }
-    for (size_t k = 0; k < elements.size(); ++k) src_at[elements[k]] = (*s)[k];
   }
   auto byte_of = [](std::span<const uint8_t> buf, int64_t b) -> int {
     return b >= 0 && b < static_cast<int64_t>(buf.size()) ? buf[static_cast<size_t>(b)] : -1;

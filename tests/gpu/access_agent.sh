@@ -25,14 +25,20 @@ port=$((20000 + RANDOM % 20000))
 "$agent" --backend "${ACCESS_AGENT_BACKEND:-cuda}" --port "$port" --token-file "$work/token" --results-dir "$work/results" >>"$log" 2>&1 &
 pid=$!
 trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  [[ -s "$work/token" ]] && curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+for _ in $(seq 200); do
+  [[ -s "$work/token" ]] && break
   sleep 0.1
 done
 
 python3 - "http://127.0.0.1:$port" "$work/token" "$out" <<'PY'
 import json, sys, time, urllib.error, urllib.request
 base, token, out = sys.argv[1], open(sys.argv[2]).read().strip(), sys.argv[3]
+for _ in range(200):  # the agent listens once its device is up
+    try:
+        urllib.request.urlopen(base + "/healthz", timeout=1).read()
+        break
+    except Exception:
+        time.sleep(0.1)
 
 def call(method, path, body=None):
     req = urllib.request.Request(base + path, method=method,
@@ -92,8 +98,8 @@ rows, results = [], open(f"{out}/access-agent.jsonl", "w")
 def record(tag, rec):
     results.write(json.dumps(rec) + "\n")
     results.flush()
-    if "error" in rec or rec.get("status") != "succeeded":
-        rows.append({"case": tag, "error": rec.get("error") or rec.get("error_message") or rec.get("status")})
+    if rec.get("status") != "succeeded":
+        rows.append({"case": tag, "error": f"run {rec.get('status', 'not started')}: {rec.get('error')}"})
         return None
     b = rec["result"]["benchmarks"][0]
     for s in b["states"]:
@@ -111,6 +117,9 @@ def record(tag, rec):
                      "verified": s["verification"]["passed"]})
     return b
 
+# The cp.async cases first (the counting rule the engine follows there was fitted to an earlier run), then
+# the rest in the order above.
+cases.sort(key=lambda c: 0 if c[1]["instr"].startswith("cp.async") else 1)
 # A time budget (seconds, ACCESS_AGENT_BUDGET_S, default 270) so that the table is written even when the
 # machine is slower than expected: cases not started in time are listed as skipped.
 budget = float(__import__("os").environ.get("ACCESS_AGENT_BUDGET_S", "270"))

@@ -227,11 +227,11 @@ Result<AccessParams> parse_pair(const json& p, AccessParams out) {
                {"reader", *reader_text},
                {"tile", *tile},
                {"dtype", std::string(to_string(*dtype))},
-               {"candidate", *name},
-               {"candidate_layout", to_string(chosen->layout)},
-               {"candidate_rank", rank},
-               {"candidate_conflicts", chosen->conflicts()},
-               {"advisor_best", advice->candidates.front().name}};
+               {"candidate", *name}};
+  out.advice = {{"candidate_layout", to_string(chosen->layout)},
+                {"candidate_rank", rank},
+                {"candidate_conflicts", chosen->conflicts()},
+                {"advisor_best", advice->candidates.front().name}};
   return out;
 }
 

@@ -39,7 +39,9 @@ struct AccessCase {
 
 struct AccessParams {
   std::string benchmark;  // "smem_access" | "global_access"
-  nlohmann::json input;   // the access (or pair) as resolved: echoed in meta.request
+  nlohmann::json
+      input;  // the access (or pair) as resolved: echoed in meta.request, parsed again by ncu's child
+  nlohmann::json advice;  // a pair: the candidate's layout, rank and conflicts, and the advisor's best name
   std::vector<AccessCase> cases;
   Sampling sampling;
 };

@@ -512,7 +512,12 @@ json results_json(const RunContext& ctx, const AccessMeasurement& m, const Acces
                                     {"backend", ctx.backend},
                                     {"devices", {ctx.device.id}},
                                     {"axes", {axis("access", "string", names)}},
-                                    {"input", p.input},
+                                    {"input",
+                                     [&] {
+                                       json in = p.input;
+                                       if (p.advice.is_object()) in.update(p.advice);
+                                       return in;
+                                     }()},
                                     {"states", states},
                                     {"ceilings", json::array()}}});
   add_profile(out["benchmarks"][0], m.profile);

@@ -182,6 +182,24 @@ describe('smem_access: a writer/reader pair on an advisor candidate', () => {
     assert.equal(b.states[1].predicted.shared[0].instr, 'LDS.32');
   });
 
+  test('the resolved request runs again as it is (the ncu child parses it), the advice beside it', async () => {
+    const r = await postRun(agent, {
+      benchmark: 'smem_access',
+      profile: true,
+      params: { ...fast, ...pair, candidate: 'pad 4 B' },
+    });
+    assert.equal(r.status, 202);
+    const rec = await waitRun(agent, (await r.json()).id, 120000);
+    assert.equal(rec.status, 'succeeded', rec.error);
+    const b = rec.result.benchmarks[0];
+    assert.equal(b.input.candidate_rank >= 1, true);
+    assert.equal(typeof b.input.advisor_best, 'string');
+    assert.equal(b.states[0].profile.available, false);
+    const again = await postRun(agent, { benchmark: 'smem_access', params: rec.result.meta.request.params });
+    assert.equal(again.status, 202, await again.clone().text());
+    assert.equal((await waitRun(agent, (await again.json()).id, 120000)).status, 'succeeded');
+  });
+
   test('row-major: the reader takes 32 wavefronts an instruction', async () => {
     const b = await run('smem_access', { ...pair, candidate: 'row-major' });
     assert.equal(b.states[0].predicted.shared[0].wavefronts, 32);

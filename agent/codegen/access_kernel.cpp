@@ -133,6 +133,13 @@ Result<AccessPlan> plan_access(const WarpAccess& a) {
     top = std::max<int64_t>(top, o + a.instr.bytes);
   }
   p.tile_bytes = round_up(std::max<int64_t>(top, 128), 128);
+  if (global && p.instructions > kMaxGlobalInstructions) {
+    return plan_error("the access issues " + std::to_string(p.instructions) +
+                          " instructions; a global access runs " + "at most " +
+                          std::to_string(kMaxGlobalInstructions) +
+                          " (its lanes' offsets live in 64 KiB of constant memory)",
+                      "shape");
+  }
   const int64_t limit = global ? kMaxGlobalAccessBytes : kMaxAccessTileBytes;
   if (p.tile_bytes > limit) {
     return plan_error("the tile reaches byte " + std::to_string(top) + "; the lab's " +
@@ -165,15 +172,17 @@ int64_t access_tile_out_bytes(const AccessPlan& p) { return p.loads() ? 0 : p.ti
 
 namespace {
 
-// LDG / STG: the lanes' offsets reach shared memory by cp.async (ncu op ldgsts), 32 instructions at a time,
-// so that the measured instruction is the only global load (LDG) or the only global store (STG) of the
-// kernel: an LDG's registers leave by STG, which its counters (op ld) do not see, and an STG needs no load.
+// LDG / STG: the lanes' offsets live in a __constant__ array (kAccessOffsetsSymbol), read through the
+// constant cache, so that the measured instruction is the kernel's only global load (LDG) or only global
+// store (STG): an LDG's registers leave by STG, which its counters (op ld) do not see, and an STG needs no
+// load. (Staging the offsets through shared memory with cp.async would not do: ldgsts traffic counts as
+// global op ld too.)
 KernelSource global_kernel_source(const AccessPlan& p) {
   KernelSource k;
   k.name = kAccessKernelName;
   k.threads = kWarpLanes;
   k.blocks = 1;
-  k.shared_bytes = kWarpLanes * kWarpLanes * 4;
+  k.shared_bytes = 0;
   const bool load = p.instr.op == Op::kLdg;
   const int bytes = p.instr.bytes;
   const int words = std::max(1, bytes / 4);
@@ -183,47 +192,32 @@ KernelSource global_kernel_source(const AccessPlan& p) {
   std::ostringstream o;
   o << "// layoutscope warp access: " << p.instructions << " x " << to_string(p.instr) << " on a "
     << p.tile_bytes << " B global buffer\n"
-    << "__device__ __forceinline__ unsigned smem_addr(const void* p) {\n"
-    << "  unsigned a;\n"
-    << "  asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));\n"
-    << "  return a;\n"
+    << "extern \"C\" {\n"
+    << "__constant__ int " << kAccessOffsetsSymbol << "[" << p.instructions * kWarpLanes << "];\n"
     << "}\n"
     << "extern \"C\" __global__ void __launch_bounds__(32) " << k.name
     << "(const int* __restrict__ offsets, const int* __restrict__ source_offsets,\n"
     << "    const unsigned char* __restrict__ in, unsigned* __restrict__ regs, unsigned char* __restrict__ "
        "tile_out) {\n"
-    << "  __shared__ __align__(128) int lane_offsets[32 * 32];\n"
     << "  const int lane = threadIdx.x;\n"
     << "#pragma unroll 1\n"
-    << "  for (int i0 = 0; i0 < " << p.instructions << "; i0 += 32) {\n"
-    << "    const int n = min(32, " << p.instructions << " - i0);\n"
-    << "    for (int k = 0; k < n; ++k)\n"
-    << "      asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: "
-       "\"r\"(smem_addr(lane_offsets + k * 32 + lane)), \"l\"(offsets + (i0 + k) * 32 + lane) : "
-       "\"memory\");\n"
-    << "    asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
-    << "    __syncwarp();\n"
-    << "#pragma unroll 1\n"
-    << "    for (int k = 0; k < n; ++k) {\n"
-    << "      const int i = i0 + k;\n"
-    << "      const int off = lane_offsets[k * 32 + lane];\n"
-    << "      if (off >= 0) {\n";
+    << "  for (int i = 0; i < " << p.instructions << "; ++i) {\n"
+    << "    const int off = " << kAccessOffsetsSymbol << "[i * 32 + lane];\n"
+    << "    if (off >= 0) {\n";
   if (load) {
-    o << "        unsigned " << reg_list("r", words) << ";\n"
-      << "        asm volatile(\"ld.global" << v << type << " " << (words == 1 ? "%0" : ptx_vector(words, 0))
+    o << "      unsigned " << reg_list("r", words) << ";\n"
+      << "      asm volatile(\"ld.global" << v << type << " " << (words == 1 ? "%0" : ptx_vector(words, 0))
       << ", [%" << words << "];\" : " << constraints("=r", "r", words)
       << " : \"l\"(in + off) : \"memory\");\n";
     for (int w = 0; w < words; ++w)
-      o << "        regs[(i * 32 + lane) * " << words << " + " << w << "] = r" << w << ";\n";
+      o << "      regs[(i * 32 + lane) * " << words << " + " << w << "] = r" << w << ";\n";
   } else {
-    for (int w = 0; w < words; ++w) o << "        const unsigned v" << w << " = " << stored_expr(w) << ";\n";
-    o << "        asm volatile(\"st.global" << v << type << " [%0], "
+    for (int w = 0; w < words; ++w) o << "      const unsigned v" << w << " = " << stored_expr(w) << ";\n";
+    o << "      asm volatile(\"st.global" << v << type << " [%0], "
       << (words == 1 ? "%1" : ptx_vector(words, 1)) << ";\" :: \"l\"(tile_out + off), "
       << constraints("r", "v", words) << " : \"memory\");\n";
   }
-  o << "      }\n"
-    << "    }\n"
-    << "    __syncwarp();\n"
+  o << "    }\n"
     << "  }\n"
     << "}\n";
   k.text = o.str();

@@ -474,19 +474,25 @@ Verification verify_access(const AccessCase& c, std::span<const uint8_t> in, std
 }
 
 std::vector<std::string> access_metrics(const AccessParams& p) {
-  std::set<std::string> m;
+  // The counts (wavefronts, sectors) first, then conflicts and requests: ncu leaves the bank-conflict counters
+  // of plain LDS/STS (op ld, st) empty, so they must never be what decides that a kernel row has values.
+  std::vector<std::string> counts, others;
+  auto add = [](std::vector<std::string>& list, const std::string& m) {
+    if (std::find(list.begin(), list.end(), m) == list.end()) list.push_back(m);
+  };
   for (const AccessCase& c : p.cases) {
     const Op op = c.access.instr.op;
     if (space(op) == Space::kGlobal) {
       const std::string kind = op == Op::kLdg ? "ld" : "st";
-      m.insert("l1tex__t_sectors_pipe_lsu_mem_global_op_" + kind + ".sum");
-      m.insert("l1tex__t_requests_pipe_lsu_mem_global_op_" + kind + ".sum");
+      add(counts, "l1tex__t_sectors_pipe_lsu_mem_global_op_" + kind + ".sum");
+      add(others, "l1tex__t_requests_pipe_lsu_mem_global_op_" + kind + ".sum");
     } else {
-      m.insert(ncu_wavefront_metric(op));
-      m.insert(ncu_conflict_metric(op));
+      add(counts, ncu_wavefront_metric(op));
+      add(others, ncu_conflict_metric(op));
     }
   }
-  return {m.begin(), m.end()};
+  counts.insert(counts.end(), others.begin(), others.end());
+  return counts;
 }
 
 json access_predicted(const AccessCase& c) {

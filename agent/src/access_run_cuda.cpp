@@ -72,6 +72,17 @@ Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, Run
     Buffer d_off(c.plan.offsets.size() * 4), d_src(c.plan.source_offsets.size() * 4), d_in(in.size()),
         d_regs(regs.size() * 4), d_tile(tile.size());
     upload(d_off, c.plan.offsets);
+    if (space(c.access.instr.op) == Space::kGlobal) {
+      // LDG / STG read their offsets from the module's __constant__ array (access_kernel.hpp).
+      void* symbol = nullptr;
+      size_t symbol_bytes = 0;
+      LS_CUDA_CHECK(
+          cudaLibraryGetGlobal(&symbol, &symbol_bytes, (*k)->library, codegen::kAccessOffsetsSymbol));
+      if (symbol_bytes != c.plan.offsets.size() * sizeof(int32_t))
+        return make_error("the kernel's offset array holds " + std::to_string(symbol_bytes) +
+                          " bytes, the plan " + std::to_string(c.plan.offsets.size() * sizeof(int32_t)));
+      LS_CUDA_CHECK(cudaMemcpy(symbol, c.plan.offsets.data(), symbol_bytes, cudaMemcpyHostToDevice));
+    }
     upload(d_src, c.plan.source_offsets);
     upload(d_in, in);
     // Poison: a byte nobody wrote reads 0xff, a register nobody loaded 0xffffffff.

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -176,7 +177,11 @@ Profile profile_states(
     r.name = f[static_cast<size_t>(name_col)];
     for (size_t i = 0; i < f.size(); ++i)
       if (auto v = number_of(f[i])) r.metrics[header[i]] = *v;
-    if (!r.metrics.empty() && r.metrics.count(metric_list.front())) rows.push_back(std::move(r));
+    // A kernel row has a value for at least one asked-for counter (ncu leaves some empty, e.g. the bank
+    // conflicts of plain LDS/STS).
+    if (std::any_of(metric_list.begin(), metric_list.end(),
+                    [&](const std::string& m) { return r.metrics.count(m); }))
+      rows.push_back(std::move(r));
   }
   std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
   Profile out;

@@ -138,12 +138,14 @@ struct AccessCost {
 //   - cp.async.4 / .8 are issued as cp.async.ca and cost one wavefront group per 128 B line of the global
 //     source. By rows (32 x 4 B = one line, 32 x 8 B = two) that is 64 wavefronts for 64 resp. 32
 //     instructions, as an STS would take; by columns (each lane in its own source row, so its own line) it
-//     is 32 per instruction on every layout, 2048 and 1024, where an STS on the swizzled or padded tile
-//     takes 4 resp. 8. ncu's conflicts are those wavefronts minus one per 128 B moved (1984 = 2048 - 64,
-//     960 = 1024 - 64). So: lanes are grouped by source line (in order of first use), each group's shared
-//     destinations are costed with bank_access and the groups added; the ideal stays one per 128 B moved.
-//     Where a line's lanes write conflict-free this is the number of lines touched (all measured cases); a
-//     line whose lanes conflict in shared memory is costed with that conflict, the model's assumption.
+//     is 32 per instruction on every layout, 2048 and 1024, where an STS of the same width on the swizzled
+//     or padded tile takes 4. ncu's conflicts are those wavefronts minus one per 128 B moved
+//     (1984 = 2048 - 64, 960 = 1024 - 64). So: lanes are grouped by source line (in order of first use),
+//     each group's shared destinations are costed with bank_access and the groups added; the ideal stays
+//     one per 128 B moved. Where a line's lanes write conflict-free this is the number of lines touched;
+//     where they conflict the conflict counts, as measured too: a column-major fp32 tile filled by rows
+//     with cp.async.4 (one source line, all 32 lanes in one bank) took 32 a instruction, 1024 for 32
+//     (docs/results/h200-access-agent.md).
 // `banks` changes the shared-memory model (the chapter's 8-bank toy); the GPU's is the default.
 Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks = {});
 

@@ -465,7 +465,9 @@ json benchmark_catalogue(const std::string& backend_kind) {
          {"title", "one warp's global-memory access: the engine's sectors against the GPU's"},
          {"description",
           "A layout, a shape, a dtype and LDG/STG 1/2/4/8/16 B: run as smem_access does; with \"profile\": "
-          "true the ncu global sectors and requests of the op beside the prediction."},
+          "true the ncu global sectors and requests of the op beside the prediction. At most 512 "
+          "instructions "
+          "(the lanes' offsets live in 64 KiB of constant memory) and a 16 MiB buffer."},
          {"parameters",
           [&] {
             json a = sampling_catalogue(d);

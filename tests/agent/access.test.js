@@ -254,6 +254,13 @@ describe('refusals: 422 naming the field', () => {
     ['smem_access', 'a global instruction', { ...access, instr: 'LDG.32' }, /^params\.instr$/],
     ['smem_access', 'a TMA copy', { ...access, instr: 'tma.128B' }, /^params\.instr$/],
     ['global_access', 'a shared instruction', { ...access }, /^params\.instr$/],
+    // 256 x 128 fp32 by 4 B rows: 1024 instructions, over the 512 whose offsets fit in constant memory.
+    [
+      'global_access',
+      'too many instructions',
+      { ...access, shape: [256, 128], layout: 'S[(256,128):(128,1)]', instr: 'LDG.32' },
+      /^params\.shape$/,
+    ],
     ['smem_access', 'unknown lane order', { ...access, lanes: 'diagonal' }, /^params\.lanes$/],
     ['smem_access', 'lanes not a string', { ...access, lanes: [0, 1] }, /^params\.lanes$/],
     ['smem_access', 'a zero extent', { ...access, shape: [0, 32] }, /^params\.shape\[0\]$/],

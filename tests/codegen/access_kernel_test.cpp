@@ -184,6 +184,19 @@ TEST(AccessRun, GlobalLoadsAndStoresMoveTheirBytes) {
   EXPECT_EQ(check_access(st, {}, {}, w.tile), std::nullopt);
   auto k = access_kernel_source(st);
   EXPECT_NE(k.text.find("st.global.u8 [%0], %1;"), std::string::npos) << k.text;
+  // The offsets come from constant memory, 8 instructions x 32 lanes of them: no global load in the kernel.
+  EXPECT_NE(k.text.find("__constant__ int layoutscope_offsets[256];"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("ld.global"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("cp.async"), std::string::npos) << k.text;
+}
+
+// 64 KiB of constant memory hold 512 instructions' offsets: a 128x128 fp32 tile by 4 B rows is 512, 256x128
+// is 1024.
+TEST(AccessPlan, GlobalAccessesRunAtMost512Instructions) {
+  EXPECT_EQ(plan(access("S[(128,128):(128,1)]", {128, 128}, DType::kF32, "LDG.32")).instructions, 512);
+  auto p = plan_access(access("S[(256,128):(128,1)]", {256, 128}, DType::kF32, "LDG.32"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().field, "shape");
 }
 
 TEST(AccessKernel, TextCarriesTheInstruction) {

@@ -235,8 +235,8 @@ Result<AccessParams> parse_pair(const json& p, AccessParams out) {
   return out;
 }
 
-// A byte's share of one 32-bit register word: which (instruction, lane, word) and byte within it hold
-// element byte `e` of the lane's access. Registers are laid out as access_kernel.hpp writes them.
+// Where register word `word` of `lane` in instruction i sits in the kernel's regs output (access_kernel.hpp
+// writes `words` per lane, lanes of one instruction side by side).
 size_t reg_index(int64_t i, int lane, int word, int words) {
   return static_cast<size_t>((i * kWarpLanes + lane) * words + word);
 }
@@ -474,8 +474,9 @@ Verification verify_access(const AccessCase& c, std::span<const uint8_t> in, std
 }
 
 std::vector<std::string> access_metrics(const AccessParams& p) {
-  // The counts (wavefronts, sectors) first, then conflicts and requests: ncu leaves the bank-conflict counters
-  // of plain LDS/STS (op ld, st) empty, so they must never be what decides that a kernel row has values.
+  // The counts (wavefronts, sectors) first, then conflicts and requests: ncu leaves the bank-conflict
+  // counters of plain LDS/STS (op ld, st) empty, so they must never be what decides that a kernel row has
+  // values.
   std::vector<std::string> counts, others;
   auto add = [](std::vector<std::string>& list, const std::string& m) {
     if (std::find(list.begin(), list.end(), m) == list.end()) list.push_back(m);

@@ -101,12 +101,14 @@ uint32_t stored_word(int64_t instruction, int lane, int word) {
 Result<AccessPlan> plan_access(const WarpAccess& a) {
   if (auto e = check_instruction(a.instr)) return *e;
   const Op op = a.instr.op;
-  if (space(op) != Space::kShared || op == Op::kTma) {
+  if (op == Op::kTma) {
     return plan_error(
-        "the lab runs warp instructions on shared memory (LDS, STS, ldmatrix, stmatrix, cp.async); " +
+        "the lab runs instructions a warp issues lane by lane (LDG, STG, LDS, STS, ldmatrix, stmatrix, "
+        "cp.async); " +
             to_string(a.instr) + " is not one",
         "instr");
   }
+  const bool global = space(op) == Space::kGlobal;
   // cost() checks what the engine can check (widths, rows, alignment); the lab runs only what it accepts.
   if (auto c = cost(a); !c) return c.error();
   AccessPlan p;
@@ -131,9 +133,17 @@ Result<AccessPlan> plan_access(const WarpAccess& a) {
     top = std::max<int64_t>(top, o + a.instr.bytes);
   }
   p.tile_bytes = round_up(std::max<int64_t>(top, 128), 128);
-  if (p.tile_bytes > kMaxAccessTileBytes) {
-    return plan_error("the tile reaches byte " + std::to_string(top) + "; the lab's shared tile holds " +
-                          std::to_string(kMaxAccessTileBytes),
+  if (global && p.instructions > kMaxGlobalInstructions) {
+    return plan_error("the access issues " + std::to_string(p.instructions) +
+                          " instructions; a global access runs " + "at most " +
+                          std::to_string(kMaxGlobalInstructions) +
+                          " (its lanes' offsets live in 64 KiB of constant memory)",
+                      "shape");
+  }
+  const int64_t limit = global ? kMaxGlobalAccessBytes : kMaxAccessTileBytes;
+  if (p.tile_bytes > limit) {
+    return plan_error("the tile reaches byte " + std::to_string(top) + "; the lab's " +
+                          (global ? "global buffer" : "shared tile") + " holds " + std::to_string(limit),
                       "shape");
   }
   if (op == Op::kCpAsync) {
@@ -152,6 +162,7 @@ Result<AccessPlan> plan_access(const WarpAccess& a) {
     p.source_bytes = round_up(std::max<int64_t>(stop, 16), 16);
   }
   if (op == Op::kLds) p.words_per_lane = a.instr.bytes / 4;
+  if (op == Op::kLdg) p.words_per_lane = std::max(1, a.instr.bytes / 4);
   if (op == Op::kLdmatrix) p.words_per_lane = a.instr.matrices;
   return p;
 }
@@ -159,7 +170,65 @@ Result<AccessPlan> plan_access(const WarpAccess& a) {
 int64_t access_register_words(const AccessPlan& p) { return p.instructions * kWarpLanes * p.words_per_lane; }
 int64_t access_tile_out_bytes(const AccessPlan& p) { return p.loads() ? 0 : p.tile_bytes; }
 
+namespace {
+
+// LDG / STG: the lanes' offsets live in a __constant__ array (kAccessOffsetsSymbol), read through the
+// constant cache, so that the measured instruction is the kernel's only global load (LDG) or only global
+// store (STG): an LDG's registers leave by STG, which its counters (op ld) do not see, and an STG needs no
+// load. (Staging the offsets through shared memory with cp.async would not do: ldgsts traffic counts as
+// global op ld too.)
+KernelSource global_kernel_source(const AccessPlan& p) {
+  KernelSource k;
+  k.name = kAccessKernelName;
+  k.threads = kWarpLanes;
+  k.blocks = 1;
+  k.shared_bytes = 0;
+  const bool load = p.instr.op == Op::kLdg;
+  const int bytes = p.instr.bytes;
+  const int words = std::max(1, bytes / 4);
+  // PTX lets ld/st move a narrow type through a 32-bit register (zero-extended on load, truncated on store).
+  const std::string type = bytes == 1 ? ".u8" : bytes == 2 ? ".u16" : ".u32";
+  const char* v = words == 1 ? "" : words == 2 ? ".v2" : ".v4";
+  std::ostringstream o;
+  o << "// layoutscope warp access: " << p.instructions << " x " << to_string(p.instr) << " on a "
+    << p.tile_bytes << " B global buffer\n"
+    << "extern \"C\" {\n"
+    << "__constant__ int " << kAccessOffsetsSymbol << "[" << p.instructions * kWarpLanes << "];\n"
+    << "}\n"
+    << "extern \"C\" __global__ void __launch_bounds__(32) " << k.name
+    << "(const int* __restrict__ offsets, const int* __restrict__ source_offsets,\n"
+    << "    const unsigned char* __restrict__ in, unsigned* __restrict__ regs, unsigned char* __restrict__ "
+       "tile_out) {\n"
+    << "  const int lane = threadIdx.x;\n"
+    << "#pragma unroll 1\n"
+    << "  for (int i = 0; i < " << p.instructions << "; ++i) {\n"
+    << "    const int off = " << kAccessOffsetsSymbol << "[i * 32 + lane];\n"
+    << "    if (off >= 0) {\n";
+  if (load) {
+    o << "      unsigned " << reg_list("r", words) << ";\n"
+      << "      asm volatile(\"ld.global" << v << type << " " << (words == 1 ? "%0" : ptx_vector(words, 0))
+      << ", [%" << words << "];\" : " << constraints("=r", "r", words)
+      << " : \"l\"(in + off) : \"memory\");\n";
+    for (int w = 0; w < words; ++w)
+      o << "      regs[(i * 32 + lane) * " << words << " + " << w << "] = r" << w << ";\n";
+  } else {
+    for (int w = 0; w < words; ++w) o << "      const unsigned v" << w << " = " << stored_expr(w) << ";\n";
+    o << "      asm volatile(\"st.global" << v << type << " [%0], "
+      << (words == 1 ? "%1" : ptx_vector(words, 1)) << ";\" :: \"l\"(tile_out + off), "
+      << constraints("r", "v", words) << " : \"memory\");\n";
+  }
+  o << "    }\n"
+    << "  }\n"
+    << "}\n";
+  k.text = o.str();
+  k.hash = source_hash(k.text);
+  return k;
+}
+
+}  // namespace
+
 KernelSource access_kernel_source(const AccessPlan& p) {
+  if (space(p.instr.op) == Space::kGlobal) return global_kernel_source(p);
   KernelSource k;
   k.name = kAccessKernelName;
   k.threads = kWarpLanes;
@@ -283,6 +352,23 @@ AccessRun run_access_on_host(const AccessPlan& p, std::span<const uint8_t> in) {
     const int32_t* off = p.offsets.data() + i * kWarpLanes;
     for (int t = 0; t < kWarpLanes; ++t) {
       switch (op) {
+        case Op::kLdg:
+          if (off[t] == kIdleOffset) break;
+          for (int w = 0; w < p.words_per_lane; ++w) {
+            uint32_t v = 0;
+            for (int b = 0; b < std::min(4, bytes); ++b)
+              v |= uint32_t{in_byte(off[t] + 4 * w + b)} << (8 * b);
+            r.regs[(i * kWarpLanes + t) * p.words_per_lane + w] = v;
+          }
+          break;
+        case Op::kStg:
+          if (off[t] == kIdleOffset) break;
+          for (int w = 0; w < std::max(1, bytes / 4); ++w) {
+            const uint32_t v = stored_word(i, t, w);
+            for (int b = 0; b < std::min(4, bytes); ++b)
+              store(i, off[t] + 4 * w + b, static_cast<uint8_t>(v >> (8 * b)));
+          }
+          break;
         case Op::kLds:
           if (off[t] == kIdleOffset) break;
           for (int w = 0; w < p.words_per_lane; ++w) {
@@ -349,8 +435,8 @@ std::optional<std::string> check_access(const AccessPlan& p, std::span<const uin
   for (size_t b = 0; b < tile.size(); ++b) {
     if (!want.written[b] || tile[b] == want.tile[b]) continue;
     std::ostringstream o;
-    o << "shared byte " << b << ": holds 0x" << std::hex << int{tile[b]} << ", the access wrote 0x"
-      << int{want.tile[b]};
+    o << (space(p.instr.op) == Space::kGlobal ? "global byte " : "shared byte ") << b << ": holds 0x"
+      << std::hex << int{tile[b]} << ", the access wrote 0x" << int{want.tile[b]};
     return o.str();
   }
   return std::nullopt;

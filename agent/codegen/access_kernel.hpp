@@ -16,6 +16,10 @@
 // Launch one block of 32 threads. The measured instruction is the only one of its Nsight Compute op in the
 // kernel: loads (LDS, ldmatrix) find the tile filled by STS.32; stores (STS, stmatrix) and cp.async are read
 // back with LDS. So ncu's per-op counters (ncu_wavefront_metric(op)) count exactly the access.
+// Global accesses (LDG, STG) work on a global buffer instead of the tile (`in` for LDG, `tile_out` for STG,
+// tile_bytes long); the offsets reach the lanes through constant memory (kAccessOffsetsSymbol), so the
+// measured instruction is the kernel's only global load (LDG) or only global store (STG) and the global
+// counters (l1tex__t_sectors/requests_pipe_lsu_mem_global_op_ld/st) count exactly the access.
 //
 // The text depends on the instruction, the instruction count and the tile size only; the lanes' offsets are
 // arguments, so one compiled kernel serves every layout of the same size.
@@ -37,6 +41,12 @@ inline constexpr int32_t kIdleOffset = -1;
 // The shared tile the lab allocates at most (the H200's opt-in limit is larger; the default 48 KiB is enough
 // for every tile the engine's examples use).
 inline constexpr int64_t kMaxAccessTileBytes = 48 * 1024;
+// LDG / STG: the global buffer the lanes address (the host checks every byte of it), and the most
+// instructions: their offsets are a __constant__ array named kAccessOffsetsSymbol (64 KiB), which the host
+// fills before the launch (cudaLibraryGetGlobal + cudaMemcpy) instead of passing `offsets`.
+inline constexpr int64_t kMaxGlobalAccessBytes = int64_t{16} << 20;
+inline constexpr int64_t kMaxGlobalInstructions = 64 * 1024 / (4 * kWarpLanes);
+inline constexpr const char* kAccessOffsetsSymbol = "layoutscope_offsets";
 
 struct AccessPlan {
   Instruction instr;
@@ -48,12 +58,13 @@ struct AccessPlan {
   std::vector<int32_t> offsets;
   std::vector<int32_t> source_offsets;  // cp.async: the same for the global source; empty otherwise
   int words_per_lane = 0;               // 32-bit registers a lane reads per instruction (loads), 0 for stores
-  bool loads() const { return instr.op == Op::kLds || instr.op == Op::kLdmatrix; }
+  bool loads() const { return instr.op == Op::kLds || instr.op == Op::kLdmatrix || instr.op == Op::kLdg; }
 };
 
-// The lanes' byte offsets through the access's layout (and source, for cp.async). Errors: TMA and global
-// instructions (not a shared access a warp issues), an idle lane in an ldmatrix/stmatrix matrix, a tile
-// larger than kMaxAccessTileBytes, an offset not aligned to the width.
+// The lanes' byte offsets through the access's layout (and source, for cp.async). Errors: TMA (not an
+// access a warp issues lane by lane), an idle lane in an ldmatrix/stmatrix matrix, a tile
+// larger than kMaxAccessTileBytes (a global buffer larger than kMaxGlobalAccessBytes), an offset not aligned
+// to the width.
 Result<AccessPlan> plan_access(const WarpAccess& access);
 
 KernelSource access_kernel_source(const AccessPlan& plan);

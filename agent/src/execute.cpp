@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "access_run.hpp"
 #include "profile.hpp"
 #include "run_store.hpp"
 
@@ -45,6 +46,12 @@ Result<nlohmann::json> execute_request(Backend& backend, const RunRequest& req, 
       return finish(backend.run_aos_soa(req.device, req.aos_soa, ctl), req.aos_soa);
     case BenchmarkKind::kTranspose:
       return finish(backend.run_transpose(req.device, req.transpose, ctl), req.transpose);
+    case BenchmarkKind::kSmemAccess:
+    case BenchmarkKind::kGlobalAccess:
+      // Both backends run the engine's access: the GPU through NVRTC, the CPU through the host executor.
+      return finish(backend.kind() == "cuda" ? run_access_cuda(req.device, req.access, ctl)
+                                             : run_access_host(req.access, ctl),
+                    req.access);
     case BenchmarkKind::kConvert:
       break;
   }

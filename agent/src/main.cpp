@@ -59,7 +59,7 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
   RunRequest request = std::move(parsed).value();
   RunRequest* req = &request;
   req->aos_soa.sampling.profile_once = req->transpose.sampling.profile_once =
-      req->convert.sampling.profile_once = child;
+      req->convert.sampling.profile_once = req->access.sampling.profile_once = child;
   QuietControl control;
   RunContext ctx;
   ctx.run_id = "in-process";

@@ -694,7 +694,35 @@ json benchmark_catalogue(const std::string& backend_kind) {
          {"title", "one NCCL collective over the machine's GPUs (nccl-tests' conventions)"},
          {"description",
           "algbw = S / t, busbw = algbw x (n-1)/n (x 2(n-1)/n for all_reduce); needs at least 2 GPUs."},
-         {"parameters", co}}}},
+         {"parameters", co}},
+        {{"name", "smem_access"},
+         {"title", "one warp's shared-memory access: the engine's wavefronts against the GPU's"},
+         {"description",
+          "A layout, a shape, a dtype and an instruction (LDS/STS, ldmatrix/stmatrix, cp.async), or a "
+          "writer/reader pair and one of the advisor's candidates: the kernel generated from the engine's "
+          "access, compiled with NVRTC, run by one warp, every element it moved checked through the layout, "
+          "timed; with \"profile\": true the per-op ncu wavefront and conflict counters beside the "
+          "prediction. CPU: the same access on the host executor (no counters)."},
+         {"parameters",
+          [&] {
+            json a = sampling_catalogue(d);
+            a.update(access_catalogue_parameters());
+            return a;
+          }()}},
+        {{"name", "global_access"},
+         {"title", "one warp's global-memory access: the engine's sectors against the GPU's"},
+         {"description",
+          "A layout, a shape, a dtype and LDG/STG 1/2/4/8/16 B: run as smem_access does; with \"profile\": "
+          "true the ncu global sectors and requests of the op beside the prediction. At most 512 "
+          "instructions "
+          "(the lanes' offsets live in 64 KiB of constant memory) and a 16 MiB buffer."},
+         {"parameters",
+          [&] {
+            json a = sampling_catalogue(d);
+            a.update(access_catalogue_parameters());
+            for (const char* k : {"writer", "reader", "tile", "candidate", "source"}) a.erase(k);
+            return a;
+          }()}}}},
   };
 }
 
@@ -704,19 +732,23 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   for (auto it = body.begin(); it != body.end(); ++it)
     if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
       return field_error(it.key(), "unknown field");
-  constexpr const char* kNames = "\"aos_soa\", \"transpose\", \"convert\", \"reshard\" or \"collective\"";
+  constexpr const char* kNames =
+      "\"aos_soa\", \"transpose\", \"convert\", \"smem_access\", \"global_access\", \"reshard\" or "
+      "\"collective\"";
   if (!body.contains("benchmark")) return field_error("benchmark", std::string("required (") + kNames + ")");
   const json& b = body["benchmark"];
-  if (!b.is_string() ||
-      (b != "aos_soa" && b != "transpose" && b != "convert" && b != "reshard" && b != "collective"))
+  if (!b.is_string() || (b != "aos_soa" && b != "transpose" && b != "convert" && b != "smem_access" &&
+                         b != "global_access" && b != "reshard" && b != "collective"))
     return field_error("benchmark", std::string("expected ") + kNames);
   RunRequest req;
   req.benchmark = b.get<std::string>();
-  req.kind = req.benchmark == "aos_soa"      ? BenchmarkKind::kAosSoa
-             : req.benchmark == "transpose"  ? BenchmarkKind::kTranspose
-             : req.benchmark == "reshard"    ? BenchmarkKind::kReshard
-             : req.benchmark == "collective" ? BenchmarkKind::kCollective
-                                             : BenchmarkKind::kConvert;
+  req.kind = req.benchmark == "aos_soa"         ? BenchmarkKind::kAosSoa
+             : req.benchmark == "transpose"     ? BenchmarkKind::kTranspose
+             : req.benchmark == "smem_access"   ? BenchmarkKind::kSmemAccess
+             : req.benchmark == "global_access" ? BenchmarkKind::kGlobalAccess
+             : req.benchmark == "reshard"       ? BenchmarkKind::kReshard
+             : req.benchmark == "collective"    ? BenchmarkKind::kCollective
+                                                : BenchmarkKind::kConvert;
   if (body.contains("device")) {
     if (device_count <= 0) return field_error("device", "no device is available");
     auto d = integer(body["device"], "device", 0, device_count - 1);
@@ -752,6 +784,12 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     }
     req.resolved = {{"benchmark", req.benchmark}, {"device", req.device}, {"params", resolved}};
     req.resolved["params"].update(sampling_resolved(*sampling));
+  } else if (req.kind == BenchmarkKind::kSmemAccess || req.kind == BenchmarkKind::kGlobalAccess) {
+    auto a = parse_access_params(p, req.benchmark, *sampling);
+    if (!a) return a.error();
+    req.access = std::move(a).value();
+    req.resolved = {{"benchmark", req.benchmark}, {"device", req.device}, {"params", req.access.input}};
+    req.resolved["params"].update(sampling_resolved(req.access.sampling));
   } else if (req.kind == BenchmarkKind::kConvert) {
     auto c = parse_convert(p, *sampling, backend_kind, memory_budget(req.device));
     if (!c) return c.error();

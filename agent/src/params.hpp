@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "access_run.hpp"
 #include "benchmark.hpp"
 #include "layoutscope/result.hpp"
 #include "reshard_run.hpp"
@@ -21,17 +22,19 @@ inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxWarmup = 100;
 inline constexpr int64_t kMaxSeed = (int64_t{1} << 53) - 1;  // exact in a JSON number
 
-enum class BenchmarkKind { kAosSoa, kTranspose, kConvert, kReshard, kCollective };
+enum class BenchmarkKind { kAosSoa, kTranspose, kConvert, kSmemAccess, kGlobalAccess, kReshard, kCollective };
 
 struct RunRequest {
   BenchmarkKind kind = BenchmarkKind::kAosSoa;
-  std::string benchmark;  // "aos_soa" | "transpose" | "convert" | "reshard" | "collective"
+  std::string benchmark;  // "aos_soa" | "transpose" | "convert" | "smem_access" | "global_access" |
+                          // "reshard" | "collective"
   int device = 0;
   AosSoaParams aos_soa;
   TransposeParams transpose;
   ConvertParams convert;
   ReshardParams reshard;
   CollectiveParams collective;
+  AccessParams access;      // smem_access and global_access
   bool profile = false;     // also run each state once under Nsight Compute (profile.hpp)
   nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };

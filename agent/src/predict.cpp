@@ -64,6 +64,12 @@ Result<json> describe(const KernelAccess& k) {
   return out;
 }
 
+}  // namespace
+
+Result<json> describe_access(const KernelAccess& k) { return describe(k); }
+
+namespace {
+
 Result<json> describe_all(const std::vector<KernelAccess>& accesses, json out) {
   for (const KernelAccess& k : accesses) {
     auto d = describe(k);

@@ -28,6 +28,10 @@ struct KernelAccess {
   WarpAccess access;
 };
 
+// One access's entry in a "predicted" block (layout, shape, dtype, instr, lane_elements and the engine's
+// cost: sectors for global instructions, wavefronts for shared ones).
+Result<nlohmann::json> describe_access(const KernelAccess& k);
+
 // The accesses of one aos_soa state (layout "aos" | "soa" | "aos_vec" | "soa_vec") and one transpose state
 // (empty for a 64x64-tile variant whose tiles all take the scalar edge path).
 std::vector<KernelAccess> aos_soa_accesses(const std::string& layout, int64_t n);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -127,8 +128,10 @@ Profile none(size_t states, const std::string& reason) {
 
 // Runs the request's states once under ncu and matches its kernel rows, in launch order, to `kernels` (the
 // kernel each state launches, in measurement order).
-Profile profile_states(const RunRequest& request, const std::string& backend_kind,
-                       const std::vector<std::string>& kernels) {
+Profile profile_states(
+    const RunRequest& request, const std::string& backend_kind, const std::vector<std::string>& kernels,
+    const std::vector<std::string>& metric_list = {std::begin(kMetricList), std::end(kMetricList)},
+    const std::string& kernel_regex = "aos_|soa_|transpose_|copy_vec4_unrolled|layoutscope_convert") {
   if (backend_kind != "cuda") return none(kernels.size(), kProfileCpuReason);
   const std::string ncu = find_ncu();
   if (ncu.empty())
@@ -140,12 +143,12 @@ Profile profile_states(const RunRequest& request, const std::string& backend_kin
   json child = {
       {"benchmark", request.benchmark}, {"device", request.device}, {"params", request.resolved["params"]}};
   std::string metrics;
-  for (const char* m : kMetricList) metrics += (metrics.empty() ? "" : ",") + std::string(m);
+  for (const std::string& m : metric_list) metrics += (metrics.empty() ? "" : ",") + m;
   // The command run, and the same command as the result shows it (tool names instead of their paths).
   const auto command_line = [&](const std::string& tool, const std::string& agent) {
-    return tool + " --clock-control none --csv --page raw --print-units base" +
-           " --kernel-name regex:'aos_|soa_|transpose_|copy_vec4_unrolled|layoutscope_convert' --metrics " +
-           metrics + " " + agent + " --profile-child " + shell_quote(child.dump());
+    return tool + " --clock-control none --csv --page raw --print-units base" + " --kernel-name regex:'" +
+           kernel_regex + "' --metrics " + metrics + " " + agent + " --profile-child " +
+           shell_quote(child.dump());
   };
   const std::string cmd = command_line(shell_quote(ncu), shell_quote(self)) + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -174,7 +177,11 @@ Profile profile_states(const RunRequest& request, const std::string& backend_kin
     r.name = f[static_cast<size_t>(name_col)];
     for (size_t i = 0; i < f.size(); ++i)
       if (auto v = number_of(f[i])) r.metrics[header[i]] = *v;
-    if (!r.metrics.empty() && r.metrics.count(kMetricList[0])) rows.push_back(std::move(r));
+    // A kernel row has a value for at least one asked-for counter (ncu leaves some empty, e.g. the bank
+    // conflicts of plain LDS/STS).
+    if (std::any_of(metric_list.begin(), metric_list.end(),
+                    [&](const std::string& m) { return r.metrics.count(m); }))
+      rows.push_back(std::move(r));
   }
   std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
   Profile out;
@@ -252,6 +259,14 @@ void attach_profile(ConvertMeasurement& m, const RunRequest& request, const std:
   std::vector<std::string> kernels;
   for (const auto& s : m.states) kernels.push_back(s.kernel_name);
   m.profile = profile_states(request, backend_kind, kernels);
+}
+
+// Every access state runs the generated kernel codegen::kAccessKernelName; the counters are the ones the
+// engine names for the cases' instructions (access_metrics).
+void attach_profile(AccessMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+  std::vector<std::string> kernels(m.states.size(), codegen::kAccessKernelName);
+  m.profile = profile_states(request, backend_kind, kernels, access_metrics(request.access),
+                             codegen::kAccessKernelName);
 }
 
 }  // namespace layoutscope::agent

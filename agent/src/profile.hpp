@@ -23,6 +23,7 @@ inline constexpr const char* kProfileCpuReason =
 void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const std::string& backend_kind);
 void attach_profile(TransposeMeasurement& m, const RunRequest& request, const std::string& backend_kind);
 void attach_profile(ConvertMeasurement& m, const RunRequest& request, const std::string& backend_kind);
+void attach_profile(AccessMeasurement& m, const RunRequest& request, const std::string& backend_kind);
 
 // The kernel name fragment that the state's launch shows in ncu ("aos_touch_kernel", ...).
 std::string profiled_kernel(const AosSoaState& s);

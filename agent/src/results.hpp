@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "access_run.hpp"
 #include "benchmark.hpp"
 #include "reshard_run.hpp"
 
@@ -29,6 +30,7 @@ struct RunContext {
 nlohmann::json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSoaParams& p);
 nlohmann::json results_json(const RunContext& ctx, const TransposeMeasurement& m, const TransposeParams& p);
 nlohmann::json results_json(const RunContext& ctx, const ConvertMeasurement& m, const ConvertParams& p);
+nlohmann::json results_json(const RunContext& ctx, const AccessMeasurement& m, const AccessParams& p);
 nlohmann::json results_json(const RunContext& ctx, const ReshardMeasurement& m, const ReshardParams& p);
 nlohmann::json results_json(const RunContext& ctx, const CollectiveMeasurement& m, const CollectiveParams& p);
 

@@ -475,6 +475,59 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
   return out;
 }
 
+// smem_access / global_access: one state per access (the pair's "write" and "read"), each with its accesses
+// and predicted cost in the "predicted" form the other benchmarks have, the counters ncu measured beside them
+// ("measured"), and how it ran ("executor": the NVRTC kernel, or the host executor without counters).
+json results_json(const RunContext& ctx, const AccessMeasurement& m, const AccessParams& p) {
+  json out = base(ctx, m.before, m.after);
+  json states = json::array();
+  json names = json::array();
+  for (size_t i = 0; i < m.states.size(); ++i) {
+    const AccessState& s = m.states[i];
+    const AccessCase& c = *s.source;
+    names.push_back(s.name);
+    const StateProfile* prof = m.profile && i < m.profile->states.size() ? &m.profile->states[i] : nullptr;
+    json st = {{"name", "access=" + s.name},
+               {"axis_values", {{"access", s.name}}},
+               {"is_skipped", false},
+               {"summaries",
+                time_summaries(s.time, p.sampling, ctx.backend, static_cast<double>(c.predicted.bytes))},
+               {"time_samples_s", s.time.samples_s},
+               {"verification", verification_json(s.verification)},
+               {"predicted", access_predicted(c)},
+               {"measured", access_measured(c, prof)},
+               {"executor", s.executor},
+               {"kernel",
+                {{"name", codegen::kAccessKernelName},
+                 {"source_hash", hex64(s.source_hash)},
+                 {"instructions", c.plan.instructions},
+                 {"threads", 32},
+                 {"blocks", 1},
+                 {"buffer_bytes", c.plan.tile_bytes},
+                 {"compile_s", optional_seconds(s.compile_s)}}}};
+    if (ctx.backend != "cuda")
+      st["measured"] = {{"available", false},
+                        {"reason",
+                         "not measured: the cpu backend runs the access on the host executor, which "
+                         "has no hardware counters"}};
+    states.push_back(state_extras(std::move(st), s.time, p.sampling));
+  }
+  out["benchmarks"] = json::array({{{"name", p.benchmark},
+                                    {"backend", ctx.backend},
+                                    {"devices", {ctx.device.id}},
+                                    {"axes", {axis("access", "string", names)}},
+                                    {"input",
+                                     [&] {
+                                       json in = p.input;
+                                       if (p.advice.is_object()) in.update(p.advice);
+                                       return in;
+                                     }()},
+                                    {"states", states},
+                                    {"ceilings", json::array()}}});
+  add_profile(out["benchmarks"][0], m.profile);
+  return out;
+}
+
 bool all_verified(const json& results, std::string* why) {
   for (const auto& b : results.at("benchmarks")) {
     for (const auto& c : b.value("ceilings", json::array()))

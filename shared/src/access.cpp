@@ -465,25 +465,7 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
     if (!a) return a.error();
     InstructionCost c;
     c.bytes = static_cast<int64_t>(a->addr.size()) * width;
-    if (shared) {
-      // One bank_access per wavefront group, so that idle lanes leave the groups where the hardware has them.
-      for (int g0 = 0; g0 < used; g0 += group) {
-        std::vector<int64_t> addrs;
-        for (size_t k = 0; k < a->lane.size(); ++k)
-          if (a->lane[k] >= g0 && a->lane[k] < g0 + group) addrs.push_back(a->addr[k]);
-        if (addrs.empty()) continue;
-        auto b = bank_access(addrs, width, banks);
-        if (!b) {
-          Error e = b.error();
-          e.message = "instruction " + std::to_string(i) + ": " + e.message;
-          return e;
-        }
-        c.wavefronts += b->cycles;
-        c.ideal_wavefronts += b->groups;
-        c.max_ways = std::max(c.max_ways, b->max_ways);
-      }
-      c.conflicts = c.wavefronts - c.ideal_wavefronts;
-    }
+    // The global side first: cp.async's shared wavefronts depend on which 128 B line each lane reads.
     std::vector<int64_t> global;
     if (!shared) global = a->addr;
     if (src) {
@@ -504,6 +486,47 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
         }
         global.push_back(first * elem);
       }
+    }
+    if (shared) {
+      auto instruction_error = [&](Error e) {
+        e.message = "instruction " + std::to_string(i) + ": " + e.message;
+        return e;
+      };
+      // One bank_access per wavefront group, so that idle lanes leave the groups where the hardware has them.
+      for (int g0 = 0; g0 < used; g0 += group) {
+        std::vector<int64_t> addrs;
+        for (size_t k = 0; k < a->lane.size(); ++k)
+          if (a->lane[k] >= g0 && a->lane[k] < g0 + group) addrs.push_back(a->addr[k]);
+        if (addrs.empty()) continue;
+        auto b = bank_access(addrs, width, banks);
+        if (!b) return instruction_error(b.error());
+        c.wavefronts += b->cycles;
+        c.ideal_wavefronts += b->groups;
+        c.max_ways = std::max(c.max_ways, b->max_ways);
+      }
+      if (access.instr.op == Op::kCpAsync && width == kCpAsyncBypassBytes) {
+        // cp.async.cg: the ldgsts counters do not see it.
+        c.wavefronts = c.ideal_wavefronts = c.max_ways = 0;
+      } else if (access.instr.op == Op::kCpAsync) {
+        // cp.async.ca: a wavefront group per 128 B line of the source (in order of first use), its lanes'
+        // shared destinations costed together; the ideal stays one per 128 B moved.
+        std::vector<int64_t> lines;
+        for (int64_t g : global)
+          if (std::find(lines.begin(), lines.end(), g / kCpAsyncLineBytes) == lines.end())
+            lines.push_back(g / kCpAsyncLineBytes);
+        c.wavefronts = 0;
+        c.max_ways = 0;
+        for (int64_t line : lines) {
+          std::vector<int64_t> addrs;
+          for (size_t k = 0; k < global.size(); ++k)
+            if (global[k] / kCpAsyncLineBytes == line) addrs.push_back(a->addr[k]);
+          auto b = bank_access(addrs, width, banks);
+          if (!b) return instruction_error(b.error());
+          c.wavefronts += b->cycles;
+          c.max_ways = std::max(c.max_ways, b->max_ways);
+        }
+      }
+      c.conflicts = c.wavefronts - c.ideal_wavefronts;
     }
     if (!global.empty()) {
       auto s = sector_access(global, width);

@@ -120,7 +120,15 @@ describe('service endpoints', () => {
   test('GET /v1/benchmarks lists both benchmarks with defaults and bounds', async () => {
     const j = await (await agent.fetch('/v1/benchmarks')).json();
     const byName = Object.fromEntries(j.benchmarks.map((b) => [b.name, b]));
-    assert.deepEqual(Object.keys(byName).sort(), ['aos_soa', 'collective', 'convert', 'reshard', 'transpose']);
+    assert.deepEqual(Object.keys(byName).sort(), [
+      'aos_soa',
+      'collective',
+      'convert',
+      'global_access',
+      'reshard',
+      'smem_access',
+      'transpose',
+    ]);
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.default, [1, 2, 4, 8]);
     assert.deepEqual(byName.aos_soa.parameters.touch_fields.enum, [1, 2, 4, 8]);
     assert.equal(byName.aos_soa.parameters.n.minimum, 32);

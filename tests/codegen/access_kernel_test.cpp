@@ -137,7 +137,7 @@ TEST(AccessCheck, NamesTheFirstWrongTileByte) {
   EXPECT_NE(why->find("shared byte 100"), std::string::npos) << *why;
 }
 
-TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueOnSharedMemory) {
+TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueLaneByLane) {
   WarpAccess tma{tma_layout(SwizzleMode::k128B, DType::kBF16, {64, 64}).value(),
                  {64, 64},
                  DType::kBF16,
@@ -147,13 +147,54 @@ TEST(AccessPlan, RefusesWhatAWarpDoesNotIssueOnSharedMemory) {
   auto p = plan_access(tma);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().field, "instr");
+  // A global access plans onto a global buffer, up to kMaxGlobalAccessBytes: 4 KiB here, 2^24 + 4 B there.
   auto g = plan_access(access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "LDG.32"));
-  ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.error().field, "instr");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->tile_bytes, 4096);
+  auto big = plan_access(access("S[(2,1025):(4194304,1)]", {2, 1025}, DType::kF32, "LDG.32", true));
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().field, "shape");
 }
 
 TEST(AccessPlan, RefusesATileLargerThanTheLabsSharedMemory) {
   auto p = plan_access(access("S[(256,256):(256,1)]", {256, 256}, DType::kF32, "LDS.128"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().field, "shape");
+}
+
+// LDG.16 by rows of a 4x64 u8 buffer: lane l of instruction 0 reads bytes 2l, 2l + 1 into the low half of
+// its register (zero-extended); STG.8 stores the low byte of the lane's stored word at its offset.
+TEST(AccessRun, GlobalLoadsAndStoresMoveTheirBytes) {
+  const AccessPlan ld = plan(access("S[(4,64):(64,1)]", {4, 64}, DType::kU8, "LDG.16"));
+  EXPECT_EQ(ld.instructions, 4);
+  EXPECT_EQ(ld.words_per_lane, 1);
+  EXPECT_EQ(ld.tile_bytes, 256);
+  EXPECT_EQ(ld.offsets[3], 6);
+  std::vector<uint8_t> in(256);
+  for (size_t b = 0; b < in.size(); ++b) in[b] = static_cast<uint8_t>(b);
+  const AccessRun r = run_access_on_host(ld, in);
+  EXPECT_EQ(r.regs[3], 0x0706u);
+  EXPECT_EQ(r.regs[32 + 1], 0x4342u);  // instruction 1 (row 1), lane 1: bytes 66 and 67
+  const AccessPlan st = plan(access("S[(4,64):(64,1)]", {4, 64}, DType::kU8, "STG.8"));
+  EXPECT_EQ(st.instructions, 8);  // 32 lanes x 1 B: half a row each
+  const AccessRun w = run_access_on_host(st, {});
+  EXPECT_EQ(w.tile.size(), 256u);
+  EXPECT_EQ(w.tile[37], static_cast<uint8_t>(stored_word(1, 5, 0)));  // byte 37 = instruction 1, lane 5
+  EXPECT_TRUE(w.written[37]);
+  EXPECT_EQ(check_access(st, {}, {}, w.tile), std::nullopt);
+  auto k = access_kernel_source(st);
+  EXPECT_NE(k.text.find("st.global.u8 [%0], %1;"), std::string::npos) << k.text;
+  // The offsets come from constant memory, 8 instructions x 32 lanes of them: no global load in the kernel.
+  EXPECT_NE(k.text.find("__constant__ int layoutscope_offsets[256];"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("ld.global"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("cp.async"), std::string::npos) << k.text;
+}
+
+// 64 KiB of constant memory hold 512 instructions' offsets: a 128x128 fp32 tile by 4 B rows is 512, 256x128
+// is 1024.
+TEST(AccessPlan, GlobalAccessesRunAtMost512Instructions) {
+  EXPECT_EQ(plan(access("S[(128,128):(128,1)]", {128, 128}, DType::kF32, "LDG.32")).instructions, 512);
+  auto p = plan_access(access("S[(256,128):(128,1)]", {256, 128}, DType::kF32, "LDG.32"));
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().field, "shape");
 }
@@ -181,10 +222,14 @@ TEST(AccessKernel, EveryInstructionKindCompilesForSm90) {
                           "STS.64",      "STS.128",     "ldmatrix.x1",       "ldmatrix.x2.trans",
                           "ldmatrix.x4", "stmatrix.x4", "stmatrix.x2.trans", "cp.async.4",
                           "cp.async.8",  "cp.async.16"};
+  const char* global[] = {"LDG.8", "LDG.16", "LDG.32", "LDG.64", "LDG.128",
+                          "STG.8", "STG.16", "STG.32", "STG.64", "STG.128"};
+  std::vector<std::pair<const char*, DType>> all;
+  for (const char* name : instrs) all.emplace_back(name, DType::kBF16);
+  for (const char* name : global) all.emplace_back(name, DType::kU8);
   const std::string dir = ::testing::TempDir();
-  for (const char* name : instrs) {
-    const KernelSource k =
-        access_kernel_source(plan(access("S[(32,64):(64,1)]", {32, 64}, DType::kBF16, name)));
+  for (const auto& [name, dtype] : all) {
+    const KernelSource k = access_kernel_source(plan(access("S[(32,64):(64,1)]", {32, 64}, dtype, name)));
     std::string file = name;
     for (char& c : file)
       if (c == '.') c = '_';

@@ -228,15 +228,23 @@ TEST(AccessCost, GlobalSectorsAndRequests) {
   EXPECT_EQ(bytes->instructions[0].sectors, 1);
 }
 
-TEST(AccessCost, CpAsyncCountsSharedAndGlobal) {
-  // Rows of a 32x32 fp32 tile, 16 B a lane: shared like STS.128 (4 wavefronts, ideal 4), and the dense
-  // source is 512 contiguous bytes = 16 sectors.
+TEST(AccessCost, CpAsync16IsNotCountedByTheLdgstsCounters) {
+  // cp.async.16 is cp.async.cg: the ldgsts wavefront and conflict counters read 0 (H200, 10 of 10 cases).
+  // The dense source of 8 rows x 32 fp32 is 512 contiguous bytes = 16 sectors, one request.
   auto c = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "cp.async.16",
                        *row_lanes({32, 32}, DType::kF32, instr("cp.async.16"))));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->ncu_op, "ldgsts");
-  EXPECT_EQ(c->instructions[0].wavefronts, 4);
+  EXPECT_EQ(c->instructions[0].wavefronts, 0);
+  EXPECT_EQ(c->instructions[0].ideal_wavefronts, 0);
+  EXPECT_EQ(c->conflicts, 0);
   EXPECT_EQ(c->instructions[0].sectors, 16);
+  EXPECT_EQ(c->instructions[0].requests, 1);
+  // Columns of a plain 64x64 bf16 tile (an STS.128 would take 32 a instruction): still 0.
+  auto col = cost(access("S[(64,64):(64,1)]", {64, 64}, DType::kBF16, "cp.async.16",
+                         *column_lanes({64, 64}, DType::kBF16, instr("cp.async.16"))));
+  ASSERT_TRUE(col.ok()) << col.error().message;
+  EXPECT_EQ(col->wavefronts, 0);
   // A column-major source: the 4 elements of a lane are not adjacent there.
   WarpAccess strided = access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "cp.async.16",
                               *row_lanes({32, 32}, DType::kF32, instr("cp.async.16")));
@@ -244,6 +252,48 @@ TEST(AccessCost, CpAsyncCountsSharedAndGlobal) {
   auto bad = cost(strided);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "source");
+}
+
+// cp.async.4 / .8 (cp.async.ca): one wavefront group per 128 B source line. The counts ncu gave on the H200
+// for a 64x64 bf16 tile whose dense source has 128 B rows.
+TEST(AccessCost, CpAsyncCaCountsOneGroupPerSourceLine) {
+  struct Case {
+    const char* layout;
+    const char* instr;
+    bool columns;
+    int64_t wavefronts, conflicts;
+  } cases[] = {
+      // Rows: 32 lanes x 4 B = one line, one wavefront; 32 x 8 B = two lines, two. 64 in all either way.
+      {"S[(64,64):(64,1)]", "cp.async.4", false, 64, 0},
+      {"S[(64,64):(64,1)]", "cp.async.8", false, 64, 0},
+      {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "cp.async.4", false, 64, 0},
+      // Columns: each lane reads its own source row, so 32 lines a instruction on every layout: 64 x 32 for
+      // 4 B (ideal 1 each), 32 x 32 for 8 B (ideal 2 each).
+      {"S[(64,64):(64,1)]", "cp.async.4", true, 2048, 1984},
+      {"S[(64,64):(64,1)]", "cp.async.8", true, 1024, 960},
+      {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "cp.async.4", true, 2048, 1984},
+      {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "cp.async.8", true, 1024, 960},
+      {"S[(64,64):(72,1)]", "cp.async.4", true, 2048, 1984},
+      {"S[(64,64):(72,1)]", "cp.async.8", true, 1024, 960},
+  };
+  for (const Case& k : cases) {
+    const Instruction in = instr(k.instr);
+    auto lanes = k.columns ? column_lanes({64, 64}, DType::kBF16, in) : row_lanes({64, 64}, DType::kBF16, in);
+    ASSERT_TRUE(lanes.ok());
+    auto c = cost(access(k.layout, {64, 64}, DType::kBF16, k.instr, *lanes));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->wavefronts, k.wavefronts)
+        << k.layout << " " << k.instr << (k.columns ? " columns" : " rows");
+    EXPECT_EQ(c->conflicts, k.conflicts) << k.layout << " " << k.instr << (k.columns ? " columns" : " rows");
+  }
+  // One source line whose 32 lanes all land in one bank: a column-major fp32 tile written by rows puts
+  // element (r, c) at word 32 c + r, bank r for every c. 32 wavefronts a instruction, ideal 1.
+  auto one_line = cost(access("S[(32,32):(1,32)]", {32, 32}, DType::kF32, "cp.async.4",
+                              *row_lanes({32, 32}, DType::kF32, instr("cp.async.4"))));
+  ASSERT_TRUE(one_line.ok()) << one_line.error().message;
+  EXPECT_EQ(one_line->instructions[0].wavefronts, 32);
+  EXPECT_EQ(one_line->instructions[0].ideal_wavefronts, 1);
+  EXPECT_EQ(one_line->instructions[0].max_ways, 32);
 }
 
 TEST(AccessCost, TmaTile) {

@@ -79,6 +79,8 @@ std::string ncu_wavefront_metric(Op op);
 std::string ncu_conflict_metric(Op op);
 
 inline constexpr int kWarpLanes = 32;
+inline constexpr int kCpAsyncBypassBytes = 16;  // cp.async.cg: not seen by the ldgsts counters
+inline constexpr int kCpAsyncLineBytes = 128;   // cp.async.ca: one wavefront group per source line
 inline constexpr int64_t kIdleLane = -1;
 // One access issues at most this many instructions (a 2^21-element tile at 32 lanes x 1 element).
 inline constexpr int64_t kMaxInstructions = int64_t{1} << 16;
@@ -125,6 +127,25 @@ struct AccessCost {
 // cp.async, one matrix of 8 lanes for ldmatrix/stmatrix; idle lanes leave their group, an empty group
 // costs nothing. TMA writes are not LSU traffic: shared_counted is false and only bytes and the source's
 // sectors are given.
+//
+// cp.async is costed as Nsight Compute's ..._op_ldgsts counters count it, which is not like an STS of the
+// same width. Measured on an H200 with CUDA 13.0's ncu (docs/results/h200-access.md: one warp over 64x64
+// bf16 tiles, plain, Swizzle<3,3,3> and rows padded to 72 elements, lanes by rows and by columns, the
+// source dense row-major with 128 B rows):
+//   - cp.async.16 is issued as cp.async.cg (L1 bypass) and both ldgsts counters read 0 in all 10 cases,
+//     whatever the layout. cost() gives 0 wavefronts, ideal and conflicts, so a cp.async.16 writer costs
+//     nothing on these counters and the advisor ranks its layouts by the reader alone.
+//   - cp.async.4 / .8 are issued as cp.async.ca and cost one wavefront group per 128 B line of the global
+//     source. By rows (32 x 4 B = one line, 32 x 8 B = two) that is 64 wavefronts for 64 resp. 32
+//     instructions, as an STS would take; by columns (each lane in its own source row, so its own line) it
+//     is 32 per instruction on every layout, 2048 and 1024, where an STS of the same width on the swizzled
+//     or padded tile takes 4. ncu's conflicts are those wavefronts minus one per 128 B moved
+//     (1984 = 2048 - 64, 960 = 1024 - 64). So: lanes are grouped by source line (in order of first use),
+//     each group's shared destinations are costed with bank_access and the groups added; the ideal stays
+//     one per 128 B moved. Where a line's lanes write conflict-free this is the number of lines touched;
+//     where they conflict the conflict counts, as measured too: a column-major fp32 tile filled by rows
+//     with cp.async.4 (one source line, all 32 lanes in one bank) took 32 a instruction, 1024 for 32
+//     (docs/results/h200-access-agent.md).
 // `banks` changes the shared-memory model (the chapter's 8-bank toy); the GPU's is the default.
 Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks = {});
 

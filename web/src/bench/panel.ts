@@ -7,12 +7,14 @@ import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
 import { resolveLang } from '../i18n.js';
+import { panelText, type PanelKey } from './text.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
 import {
+  OKABE_ITO,
   aosBandwidth,
   aosSpeedup,
   pngFile,
@@ -23,63 +25,17 @@ import {
   type BoundPoint,
 } from './plots.js';
 
-/** The panel's own words in English and Chinese (messages from an agent stay as the agent wrote them). */
-const PANEL_TEXT = {
-  agents: ['Agents', 'Agents'],
-  agentUrl: ['Agent URL', 'Agent URL'],
-  token: ['Token (if not in the URL)', 'Token（URL 中没有时）'],
-  remember: ['remember on this device', '在此设备上记住'],
-  addAgent: ['Add agent', '添加 agent'],
-  refresh: ['Refresh', '刷新'],
-  remove: ['Remove', '移除'],
-  runBench: ['Run a benchmark', '运行 benchmark'],
-  openFile: ['Open a results file (offline)', '打开结果文件（离线）'],
-  orUrl: ['or a URL', '或 URL'],
-  open: ['Open', '打开'],
-  openRef: ['Open the H200 reference runs', '打开 H200 参考结果'],
-  results: ['Results', '结果'],
-  logScale: ['log scale', '对数坐标'],
-  aosTitle: ['AoS vs SoA (touch_fields sweep)', 'AoS 与 SoA（touch_fields 扫描）'],
-  transposeTitle: ['Transpose (fp32)', '转置（fp32）'],
-  noAgent1: ['No agent yet. Start ', '还没有 agent。在有 GPU 的机器上启动 '],
-  noAgent2: [
-    ' on a machine with a GPU and open the URL it prints, or paste that URL here.',
-    '，打开它打印的 URL，或把该 URL 粘贴到这里。',
-  ],
-  drop1: ["Drop a results JSON here (from an agent's export or ", '把结果 JSON 拖到这里（agent 导出的文件或 '],
-  drop2: ['), or', '），或'],
-  chooseFile: ['choose a file', '选择文件'],
-  refNote1: ['measured on an NVIDIA H200 and committed in ', '在 NVIDIA H200 上测得并提交在 '],
-  refNote2: [
-    ': transpose and AoS/SoA, and their Nsight Compute profiles',
-    ' 中：转置与 AoS/SoA，以及它们的 Nsight Compute profile',
-  ],
-  capCeiling: ['Dashed: the copy ceiling.', '虚线：copy 上限。'],
-  capNoCeiling: [
-    'No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.',
-    '没有 copy 上限：该次运行没有测 copy；请加载同一设备的转置结果，或使用已知峰值带宽的设备。',
-  ],
-  capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
-  capRatio: [
-    'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.',
-    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。',
-  ],
-  capTransposeCopy: [
-    'Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.',
-    '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。',
-  ],
-  capFraction: ['Fraction of copy: copy time / variant time.', 'copy 占比：copy 时间 / 该变体时间。'],
-  measuredRatio: ['SoA/AoS measured', 'SoA/AoS 实测'],
-  modelRatio: ['sector-model ratio', 'sector 模型比值'],
-  kernels: ['kernels', 'kernels'],
-  applies: ['DRAM-bound model applies', 'DRAM 受限模型适用'],
-  yes: ['yes', '是'],
-  notApplies: ['no: AoS below the DRAM ceiling', '否：AoS 低于 DRAM 上限'],
-} as const;
-
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
 const DRAM_BOUND_FRACTION = 0.6;
-import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
+import {
+  accessesOf,
+  checkMeasured,
+  instructionChoices,
+  lanePicture,
+  laneSpans,
+  whatIf,
+  type Access,
+} from './access.js';
 import {
   PAIRS,
   readResultsText,
@@ -314,12 +270,19 @@ export class LsBenchPanel extends LitElement {
     .drop.over {
       border-color: var(--ls-accent, #0062a0);
     }
-    .chips button[aria-pressed='true'] {
+    .chips button[aria-pressed='true'],
+    .access-choice button[aria-pressed='true'] {
       border-color: var(--ls-accent, #0062a0);
     }
     h3 {
       margin: 1.2rem 0 0.3rem;
       font-size: 1.05rem;
+    }
+    .warn {
+      color: #8a5a00;
+    }
+    .vs-ncu .check {
+      white-space: nowrap;
     }
     .ok {
       color: #007a5a;
@@ -345,19 +308,24 @@ export class LsBenchPanel extends LitElement {
   notice = '';
   offlineError = '';
   formError: { message: string; field: string } | null = null;
-  figure: FigureSpec | null = null;
+  /** the access drawn under the predictions table: its state (source + state name), which access, and the
+   * layout and instruction of a what-if edit (the access's own when unedited) */
+  figure: { key: string; index: number; layout: string; instr: string } | null = null;
   bench = 'aos_soa';
   runAgent = -1;
   dragging = false;
   private eng?: Engine;
   private nextKey = 1;
-  private pt(key: keyof typeof PANEL_TEXT): string {
-    return PANEL_TEXT[key][resolveLang(this.getAttribute('lang')) === 'zh' ? 1 : 0];
+  private get zh() {
+    return resolveLang(this.getAttribute('lang')) === 'zh';
+  }
+  private pt(key: PanelKey, vars: Record<string, string | number> = {}): string {
+    return panelText(key, this.zh, vars);
   }
   /** value axes of the plots on a log scale */
   logScale = false;
   private plots = new Map<string, SVGSVGElement>();
-  private predictions = new Map<string, VariantPrediction | string>();
+  private rowByKey = new Map<string, Row>();
 
   override connectedCallback() {
     super.connectedCallback();
@@ -743,25 +711,6 @@ export class LsBenchPanel extends LitElement {
     else saveFile(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
   }
 
-  // ---- predictions -------------------------------------------------------------------------------------
-
-  private predict(r: Row): VariantPrediction | string {
-    const key = `${r.benchmark}/${r.variant}/${r.n}/${r.dim}`;
-    let p = this.predictions.get(key);
-    if (!p && this.eng) {
-      try {
-        p =
-          r.benchmark === 'aos_soa'
-            ? predictAosSoa(this.eng, r.variant, r.n!)
-            : predictTranspose(this.eng, r.variant, r.dim!);
-      } catch (err) {
-        p = `engine: ${(err as Error).message}`;
-      }
-      this.predictions.set(key, p);
-    }
-    return p ?? 'loading the engine…';
-  }
-
   // ---- render ------------------------------------------------------------------------------------------
 
   override render() {
@@ -1011,9 +960,12 @@ export class LsBenchPanel extends LitElement {
     // The sector model's ratio 8/t is the speedup when both kernels are limited by DRAM bandwidth. The AoS kernel
     // moves ratio x its useful bytes, so it is DRAM-bound where ratio x its useful GB/s reaches most of the copy
     // ceiling; elsewhere (scalar AoS at 4 and 8 fields) its load instructions limit it and the ratio is no bound.
-    const ratio = new Map<number, number>(this.eng ? [1, 2, 4, 8].map((t) => [t, speedupBound(this.eng!, t)]) : []);
+    const ratio = (sp: (typeof speed)[number]) =>
+      rows
+        .find((r) => r.source === sp.source && r.variant === PAIRS[sp.pair].soa && r.touch === sp.touch)
+        ?.state.summaries.find((x) => x.tag === 'layoutscope/dram_sector_bound_speedup')?.value ?? NaN;
     const bound: BoundPoint[] = speed.map((sp) => {
-      const b = ratio.get(sp.touch) ?? NaN;
+      const b = ratio(sp);
       const ceiling = ceilings.find((c) => c.source === sp.source)?.gbps;
       const applies =
         Number.isFinite(b) &&
@@ -1086,6 +1038,7 @@ export class LsBenchPanel extends LitElement {
     const list = rows.filter((r) => {
       const k = `${r.source}/${r.benchmark}/${r.variant}/${r.touch ?? ''}/${r.dim ?? ''}`;
       if (
+        r.benchmark === 'convert' ||
         seen.has(k) ||
         (r.benchmark === 'aos_soa' &&
           r.touch !== 1 &&
@@ -1095,40 +1048,47 @@ export class LsBenchPanel extends LitElement {
       seen.add(k);
       return true;
     });
-    return html`<h3>Predicted vs measured</h3>
-      <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
+    this.rowByKey = new Map(list.map((r) => [rowKey(r), r]));
+    if (!list.length) return html``;
+    return html`<h3>${this.pt('predTitle')}</h3>
+      <p class="muted">${this.pt('predNote')}</p>
       <div class="scroll">
         <table class="predictions">
-          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request (ld / st, ncu)</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('variant')}</th><th class="l">${this.pt('access32')}</th><th class="l">${this.pt('layout')}</th><th>${this.pt('predSectors')}</th><th>${this.pt('predWavefronts')}</th><th>${this.pt('measuredGbps')}</th><th>${this.pt('ncuCounters')}</th><th class="l">${this.pt('vsNcu')}</th></tr></thead>
           <tbody>
             ${list.map((r) => {
-              const p = this.predict(r);
               const label =
                 r.benchmark === 'aos_soa'
                   ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}`
                   : `${r.variant} ${r.dim}`;
-              if (typeof p === 'string')
-                return html`<tr><td>${r.source}</td><td class="l">${label}</td><td class="l error" colspan="7">${p}</td></tr>`;
-              const agentG = r.state.predicted.global ?? [];
-              const agentS = r.state.predicted.shared ?? [];
-              const g = p.accesses.filter((a) => a.kind === 'global');
-              const s = p.accesses.filter((a) => a.kind === 'shared');
-              const agrees =
-                g.every((a, i) => agentG[i]?.sectors_per_request === a.sectors) &&
-                s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
+              const p = r.state.predicted;
+              const acc = accessesOf(r.state);
+              if (p.error || !acc.length)
+                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ?? this.pt('noAccesses'))}</td></tr>`;
+              const g = acc.filter((a) => a.space === 'global');
+              const sh = acc.filter((a) => a.space === 'shared');
+              const checks = r.measured ? checkMeasured(r.state, r.measured) : [];
+              const off = checks.filter((c) => c.ok === false);
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
-                <td class="l"><button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>${label}</button></td>
-                <td class="l">${p.accesses.map((a) => html`${a.access}<br />`)}</td>
-                <td class="l mono">${[...new Set(p.accesses.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
-                <td class="sectors">${g.map((a) => a.sectors).join(' / ')}</td>
-                <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
-                <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
+                <td class="l"><button type="button" class="link open-figure" @click=${() => this.openAccess(r, 0)}>${label}</button></td>
+                <td class="l">${acc.map((a) => html`${a.access}<br />`)}</td>
+                <td class="l mono">${[...new Set(acc.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
+                <td class="sectors">${g.map((a) => a.sectors_per_request).join(' / ')}</td>
+                <td class="wavefronts">${sh.length ? sh.map((a) => a.wavefronts).join(' / ') : '–'}</td>
                 <td>${fmt(r.gbps, 1)}</td>
                 <td class="measured">${
                   r.measured
-                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
-                    : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? 'not measured' : 'no profile run'}</span>`
+                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && sh.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                    : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? this.pt('notMeasured') : this.pt('noProfile')}</span>`
+                }</td>
+                <td class="l vs-ncu ${!checks.length ? 'muted' : off.length ? 'warn' : 'ok'}">${
+                  !checks.length
+                    ? this.pt('noCounters')
+                    : checks.map(
+                        (c) =>
+                          html`<span class="check" data-counter=${c.counter}>${c.counter} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
+                      )
                 }</td>
               </tr>`;
             })}
@@ -1137,20 +1097,88 @@ export class LsBenchPanel extends LitElement {
       </div>`;
   }
 
+  private openAccess(r: Row, index: number) {
+    const a = accessesOf(r.state)[index];
+    if (!a) return;
+    this.figure = { key: rowKey(r), index, layout: a.layout, instr: a.instr ?? '' };
+  }
+
   private renderFigure(): TemplateResult | typeof nothing {
     const f = this.figure;
-    if (!f) return nothing;
-    const attrs = f.attrs;
-    const fig =
-      f.tag === 'ls-bank-conflicts'
-        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} lanes=${attrs.lanes ?? nothing} selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}></ls-bank-conflicts>`
-        : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
-    return html`<h3>Access pattern</h3>
+    const r = f && this.rowByKey.get(f.key);
+    if (!f || !r) return nothing;
+    const all = accessesOf(r.state);
+    const a: Access | undefined = all[f.index];
+    if (!a) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const edited = f.layout !== a.layout || f.instr !== (a.instr ?? '');
+    let body: TemplateResult;
+    if (!a.lane_elements || !a.instr || !a.shape) body = html`<p class="muted no-lanes">${this.pt('noLanes')}</p>`;
+    else if (!this.eng) body = html`<p class="muted">${this.pt('loadingEngine')}</p>`;
+    else {
+      // unedited: the results' own numbers; edited: the engine's, asked here
+      let cost = '';
+      let problem = '';
+      if (edited) {
+        const c = whatIf(this.eng, a, f.layout, f.instr);
+        if (!c.ok)
+          problem = `${c.error.column > 0 ? `${this.pt('atColumn', { n: c.error.column })}: ` : ''}${c.error.message}`;
+        else
+          cost =
+            a.space === 'global'
+              ? this.pt('costGlobal', {
+                  lanes: a.lanes,
+                  bytes: c.total.bytes / Math.max(1, a.lanes),
+                  n: c.total.sectors / Math.max(1, c.total.requests),
+                })
+              : this.pt('costShared', {
+                  n: c.total.wavefronts,
+                  ideal: c.total.idealWavefronts,
+                  conflicts: c.total.conflicts,
+                });
+      } else
+        cost =
+          a.space === 'global'
+            ? this.pt('costGlobal', { lanes: a.lanes, bytes: a.bytes_per_lane, n: a.sectors_per_request ?? '–' })
+            : this.pt('costShared', {
+                n: a.wavefronts ?? '–',
+                ideal: a.ideal_wavefronts ?? '–',
+                conflicts: a.conflicts ?? '–',
+              });
+      const spans = problem ? problem : laneSpans(this.eng, a, f.layout, f.instr);
+      body = html`<p class="cost ${edited ? 'what-if' : 'from-results'}">${edited ? this.pt('whatIf') : this.pt('fromResults')}: <strong>${cost || '–'}</strong></p>
+        ${
+          typeof spans === 'string'
+            ? html`<p class="error access-error" role="alert">${spans}</p>`
+            : html`<div class="scroll">${lanePicture(spans, a.space, OKABE_ITO, p.fg, this.pt('laneFigure', { access: a.access }))}</div>`
+        }
+        <form class="row what-if-form" @submit=${(e: SubmitEvent) => {
+          e.preventDefault();
+          const d = new FormData(e.target as HTMLFormElement);
+          this.figure = {
+            ...f,
+            layout: String(d.get('layout') ?? '').trim(),
+            instr: String(d.get('instr') ?? f.instr),
+          };
+        }}>
+          <label class="grow">${this.pt('layout')} <input name="layout" class="grow mono" size="36" .value=${f.layout} spellcheck="false" autocomplete="off" /></label>
+          <label>${this.pt('instruction')} <select name="instr">${instructionChoices(a).map((i) => html`<option ?selected=${i === f.instr}>${i}</option>`)}</select></label>
+          <button type="submit" class="recost">${this.pt('recost')}</button>
+          ${edited ? html`<button type="button" class="reset" @click=${() => (this.figure = { ...f, layout: a.layout, instr: a.instr ?? '' })}>${this.pt('reset')}</button>` : nothing}
+        </form>`;
+    }
+    return html`<h3>${this.pt('accessPattern')}</h3>
       <div class="figure-host">
-        <div class="row"><strong class="grow figure-title">${f.title}</strong><button type="button" @click=${() => (this.figure = null)}>Close</button></div>
-        ${fig}
+        <div class="row"><strong class="grow figure-title">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (this.figure = null)}>${this.pt('close')}</button></div>
+        <div class="row access-choice" role="group" aria-label=${this.pt('accessPattern')}>
+          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? x.space} · ${x.access.split(':')[0]}</button>`)}
+        </div>
+        <p class="access-text">${a.access} <span class="mono">${a.layout}</span>${a.instr ? html` · <span class="mono">${a.instr}</span>` : nothing}</p>
+        ${body}
       </div>`;
   }
 }
+
+const rowKey = (r: Row) => `${r.source}|${r.state.name}`;
 
 customElements.define('ls-bench-panel', LsBenchPanel);

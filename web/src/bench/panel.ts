@@ -7,7 +7,7 @@ import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
 import { resolveLang } from '../i18n.js';
-import { panelText, type PanelKey } from './text.js';
+import { PANEL_TEXT, panelText, type PanelKey } from './text.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
@@ -17,6 +17,7 @@ import {
   OKABE_ITO,
   aosBandwidth,
   aosSpeedup,
+  convertSuite,
   pngFile,
   speedupLegend,
   svgFile,
@@ -46,7 +47,8 @@ import {
   type ResultsDoc,
   type Row,
 } from './results.js';
-import { REFERENCE_RUNS } from './reference-runs.js';
+import { PEER_RUNS, REFERENCE_RUNS } from './reference-runs.js';
+import { OURS, PEER_SERIES, convertParams, suitePoints, type PeerCase } from './convert.js';
 
 interface Device {
   id: number;
@@ -92,6 +94,8 @@ interface Agent {
   unavailable?: string;
   catalogue: BenchSpec[];
   runs: RunSummary[];
+  /** the cursor of the next page of runs (GET /v1/runs?after=), null when every run is loaded */
+  runsNext: string | null;
   remember: boolean;
 }
 interface Dataset {
@@ -106,6 +110,8 @@ interface Dataset {
 }
 interface ActiveRun {
   agentKey: number;
+  /** the benchmark it runs: its form shows the progress */
+  bench: string;
   id: string;
   status: string;
   progress: number;
@@ -114,6 +120,8 @@ interface ActiveRun {
 }
 
 const STORE = 'layoutscope.agents';
+/** The convert request's own parameters (its form's inputs); the rest of its catalogue entry is sampling. */
+const CONVERT_INPUTS = ['src', 'dst', 'shape', 'perm', 'dtype', 'suite'];
 const fmt = (v: number | null | undefined, d = 2) =>
   v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
 const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
@@ -131,6 +139,11 @@ export class LsBenchPanel extends LitElement {
     bench: { state: true },
     runAgent: { state: true },
     dragging: { state: true },
+    convertMode: { state: true },
+    convertError: { state: true },
+    planKey: { state: true },
+    peers: { state: true },
+    runsPageSize: { type: Number, attribute: 'runs-page-size' },
   };
 
   static override styles = [
@@ -294,6 +307,33 @@ export class LsBenchPanel extends LitElement {
       color: var(--ls-accent, #0062a0);
       cursor: pointer;
     }
+    ol.plan {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: stretch;
+      gap: 0.4rem;
+      list-style: none;
+      padding: 0;
+      margin: 0.3rem 0 1rem;
+    }
+    ol.plan > li:not(.arrow) {
+      display: flex;
+      flex-direction: column;
+      gap: 0.2rem;
+      flex: 1 1 14rem;
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.4rem 0.6rem;
+      overflow-wrap: anywhere;
+    }
+    ol.plan > li.arrow {
+      align-self: center;
+      font-size: 1.3rem;
+    }
+    h4 {
+      margin: 0.8rem 0 0.2rem;
+      font-size: 0.95rem;
+    }
     .figure-host {
       border: 1px solid var(--ls-border, #888);
       border-radius: 6px;
@@ -314,6 +354,15 @@ export class LsBenchPanel extends LitElement {
   bench = 'aos_soa';
   runAgent = -1;
   dragging = false;
+  /** the convert form: two layouts, a shape and a permutation, or the permutation suite */
+  convertMode: 'layouts' | 'perm' | 'suite' = 'layouts';
+  convertError: { message: string; field: string } | null = null;
+  /** the convert state whose plan is drawn (source + state name) */
+  planKey = '';
+  /** the peers' H200 times for the conversion suite, once fetched */
+  peers: PeerCase[] | null = null;
+  /** runs per page of an agent's history (GET /v1/runs?limit=) */
+  runsPageSize = 20;
   private eng?: Engine;
   private nextKey = 1;
   private get zh() {
@@ -358,7 +407,7 @@ export class LsBenchPanel extends LitElement {
     try {
       this.addAgent(parseAgentUrl(agentUrl, token), false);
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = `${this.pt('badAddress')}: ${(err as Error).message}`;
     }
   }
 
@@ -387,6 +436,7 @@ export class LsBenchPanel extends LitElement {
       devices: [],
       catalogue: [],
       runs: [],
+      runsNext: null,
       remember,
     };
     this.agents = [...this.agents, agent];
@@ -405,7 +455,7 @@ export class LsBenchPanel extends LitElement {
       const [devices, catalogue, runs] = await Promise.all([
         agent.client.json<{ backend: string; devices: Device[]; unavailable?: string }>('/v1/devices'),
         agent.client.json<{ benchmarks: BenchSpec[] }>('/v1/benchmarks'),
-        agent.client.json<{ runs: RunSummary[] }>('/v1/runs'),
+        this.runPages(agent, this.runsPageSize),
       ]);
       this.update_(agent, {
         state: devices.unavailable ? 'not-ready' : 'ready',
@@ -414,6 +464,7 @@ export class LsBenchPanel extends LitElement {
         unavailable: devices.unavailable,
         catalogue: catalogue.benchmarks,
         runs: runs.runs,
+        runsNext: runs.next,
       });
     } catch (err) {
       this.update_(agent, {
@@ -439,7 +490,7 @@ export class LsBenchPanel extends LitElement {
       this.saveRemembered();
       form.reset();
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = `${this.pt('badAddress')}: ${(err as Error).message}`;
     }
   }
 
@@ -540,11 +591,10 @@ export class LsBenchPanel extends LitElement {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ benchmark: this.bench, params: r.params, device }),
       });
-      await this.follow(agent, res.id);
+      await this.follow(agent, res.id, this.bench);
     } catch (err) {
       const a = err as AgentError;
-      if (a.status === 422)
-        this.formError = { message: `The agent refused the parameters: ${a.message}`, field: a.field };
+      if (a.status === 422) this.formError = { message: `${this.pt('refused')}: ${a.message}`, field: a.field };
       else if (a.status === 409)
         this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
       else this.notice = a.message;
@@ -552,9 +602,9 @@ export class LsBenchPanel extends LitElement {
   }
 
   /** Follows a run's progress stream to its end, then loads its result. */
-  private async follow(agent: Agent, id: string) {
+  private async follow(agent: Agent, id: string, bench: string) {
     const abort = new AbortController();
-    this.active = { agentKey: agent.key, id, status: 'queued', progress: 0, message: 'queued', abort };
+    this.active = { agentKey: agent.key, bench, id, status: 'queued', progress: 0, message: 'queued', abort };
     try {
       for await (const ev of agent.client.events(id, abort.signal)) {
         const d = ev.data;
@@ -577,7 +627,7 @@ export class LsBenchPanel extends LitElement {
       };
       if (record.result) this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') this.notice = (err as Error).message;
+      if ((err as Error).name !== 'AbortError') this.notice = this.agentMessage(err);
     }
     void this.refreshRuns(agent);
   }
@@ -589,16 +639,47 @@ export class LsBenchPanel extends LitElement {
     try {
       await agent.client.request(`/v1/runs/${encodeURIComponent(run.id)}`, { method: 'DELETE' });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
+  /** Pages of GET /v1/runs from the first, following `next`, until `want` runs are in (or none is left). */
+  private async runPages(agent: Agent, want: number, after: string | null = null) {
+    const runs: RunSummary[] = [];
+    let next = after;
+    do {
+      const q = `limit=${this.runsPageSize}${next ? `&after=${encodeURIComponent(next)}` : ''}`;
+      const page = await agent.client.json<{ runs: RunSummary[]; next: string | null }>(`/v1/runs?${q}`);
+      runs.push(...page.runs);
+      next = page.next;
+    } while (next && runs.length < want);
+    return { runs, next };
+  }
+
+  /** Reloads the runs already shown (as many pages as they took), so a finished run appears in its place. */
   private async refreshRuns(agent: Agent) {
     try {
-      this.update_(agent, { runs: (await agent.client.json<{ runs: RunSummary[] }>('/v1/runs')).runs });
+      const r = await this.runPages(agent, Math.max(this.runsPageSize, agent.runs.length + 1));
+      this.update_(agent, { runs: r.runs, runsNext: r.next });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
+  }
+
+  private async loadMoreRuns(agent: Agent) {
+    if (!agent.runsNext) return;
+    try {
+      const r = await this.runPages(agent, 1, agent.runsNext);
+      this.update_(agent, { runs: [...agent.runs, ...r.runs], runsNext: r.next });
+    } catch (err) {
+      this.notice = this.agentMessage(err);
+    }
+  }
+
+  /** An agent's error in the page's language: a translated prefix, the agent's own words after it. */
+  private agentMessage(err: unknown): string {
+    const m = err instanceof Error ? err.message : String(err);
+    return `${this.pt('agentError')}: ${m}`;
   }
 
   private async loadRun(agent: Agent, id: string) {
@@ -606,10 +687,10 @@ export class LsBenchPanel extends LitElement {
       const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(
         `/v1/runs/${encodeURIComponent(id)}`,
       );
-      if (!record.result) this.notice = `Run ${id} has no result (status ${record.status}).`;
+      if (!record.result) this.notice = this.pt('noResult', { id, status: this.statusText(record.status) });
       else this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
@@ -640,7 +721,7 @@ export class LsBenchPanel extends LitElement {
     this.offlineError = '';
     const text = await file.text();
     const r = readResultsText(text, file.name);
-    if ('error' in r) this.offlineError = r.error;
+    if ('error' in r) this.offlineError = `${this.pt('cannotOpen')}: ${r.error}`;
     else this.addDataset(r.doc, { file: file.name, raw: text });
   }
 
@@ -665,12 +746,12 @@ export class LsBenchPanel extends LitElement {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       text = await res.text();
     } catch (err) {
-      this.offlineError = `Could not fetch ${url}: ${(err as Error).message}. The page may only fetch from its own origin and loopback agents (its Content-Security-Policy), and the server must allow CORS; download the file and drop it here instead.`;
+      this.offlineError = this.pt('fetchFailed', { url, why: (err as Error).message });
       return false;
     }
     const r = readResultsText(text, url.split('/').pop() || url);
     if ('error' in r) {
-      this.offlineError = r.error;
+      this.offlineError = `${this.pt('cannotOpen')}: ${r.error}`;
       return false;
     }
     this.addDataset(r.doc, { file: url.split('/').pop() || url, raw: text });
@@ -698,7 +779,7 @@ export class LsBenchPanel extends LitElement {
           : rowsToCsv(rowsOf(d.doc, d.source));
       saveFile(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
@@ -714,7 +795,7 @@ export class LsBenchPanel extends LitElement {
   // ---- render ------------------------------------------------------------------------------------------
 
   override render() {
-    return html`${this.renderAgents()} ${this.renderRun()} ${this.renderOffline()} ${this.renderResults()}`;
+    return html`${this.renderAgents()} ${this.renderRun()} ${this.renderConvertForm()} ${this.renderOffline()} ${this.renderResults()}`;
   }
 
   private renderAgents(): TemplateResult {
@@ -736,25 +817,27 @@ export class LsBenchPanel extends LitElement {
   }
 
   private renderAgent(a: Agent): TemplateResult {
-    const badge = { connecting: 'connecting…', ready: 'ready', 'not-ready': 'not ready', error: 'error' }[a.state];
+    const badge = this.pt(
+      ({ connecting: 'connecting', ready: 'ready', 'not-ready': 'notReady', error: 'error' } as const)[a.state],
+    );
     return html`<div class="agent ${a.state}" data-agent=${a.client.base}>
       <div class="row">
         <strong>${a.label}</strong> <span class="badge state">${badge}</span>
-        ${a.backend ? html`<span class="muted">backend ${a.backend}</span>` : nothing}
+        ${a.backend ? html`<span class="muted">${this.pt('backend')} ${a.backend}</span>` : nothing}
         <span class="grow"></span>
         <button type="button" @click=${() => this.refreshAgent(a)}>${this.pt('refresh')}</button>
         <button type="button" @click=${() => this.removeAgent(a)}>${this.pt('remove')}</button>
       </div>
-      ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${a.problem.message}</p>` : nothing}
-      ${a.unavailable ? html`<p class="problem" role="alert">No backend can run: ${a.unavailable}</p>` : nothing}
+      ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${this.pt('agentError')}: ${a.problem.message}</p>` : nothing}
+      ${a.unavailable ? html`<p class="problem" role="alert">${this.pt('noBackend')}: ${a.unavailable}</p>` : nothing}
       ${
         a.devices.length
           ? html`<ul class="devices">
             ${a.devices.map(
               (d) =>
                 html`<li>
-                  device ${d.id}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
-                  ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'}, ${bytes(d.global_memory_bytes)}${
+                  ${this.pt('deviceN', { n: d.id })}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
+                  ${d.kind === 'cpu' ? this.pt('hwThreads') : 'SMs'}, ${bytes(d.global_memory_bytes)}${
                     d.peak_bandwidth_bytes_per_second
                       ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
                       : ''
@@ -768,68 +851,187 @@ export class LsBenchPanel extends LitElement {
     </div>`;
   }
 
+  /** The agent's runs in its order (oldest first, by run id), a page at a time. */
   private renderHistory(a: Agent): TemplateResult {
-    const runs = [...a.runs].reverse().slice(0, 12);
     return html`<details class="history">
-      <summary>History (${a.runs.length} run${a.runs.length === 1 ? '' : 's'})</summary>
+      <summary>${this.pt('history', { n: a.runs.length, more: a.runsNext ? '+' : '' })}</summary>
       <div class="scroll">
         <table>
-          <thead><tr><th>run</th><th class="l">benchmark</th><th class="l">status</th><th class="l">finished</th><th></th></tr></thead>
+          <thead><tr><th>${this.pt('run')}</th><th class="l">${this.pt('benchmark')}</th><th class="l">${this.pt('status')}</th><th class="l">${this.pt('finished')}</th><th></th></tr></thead>
           <tbody>
-            ${runs.map(
-              (r) => html`<tr>
-                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
+            ${a.runs.map(
+              (r) => html`<tr class="history-run">
+                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${this.statusText(r.status)}${r.error ? html` <span class="error">(${this.pt('agentError')}: ${r.error})</span>` : nothing}</td>
                 <td class="l">${r.finished_at ?? '–'}</td>
-                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}</td>
+                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>${this.pt('load')}</button>` : nothing}</td>
               </tr>`,
             )}
           </tbody>
         </table>
       </div>
+      ${a.runsNext ? html`<button type="button" class="load-more" @click=${() => this.loadMoreRuns(a)}>${this.pt('loadMore')}</button>` : nothing}
     </details>`;
+  }
+
+  private statusText(status: string): string {
+    const key = `st_${status}` as PanelKey;
+    return key in PANEL_TEXT ? this.pt(key) : status;
+  }
+
+  private get running() {
+    const run = this.active;
+    return !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+  }
+
+  /** The progress of the active run, under the form of its benchmark. */
+  private renderProgress(bench: (b: string) => boolean): TemplateResult | typeof nothing {
+    const run = this.active;
+    if (!run || !bench(run.bench)) return nothing;
+    const pct = Math.round(run.progress * 100);
+    const status = this.statusText(run.status);
+    return html`<div class="bar" role="progressbar" aria-label=${this.pt('progress')} aria-valuemin="0" aria-valuemax="100" aria-valuenow=${pct}>
+        <div ${styleProps({ width: `${pct}%` })}></div>
+      </div>
+      <span class="progress-text" aria-live="polite">${pct}% · ${status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
+      ${this.running ? html`<button type="button" class="cancel" @click=${this.cancel}>${this.pt('cancel')}</button>` : nothing}`;
+  }
+
+  /** A benchmark's title and description: the agent's words, in Chinese the panel's own where it knows the
+   * benchmark. */
+  private benchText(b: BenchSpec, what: 'title' | 'desc'): string {
+    const key = `bench_${b.name}_${what}` as PanelKey;
+    return this.zh && key in PANEL_TEXT ? this.pt(key) : what === 'title' ? b.title : b.description;
   }
 
   private renderRun(): TemplateResult | typeof nothing {
     const ready = this.agents.filter((a) => a.state === 'ready');
     if (!ready.length) return nothing;
     const agent = this.selectedAgent!;
-    const spec = agent.catalogue.find((b) => b.name === this.bench) ?? agent.catalogue[0];
-    const run = this.active;
-    const running = !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+    // convert has its own form (two layouts or a permutation), below
+    const catalogue = agent.catalogue.filter((b) => b.name !== 'convert');
+    const spec = catalogue.find((b) => b.name === this.bench) ?? catalogue[0];
+    if (!spec) return nothing;
     return html`<fieldset class="run">
       <legend>${this.pt('runBench')}</legend>
       <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
         <div class="row">
-          <label>Agent
+          <label>${this.pt('agent')}
             <select name="agent" @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}>
               ${ready.map((a) => html`<option value=${a.key} ?selected=${a === agent}>${a.label}</option>`)}
             </select></label>
-          <label>Device
+          <label>${this.pt('device')}
             <select name="device">${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}</select></label>
-          <span role="group" aria-label="benchmark">
-            ${agent.catalogue.map(
+          <span role="group" aria-label=${this.pt('benchmark')}>
+            ${catalogue.map(
               (b) =>
-                html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${b.title}</button>`,
+                html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${this.benchText(b, 'title')}</button>`,
             )}
           </span>
         </div>
-        <p class="muted">${spec.description}</p>
+        <p class="muted">${this.benchText(spec, 'desc')}</p>
         <div class="row params">${Object.entries(spec.parameters).map(([name, p]) => this.renderParam(name, p))}</div>
         ${this.formError ? html`<p class="error form-error" role="alert">${this.formError.message}</p>` : nothing}
         <div class="row">
-          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>Run ${spec.name}</button>
-          ${
-            run
-              ? html`<div class="bar" role="progressbar" aria-label="run progress" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(run.progress * 100)}>
-                  <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
-                </div>
-                <span class="progress-text" aria-live="polite">${Math.round(run.progress * 100)}% · ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
-                ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
-              : nothing
-          }
+          <button type="submit" class="primary run-button" ?disabled=${this.running || !!this.formError}>${this.pt('runX', { name: spec.name })}</button>
+          ${this.renderProgress((b) => b !== 'convert')}
         </div>
       </form>
     </fieldset>`;
+  }
+
+  private renderConvertForm(): TemplateResult | typeof nothing {
+    const agent = this.selectedAgent;
+    const spec = agent?.catalogue.find((b) => b.name === 'convert');
+    if (!agent || !spec) return nothing;
+    const mode = this.convertMode;
+    const err = this.convertError;
+    const inv = (f: string) => (err?.field === `params.${f}` ? 'true' : 'false');
+    const sampling = Object.entries(spec.parameters).filter(([n]) => !CONVERT_INPUTS.includes(n));
+    const modes: [typeof mode, PanelKey][] = [
+      ['layouts', 'cvLayouts'],
+      ['perm', 'cvPerm'],
+      ['suite', 'cvSuite'],
+    ];
+    return html`<fieldset class="convert">
+      <legend>${this.pt('cvTitle')}</legend>
+      <p class="muted">${this.pt('cvNote')}</p>
+      <form @submit=${this.onConvert} @input=${() => (this.convertError = null)} novalidate>
+        <div class="row" role="radiogroup" aria-label=${this.pt('cvMode')}>
+          ${modes.map(
+            ([m, k]) =>
+              html`<label><input type="radio" name="mode" value=${m} .checked=${mode === m} @change=${() => ((this.convertMode = m), (this.convertError = null))} /> ${this.pt(k)}</label>`,
+          )}
+        </div>
+        ${
+          mode === 'layouts'
+            ? html`<div class="row"><label class="grow">${this.pt('cvSrc')} <input name="src" class="grow mono" size="34" spellcheck="false" autocomplete="off" placeholder="S[(64,32):(32,1)]" aria-invalid=${inv('src')} /></label></div>
+                <div class="row"><label class="grow">${this.pt('cvDst')} <input name="dst" class="grow mono" size="34" spellcheck="false" autocomplete="off" placeholder="S[(64,32):(1,64)]" aria-invalid=${inv('dst')} /></label></div>`
+            : nothing
+        }
+        ${
+          mode !== 'suite'
+            ? html`<div class="row">
+                <label>${this.pt('cvShape')} <input name="shape" size="14" inputmode="numeric" placeholder="64, 32" aria-invalid=${inv('shape')} /></label>
+                ${mode === 'perm' ? html`<label>${this.pt('cvPermLabel')} <input name="perm" size="10" inputmode="numeric" placeholder="1, 0" aria-invalid=${inv('perm')} /></label>` : nothing}
+                <label>dtype <select name="dtype">${['f32', 'bf16', 'f16', 'f8', 'u8', 'f64'].map((d) => html`<option>${d}</option>`)}</select></label>
+              </div>`
+            : html`<p class="muted">${this.pt('cvSuiteNote')}</p>`
+        }
+        <div class="row params">${sampling.map(([name, p]) => this.renderParam(name, p))}</div>
+        ${err ? html`<p class="error convert-error" role="alert">${err.message}</p>` : nothing}
+        <div class="row">
+          <button type="submit" class="primary convert-button" ?disabled=${this.running}>${this.pt('cvRun')}</button>
+          ${this.renderProgress((b) => b === 'convert')}
+        </div>
+      </form>
+    </fieldset>`;
+  }
+
+  private async onConvert(e: SubmitEvent) {
+    e.preventDefault();
+    const agent = this.selectedAgent;
+    const spec = agent?.catalogue.find((b) => b.name === 'convert');
+    if (!agent || !spec) return;
+    const form = e.target as HTMLFormElement;
+    const d = new FormData(form);
+    const text = (k: string) => String(d.get(k) ?? '');
+    const r = convertParams(this.convertMode, {
+      src: text('src'),
+      dst: text('dst'),
+      shape: text('shape'),
+      perm: text('perm'),
+      dtype: text('dtype'),
+    });
+    if (!('params' in r)) {
+      this.convertError = r;
+      return;
+    }
+    const rest = this.collect(form, {
+      ...spec,
+      parameters: Object.fromEntries(Object.entries(spec.parameters).filter(([n]) => !CONVERT_INPUTS.includes(n))),
+    });
+    if (!('params' in rest)) {
+      this.convertError = rest;
+      return;
+    }
+    this.convertError = null;
+    const device = Number(
+      (this.renderRoot.querySelector('select[name=device]') as HTMLSelectElement | null)?.value ?? 0,
+    );
+    try {
+      const res = await agent.client.json<{ id: string }>('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ benchmark: 'convert', params: { ...r.params, ...rest.params }, device }),
+      });
+      await this.follow(agent, res.id, 'convert');
+    } catch (err) {
+      const a = err as AgentError;
+      this.convertError = {
+        message: a.status === 422 ? `${this.pt('refused')}: ${a.message}` : this.agentMessage(err),
+        field: a.field ?? '',
+      };
+    }
   }
 
   private renderParam(name: string, p: ParamSpec): TemplateResult {
@@ -893,13 +1095,13 @@ export class LsBenchPanel extends LitElement {
     if (!this.datasets.length) return nothing;
     const shown = this.datasets.filter((d) => d.shown);
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
-    return html`<section class="results" aria-label="results">
+    return html`<section class="results" aria-label=${this.pt('results')}>
       <h3>${this.pt('results')}</h3>
       <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> ${this.pt('logScale')}</label>
       <div class="chips row">
         ${this.datasets.map(
           (d) => html`<span class="dataset">
-            <button type="button" aria-pressed=${d.shown} title="show or hide in the plots" @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
+            <button type="button" aria-pressed=${d.shown} title=${this.pt('showHide')} @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
               ${d.doc.meta.request.benchmark} · ${d.source}</button>
             <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
             <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
@@ -910,6 +1112,7 @@ export class LsBenchPanel extends LitElement {
         rows.filter((r) => r.benchmark === 'aos_soa'),
         shown,
       )} ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))}
+      ${this.renderConvert(rows.filter((r) => r.benchmark === 'convert'))}
       ${this.renderPredictions(rows)} ${this.renderFigure()}
     </section>`;
   }
@@ -979,16 +1182,16 @@ export class LsBenchPanel extends LitElement {
       ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
       <div class="scroll">
         <table class="aos-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>touch_fields</th><th class="l">${this.pt('layout')}</th><th>n</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+                html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td></tr>`,
             )}
           </tbody>
         </table>
       </div>
-      <ul class="legend speedup-legend" aria-label="series">
+      <ul class="legend speedup-legend" aria-label=${this.pt('series')}>
         ${speedupLegend(speed, sources.length > 1).map((l) => html`<li><span class="swatch" ${styleProps({ background: l.colour })}></span>${l.name}</li>`)}
         <li><span class="swatch dashed"></span>${this.pt('modelRatio')}</li>
       </ul>
@@ -1022,15 +1225,115 @@ export class LsBenchPanel extends LitElement {
       ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
       <div class="scroll">
         <table class="transpose-table">
-          <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>dim</th><th class="l">${this.pt('variant')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+                html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td></tr>`,
             )}
           </tbody>
         </table>
       </div>`;
+  }
+
+  private renderConvert(rows: Row[]): TemplateResult | typeof nothing {
+    if (!rows.length) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const chosen = rows.find((r) => rowKey(r) === this.planKey) ?? rows[0];
+    const suite = rows.filter((r) => r.suite === 'permutations');
+    if (suite.length && this.peers === null) void this.fetchPeers();
+    const points = suitePoints(suite, this.peers);
+    const sources = [...new Set(rows.map((r) => r.source))];
+    return html`<h3>${this.pt('cvResults')}</h3>
+      <div class="scroll">
+        <table class="convert-table">
+          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('cvCase')}</th><th class="l">${this.pt('cvPlan')}</th><th>${this.pt('cvSectors')}</th><th>${this.pt('cvWavefronts')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
+          <tbody>
+            ${rows.map((r) => {
+              const plan = r.state.plan;
+              const pr = plan?.predicted_per_warp_instruction;
+              return html`<tr class="convert-case" data-case=${r.variant}>
+                <td>${r.source}</td>
+                <td class="l"><button type="button" class="link open-plan" aria-pressed=${r === chosen} @click=${() => (this.planKey = rowKey(r))}>${r.variant}</button></td>
+                <td class="l plan-kind">${plan ? `${plan.kind} · ${plan.vector_bytes} B${plan.tile ? ` · ${plan.tile.tile_a}×${plan.tile.tile_b}` : ''}` : '–'}</td>
+                <td class="cv-sectors">${pr ? `${pr.global_read.sectors} / ${pr.global_write.sectors}` : '–'}</td>
+                <td class="cv-wavefronts">${pr?.smem_write && pr.smem_read ? `${pr.smem_write.wavefronts} / ${pr.smem_read.wavefronts}` : '–'}</td>
+                <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td>
+                <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td>
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+      </div>
+      ${this.renderPlan(chosen)}
+      ${
+        points.length
+          ? html`<ul class="legend convert-legend" aria-label=${this.pt('series')}>
+                ${[OURS, ...PEER_SERIES]
+                  .filter((s) => points.some((x) => x.series === s))
+                  .map(
+                    (s, i) =>
+                      html`<li><span class="swatch" ${styleProps({ background: OKABE_ITO[i] })}></span>${s === OURS ? this.pt('cvOurs') : s}</li>`,
+                  )}
+                <li><span class="swatch dashed"></span>${this.pt('cvCopy')}</li>
+              </ul>
+              ${this.plotBox(
+                'convert-suite',
+                convertSuite(points, {
+                  width: this.width(),
+                  fg: p.fg,
+                  sources,
+                  log: this.logScale,
+                  label: this.pt('fractionCopy'),
+                }),
+                this.pt('cvSuiteCaption', {
+                  device: chosen.device,
+                  peers: this.peers ? this.pt('cvPeersLoaded') : this.pt('cvPeersMissing'),
+                }),
+              )}`
+          : nothing
+      }`;
+  }
+
+  /** The plan as source -> staging tile -> destination, each with the engine's numbers per warp instruction. */
+  private renderPlan(r: Row): TemplateResult | typeof nothing {
+    const plan = r.state.plan;
+    const input = r.state.input;
+    if (!plan || !input) return nothing;
+    const pr = plan.predicted_per_warp_instruction;
+    const t = plan.tile;
+    const [before, after] = this.pt('cvPlanOf', { name: '\u0000' }).split('\u0000');
+    return html`<h4 class="plan-title">${before}<code>${r.variant}</code>${after}</h4>
+      <ol class="plan" aria-label=${this.pt('cvPlanOf', { name: r.variant })}>
+        <li class="plan-src"><strong>${this.pt('cvSource')}</strong><code>${input.src}</code>
+          <span>${this.pt('cvLoad', { n: pr.global_read.sectors, b: pr.global_read.bytes_per_lane })}</span></li>
+        <li class="arrow" aria-hidden="true">→</li>
+        <li class="plan-tile"><strong>${t ? this.pt('cvTile') : this.pt('cvRegisters')}</strong>
+          ${
+            t && pr.smem_write && pr.smem_read
+              ? html`<span>${this.pt('cvTileShape', { a: t.tile_a, b: t.tile_b, unit: plan.unit_bytes, row: t.row_bytes, bytes: t.staging_bytes })}</span>
+                  <span>${this.pt('cvSwizzle', { s: t.staging_swizzle })}</span>
+                  <span class="plan-smem">${this.pt('cvSmem', { w: pr.smem_write.wavefronts, wi: pr.smem_write.ideal_wavefronts, r: pr.smem_read.wavefronts, ri: pr.smem_read.ideal_wavefronts })}</span>`
+              : html`<span>${this.pt('cvVector', { v: plan.vector_bytes, c: plan.common_vector })}</span>`
+          }
+          <span>${this.pt('cvGrid', { t: plan.threads, b: plan.blocks })}</span></li>
+        <li class="arrow" aria-hidden="true">→</li>
+        <li class="plan-dst"><strong>${this.pt('cvDestination')}</strong><code>${input.dst}</code>
+          <span>${this.pt('cvStore', { n: pr.global_write.sectors, b: pr.global_write.bytes_per_lane })}</span></li>
+      </ol>`;
+  }
+
+  private async fetchPeers() {
+    this.peers = [];
+    try {
+      const res = await fetch(new URL(`./results/${PEER_RUNS[0]}`, location.href), { credentials: 'omit' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const doc = (await res.json()) as { cases?: PeerCase[] };
+      this.peers = Array.isArray(doc.cases) ? doc.cases : [];
+    } catch {
+      // the page without its results folder (a bare build): the plot shows ours alone and says so
+      this.peers = [];
+    }
   }
 
   private renderPredictions(rows: Row[]): TemplateResult {

@@ -2,6 +2,7 @@
 // here (the panel's adopted stylesheet has the same rules), so the page needs no style-src 'unsafe-inline'.
 import * as Plot from '@observablehq/plot';
 import { PAIRS, type Row, type Speedup } from './results.js';
+import { OURS, PEER_SERIES, type SuitePoint } from './convert.js';
 
 export const OKABE_ITO = ['#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#F0E442', '#999999'];
 
@@ -306,6 +307,45 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
       ],
     }) as SVGSVGElement,
     'Transpose: fraction of copy per variant and dim',
+  );
+}
+
+/** Convert: each case's bandwidth as a fraction of a plain copy, ours and the peers', one row per case; 1 (copy
+ * speed) dashed. Case names are the axis labels; a long one is shortened, its full name in the dot's title. */
+export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: string }): SVGSVGElement {
+  const cases = [...new Set(points.map((p) => p.case))];
+  const longest = Math.max(...cases.map((c) => c.length));
+  const room = Math.floor(Math.min(o.width * 0.42, 300) / 6.2);
+  const short = (c: string) => (c.length > room ? `${c.slice(0, room - 1)}…` : c);
+  return finish(
+    Plot.plot({
+      width: o.width,
+      height: 50 + 16 * cases.length,
+      marginLeft: Math.min(longest, room) * 6.2 + 10,
+      marginRight: 16,
+      marginTop: 24,
+      style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
+      color: { domain: [OURS, ...PEER_SERIES], range: OKABE_ITO },
+      x: {
+        label: o.label,
+        grid: true,
+        type: o.log ? 'log' : 'linear',
+        domain: o.log ? undefined : [0, Math.max(1.05, ...points.map((p) => p.fraction + 0.05))],
+      },
+      y: { label: null, domain: cases, tickFormat: short },
+      marks: [
+        Plot.ruleX([1], { stroke: o.fg, strokeDasharray: '4 3' }),
+        Plot.dot(points, {
+          x: 'fraction',
+          y: 'case',
+          fill: 'series',
+          r: 4,
+          className: 'ls-convert-dots',
+          title: (p: SuitePoint) => `${p.case} · ${p.series}: ${p.fraction.toFixed(2)}`,
+        }),
+      ],
+    }) as SVGSVGElement,
+    o.label,
   );
 }
 

@@ -12,7 +12,14 @@ export interface ResultsDoc {
     finished_at: string;
   };
   devices: { id: number; name: string; kind: string; peak_bandwidth_bytes_per_second?: number | null }[];
-  benchmarks: { name: string; backend: string; devices: number[]; axes: unknown[]; states: State[] }[];
+  benchmarks: {
+    name: string;
+    backend: string;
+    devices: number[];
+    axes: unknown[];
+    states: State[];
+    suite?: string;
+  }[];
 }
 
 /** One warp access of a kernel as the agent declared it (agent/src/predict.cpp) with the engine's cost. Results
@@ -145,6 +152,8 @@ export interface Row {
   /** why a profiled run has no counters (no ncu, CPU backend), else null */
   measuredNote: string | null;
   state: State;
+  /** the named suite a convert run ran ("permutations"), else null */
+  suite: string | null;
   device: string;
   backend: string;
 }
@@ -189,6 +198,7 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
           : null,
         measuredNote: st.profile && !st.profile.available ? (st.profile.reason ?? 'not measured') : null,
         state: st,
+        suite: b.suite ?? null,
         device,
         backend: b.backend,
       });

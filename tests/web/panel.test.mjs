@@ -373,6 +373,22 @@ test("offline: the reference-runs button opens the four committed H200 runs, and
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-reference-runs.png') });
 });
 
+test('the reference plots at 1440 and 390 px: redrawn for the width, nothing wider than the screen', async () => {
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    // the panel redraws its plots for the new width (a ResizeObserver)
+    await page.waitForFunction((w) => {
+      const svg = document.querySelector('ls-bench-panel').shadowRoot.querySelector('figure[data-plot] svg');
+      return svg && Math.abs(svg.getBoundingClientRect().width - Math.min(900, w - 40)) < 120;
+    }, width);
+    for (const fig of await page.locator(`${P} figure[data-plot]`).all())
+      await fig.screenshot({ path: join(artifacts, `panel-plot-${await fig.getAttribute('data-plot')}-${width}.png`) });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${width} px: the page is ${overflow} px wider than the viewport`);
+  }
+  await page.setViewportSize({ width: 1200, height: 900 });
+});
+
 test('axe: no serious or critical violations with the plots of every reference run drawn', async () => {
   assert.ok((await page.locator(`${P} figure[data-plot] svg`).count()) >= 2);
   const axe = await new AxeBuilder({ page }).include('ls-bench-panel').analyze();

@@ -300,6 +300,11 @@ export class LsBenchPanel extends LitElement {
     .ok {
       color: #007a5a;
     }
+    button.link[aria-pressed='true'] {
+      font-weight: 700;
+      background: none;
+      color: var(--ls-accent, #0062a0);
+    }
     button.link {
       border: none;
       padding: 0;
@@ -379,6 +384,7 @@ export class LsBenchPanel extends LitElement {
   override connectedCallback() {
     super.connectedCallback();
     window.addEventListener(SETTINGS_EVENT, this.onSettings);
+    this.resize.observe(this);
     engine().then((e) => {
       this.eng = e;
       this.requestUpdate();
@@ -389,7 +395,13 @@ export class LsBenchPanel extends LitElement {
   override disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener(SETTINGS_EVENT, this.onSettings);
+    this.resize.disconnect();
   }
+  /** The plots are drawn for the panel's width: a new width (a rotated phone, a resized window) redraws them. */
+  private drawnWidth = 0;
+  private resize = new ResizeObserver(() => {
+    if (this.datasets.length && Math.abs(this.width() - this.drawnWidth) >= 24) this.requestUpdate();
+  });
   private onSettings = () => this.requestUpdate();
 
   // ---- agents ------------------------------------------------------------------------------------------
@@ -795,6 +807,7 @@ export class LsBenchPanel extends LitElement {
   // ---- render ------------------------------------------------------------------------------------------
 
   override render() {
+    this.drawnWidth = this.width();
     return html`${this.renderAgents()} ${this.renderRun()} ${this.renderConvertForm()} ${this.renderOffline()} ${this.renderResults()}`;
   }
 
@@ -1130,7 +1143,7 @@ export class LsBenchPanel extends LitElement {
   }
 
   private width() {
-    return Math.max(360, Math.min(900, this.clientWidth || 800));
+    return Math.max(280, Math.min(900, this.clientWidth || 800));
   }
 
   private renderAos(rows: Row[], shown: Dataset[]): TemplateResult | typeof nothing {

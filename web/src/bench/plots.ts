@@ -310,18 +310,21 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
   );
 }
 
+/** Width of one character of an 11 px tick label, generously (Plot does not measure text). */
+const CHAR = 7;
+
 /** Convert: each case's bandwidth as a fraction of a plain copy, ours and the peers', one row per case; 1 (copy
  * speed) dashed. Case names are the axis labels; a long one is shortened, its full name in the dot's title. */
 export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: string }): SVGSVGElement {
   const cases = [...new Set(points.map((p) => p.case))];
   const longest = Math.max(...cases.map((c) => c.length));
-  const room = Math.floor(Math.min(o.width * 0.42, 300) / 6.2);
+  const room = Math.floor(Math.min(o.width * 0.42, 300) / CHAR);
   const short = (c: string) => (c.length > room ? `${c.slice(0, room - 1)}…` : c);
   return finish(
     Plot.plot({
       width: o.width,
       height: 50 + 16 * cases.length,
-      marginLeft: Math.min(longest, room) * 6.2 + 10,
+      marginLeft: Math.min(longest, room) * CHAR + 12,
       marginRight: 16,
       marginTop: 24,
       style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,

@@ -1,7 +1,7 @@
 // The benchmark panel's words in English and Chinese: [en, zh] per key, {name} filled in by panelText. Agent
 // messages keep the agent's wording behind a translated prefix (agentError).
 export const PANEL_TEXT = {
-  agents: ['Agents', 'Agents'],
+  agents: ['Agents', 'Agent 列表'],
   agentUrl: ['Agent URL', 'Agent URL'],
   token: ['Token (if not in the URL)', 'Token（URL 中没有时）'],
   remember: ['remember on this device', '在此设备上记住'],

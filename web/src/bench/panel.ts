@@ -24,6 +24,7 @@ import {
   transposeBandwidth,
   transposeFraction,
   type BoundPoint,
+  type PlotWords,
 } from './plots.js';
 
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
@@ -1130,6 +1131,19 @@ export class LsBenchPanel extends LitElement {
     </section>`;
   }
 
+  private plotWords(): PlotWords {
+    return {
+      usefulGbps: this.pt('usefulGbps'),
+      speedup: this.pt('plotSpeedup'),
+      fractionCopy: this.pt('fractionCopy'),
+      ofCopy: this.pt('ofCopy'),
+      aosBandwidth: this.pt('ariaAosBandwidth'),
+      aosSpeedup: this.pt('ariaAosSpeedup'),
+      transposeBandwidth: this.pt('ariaTransposeBandwidth'),
+      transposeFraction: this.pt('ariaTransposeFraction'),
+    };
+  }
+
   private plotBox(id: string, svg: SVGSVGElement, caption: string): TemplateResult {
     this.plots.set(id, svg);
     return html`<figure class="plot" data-plot=${id}>
@@ -1150,13 +1164,16 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale, words: this.plotWords() };
     // ceiling: the run's own copies (benchmarks[].ceilings), else a copy measured on the same device (a loaded
     // transpose), else the device's peak from its attributes
     const ceilings = sources.flatMap((s) => {
       const r = rows.find((x) => x.source === s)!;
       const own = runCeiling(shown.find((d) => d.source === s)!.doc);
-      if (own) return [{ source: s, gbps: own.gbps, label: `${own.name} (this run) ${own.gbps.toFixed(0)} GB/s` }];
+      if (own)
+        return [
+          { source: s, gbps: own.gbps, label: `${own.name} (${this.pt('thisRun')}) ${own.gbps.toFixed(0)} GB/s` },
+        ];
       const copy = this.datasets
         .flatMap((d) => rowsOf(d.doc, d.source))
         .filter(
@@ -1170,7 +1187,9 @@ export class LsBenchPanel extends LitElement {
         .sort((a, b) => b.dim! - a.dim!)[0];
       if (copy) return [{ source: s, gbps: copy.gbps!, label: `copy ${copy.dim}² ${copy.gbps!.toFixed(0)} GB/s` }];
       const peak = shown.find((d) => d.source === s)?.doc.devices[0]?.peak_bandwidth_bytes_per_second;
-      return peak ? [{ source: s, gbps: peak / 1e9, label: `peak (attributes) ${(peak / 1e9).toFixed(0)} GB/s` }] : [];
+      return peak
+        ? [{ source: s, gbps: peak / 1e9, label: `${this.pt('peakAttr')} ${(peak / 1e9).toFixed(0)} GB/s` }]
+        : [];
     });
     const speed = speedups(rows);
     // The sector model's ratio 8/t is the speedup when both kernels are limited by DRAM bandwidth. The AoS kernel
@@ -1227,7 +1246,7 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale, words: this.plotWords() };
     const order = ['copy', 'naive', 'tiled', 'pad'];
     const sorted = [...rows].sort(
       (a, b) =>

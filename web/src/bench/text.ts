@@ -203,6 +203,23 @@ export const PANEL_TEXT = {
   showHide: ['show or hide in the plots', '在图中显示或隐藏'],
   cannotOpen: ['Cannot open the results', '无法打开结果'],
   badAddress: ['Agent address', 'Agent 地址'],
+  plotSpeedup: ['SoA / AoS speedup', 'SoA / AoS 加速比'],
+  ofCopy: ['of copy', '倍 copy'],
+  thisRun: ['this run', '本次运行'],
+  peakAttr: ['peak (attributes)', '峰值（设备属性）'],
+  ariaAosBandwidth: [
+    'Useful GB/s per layout and touch_fields, with the q1 to q3 spread and the copy ceiling',
+    '各布局与 touch_fields 的有效 GB/s，含 q1 到 q3 的离散范围和 copy 上限',
+  ],
+  ariaAosSpeedup: [
+    'SoA over AoS speedup against touch_fields per kernel pair, with the sector-model ratio where the DRAM-bound model applies',
+    '各 kernel 对的 SoA 相对 AoS 加速比随 touch_fields 的变化，在 DRAM 受限模型适用处附 sector 模型比值',
+  ],
+  ariaTransposeBandwidth: [
+    'Transpose: useful GB/s per variant and dim, with the q1 to q3 spread and copy as the ceiling',
+    '转置：各变体与 dim 的有效 GB/s，含 q1 到 q3 的离散范围，以 copy 为上限',
+  ],
+  ariaTransposeFraction: ['Transpose: fraction of copy per variant and dim', '转置：各变体与 dim 的 copy 占比'],
 } as const;
 
 export type PanelKey = keyof typeof PANEL_TEXT;

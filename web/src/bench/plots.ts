@@ -368,7 +368,8 @@ export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: str
   const cases = [...new Set(points.map((p) => p.case))];
   const longest = Math.max(...cases.map((c) => c.length));
   const room = Math.floor(Math.min(o.width * 0.42, 300) / CHAR);
-  const short = (c: string) => (c.length > room ? `${c.slice(0, room - 1)}…` : c);
+  // cut in the middle: the end says the dtype, which tells the suite's three copies of a case apart
+  const short = (c: string) => (c.length > room ? `${c.slice(0, room - 6)}…${c.slice(-5)}` : c);
   return finish(
     Plot.plot({
       width: o.width,

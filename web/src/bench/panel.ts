@@ -1,7 +1,9 @@
-// <ls-bench-panel>: connect to one or more layoutscope-agents, run the B-09 benchmarks with live progress, cancel,
-// history; view results (from an agent or from a dropped file, validated against the schema) as plots with a
-// table under each, next to the engine's predictions for each variant's access layout; export JSON, CSV,
-// SVG and PNG. Tokens come from the URL fragment the agent prints and stay in memory unless the user asks.
+// <ls-bench-panel>: connect to one or more layoutscope-agents, run the B-09 benchmarks and layout conversions
+// with live progress, cancel, history a page at a time; view results (from an agent or from a dropped file,
+// validated against the schema) as plots with a table under each, and the engine's predicted warp accesses
+// (written by the agent into the results) next to Nsight Compute's counters; export JSON, CSV, SVG and PNG.
+// English and Chinese (text.ts). Tokens come from the URL fragment the agent prints and stay in memory unless
+// the user asks.
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';

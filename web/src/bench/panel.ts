@@ -871,7 +871,7 @@ export class LsBenchPanel extends LitElement {
   private renderHistory(a: Agent): TemplateResult {
     return html`<details class="history">
       <summary>${this.pt('history', { n: a.runs.length, more: a.runsNext ? '+' : '' })}</summary>
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table>
           <thead><tr><th>${this.pt('run')}</th><th class="l">${this.pt('benchmark')}</th><th class="l">${this.pt('status')}</th><th class="l">${this.pt('finished')}</th><th></th></tr></thead>
           <tbody>
@@ -1214,7 +1214,7 @@ export class LsBenchPanel extends LitElement {
     );
     return html`<h3>${this.pt('aosTitle')}</h3>
       ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="aos-table">
           <thead><tr><th class="l">${this.pt('source')}</th><th>touch_fields</th><th class="l">${this.pt('layout')}</th><th>n</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
@@ -1234,9 +1234,9 @@ export class LsBenchPanel extends LitElement {
         aosSpeedup(speed, bound, o),
         this.pt('capRatio').replace('{f}', String(DRAM_BOUND_FRACTION * 100)),
       )}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="speedup-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
           <tbody>
             ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td></tr>`)}
           </tbody>
@@ -1257,7 +1257,7 @@ export class LsBenchPanel extends LitElement {
     return html`<h3>${this.pt('transposeTitle')}</h3>
       ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), this.pt('capTransposeCopy'))}
       ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="transpose-table">
           <thead><tr><th class="l">${this.pt('source')}</th><th>dim</th><th class="l">${this.pt('variant')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
@@ -1279,7 +1279,7 @@ export class LsBenchPanel extends LitElement {
     const points = suitePoints(suite, this.peers);
     const sources = [...new Set(rows.map((r) => r.source))];
     return html`<h3>${this.pt('cvResults')}</h3>
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="convert-table">
           <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('cvCase')}</th><th class="l">${this.pt('cvPlan')}</th><th>${this.pt('cvSectors')}</th><th>${this.pt('cvWavefronts')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
@@ -1289,7 +1289,7 @@ export class LsBenchPanel extends LitElement {
               return html`<tr class="convert-case" data-case=${r.variant}>
                 <td>${r.source}</td>
                 <td class="l"><button type="button" class="link open-plan" aria-pressed=${r === chosen} @click=${() => (this.planKey = rowKey(r))}>${r.variant}</button></td>
-                <td class="l plan-kind">${plan ? `${plan.kind} · ${plan.vector_bytes} B${plan.tile ? ` · ${plan.tile.tile_a}×${plan.tile.tile_b}` : ''}` : '–'}</td>
+                <td class="l plan-kind" data-kind=${plan?.kind ?? ''}>${plan ? `${this.pt(plan.kind === 'tiled' ? 'kindTiled' : 'kindVector')} · ${plan.vector_bytes} B${plan.tile ? ` · ${plan.tile.tile_a}×${plan.tile.tile_b}` : ''}` : '–'}</td>
                 <td class="cv-sectors">${pr ? `${pr.global_read.sectors} / ${pr.global_write.sectors}` : '–'}</td>
                 <td class="cv-wavefronts">${pr?.smem_write && pr.smem_read ? `${pr.smem_write.wavefronts} / ${pr.smem_read.wavefronts}` : '–'}</td>
                 <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td>
@@ -1389,7 +1389,7 @@ export class LsBenchPanel extends LitElement {
     if (!list.length) return html``;
     return html`<h3>${this.pt('predTitle')}</h3>
       <p class="muted">${this.pt('predNote')}</p>
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="predictions">
           <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('variant')}</th><th class="l">${this.pt('access32')}</th><th class="l">${this.pt('layout')}</th><th>${this.pt('predSectors')}</th><th>${this.pt('predWavefronts')}</th><th>${this.pt('measuredGbps')}</th><th>${this.pt('ncuCounters')}</th><th class="l">${this.pt('vsNcu')}</th></tr></thead>
           <tbody>
@@ -1409,14 +1409,14 @@ export class LsBenchPanel extends LitElement {
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
                 <td class="l"><button type="button" class="link open-figure" @click=${() => this.openAccess(r, 0)}>${label}</button></td>
-                <td class="l">${acc.map((a) => html`${a.access}<br />`)}</td>
+                <td class="l agent-text">${acc.map((a) => html`${a.access}<br />`)}</td>
                 <td class="l mono">${[...new Set(acc.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
                 <td class="sectors">${g.map((a) => a.sectors_per_request).join(' / ')}</td>
                 <td class="wavefronts">${sh.length ? sh.map((a) => a.wavefronts).join(' / ') : '–'}</td>
                 <td>${fmt(r.gbps, 1)}</td>
                 <td class="measured">${
                   r.measured
-                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && sh.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && sh.length ? ` · ${this.pt('smem')} ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
                     : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? this.pt('notMeasured') : this.pt('noProfile')}</span>`
                 }</td>
                 <td class="l vs-ncu ${!checks.length ? 'muted' : off.length ? 'warn' : 'ok'}">${
@@ -1424,7 +1424,7 @@ export class LsBenchPanel extends LitElement {
                     ? this.pt('noCounters')
                     : checks.map(
                         (c) =>
-                          html`<span class="check" data-counter=${c.counter}>${c.counter} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
+                          html`<span class="check" data-counter=${c.counter}>${this.counterName(c.counter)} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
                       )
                 }</td>
               </tr>`;
@@ -1432,6 +1432,11 @@ export class LsBenchPanel extends LitElement {
           </tbody>
         </table>
       </div>`;
+  }
+
+  /** An ncu counter's short name: ld / st (global), smem ld / smem st (shared memory). */
+  private counterName(c: string): string {
+    return c.replace('smem', this.pt('smem'));
   }
 
   private openAccess(r: Row, index: number) {
@@ -1487,7 +1492,7 @@ export class LsBenchPanel extends LitElement {
         ${
           typeof spans === 'string'
             ? html`<p class="error access-error" role="alert">${spans}</p>`
-            : html`<div class="scroll">${lanePicture(spans, a.space, OKABE_ITO, p.fg, this.pt('laneFigure', { access: a.access }))}</div>`
+            : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, this.pt('laneFigure', { access: a.access }))}</div>`
         }
         <form class="row what-if-form" @submit=${(e: SubmitEvent) => {
           e.preventDefault();
@@ -1508,7 +1513,7 @@ export class LsBenchPanel extends LitElement {
       <div class="figure-host">
         <div class="row"><strong class="grow figure-title">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (this.figure = null)}>${this.pt('close')}</button></div>
         <div class="row access-choice" role="group" aria-label=${this.pt('accessPattern')}>
-          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? x.space} · ${x.access.split(':')[0]}</button>`)}
+          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? this.pt(x.space === 'global' ? 'spaceGlobal' : 'spaceShared')} · <span class="agent-text">${x.access.split(':')[0]}</span></button>`)}
         </div>
         <p class="access-text">${a.access} <span class="mono">${a.layout}</span>${a.instr ? html` · <span class="mono">${a.instr}</span>` : nothing}</p>
         ${body}

@@ -38,7 +38,7 @@ export const PANEL_TEXT = {
   capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
   capRatio: [
     'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.',
-    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。',
+    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受加载指令数限制，可能超过该比值。',
   ],
   capTransposeCopy: [
     'Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.',
@@ -220,6 +220,11 @@ export const PANEL_TEXT = {
     '转置：各变体与 dim 的有效 GB/s，含 q1 到 q3 的离散范围，以 copy 为上限',
   ],
   ariaTransposeFraction: ['Transpose: fraction of copy per variant and dim', '转置：各变体与 dim 的 copy 占比'],
+  kindTiled: ['tiled', '分块'],
+  kindVector: ['vector', '向量'],
+  smem: ['smem', '共享内存'],
+  spaceGlobal: ['global', '全局'],
+  spaceShared: ['shared', '共享'],
 } as const;
 
 export type PanelKey = keyof typeof PANEL_TEXT;

@@ -2,7 +2,8 @@
 // layoutscope-agent (CPU backend, started here). Expected numbers are worked out in the comments or computed
 // here from the committed peers file, not read from the page's code.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { AxeBuilder, launch, root } from './browser.mjs';
@@ -136,6 +137,40 @@ test('the runs list follows the agent\'s pages: "load more" until every run is l
     ids,
     all.map((r) => r.id),
   );
+});
+
+test('a profiled convert run: each predicted access against its ncu counter, a miss shown with its size', async () => {
+  // the first convert run's document, given the profile block a CUDA agent writes (numbers chosen here: the
+  // load as predicted, the store 1.5 x the prediction, the staging tile's load as predicted)
+  const runs = (await agent.fetch('/v1/runs').then((r) => r.json())).runs;
+  const doc = (await agent.fetch(`/v1/runs/${runs[0].id}`).then((r) => r.json())).result;
+  const st = doc.benchmarks[0].states[0];
+  const [load, store] = st.predicted.global;
+  const smemLoad = st.predicted.shared.find((a) => /load/.test(a.access));
+  st.profile = {
+    available: true,
+    kernel: 'convert',
+    global_load_sectors_per_request: load.sectors_per_request,
+    global_store_sectors_per_request: store.sectors_per_request * 1.5,
+    shared_load_wavefronts_per_instruction: smemLoad.wavefronts,
+    shared_store_wavefronts_per_instruction: null,
+    shared_load_bank_conflicts: 0,
+    shared_store_bank_conflicts: null,
+    metrics: {},
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'ls-web-convert-'));
+  writeFileSync(join(dir, 'convert-run1.json'), JSON.stringify(doc));
+  await page.setInputFiles(`${P} input.file`, join(dir, 'convert-run1.json'));
+  const cell = page.locator(`${P} tr.convert-case`).filter({ hasText: 'convert-run1' }).locator('td.vs-ncu');
+  await cell.waitFor();
+  const text = await cell.textContent();
+  assert.match(text, new RegExp(`ld ${load.sectors_per_request} = ${load.sectors_per_request}\\.00 ✓`));
+  assert.match(
+    text,
+    new RegExp(`st ${store.sectors_per_request} ≠ ${(store.sectors_per_request * 1.5).toFixed(2)} \\(\\+50%\\)`),
+  );
+  assert.match(text, new RegExp(`smem ld ${smemLoad.wavefronts} = ${smemLoad.wavefronts}\\.00 ✓`));
+  assert.match(await cell.getAttribute('class'), /warn/);
 });
 
 test('中文: after the switch no English-only text is left in the panel', async () => {

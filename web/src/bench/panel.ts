@@ -1281,7 +1281,7 @@ export class LsBenchPanel extends LitElement {
     return html`<h3>${this.pt('cvResults')}</h3>
       <div class="scroll" tabindex="0">
         <table class="convert-table">
-          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('cvCase')}</th><th class="l">${this.pt('cvPlan')}</th><th>${this.pt('cvSectors')}</th><th>${this.pt('cvWavefronts')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('cvCase')}</th><th class="l">${this.pt('cvPlan')}</th><th>${this.pt('cvSectors')}</th><th>${this.pt('cvWavefronts')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th><th class="l">${this.pt('vsNcu')}</th></tr></thead>
           <tbody>
             ${rows.map((r) => {
               const plan = r.state.plan;
@@ -1294,6 +1294,7 @@ export class LsBenchPanel extends LitElement {
                 <td class="cv-wavefronts">${pr?.smem_write && pr.smem_read ? `${pr.smem_write.wavefronts} / ${pr.smem_read.wavefronts}` : '–'}</td>
                 <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td>
                 <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td>
+                ${this.renderChecks(r)}
               </tr>`;
             })}
           </tbody>
@@ -1404,8 +1405,6 @@ export class LsBenchPanel extends LitElement {
                 return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ?? this.pt('noAccesses'))}</td></tr>`;
               const g = acc.filter((a) => a.space === 'global');
               const sh = acc.filter((a) => a.space === 'shared');
-              const checks = r.measured ? checkMeasured(r.state, r.measured) : [];
-              const off = checks.filter((c) => c.ok === false);
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
                 <td class="l"><button type="button" class="link open-figure" @click=${() => this.openAccess(r, 0)}>${label}</button></td>
@@ -1419,19 +1418,26 @@ export class LsBenchPanel extends LitElement {
                     ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && sh.length ? ` · ${this.pt('smem')} ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
                     : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? this.pt('notMeasured') : this.pt('noProfile')}</span>`
                 }</td>
-                <td class="l vs-ncu ${!checks.length ? 'muted' : off.length ? 'warn' : 'ok'}">${
-                  !checks.length
-                    ? this.pt('noCounters')
-                    : checks.map(
-                        (c) =>
-                          html`<span class="check" data-counter=${c.counter}>${this.counterName(c.counter)} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
-                      )
-                }</td>
+                ${this.renderChecks(r)}
               </tr>`;
             })}
           </tbody>
         </table>
       </div>`;
+  }
+
+  /** The engine's prediction of each access against ncu's counter of it, when the run was profiled. */
+  private renderChecks(r: Row): TemplateResult {
+    const checks = r.measured ? checkMeasured(r.state, r.measured) : [];
+    const off = checks.filter((c) => c.ok === false);
+    return html`<td class="l vs-ncu ${!checks.length ? 'muted' : off.length ? 'warn' : 'ok'}">${
+      !checks.length
+        ? this.pt('noCounters')
+        : checks.map(
+            (c) =>
+              html`<span class="check" data-counter=${c.counter}>${this.counterName(c.counter)} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
+          )
+    }</td>`;
   }
 
   /** An ncu counter's short name: ld / st (global), smem ld / smem st (shared memory). */

@@ -244,6 +244,45 @@ test('390 px: the convert form, plan and suite plot fit; axe finds nothing serio
   await page.setViewportSize({ width: 1440, height: 1000 });
 });
 
+test('an AoS kernel that loads and stores with one pattern: both ncu counters checked against that access', async () => {
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  const post = await agent
+    .fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        benchmark: 'aos_soa',
+        params: { layouts: ['aos'], touch_fields: [1], n: 4096, repetitions: 3, warmup: 0 },
+      }),
+    })
+    .then((r) => r.json());
+  let record;
+  for (let i = 0; i < 100 && record?.status !== 'succeeded'; ++i) {
+    await new Promise((r) => setTimeout(r, 200));
+    record = await agent.fetch(`/v1/runs/${post.id}`).then((r) => r.json());
+  }
+  const doc = record.result;
+  const st = doc.benchmarks[0].states[0];
+  // one declared access, LDG.32, lanes 32 B apart: 32 sectors, for the loads and the stores alike
+  assert.equal(st.predicted.global.length, 1);
+  assert.equal(st.predicted.global[0].instr, 'LDG.32');
+  st.profile = {
+    available: true,
+    kernel: 'aos',
+    global_load_sectors_per_request: 32,
+    global_store_sectors_per_request: 32,
+    shared_load_wavefronts_per_instruction: null,
+    shared_store_wavefronts_per_instruction: null,
+    metrics: {},
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'ls-web-aos-'));
+  writeFileSync(join(dir, 'aos-run1.json'), JSON.stringify(doc));
+  await page.setInputFiles(`${P} input.file`, join(dir, 'aos-run1.json'));
+  const cell = page.locator(`${P} tr.prediction`).filter({ hasText: 'aos-run1' }).locator('td.vs-ncu');
+  await cell.waitFor();
+  assert.match(await cell.textContent(), /ld 32 = 32\.00 ✓\s*st 32 = 32\.00 ✓/);
+});
+
 test('no console errors while converting, paging and switching language', () => {
   assert.deepEqual(consoleErrors, []);
 });

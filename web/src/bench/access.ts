@@ -23,10 +23,14 @@ export function accessesOf(st: State): Access[] {
   ];
 }
 
-/** Whether an access loads, stores or both: its instruction says (LDG/LDS load, STG/STS store); results written
- * before the instruction was recorded say it in the access's words ("loads (and stores)"). */
+/** Whether an access loads, stores or both: its instruction says (LDG/LDS load, STG/STS store), and a kernel
+ * that stores with the pattern it loads with declares one access that "loads (and stores)"; results written
+ * before the instruction was recorded say it in the access's words only. */
 export function directions(a: PredictedAccess): ('load' | 'store')[] {
-  if (a.instr) return /^(LD|ldmatrix|cp\.async|tma)/i.test(a.instr) ? ['load'] : ['store'];
+  if (a.instr) {
+    const load = /^(LD|ldmatrix|cp\.async|tma)/i.test(a.instr);
+    return load && /\(and stores\)/.test(a.access) ? ['load', 'store'] : [load ? 'load' : 'store'];
+  }
   const out: ('load' | 'store')[] = [];
   if (/\bloads?\b|\bload:/.test(a.access)) out.push('load');
   if (/\bstores?\b|\bstore:|\(and stores\)/.test(a.access)) out.push('store');

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
-import { REFERENCE_RUNS } from './src/bench/reference-runs';
+import { PEER_RUNS, REFERENCE_RUNS } from './src/bench/reference-runs';
 
 // Three HTML pages and one library entry:
 //   index.html   the page (figures + benchmark panel, which is loaded on demand)
@@ -32,7 +32,7 @@ function copyReferenceRuns(): Plugin {
     name: 'layoutscope-copy-reference-runs',
     apply: 'build',
     closeBundle() {
-      for (const name of REFERENCE_RUNS) {
+      for (const name of [...REFERENCE_RUNS, ...PEER_RUNS]) {
         const from = resolve(here, '..', 'docs', 'results', name);
         if (existsSync(from)) cpSync(from, resolve(here, 'dist', 'results', name));
       }

@@ -1,85 +1,45 @@
-// <ls-bench-panel>: connect to one or more layoutscope-agents, run the B-09 benchmarks with live progress, cancel,
-// history; view results (from an agent or from a dropped file, validated against the schema) as plots with a
-// table under each, next to the engine's predictions for each variant's access layout; export JSON, CSV,
-// SVG and PNG. Tokens come from the URL fragment the agent prints and stay in memory unless the user asks.
+// <ls-bench-panel>: connect to one or more layoutscope-agents, run the B-09 benchmarks and layout conversions
+// with live progress, cancel, history a page at a time; view results (from an agent or from a dropped file,
+// validated against the schema) as plots with a table under each, and the engine's predicted warp accesses
+// (written by the agent into the results) next to Nsight Compute's counters; export JSON, CSV, SVG and PNG.
+// English and Chinese (text.ts). Tokens come from the URL fragment the agent prints and stay in memory unless
+// the user asks.
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
 import { resolveLang } from '../i18n.js';
+import { PANEL_TEXT, panelText, type PanelKey } from './text.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
 import { PALETTES, resolveTheme } from '../theme.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
 import {
+  OKABE_ITO,
   aosBandwidth,
   aosSpeedup,
+  convertSuite,
   pngFile,
   speedupLegend,
   svgFile,
   transposeBandwidth,
   transposeFraction,
   type BoundPoint,
+  type PlotWords,
 } from './plots.js';
-
-/** The panel's own words in English and Chinese (messages from an agent stay as the agent wrote them). */
-const PANEL_TEXT = {
-  agents: ['Agents', 'Agents'],
-  agentUrl: ['Agent URL', 'Agent URL'],
-  token: ['Token (if not in the URL)', 'Token（URL 中没有时）'],
-  remember: ['remember on this device', '在此设备上记住'],
-  addAgent: ['Add agent', '添加 agent'],
-  refresh: ['Refresh', '刷新'],
-  remove: ['Remove', '移除'],
-  runBench: ['Run a benchmark', '运行 benchmark'],
-  openFile: ['Open a results file (offline)', '打开结果文件（离线）'],
-  orUrl: ['or a URL', '或 URL'],
-  open: ['Open', '打开'],
-  openRef: ['Open the H200 reference runs', '打开 H200 参考结果'],
-  results: ['Results', '结果'],
-  logScale: ['log scale', '对数坐标'],
-  aosTitle: ['AoS vs SoA (touch_fields sweep)', 'AoS 与 SoA（touch_fields 扫描）'],
-  transposeTitle: ['Transpose (fp32)', '转置（fp32）'],
-  noAgent1: ['No agent yet. Start ', '还没有 agent。在有 GPU 的机器上启动 '],
-  noAgent2: [
-    ' on a machine with a GPU and open the URL it prints, or paste that URL here.',
-    '，打开它打印的 URL，或把该 URL 粘贴到这里。',
-  ],
-  drop1: ["Drop a results JSON here (from an agent's export or ", '把结果 JSON 拖到这里（agent 导出的文件或 '],
-  drop2: ['), or', '），或'],
-  chooseFile: ['choose a file', '选择文件'],
-  refNote1: ['measured on an NVIDIA H200 and committed in ', '在 NVIDIA H200 上测得并提交在 '],
-  refNote2: [
-    ': transpose and AoS/SoA, and their Nsight Compute profiles',
-    ' 中：转置与 AoS/SoA，以及它们的 Nsight Compute profile',
-  ],
-  capCeiling: ['Dashed: the copy ceiling.', '虚线：copy 上限。'],
-  capNoCeiling: [
-    'No copy ceiling: the run measured no copy; load a transpose run of the same device, or a device with a known peak.',
-    '没有 copy 上限：该次运行没有测 copy；请加载同一设备的转置结果，或使用已知峰值带宽的设备。',
-  ],
-  capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
-  capRatio: [
-    'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.',
-    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受 load 指令限制，可能超过该比值。',
-  ],
-  capTransposeCopy: [
-    'Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.',
-    '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。',
-  ],
-  capFraction: ['Fraction of copy: copy time / variant time.', 'copy 占比：copy 时间 / 该变体时间。'],
-  measuredRatio: ['SoA/AoS measured', 'SoA/AoS 实测'],
-  modelRatio: ['sector-model ratio', 'sector 模型比值'],
-  kernels: ['kernels', 'kernels'],
-  applies: ['DRAM-bound model applies', 'DRAM 受限模型适用'],
-  yes: ['yes', '是'],
-  notApplies: ['no: AoS below the DRAM ceiling', '否：AoS 低于 DRAM 上限'],
-} as const;
 
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
 const DRAM_BOUND_FRACTION = 0.6;
-import { predictAosSoa, predictTranspose, speedupBound, type FigureSpec, type VariantPrediction } from './predict.js';
+import {
+  accessesOf,
+  checkMeasured,
+  instructionChoices,
+  lanePicture,
+  laneSpans,
+  whatIf,
+  type Access,
+} from './access.js';
 import {
   PAIRS,
   readResultsText,
@@ -90,7 +50,8 @@ import {
   type ResultsDoc,
   type Row,
 } from './results.js';
-import { REFERENCE_RUNS } from './reference-runs.js';
+import { PEER_RUNS, REFERENCE_RUNS } from './reference-runs.js';
+import { OURS, PEER_SERIES, convertParams, suitePoints, type PeerCase } from './convert.js';
 
 interface Device {
   id: number;
@@ -136,6 +97,8 @@ interface Agent {
   unavailable?: string;
   catalogue: BenchSpec[];
   runs: RunSummary[];
+  /** the cursor of the next page of runs (GET /v1/runs?after=), null when every run is loaded */
+  runsNext: string | null;
   remember: boolean;
 }
 interface Dataset {
@@ -150,6 +113,8 @@ interface Dataset {
 }
 interface ActiveRun {
   agentKey: number;
+  /** the benchmark it runs: its form shows the progress */
+  bench: string;
   id: string;
   status: string;
   progress: number;
@@ -158,6 +123,8 @@ interface ActiveRun {
 }
 
 const STORE = 'layoutscope.agents';
+/** The convert request's own parameters (its form's inputs); the rest of its catalogue entry is sampling. */
+const CONVERT_INPUTS = ['src', 'dst', 'shape', 'perm', 'dtype', 'suite'];
 const fmt = (v: number | null | undefined, d = 2) =>
   v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
 const bytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
@@ -175,6 +142,11 @@ export class LsBenchPanel extends LitElement {
     bench: { state: true },
     runAgent: { state: true },
     dragging: { state: true },
+    convertMode: { state: true },
+    convertError: { state: true },
+    planKey: { state: true },
+    peers: { state: true },
+    runsPageSize: { type: Number, attribute: 'runs-page-size' },
   };
 
   static override styles = [
@@ -314,15 +286,27 @@ export class LsBenchPanel extends LitElement {
     .drop.over {
       border-color: var(--ls-accent, #0062a0);
     }
-    .chips button[aria-pressed='true'] {
+    .chips button[aria-pressed='true'],
+    .access-choice button[aria-pressed='true'] {
       border-color: var(--ls-accent, #0062a0);
     }
     h3 {
       margin: 1.2rem 0 0.3rem;
       font-size: 1.05rem;
     }
+    .warn {
+      color: #8a5a00;
+    }
+    .vs-ncu .check {
+      white-space: nowrap;
+    }
     .ok {
       color: #007a5a;
+    }
+    button.link[aria-pressed='true'] {
+      font-weight: 700;
+      background: none;
+      color: var(--ls-accent, #0062a0);
     }
     button.link {
       border: none;
@@ -330,6 +314,33 @@ export class LsBenchPanel extends LitElement {
       text-decoration: underline;
       color: var(--ls-accent, #0062a0);
       cursor: pointer;
+    }
+    ol.plan {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: stretch;
+      gap: 0.4rem;
+      list-style: none;
+      padding: 0;
+      margin: 0.3rem 0 1rem;
+    }
+    ol.plan > li:not(.arrow) {
+      display: flex;
+      flex-direction: column;
+      gap: 0.2rem;
+      flex: 1 1 14rem;
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 6px;
+      padding: 0.4rem 0.6rem;
+      overflow-wrap: anywhere;
+    }
+    ol.plan > li.arrow {
+      align-self: center;
+      font-size: 1.3rem;
+    }
+    h4 {
+      margin: 0.8rem 0 0.2rem;
+      font-size: 0.95rem;
     }
     .figure-host {
       border: 1px solid var(--ls-border, #888);
@@ -345,23 +356,38 @@ export class LsBenchPanel extends LitElement {
   notice = '';
   offlineError = '';
   formError: { message: string; field: string } | null = null;
-  figure: FigureSpec | null = null;
+  /** the access drawn under the predictions table: its state (source + state name), which access, and the
+   * layout and instruction of a what-if edit (the access's own when unedited) */
+  figure: { key: string; index: number; layout: string; instr: string } | null = null;
   bench = 'aos_soa';
   runAgent = -1;
   dragging = false;
+  /** the convert form: two layouts, a shape and a permutation, or the permutation suite */
+  convertMode: 'layouts' | 'perm' | 'suite' = 'layouts';
+  convertError: { message: string; field: string } | null = null;
+  /** the convert state whose plan is drawn (source + state name) */
+  planKey = '';
+  /** the peers' H200 times for the conversion suite, once fetched */
+  peers: PeerCase[] | null = null;
+  /** runs per page of an agent's history (GET /v1/runs?limit=) */
+  runsPageSize = 20;
   private eng?: Engine;
   private nextKey = 1;
-  private pt(key: keyof typeof PANEL_TEXT): string {
-    return PANEL_TEXT[key][resolveLang(this.getAttribute('lang')) === 'zh' ? 1 : 0];
+  private get zh() {
+    return resolveLang(this.getAttribute('lang')) === 'zh';
+  }
+  private pt(key: PanelKey, vars: Record<string, string | number> = {}): string {
+    return panelText(key, this.zh, vars);
   }
   /** value axes of the plots on a log scale */
   logScale = false;
   private plots = new Map<string, SVGSVGElement>();
-  private predictions = new Map<string, VariantPrediction | string>();
+  private rowByKey = new Map<string, Row>();
 
   override connectedCallback() {
     super.connectedCallback();
     window.addEventListener(SETTINGS_EVENT, this.onSettings);
+    this.resize.observe(this);
     engine().then((e) => {
       this.eng = e;
       this.requestUpdate();
@@ -372,7 +398,13 @@ export class LsBenchPanel extends LitElement {
   override disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener(SETTINGS_EVENT, this.onSettings);
+    this.resize.disconnect();
   }
+  /** The plots are drawn for the panel's width: a new width (a rotated phone, a resized window) redraws them. */
+  private drawnWidth = 0;
+  private resize = new ResizeObserver(() => {
+    if (this.datasets.length && Math.abs(this.width() - this.drawnWidth) >= 24) this.requestUpdate();
+  });
   private onSettings = () => this.requestUpdate();
 
   // ---- agents ------------------------------------------------------------------------------------------
@@ -390,7 +422,7 @@ export class LsBenchPanel extends LitElement {
     try {
       this.addAgent(parseAgentUrl(agentUrl, token), false);
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = `${this.pt('badAddress')}: ${(err as Error).message}`;
     }
   }
 
@@ -419,6 +451,7 @@ export class LsBenchPanel extends LitElement {
       devices: [],
       catalogue: [],
       runs: [],
+      runsNext: null,
       remember,
     };
     this.agents = [...this.agents, agent];
@@ -437,7 +470,7 @@ export class LsBenchPanel extends LitElement {
       const [devices, catalogue, runs] = await Promise.all([
         agent.client.json<{ backend: string; devices: Device[]; unavailable?: string }>('/v1/devices'),
         agent.client.json<{ benchmarks: BenchSpec[] }>('/v1/benchmarks'),
-        agent.client.json<{ runs: RunSummary[] }>('/v1/runs'),
+        this.runPages(agent, this.runsPageSize),
       ]);
       this.update_(agent, {
         state: devices.unavailable ? 'not-ready' : 'ready',
@@ -446,6 +479,7 @@ export class LsBenchPanel extends LitElement {
         unavailable: devices.unavailable,
         catalogue: catalogue.benchmarks,
         runs: runs.runs,
+        runsNext: runs.next,
       });
     } catch (err) {
       this.update_(agent, {
@@ -471,7 +505,7 @@ export class LsBenchPanel extends LitElement {
       this.saveRemembered();
       form.reset();
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = `${this.pt('badAddress')}: ${(err as Error).message}`;
     }
   }
 
@@ -572,11 +606,10 @@ export class LsBenchPanel extends LitElement {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ benchmark: this.bench, params: r.params, device }),
       });
-      await this.follow(agent, res.id);
+      await this.follow(agent, res.id, this.bench);
     } catch (err) {
       const a = err as AgentError;
-      if (a.status === 422)
-        this.formError = { message: `The agent refused the parameters: ${a.message}`, field: a.field };
+      if (a.status === 422) this.formError = { message: `${this.pt('refused')}: ${a.message}`, field: a.field };
       else if (a.status === 409)
         this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
       else this.notice = a.message;
@@ -584,9 +617,9 @@ export class LsBenchPanel extends LitElement {
   }
 
   /** Follows a run's progress stream to its end, then loads its result. */
-  private async follow(agent: Agent, id: string) {
+  private async follow(agent: Agent, id: string, bench: string) {
     const abort = new AbortController();
-    this.active = { agentKey: agent.key, id, status: 'queued', progress: 0, message: 'queued', abort };
+    this.active = { agentKey: agent.key, bench, id, status: 'queued', progress: 0, message: 'queued', abort };
     try {
       for await (const ev of agent.client.events(id, abort.signal)) {
         const d = ev.data;
@@ -609,7 +642,7 @@ export class LsBenchPanel extends LitElement {
       };
       if (record.result) this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') this.notice = (err as Error).message;
+      if ((err as Error).name !== 'AbortError') this.notice = this.agentMessage(err);
     }
     void this.refreshRuns(agent);
   }
@@ -621,16 +654,47 @@ export class LsBenchPanel extends LitElement {
     try {
       await agent.client.request(`/v1/runs/${encodeURIComponent(run.id)}`, { method: 'DELETE' });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
+  /** Pages of GET /v1/runs from the first, following `next`, until `want` runs are in (or none is left). */
+  private async runPages(agent: Agent, want: number, after: string | null = null) {
+    const runs: RunSummary[] = [];
+    let next = after;
+    do {
+      const q = `limit=${this.runsPageSize}${next ? `&after=${encodeURIComponent(next)}` : ''}`;
+      const page = await agent.client.json<{ runs: RunSummary[]; next: string | null }>(`/v1/runs?${q}`);
+      runs.push(...page.runs);
+      next = page.next;
+    } while (next && runs.length < want);
+    return { runs, next };
+  }
+
+  /** Reloads the runs already shown (as many pages as they took), so a finished run appears in its place. */
   private async refreshRuns(agent: Agent) {
     try {
-      this.update_(agent, { runs: (await agent.client.json<{ runs: RunSummary[] }>('/v1/runs')).runs });
+      const r = await this.runPages(agent, Math.max(this.runsPageSize, agent.runs.length + 1));
+      this.update_(agent, { runs: r.runs, runsNext: r.next });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
+  }
+
+  private async loadMoreRuns(agent: Agent) {
+    if (!agent.runsNext) return;
+    try {
+      const r = await this.runPages(agent, 1, agent.runsNext);
+      this.update_(agent, { runs: [...agent.runs, ...r.runs], runsNext: r.next });
+    } catch (err) {
+      this.notice = this.agentMessage(err);
+    }
+  }
+
+  /** An agent's error in the page's language: a translated prefix, the agent's own words after it. */
+  private agentMessage(err: unknown): string {
+    const m = err instanceof Error ? err.message : String(err);
+    return `${this.pt('agentError')}: ${m}`;
   }
 
   private async loadRun(agent: Agent, id: string) {
@@ -638,10 +702,10 @@ export class LsBenchPanel extends LitElement {
       const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(
         `/v1/runs/${encodeURIComponent(id)}`,
       );
-      if (!record.result) this.notice = `Run ${id} has no result (status ${record.status}).`;
+      if (!record.result) this.notice = this.pt('noResult', { id, status: this.statusText(record.status) });
       else this.addDataset(record.result, { agent, runId: id });
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
@@ -672,7 +736,7 @@ export class LsBenchPanel extends LitElement {
     this.offlineError = '';
     const text = await file.text();
     const r = readResultsText(text, file.name);
-    if ('error' in r) this.offlineError = r.error;
+    if ('error' in r) this.offlineError = `${this.pt('cannotOpen')}: ${r.error}`;
     else this.addDataset(r.doc, { file: file.name, raw: text });
   }
 
@@ -697,12 +761,12 @@ export class LsBenchPanel extends LitElement {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       text = await res.text();
     } catch (err) {
-      this.offlineError = `Could not fetch ${url}: ${(err as Error).message}. The page may only fetch from its own origin and loopback agents (its Content-Security-Policy), and the server must allow CORS; download the file and drop it here instead.`;
+      this.offlineError = this.pt('fetchFailed', { url, why: (err as Error).message });
       return false;
     }
     const r = readResultsText(text, url.split('/').pop() || url);
     if ('error' in r) {
-      this.offlineError = r.error;
+      this.offlineError = `${this.pt('cannotOpen')}: ${r.error}`;
       return false;
     }
     this.addDataset(r.doc, { file: url.split('/').pop() || url, raw: text });
@@ -730,7 +794,7 @@ export class LsBenchPanel extends LitElement {
           : rowsToCsv(rowsOf(d.doc, d.source));
       saveFile(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
     } catch (err) {
-      this.notice = (err as Error).message;
+      this.notice = this.agentMessage(err);
     }
   }
 
@@ -743,29 +807,11 @@ export class LsBenchPanel extends LitElement {
     else saveFile(`layoutscope-${id}.png`, await pngFile(svg, p.bg, p.fg));
   }
 
-  // ---- predictions -------------------------------------------------------------------------------------
-
-  private predict(r: Row): VariantPrediction | string {
-    const key = `${r.benchmark}/${r.variant}/${r.n}/${r.dim}`;
-    let p = this.predictions.get(key);
-    if (!p && this.eng) {
-      try {
-        p =
-          r.benchmark === 'aos_soa'
-            ? predictAosSoa(this.eng, r.variant, r.n!)
-            : predictTranspose(this.eng, r.variant, r.dim!);
-      } catch (err) {
-        p = `engine: ${(err as Error).message}`;
-      }
-      this.predictions.set(key, p);
-    }
-    return p ?? 'loading the engine…';
-  }
-
   // ---- render ------------------------------------------------------------------------------------------
 
   override render() {
-    return html`${this.renderAgents()} ${this.renderRun()} ${this.renderOffline()} ${this.renderResults()}`;
+    this.drawnWidth = this.width();
+    return html`${this.renderAgents()} ${this.renderRun()} ${this.renderConvertForm()} ${this.renderOffline()} ${this.renderResults()}`;
   }
 
   private renderAgents(): TemplateResult {
@@ -787,25 +833,27 @@ export class LsBenchPanel extends LitElement {
   }
 
   private renderAgent(a: Agent): TemplateResult {
-    const badge = { connecting: 'connecting…', ready: 'ready', 'not-ready': 'not ready', error: 'error' }[a.state];
+    const badge = this.pt(
+      ({ connecting: 'connecting', ready: 'ready', 'not-ready': 'notReady', error: 'error' } as const)[a.state],
+    );
     return html`<div class="agent ${a.state}" data-agent=${a.client.base}>
       <div class="row">
         <strong>${a.label}</strong> <span class="badge state">${badge}</span>
-        ${a.backend ? html`<span class="muted">backend ${a.backend}</span>` : nothing}
+        ${a.backend ? html`<span class="muted">${this.pt('backend')} ${a.backend}</span>` : nothing}
         <span class="grow"></span>
         <button type="button" @click=${() => this.refreshAgent(a)}>${this.pt('refresh')}</button>
         <button type="button" @click=${() => this.removeAgent(a)}>${this.pt('remove')}</button>
       </div>
-      ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${a.problem.message}</p>` : nothing}
-      ${a.unavailable ? html`<p class="problem" role="alert">No backend can run: ${a.unavailable}</p>` : nothing}
+      ${a.problem ? html`<p class="problem" role="alert" data-kind=${a.problem.kind}>${this.pt('agentError')}: ${a.problem.message}</p>` : nothing}
+      ${a.unavailable ? html`<p class="problem" role="alert">${this.pt('noBackend')}: ${a.unavailable}</p>` : nothing}
       ${
         a.devices.length
           ? html`<ul class="devices">
             ${a.devices.map(
               (d) =>
                 html`<li>
-                  device ${d.id}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
-                  ${d.kind === 'cpu' ? 'hardware threads' : 'SMs'}, ${bytes(d.global_memory_bytes)}${
+                  ${this.pt('deviceN', { n: d.id })}: <strong>${d.name}</strong> (${d.kind}${d.sm_version ? ` sm_${d.sm_version.replace('.', '')}` : ''}, ${d.multiprocessors}
+                  ${d.kind === 'cpu' ? this.pt('hwThreads') : 'SMs'}, ${bytes(d.global_memory_bytes)}${
                     d.peak_bandwidth_bytes_per_second
                       ? `, peak ${(d.peak_bandwidth_bytes_per_second / 1e12).toFixed(2)} TB/s`
                       : ''
@@ -819,68 +867,187 @@ export class LsBenchPanel extends LitElement {
     </div>`;
   }
 
+  /** The agent's runs in its order (oldest first, by run id), a page at a time. */
   private renderHistory(a: Agent): TemplateResult {
-    const runs = [...a.runs].reverse().slice(0, 12);
     return html`<details class="history">
-      <summary>History (${a.runs.length} run${a.runs.length === 1 ? '' : 's'})</summary>
-      <div class="scroll">
+      <summary>${this.pt('history', { n: a.runs.length, more: a.runsNext ? '+' : '' })}</summary>
+      <div class="scroll" tabindex="0">
         <table>
-          <thead><tr><th>run</th><th class="l">benchmark</th><th class="l">status</th><th class="l">finished</th><th></th></tr></thead>
+          <thead><tr><th>${this.pt('run')}</th><th class="l">${this.pt('benchmark')}</th><th class="l">${this.pt('status')}</th><th class="l">${this.pt('finished')}</th><th></th></tr></thead>
           <tbody>
-            ${runs.map(
-              (r) => html`<tr>
-                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${r.status}${r.error ? html` <span class="error">(${r.error})</span>` : nothing}</td>
+            ${a.runs.map(
+              (r) => html`<tr class="history-run">
+                <td class="mono">${r.id}</td><td class="l">${r.benchmark}</td><td class="l">${this.statusText(r.status)}${r.error ? html` <span class="error">(${this.pt('agentError')}: ${r.error})</span>` : nothing}</td>
                 <td class="l">${r.finished_at ?? '–'}</td>
-                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>Load</button>` : nothing}</td>
+                <td>${r.status === 'succeeded' ? html`<button type="button" class="load-run" @click=${() => this.loadRun(a, r.id)}>${this.pt('load')}</button>` : nothing}</td>
               </tr>`,
             )}
           </tbody>
         </table>
       </div>
+      ${a.runsNext ? html`<button type="button" class="load-more" @click=${() => this.loadMoreRuns(a)}>${this.pt('loadMore')}</button>` : nothing}
     </details>`;
+  }
+
+  private statusText(status: string): string {
+    const key = `st_${status}` as PanelKey;
+    return key in PANEL_TEXT ? this.pt(key) : status;
+  }
+
+  private get running() {
+    const run = this.active;
+    return !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+  }
+
+  /** The progress of the active run, under the form of its benchmark. */
+  private renderProgress(bench: (b: string) => boolean): TemplateResult | typeof nothing {
+    const run = this.active;
+    if (!run || !bench(run.bench)) return nothing;
+    const pct = Math.round(run.progress * 100);
+    const status = this.statusText(run.status);
+    return html`<div class="bar" role="progressbar" aria-label=${this.pt('progress')} aria-valuemin="0" aria-valuemax="100" aria-valuenow=${pct}>
+        <div ${styleProps({ width: `${pct}%` })}></div>
+      </div>
+      <span class="progress-text" aria-live="polite">${pct}% · ${status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
+      ${this.running ? html`<button type="button" class="cancel" @click=${this.cancel}>${this.pt('cancel')}</button>` : nothing}`;
+  }
+
+  /** A benchmark's title and description: the agent's words, in Chinese the panel's own where it knows the
+   * benchmark. */
+  private benchText(b: BenchSpec, what: 'title' | 'desc'): string {
+    const key = `bench_${b.name}_${what}` as PanelKey;
+    return this.zh && key in PANEL_TEXT ? this.pt(key) : what === 'title' ? b.title : b.description;
   }
 
   private renderRun(): TemplateResult | typeof nothing {
     const ready = this.agents.filter((a) => a.state === 'ready');
     if (!ready.length) return nothing;
     const agent = this.selectedAgent!;
-    const spec = agent.catalogue.find((b) => b.name === this.bench) ?? agent.catalogue[0];
-    const run = this.active;
-    const running = !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+    // convert has its own form (two layouts or a permutation), below
+    const catalogue = agent.catalogue.filter((b) => b.name !== 'convert');
+    const spec = catalogue.find((b) => b.name === this.bench) ?? catalogue[0];
+    if (!spec) return nothing;
     return html`<fieldset class="run">
       <legend>${this.pt('runBench')}</legend>
       <form @submit=${this.onRun} @input=${this.onFormInput} @change=${this.onFormInput} novalidate>
         <div class="row">
-          <label>Agent
+          <label>${this.pt('agent')}
             <select name="agent" @change=${(e: Event) => (this.runAgent = Number((e.target as HTMLSelectElement).value))}>
               ${ready.map((a) => html`<option value=${a.key} ?selected=${a === agent}>${a.label}</option>`)}
             </select></label>
-          <label>Device
+          <label>${this.pt('device')}
             <select name="device">${agent.devices.map((d) => html`<option value=${d.id}>${d.id}: ${d.name}</option>`)}</select></label>
-          <span role="group" aria-label="benchmark">
-            ${agent.catalogue.map(
+          <span role="group" aria-label=${this.pt('benchmark')}>
+            ${catalogue.map(
               (b) =>
-                html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${b.title}</button>`,
+                html`<button type="button" class="bench-${b.name}" aria-pressed=${b.name === spec.name} @click=${() => ((this.bench = b.name), (this.formError = null))}>${this.benchText(b, 'title')}</button>`,
             )}
           </span>
         </div>
-        <p class="muted">${spec.description}</p>
+        <p class="muted">${this.benchText(spec, 'desc')}</p>
         <div class="row params">${Object.entries(spec.parameters).map(([name, p]) => this.renderParam(name, p))}</div>
         ${this.formError ? html`<p class="error form-error" role="alert">${this.formError.message}</p>` : nothing}
         <div class="row">
-          <button type="submit" class="primary run-button" ?disabled=${running || !!this.formError}>Run ${spec.name}</button>
-          ${
-            run
-              ? html`<div class="bar" role="progressbar" aria-label="run progress" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(run.progress * 100)}>
-                  <div ${styleProps({ width: `${Math.round(run.progress * 100)}%` })}></div>
-                </div>
-                <span class="progress-text" aria-live="polite">${Math.round(run.progress * 100)}% · ${run.status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
-                ${running ? html`<button type="button" class="cancel" @click=${this.cancel}>Cancel</button>` : nothing}`
-              : nothing
-          }
+          <button type="submit" class="primary run-button" ?disabled=${this.running || !!this.formError}>${this.pt('runX', { name: spec.name })}</button>
+          ${this.renderProgress((b) => b !== 'convert')}
         </div>
       </form>
     </fieldset>`;
+  }
+
+  private renderConvertForm(): TemplateResult | typeof nothing {
+    const agent = this.selectedAgent;
+    const spec = agent?.catalogue.find((b) => b.name === 'convert');
+    if (!agent || !spec) return nothing;
+    const mode = this.convertMode;
+    const err = this.convertError;
+    const inv = (f: string) => (err?.field === `params.${f}` ? 'true' : 'false');
+    const sampling = Object.entries(spec.parameters).filter(([n]) => !CONVERT_INPUTS.includes(n));
+    const modes: [typeof mode, PanelKey][] = [
+      ['layouts', 'cvLayouts'],
+      ['perm', 'cvPerm'],
+      ['suite', 'cvSuite'],
+    ];
+    return html`<fieldset class="convert">
+      <legend>${this.pt('cvTitle')}</legend>
+      <p class="muted">${this.pt('cvNote')}</p>
+      <form @submit=${this.onConvert} @input=${() => (this.convertError = null)} novalidate>
+        <div class="row" role="radiogroup" aria-label=${this.pt('cvMode')}>
+          ${modes.map(
+            ([m, k]) =>
+              html`<label><input type="radio" name="mode" value=${m} .checked=${mode === m} @change=${() => ((this.convertMode = m), (this.convertError = null))} /> ${this.pt(k)}</label>`,
+          )}
+        </div>
+        ${
+          mode === 'layouts'
+            ? html`<div class="row"><label class="grow">${this.pt('cvSrc')} <input name="src" class="grow mono" size="34" spellcheck="false" autocomplete="off" placeholder="S[(64,32):(32,1)]" aria-invalid=${inv('src')} /></label></div>
+                <div class="row"><label class="grow">${this.pt('cvDst')} <input name="dst" class="grow mono" size="34" spellcheck="false" autocomplete="off" placeholder="S[(64,32):(1,64)]" aria-invalid=${inv('dst')} /></label></div>`
+            : nothing
+        }
+        ${
+          mode !== 'suite'
+            ? html`<div class="row">
+                <label>${this.pt('cvShape')} <input name="shape" size="14" inputmode="numeric" placeholder="64, 32" aria-invalid=${inv('shape')} /></label>
+                ${mode === 'perm' ? html`<label>${this.pt('cvPermLabel')} <input name="perm" size="10" inputmode="numeric" placeholder="1, 0" aria-invalid=${inv('perm')} /></label>` : nothing}
+                <label>dtype <select name="dtype">${['f32', 'bf16', 'f16', 'f8', 'u8', 'f64'].map((d) => html`<option>${d}</option>`)}</select></label>
+              </div>`
+            : html`<p class="muted">${this.pt('cvSuiteNote')}</p>`
+        }
+        <div class="row params">${sampling.map(([name, p]) => this.renderParam(name, p))}</div>
+        ${err ? html`<p class="error convert-error" role="alert">${err.message}</p>` : nothing}
+        <div class="row">
+          <button type="submit" class="primary convert-button" ?disabled=${this.running}>${this.pt('cvRun')}</button>
+          ${this.renderProgress((b) => b === 'convert')}
+        </div>
+      </form>
+    </fieldset>`;
+  }
+
+  private async onConvert(e: SubmitEvent) {
+    e.preventDefault();
+    const agent = this.selectedAgent;
+    const spec = agent?.catalogue.find((b) => b.name === 'convert');
+    if (!agent || !spec) return;
+    const form = e.target as HTMLFormElement;
+    const d = new FormData(form);
+    const text = (k: string) => String(d.get(k) ?? '');
+    const r = convertParams(this.convertMode, {
+      src: text('src'),
+      dst: text('dst'),
+      shape: text('shape'),
+      perm: text('perm'),
+      dtype: text('dtype'),
+    });
+    if (!('params' in r)) {
+      this.convertError = r;
+      return;
+    }
+    const rest = this.collect(form, {
+      ...spec,
+      parameters: Object.fromEntries(Object.entries(spec.parameters).filter(([n]) => !CONVERT_INPUTS.includes(n))),
+    });
+    if (!('params' in rest)) {
+      this.convertError = rest;
+      return;
+    }
+    this.convertError = null;
+    const device = Number(
+      (this.renderRoot.querySelector('select[name=device]') as HTMLSelectElement | null)?.value ?? 0,
+    );
+    try {
+      const res = await agent.client.json<{ id: string }>('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ benchmark: 'convert', params: { ...r.params, ...rest.params }, device }),
+      });
+      await this.follow(agent, res.id, 'convert');
+    } catch (err) {
+      const a = err as AgentError;
+      this.convertError = {
+        message: a.status === 422 ? `${this.pt('refused')}: ${a.message}` : this.agentMessage(err),
+        field: a.field ?? '',
+      };
+    }
   }
 
   private renderParam(name: string, p: ParamSpec): TemplateResult {
@@ -944,13 +1111,13 @@ export class LsBenchPanel extends LitElement {
     if (!this.datasets.length) return nothing;
     const shown = this.datasets.filter((d) => d.shown);
     const rows = shown.flatMap((d) => rowsOf(d.doc, d.source));
-    return html`<section class="results" aria-label="results">
+    return html`<section class="results" aria-label=${this.pt('results')}>
       <h3>${this.pt('results')}</h3>
       <label class="log-scale"><input type="checkbox" .checked=${this.logScale} @change=${(e: Event) => (this.logScale = (e.target as HTMLInputElement).checked)} /> ${this.pt('logScale')}</label>
       <div class="chips row">
         ${this.datasets.map(
           (d) => html`<span class="dataset">
-            <button type="button" aria-pressed=${d.shown} title="show or hide in the plots" @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
+            <button type="button" aria-pressed=${d.shown} title=${this.pt('showHide')} @click=${() => ((d.shown = !d.shown), (this.datasets = [...this.datasets]))}>
               ${d.doc.meta.request.benchmark} · ${d.source}</button>
             <button type="button" class="export-json" @click=${() => this.exportJson(d)}>JSON</button>
             <button type="button" class="export-csv" @click=${() => this.exportCsv(d)}>CSV</button>
@@ -961,8 +1128,22 @@ export class LsBenchPanel extends LitElement {
         rows.filter((r) => r.benchmark === 'aos_soa'),
         shown,
       )} ${this.renderTranspose(rows.filter((r) => r.benchmark === 'transpose'))}
+      ${this.renderConvert(rows.filter((r) => r.benchmark === 'convert'))}
       ${this.renderPredictions(rows)} ${this.renderFigure()}
     </section>`;
+  }
+
+  private plotWords(): PlotWords {
+    return {
+      usefulGbps: this.pt('usefulGbps'),
+      speedup: this.pt('plotSpeedup'),
+      fractionCopy: this.pt('fractionCopy'),
+      ofCopy: this.pt('ofCopy'),
+      aosBandwidth: this.pt('ariaAosBandwidth'),
+      aosSpeedup: this.pt('ariaAosSpeedup'),
+      transposeBandwidth: this.pt('ariaTransposeBandwidth'),
+      transposeFraction: this.pt('ariaTransposeFraction'),
+    };
   }
 
   private plotBox(id: string, svg: SVGSVGElement, caption: string): TemplateResult {
@@ -978,20 +1159,23 @@ export class LsBenchPanel extends LitElement {
   }
 
   private width() {
-    return Math.max(360, Math.min(900, this.clientWidth || 800));
+    return Math.max(280, Math.min(900, this.clientWidth || 800));
   }
 
   private renderAos(rows: Row[], shown: Dataset[]): TemplateResult | typeof nothing {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale, words: this.plotWords() };
     // ceiling: the run's own copies (benchmarks[].ceilings), else a copy measured on the same device (a loaded
     // transpose), else the device's peak from its attributes
     const ceilings = sources.flatMap((s) => {
       const r = rows.find((x) => x.source === s)!;
       const own = runCeiling(shown.find((d) => d.source === s)!.doc);
-      if (own) return [{ source: s, gbps: own.gbps, label: `${own.name} (this run) ${own.gbps.toFixed(0)} GB/s` }];
+      if (own)
+        return [
+          { source: s, gbps: own.gbps, label: `${own.name} (${this.pt('thisRun')}) ${own.gbps.toFixed(0)} GB/s` },
+        ];
       const copy = this.datasets
         .flatMap((d) => rowsOf(d.doc, d.source))
         .filter(
@@ -1005,15 +1189,20 @@ export class LsBenchPanel extends LitElement {
         .sort((a, b) => b.dim! - a.dim!)[0];
       if (copy) return [{ source: s, gbps: copy.gbps!, label: `copy ${copy.dim}² ${copy.gbps!.toFixed(0)} GB/s` }];
       const peak = shown.find((d) => d.source === s)?.doc.devices[0]?.peak_bandwidth_bytes_per_second;
-      return peak ? [{ source: s, gbps: peak / 1e9, label: `peak (attributes) ${(peak / 1e9).toFixed(0)} GB/s` }] : [];
+      return peak
+        ? [{ source: s, gbps: peak / 1e9, label: `${this.pt('peakAttr')} ${(peak / 1e9).toFixed(0)} GB/s` }]
+        : [];
     });
     const speed = speedups(rows);
     // The sector model's ratio 8/t is the speedup when both kernels are limited by DRAM bandwidth. The AoS kernel
     // moves ratio x its useful bytes, so it is DRAM-bound where ratio x its useful GB/s reaches most of the copy
     // ceiling; elsewhere (scalar AoS at 4 and 8 fields) its load instructions limit it and the ratio is no bound.
-    const ratio = new Map<number, number>(this.eng ? [1, 2, 4, 8].map((t) => [t, speedupBound(this.eng!, t)]) : []);
+    const ratio = (sp: (typeof speed)[number]) =>
+      rows
+        .find((r) => r.source === sp.source && r.variant === PAIRS[sp.pair].soa && r.touch === sp.touch)
+        ?.state.summaries.find((x) => x.tag === 'layoutscope/dram_sector_bound_speedup')?.value ?? NaN;
     const bound: BoundPoint[] = speed.map((sp) => {
-      const b = ratio.get(sp.touch) ?? NaN;
+      const b = ratio(sp);
       const ceiling = ceilings.find((c) => c.source === sp.source)?.gbps;
       const applies =
         Number.isFinite(b) &&
@@ -1025,18 +1214,18 @@ export class LsBenchPanel extends LitElement {
     );
     return html`<h3>${this.pt('aosTitle')}</h3>
       ${this.plotBox('aos-bandwidth', aosBandwidth(rows, ceilings, o), `${ceilings.length ? this.pt('capCeiling') : this.pt('capNoCeiling')} ${this.pt('capWhiskers')}`)}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="aos-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th class="l">layout</th><th>n</th><th>median time (ms)</th><th>useful GB/s</th><th>verified</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>touch_fields</th><th class="l">${this.pt('layout')}</th><th>n</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+                html`<tr><td>${r.source}</td><td>${r.touch}</td><td class="l">${r.variant}</td><td>${r.n}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td></tr>`,
             )}
           </tbody>
         </table>
       </div>
-      <ul class="legend speedup-legend" aria-label="series">
+      <ul class="legend speedup-legend" aria-label=${this.pt('series')}>
         ${speedupLegend(speed, sources.length > 1).map((l) => html`<li><span class="swatch" ${styleProps({ background: l.colour })}></span>${l.name}</li>`)}
         <li><span class="swatch dashed"></span>${this.pt('modelRatio')}</li>
       </ul>
@@ -1045,9 +1234,9 @@ export class LsBenchPanel extends LitElement {
         aosSpeedup(speed, bound, o),
         this.pt('capRatio').replace('{f}', String(DRAM_BOUND_FRACTION * 100)),
       )}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="speedup-table">
-          <thead><tr><th class="l">source</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>touch_fields</th><th>${this.pt('measuredRatio')}</th><th>${this.pt('modelRatio')}</th><th class="l">${this.pt('kernels')}</th><th class="l">${this.pt('applies')}</th></tr></thead>
           <tbody>
             ${speed.map((s, i) => html`<tr data-pair=${s.pair}><td>${s.source}</td><td>${s.touch}</td><td>${fmt(s.speedup)}</td><td>${fmt(bound[i].bound)}</td><td class="l">${PAIRS[s.pair].name}</td><td class="l applies">${bound[i].applies ? this.pt('yes') : this.pt('notApplies')}</td></tr>`)}
           </tbody>
@@ -1059,7 +1248,7 @@ export class LsBenchPanel extends LitElement {
     if (!rows.length) return nothing;
     const p = PALETTES[resolveTheme(null)];
     const sources = [...new Set(rows.map((r) => r.source))];
-    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale };
+    const o = { width: this.width(), fg: p.fg, sources, log: this.logScale, words: this.plotWords() };
     const order = ['copy', 'naive', 'tiled', 'pad'];
     const sorted = [...rows].sort(
       (a, b) =>
@@ -1068,17 +1257,118 @@ export class LsBenchPanel extends LitElement {
     return html`<h3>${this.pt('transposeTitle')}</h3>
       ${this.plotBox('transpose-bandwidth', transposeBandwidth(rows, o), this.pt('capTransposeCopy'))}
       ${this.plotBox('transpose-fraction', transposeFraction(rows, o), this.pt('capFraction'))}
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table class="transpose-table">
-          <thead><tr><th class="l">source</th><th>dim</th><th class="l">variant</th><th>median time (ms)</th><th>useful GB/s</th><th>fraction of copy</th><th>verified</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th>dim</th><th class="l">${this.pt('variant')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th></tr></thead>
           <tbody>
             ${sorted.map(
               (r) =>
-                html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? 'yes' : 'NO')}</td></tr>`,
+                html`<tr><td>${r.source}</td><td>${r.dim}</td><td class="l">${r.variant}</td><td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td><td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td></tr>`,
             )}
           </tbody>
         </table>
       </div>`;
+  }
+
+  private renderConvert(rows: Row[]): TemplateResult | typeof nothing {
+    if (!rows.length) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const chosen = rows.find((r) => rowKey(r) === this.planKey) ?? rows[0];
+    const suite = rows.filter((r) => r.suite === 'permutations');
+    if (suite.length && this.peers === null) void this.fetchPeers();
+    const points = suitePoints(suite, this.peers);
+    const sources = [...new Set(rows.map((r) => r.source))];
+    return html`<h3>${this.pt('cvResults')}</h3>
+      <div class="scroll" tabindex="0">
+        <table class="convert-table">
+          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('cvCase')}</th><th class="l">${this.pt('cvPlan')}</th><th>${this.pt('cvSectors')}</th><th>${this.pt('cvWavefronts')}</th><th>${this.pt('medianMs')}</th><th>${this.pt('usefulGbps')}</th><th>${this.pt('fractionCopy')}</th><th>${this.pt('verified')}</th><th class="l">${this.pt('vsNcu')}</th></tr></thead>
+          <tbody>
+            ${rows.map((r) => {
+              const plan = r.state.plan;
+              const pr = plan?.predicted_per_warp_instruction;
+              return html`<tr class="convert-case" data-case=${r.variant}>
+                <td>${r.source}</td>
+                <td class="l"><button type="button" class="link open-plan" aria-pressed=${r === chosen} @click=${() => (this.planKey = rowKey(r))}>${r.variant}</button></td>
+                <td class="l plan-kind" data-kind=${plan?.kind ?? ''}>${plan ? `${this.pt(plan.kind === 'tiled' ? 'kindTiled' : 'kindVector')} · ${plan.vector_bytes} B${plan.tile ? ` · ${plan.tile.tile_a}×${plan.tile.tile_b}` : ''}` : '–'}</td>
+                <td class="cv-sectors">${pr ? `${pr.global_read.sectors} / ${pr.global_write.sectors}` : '–'}</td>
+                <td class="cv-wavefronts">${pr?.smem_write && pr.smem_read ? `${pr.smem_write.wavefronts} / ${pr.smem_read.wavefronts}` : '–'}</td>
+                <td>${fmt(r.timeS === null ? null : r.timeS * 1e3, 4)}</td><td>${fmt(r.gbps, 1)}</td><td>${fmt(r.fractionOfCopy)}</td>
+                <td class=${r.verified ? 'ok' : 'error'}>${r.skipped ?? (r.verified ? this.pt('yes') : this.pt('no'))}</td>
+                ${this.renderChecks(r)}
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+      </div>
+      ${this.renderPlan(chosen)}
+      ${
+        points.length
+          ? html`<ul class="legend convert-legend" aria-label=${this.pt('series')}>
+                ${[OURS, ...PEER_SERIES]
+                  .filter((s) => points.some((x) => x.series === s))
+                  .map(
+                    (s, i) =>
+                      html`<li><span class="swatch" ${styleProps({ background: OKABE_ITO[i] })}></span>${s === OURS ? this.pt('cvOurs') : s}</li>`,
+                  )}
+                <li><span class="swatch dashed"></span>${this.pt('cvCopy')}</li>
+              </ul>
+              ${this.plotBox(
+                'convert-suite',
+                convertSuite(points, {
+                  width: this.width(),
+                  fg: p.fg,
+                  sources,
+                  log: this.logScale,
+                  label: this.pt('fractionCopy'),
+                }),
+                this.pt('cvSuiteCaption', {
+                  device: chosen.device,
+                  peers: this.peers ? this.pt('cvPeersLoaded') : this.pt('cvPeersMissing'),
+                }),
+              )}`
+          : nothing
+      }`;
+  }
+
+  /** The plan as source -> staging tile -> destination, each with the engine's numbers per warp instruction. */
+  private renderPlan(r: Row): TemplateResult | typeof nothing {
+    const plan = r.state.plan;
+    const input = r.state.input;
+    if (!plan || !input) return nothing;
+    const pr = plan.predicted_per_warp_instruction;
+    const t = plan.tile;
+    const [before, after] = this.pt('cvPlanOf', { name: '\u0000' }).split('\u0000');
+    return html`<h4 class="plan-title">${before}<code>${r.variant}</code>${after}</h4>
+      <ol class="plan" aria-label=${this.pt('cvPlanOf', { name: r.variant })}>
+        <li class="plan-src"><strong>${this.pt('cvSource')}</strong><code>${input.src}</code>
+          <span>${this.pt('cvLoad', { n: pr.global_read.sectors, b: pr.global_read.bytes_per_lane })}</span></li>
+        <li class="arrow" aria-hidden="true">→</li>
+        <li class="plan-tile"><strong>${t ? this.pt('cvTile') : this.pt('cvRegisters')}</strong>
+          ${
+            t && pr.smem_write && pr.smem_read
+              ? html`<span>${this.pt('cvTileShape', { a: t.tile_a, b: t.tile_b, unit: plan.unit_bytes, row: t.row_bytes, bytes: t.staging_bytes })}</span>
+                  <span>${this.pt('cvSwizzle', { s: t.staging_swizzle })}</span>
+                  <span class="plan-smem">${this.pt('cvSmem', { w: pr.smem_write.wavefronts, wi: pr.smem_write.ideal_wavefronts, r: pr.smem_read.wavefronts, ri: pr.smem_read.ideal_wavefronts })}</span>`
+              : html`<span>${this.pt('cvVector', { v: plan.vector_bytes, c: plan.common_vector })}</span>`
+          }
+          <span>${this.pt('cvGrid', { t: plan.threads, b: plan.blocks })}</span></li>
+        <li class="arrow" aria-hidden="true">→</li>
+        <li class="plan-dst"><strong>${this.pt('cvDestination')}</strong><code>${input.dst}</code>
+          <span>${this.pt('cvStore', { n: pr.global_write.sectors, b: pr.global_write.bytes_per_lane })}</span></li>
+      </ol>`;
+  }
+
+  private async fetchPeers() {
+    this.peers = [];
+    try {
+      const res = await fetch(new URL(`./results/${PEER_RUNS[0]}`, location.href), { credentials: 'omit' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const doc = (await res.json()) as { cases?: PeerCase[] };
+      this.peers = Array.isArray(doc.cases) ? doc.cases : [];
+    } catch {
+      // the page without its results folder (a bare build): the plot shows ours alone and says so
+      this.peers = [];
+    }
   }
 
   private renderPredictions(rows: Row[]): TemplateResult {
@@ -1086,6 +1376,7 @@ export class LsBenchPanel extends LitElement {
     const list = rows.filter((r) => {
       const k = `${r.source}/${r.benchmark}/${r.variant}/${r.touch ?? ''}/${r.dim ?? ''}`;
       if (
+        r.benchmark === 'convert' ||
         seen.has(k) ||
         (r.benchmark === 'aos_soa' &&
           r.touch !== 1 &&
@@ -1095,41 +1386,39 @@ export class LsBenchPanel extends LitElement {
       seen.add(k);
       return true;
     });
-    return html`<h3>Predicted vs measured</h3>
-      <p class="muted">Predictions computed in this page by the layout engine (WebAssembly) from each variant's access layout; the agent's own predictions are checked against them. Click a variant to open the figure of its access pattern.</p>
-      <div class="scroll">
+    this.rowByKey = new Map(list.map((r) => [rowKey(r), r]));
+    if (!list.length) return html``;
+    return html`<h3>${this.pt('predTitle')}</h3>
+      <p class="muted">${this.pt('predNote')}</p>
+      <div class="scroll" tabindex="0">
         <table class="predictions">
-          <thead><tr><th class="l">source</th><th class="l">variant</th><th class="l">access (32 lanes)</th><th class="l">layout</th><th>predicted sectors / request</th><th>predicted smem wavefronts</th><th>agent agrees</th><th>measured useful GB/s</th><th>measured sectors / request (ld / st, ncu)</th></tr></thead>
+          <thead><tr><th class="l">${this.pt('source')}</th><th class="l">${this.pt('variant')}</th><th class="l">${this.pt('access32')}</th><th class="l">${this.pt('layout')}</th><th>${this.pt('predSectors')}</th><th>${this.pt('predWavefronts')}</th><th>${this.pt('measuredGbps')}</th><th>${this.pt('ncuCounters')}</th><th class="l">${this.pt('vsNcu')}</th></tr></thead>
           <tbody>
             ${list.map((r) => {
-              const p = this.predict(r);
               const label =
                 r.benchmark === 'aos_soa'
                   ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}`
                   : `${r.variant} ${r.dim}`;
-              if (typeof p === 'string')
-                return html`<tr><td>${r.source}</td><td class="l">${label}</td><td class="l error" colspan="7">${p}</td></tr>`;
-              const agentG = r.state.predicted.global ?? [];
-              const agentS = r.state.predicted.shared ?? [];
-              const g = p.accesses.filter((a) => a.kind === 'global');
-              const s = p.accesses.filter((a) => a.kind === 'shared');
-              const agrees =
-                g.every((a, i) => agentG[i]?.sectors_per_request === a.sectors) &&
-                s.every((a, i) => agentS[i]?.wavefronts === a.wavefronts);
+              const p = r.state.predicted;
+              const acc = accessesOf(r.state);
+              if (p.error || !acc.length)
+                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ?? this.pt('noAccesses'))}</td></tr>`;
+              const g = acc.filter((a) => a.space === 'global');
+              const sh = acc.filter((a) => a.space === 'shared');
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
-                <td class="l"><button type="button" class="link open-figure" @click=${() => (this.figure = p.figure)}>${label}</button></td>
-                <td class="l">${p.accesses.map((a) => html`${a.access}<br />`)}</td>
-                <td class="l mono">${[...new Set(p.accesses.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
-                <td class="sectors">${g.map((a) => a.sectors).join(' / ')}</td>
-                <td class="wavefronts">${s.length ? s.map((a) => a.wavefronts).join(' / ') : '–'}</td>
-                <td class=${agrees ? 'ok' : 'error'}>${agrees ? 'yes' : r.state.predicted.error ? `no (${r.state.predicted.error})` : 'NO'}</td>
+                <td class="l"><button type="button" class="link open-figure" @click=${() => this.openAccess(r, 0)}>${label}</button></td>
+                <td class="l agent-text">${acc.map((a) => html`${a.access}<br />`)}</td>
+                <td class="l mono">${[...new Set(acc.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
+                <td class="sectors">${g.map((a) => a.sectors_per_request).join(' / ')}</td>
+                <td class="wavefronts">${sh.length ? sh.map((a) => a.wavefronts).join(' / ') : '–'}</td>
                 <td>${fmt(r.gbps, 1)}</td>
                 <td class="measured">${
                   r.measured
-                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && s.length ? ` · smem ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
-                    : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? 'not measured' : 'no profile run'}</span>`
+                    ? `${fmt(r.measured.loadSectors, 1)} / ${fmt(r.measured.storeSectors, 1)}${r.measured.sharedLoadWavefronts !== null && sh.length ? ` · ${this.pt('smem')} ${fmt(r.measured.sharedLoadWavefronts, 2)}` : ''}`
+                    : html`<span class="muted" title=${r.measuredNote ?? ''}>${r.measuredNote ? this.pt('notMeasured') : this.pt('noProfile')}</span>`
                 }</td>
+                ${this.renderChecks(r)}
               </tr>`;
             })}
           </tbody>
@@ -1137,20 +1426,107 @@ export class LsBenchPanel extends LitElement {
       </div>`;
   }
 
+  /** The engine's prediction of each access against ncu's counter of it, when the run was profiled. */
+  private renderChecks(r: Row): TemplateResult {
+    const checks = r.measured ? checkMeasured(r.state, r.measured) : [];
+    const off = checks.filter((c) => c.ok === false);
+    return html`<td class="l vs-ncu ${!checks.length ? 'muted' : off.length ? 'warn' : 'ok'}">${
+      !checks.length
+        ? this.pt('noCounters')
+        : checks.map(
+            (c) =>
+              html`<span class="check" data-counter=${c.counter}>${this.counterName(c.counter)} ${c.predicted} ${c.ok === null ? html`· ${this.pt('noRequests')}` : c.ok ? html`= ${fmt(c.measured, 2)} ✓` : html`≠ ${fmt(c.measured, 2)} (${c.measured! > c.predicted ? '+' : ''}${fmt((100 * (c.measured! - c.predicted)) / c.predicted, 0)}%)`}</span><br />`,
+          )
+    }</td>`;
+  }
+
+  /** An ncu counter's short name: ld / st (global), smem ld / smem st (shared memory). */
+  private counterName(c: string): string {
+    return c.replace('smem', this.pt('smem'));
+  }
+
+  private openAccess(r: Row, index: number) {
+    const a = accessesOf(r.state)[index];
+    if (!a) return;
+    this.figure = { key: rowKey(r), index, layout: a.layout, instr: a.instr ?? '' };
+  }
+
   private renderFigure(): TemplateResult | typeof nothing {
     const f = this.figure;
-    if (!f) return nothing;
-    const attrs = f.attrs;
-    const fig =
-      f.tag === 'ls-bank-conflicts'
-        ? html`<ls-bank-conflicts state-key="bench-fig" layout=${attrs.layout} compare=${attrs.compare ?? ''} shape=${attrs.shape} dtype=${attrs.dtype} lanes=${attrs.lanes ?? nothing} selection=${attrs.selection ?? (attrs.lanes ? nothing : 'C:0')}></ls-bank-conflicts>`
-        : html`<ls-tile-layout state-key="bench-fig" layout=${attrs.layout} shape=${attrs.shape} access=${attrs.access} dtype=${attrs.dtype}></ls-tile-layout>`;
-    return html`<h3>Access pattern</h3>
+    const r = f && this.rowByKey.get(f.key);
+    if (!f || !r) return nothing;
+    const all = accessesOf(r.state);
+    const a: Access | undefined = all[f.index];
+    if (!a) return nothing;
+    const p = PALETTES[resolveTheme(null)];
+    const edited = f.layout !== a.layout || f.instr !== (a.instr ?? '');
+    let body: TemplateResult;
+    if (!a.lane_elements || !a.instr || !a.shape) body = html`<p class="muted no-lanes">${this.pt('noLanes')}</p>`;
+    else if (!this.eng) body = html`<p class="muted">${this.pt('loadingEngine')}</p>`;
+    else {
+      // unedited: the results' own numbers; edited: the engine's, asked here
+      let cost = '';
+      let problem = '';
+      if (edited) {
+        const c = whatIf(this.eng, a, f.layout, f.instr);
+        if (!c.ok)
+          problem = `${c.error.column > 0 ? `${this.pt('atColumn', { n: c.error.column })}: ` : ''}${c.error.message}`;
+        else
+          cost =
+            a.space === 'global'
+              ? this.pt('costGlobal', {
+                  lanes: a.lanes,
+                  bytes: c.total.bytes / Math.max(1, a.lanes),
+                  n: c.total.sectors / Math.max(1, c.total.requests),
+                })
+              : this.pt('costShared', {
+                  n: c.total.wavefronts,
+                  ideal: c.total.idealWavefronts,
+                  conflicts: c.total.conflicts,
+                });
+      } else
+        cost =
+          a.space === 'global'
+            ? this.pt('costGlobal', { lanes: a.lanes, bytes: a.bytes_per_lane, n: a.sectors_per_request ?? '–' })
+            : this.pt('costShared', {
+                n: a.wavefronts ?? '–',
+                ideal: a.ideal_wavefronts ?? '–',
+                conflicts: a.conflicts ?? '–',
+              });
+      const spans = problem ? problem : laneSpans(this.eng, a, f.layout, f.instr);
+      body = html`<p class="cost ${edited ? 'what-if' : 'from-results'}">${edited ? this.pt('whatIf') : this.pt('fromResults')}: <strong>${cost || '–'}</strong></p>
+        ${
+          typeof spans === 'string'
+            ? html`<p class="error access-error" role="alert">${spans}</p>`
+            : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, this.pt('laneFigure', { access: a.access }))}</div>`
+        }
+        <form class="row what-if-form" @submit=${(e: SubmitEvent) => {
+          e.preventDefault();
+          const d = new FormData(e.target as HTMLFormElement);
+          this.figure = {
+            ...f,
+            layout: String(d.get('layout') ?? '').trim(),
+            instr: String(d.get('instr') ?? f.instr),
+          };
+        }}>
+          <label class="grow">${this.pt('layout')} <input name="layout" class="grow mono" size="36" .value=${f.layout} spellcheck="false" autocomplete="off" /></label>
+          <label>${this.pt('instruction')} <select name="instr">${instructionChoices(a).map((i) => html`<option ?selected=${i === f.instr}>${i}</option>`)}</select></label>
+          <button type="submit" class="recost">${this.pt('recost')}</button>
+          ${edited ? html`<button type="button" class="reset" @click=${() => (this.figure = { ...f, layout: a.layout, instr: a.instr ?? '' })}>${this.pt('reset')}</button>` : nothing}
+        </form>`;
+    }
+    return html`<h3>${this.pt('accessPattern')}</h3>
       <div class="figure-host">
-        <div class="row"><strong class="grow figure-title">${f.title}</strong><button type="button" @click=${() => (this.figure = null)}>Close</button></div>
-        ${fig}
+        <div class="row"><strong class="grow figure-title">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (this.figure = null)}>${this.pt('close')}</button></div>
+        <div class="row access-choice" role="group" aria-label=${this.pt('accessPattern')}>
+          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? this.pt(x.space === 'global' ? 'spaceGlobal' : 'spaceShared')} · <span class="agent-text">${x.access.split(':')[0]}</span></button>`)}
+        </div>
+        <p class="access-text">${a.access} <span class="mono">${a.layout}</span>${a.instr ? html` · <span class="mono">${a.instr}</span>` : nothing}</p>
+        ${body}
       </div>`;
   }
 }
+
+const rowKey = (r: Row) => `${r.source}|${r.state.name}`;
 
 customElements.define('ls-bench-panel', LsBenchPanel);

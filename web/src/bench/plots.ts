@@ -2,8 +2,12 @@
 // here (the panel's adopted stylesheet has the same rules), so the page needs no style-src 'unsafe-inline'.
 import * as Plot from '@observablehq/plot';
 import { PAIRS, type Row, type Speedup } from './results.js';
+import { OURS, PEER_SERIES, type SuitePoint } from './convert.js';
 
 export const OKABE_ITO = ['#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#F0E442', '#999999'];
+
+/** Width of one character of an 11 px tick label, generously (Plot does not measure text). */
+const CHAR = 7;
 
 export interface PlotOptions {
   width: number;
@@ -12,7 +16,32 @@ export interface PlotOptions {
   sources: string[];
   /** logarithmic value axis */
   log?: boolean;
+  /** axis names and chart descriptions in the page's language (English when absent) */
+  words?: PlotWords;
 }
+
+export interface PlotWords {
+  usefulGbps: string;
+  speedup: string;
+  fractionCopy: string;
+  ofCopy: string;
+  aosBandwidth: string;
+  aosSpeedup: string;
+  transposeBandwidth: string;
+  transposeFraction: string;
+}
+
+export const PLOT_WORDS_EN: PlotWords = {
+  usefulGbps: 'useful GB/s',
+  speedup: 'SoA / AoS speedup',
+  fractionCopy: 'fraction of copy',
+  ofCopy: 'of copy',
+  aosBandwidth: 'Useful GB/s per layout and touch_fields, with the q1 to q3 spread and the copy ceiling',
+  aosSpeedup:
+    'SoA over AoS speedup against touch_fields per kernel pair, with the sector-model ratio where the DRAM-bound model applies',
+  transposeBandwidth: 'Transpose: useful GB/s per variant and dim, with the q1 to q3 spread and copy as the ceiling',
+  transposeFraction: 'Transpose: fraction of copy per variant and dim',
+};
 
 function finish(el: SVGSVGElement | HTMLElement, label: string): SVGSVGElement {
   const svg = (el instanceof SVGSVGElement ? el : el.querySelector('svg')) as SVGSVGElement;
@@ -38,15 +67,42 @@ export function seriesName(s: { source: string; pair: string }, multi: boolean):
   return `${multi ? `${shortSource(s.source)}: ` : ''}${PAIRS[s.pair as keyof typeof PAIRS]?.name ?? s.pair}`;
 }
 
+const w = (o: PlotOptions) => o.words ?? PLOT_WORDS_EN;
+
+/** A label cut to n characters, the cut marked. */
+function clip(s: string, n: number): string {
+  const k = Math.max(4, Math.floor(n));
+  return s.length > k ? `${s.slice(0, k - 1)}…` : s;
+}
+
+/** A matrix side as facet label: 4096 -> 4K, so that narrow facets keep their labels apart. */
+export function dimLabel(d: number): string {
+  return d >= 1024 && d % 1024 === 0 ? `${d / 1024}K` : String(d);
+}
+
 function base(o: PlotOptions) {
   const multi = o.sources.length > 1;
+  // the facet row labels (one per source) take at most a quarter of a narrow chart
+  const right = Math.min(150, Math.round(o.width * 0.25));
   return {
     width: o.width,
     marginLeft: 56,
-    marginRight: multi ? 150 : 20,
+    marginRight: multi ? right : 20,
     style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
-    fy: multi ? { label: null, domain: o.sources, tickFormat: shortSource } : undefined,
+    fy: multi
+      ? { label: null, domain: o.sources, tickFormat: (s: string) => clip(shortSource(s), right / CHAR) }
+      : undefined,
     color: { range: OKABE_ITO },
+  };
+}
+
+/** The variant names under each facet, written vertically: slanted ones overlap their neighbours' and run
+ * past the chart's left edge once facets are narrow; the bottom margin fits the longest name. */
+function variantAxis(variants: string[]) {
+  const domain = [...new Set(variants)];
+  return {
+    x: { label: null, domain, tickRotate: -90 },
+    marginBottom: 12 + CHAR * Math.max(4, ...domain.map((v) => v.length)),
   };
 }
 
@@ -75,10 +131,9 @@ export function aosBandwidth(
       marginTop: 30,
       height: 240 * Math.max(1, o.sources.length),
       fx: { label: 'touch_fields' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
-      marginBottom: 48,
+      ...variantAxis(data.map((r) => r.variant)),
       y: {
-        label: 'useful GB/s',
+        label: w(o).usefulGbps,
         grid: true,
         type: o.log ? 'log' : 'linear',
         domain: o.log
@@ -148,7 +203,7 @@ export function aosBandwidth(
         o.log ? Plot.ruleY([floor]) : Plot.ruleY([0]),
       ],
     }) as SVGSVGElement,
-    'Useful GB/s per layout and touch_fields, with the q1 to q3 spread and the copy ceiling',
+    w(o).aosBandwidth,
   );
 }
 
@@ -183,8 +238,8 @@ export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions
       height: 260,
       x: { label: 'touch_fields', type: 'log', base: 2, ticks: [1, 2, 4, 8], tickFormat: 'd', inset: 12 },
       y: o.log
-        ? { label: 'SoA / AoS speedup', grid: true, type: 'log', ticks: [0.5, 1, 2, 4, 8] }
-        : { label: 'SoA / AoS speedup', grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
+        ? { label: w(o).speedup, grid: true, type: 'log', ticks: [0.5, 1, 2, 4, 8] }
+        : { label: w(o).speedup, grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
       color: { range: OKABE_ITO, domain: [...new Set(speed.map(series))] },
       marks: [
         Plot.line(applies, {
@@ -208,7 +263,7 @@ export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions
         Plot.ruleY([1], { stroke: o.fg, strokeOpacity: 0.4 }),
       ],
     }) as SVGSVGElement,
-    'SoA over AoS speedup against touch_fields per kernel pair, with the sector-model ratio where the DRAM-bound model applies',
+    w(o).aosSpeedup,
   );
 }
 
@@ -221,10 +276,9 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
     Plot.plot({
       ...base(o),
       height: 220 * Math.max(1, o.sources.length),
-      fx: { label: 'dim' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
-      marginBottom: 48,
-      y: { label: 'useful GB/s', grid: true, type: o.log ? 'log' : 'linear' },
+      fx: { label: 'dim', tickFormat: dimLabel },
+      ...variantAxis(data.map((r) => r.variant)),
+      y: { label: w(o).usefulGbps, grid: true, type: o.log ? 'log' : 'linear' },
       marks: [
         Plot.barY(data, {
           fx: 'dim',
@@ -271,7 +325,7 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
         ]),
       ],
     }) as SVGSVGElement,
-    'Transpose: useful GB/s per variant and dim, with the q1 to q3 spread and copy as the ceiling',
+    w(o).transposeBandwidth,
   );
 }
 
@@ -283,11 +337,10 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
     Plot.plot({
       ...base(o),
       height: 200 * Math.max(1, o.sources.length),
-      fx: { label: 'dim' },
-      x: { label: null, domain: [...new Set(data.map((r) => r.variant))], tickRotate: -30 },
-      marginBottom: 48,
+      fx: { label: 'dim', tickFormat: dimLabel },
+      ...variantAxis(data.map((r) => r.variant)),
       y: {
-        label: 'fraction of copy',
+        label: w(o).fractionCopy,
         grid: true,
         domain: [0, Math.max(1.05, ...data.map((r) => r.fractionOfCopy! + 0.05))],
       },
@@ -299,13 +352,53 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
           fill: 'variant',
           fy: multi ? 'source' : undefined,
           className: 'ls-fraction-bars',
-          title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} of copy`,
+          title: (r: Row) => `${r.variant} ${r.dim}: ${r.fractionOfCopy!.toFixed(2)} ${w(o).ofCopy}`,
         }),
         Plot.ruleY([1], { stroke: o.fg, strokeDasharray: '4 3' }),
         Plot.ruleY([0]),
       ],
     }) as SVGSVGElement,
-    'Transpose: fraction of copy per variant and dim',
+    w(o).transposeFraction,
+  );
+}
+
+/** Convert: each case's bandwidth as a fraction of a plain copy, ours and the peers', one row per case; 1 (copy
+ * speed) dashed. Case names are the axis labels; a long one is shortened, its full name in the dot's title. */
+export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: string }): SVGSVGElement {
+  const cases = [...new Set(points.map((p) => p.case))];
+  const longest = Math.max(...cases.map((c) => c.length));
+  const room = Math.floor(Math.min(o.width * 0.42, 300) / CHAR);
+  // cut in the middle: the end says the dtype, which tells the suite's three copies of a case apart
+  const short = (c: string) => (c.length > room ? `${c.slice(0, room - 6)}…${c.slice(-5)}` : c);
+  return finish(
+    Plot.plot({
+      width: o.width,
+      height: 50 + 16 * cases.length,
+      marginLeft: Math.min(longest, room) * CHAR + 12,
+      marginRight: 16,
+      marginTop: 24,
+      style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
+      color: { domain: [OURS, ...PEER_SERIES], range: OKABE_ITO },
+      x: {
+        label: o.label,
+        grid: true,
+        type: o.log ? 'log' : 'linear',
+        domain: o.log ? undefined : [0, Math.max(1.05, ...points.map((p) => p.fraction + 0.05))],
+      },
+      y: { label: null, domain: cases, tickFormat: short },
+      marks: [
+        Plot.ruleX([1], { stroke: o.fg, strokeDasharray: '4 3' }),
+        Plot.dot(points, {
+          x: 'fraction',
+          y: 'case',
+          fill: 'series',
+          r: 4,
+          className: 'ls-convert-dots',
+          title: (p: SuitePoint) => `${p.case} · ${p.series}: ${p.fraction.toFixed(2)}`,
+        }),
+      ],
+    }) as SVGSVGElement,
+    o.label,
   );
 }
 

@@ -6,3 +6,7 @@ export const REFERENCE_RUNS = [
   'h200-profile-transpose.json',
   'h200-profile-aos_soa.json',
 ];
+
+/** The peers' times on the same H200 for the conversion suite (PyTorch eager, torch.compile, CuPy; written by
+ * bench/peers/convert_peers.py), copied to dist/results/ too: the convert plot draws them beside a suite run. */
+export const PEER_RUNS = ['h200-convert-peers.json'];

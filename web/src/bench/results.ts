@@ -12,7 +12,84 @@ export interface ResultsDoc {
     finished_at: string;
   };
   devices: { id: number; name: string; kind: string; peak_bandwidth_bytes_per_second?: number | null }[];
-  benchmarks: { name: string; backend: string; devices: number[]; axes: unknown[]; states: State[] }[];
+  benchmarks: {
+    name: string;
+    backend: string;
+    devices: number[];
+    axes: unknown[];
+    states: State[];
+    suite?: string;
+  }[];
+}
+
+/** One warp access of a kernel as the agent declared it (agent/src/predict.cpp) with the engine's cost. Results
+ * written before schema 1.2.0 carry only access, layout and the cost; later ones also the WarpAccess itself:
+ * shape, dtype, instruction and the first logical element each lane moves (lane_elements, -1 idle). */
+export interface PredictedAccess {
+  access: string;
+  layout: string;
+  lanes: number;
+  bytes_per_lane: number;
+  shape?: number[];
+  dtype?: string;
+  instr?: string;
+  lane_elements?: number[][];
+  sectors_per_request?: number;
+  bytes_requested?: number;
+  sector_efficiency?: number;
+  wavefronts?: number;
+  ideal_wavefronts?: number;
+  conflicts?: number;
+  max_ways?: number;
+}
+
+export interface Predicted {
+  source: string;
+  error?: string;
+  note?: string;
+  global?: PredictedAccess[];
+  shared?: PredictedAccess[];
+}
+
+export interface ConvertInput {
+  shape: number[];
+  dtype: string;
+  src: string;
+  dst: string;
+  perm: number[] | null;
+}
+
+/** The engine's conversion plan, as `layoutscope plan` prints it (agent/codegen/plan_json.hpp). */
+export interface ConvertPlan {
+  kind: 'vector' | 'tiled';
+  shape: number[];
+  dtype: string;
+  elements: number;
+  modes: { extent: number; src_stride: number; dst_stride: number }[];
+  modes_unit_elements: number;
+  common_vector: number;
+  unit_bytes: number;
+  vector_bytes: number;
+  threads: number;
+  blocks: number;
+  tile?: {
+    group_a: number;
+    group_b: number;
+    extent_a: number;
+    extent_b: number;
+    tile_a: number;
+    tile_b: number;
+    row_bytes: number;
+    staging_bytes: number;
+    staging_swizzle: string;
+    register_block: string;
+  };
+  predicted_per_warp_instruction: {
+    global_read: { bytes_per_lane: number; sectors: number };
+    global_write: { bytes_per_lane: number; sectors: number };
+    smem_write?: { bytes_per_lane: number; wavefronts: number; ideal_wavefronts: number };
+    smem_read?: { bytes_per_lane: number; wavefronts: number; ideal_wavefronts: number };
+  };
 }
 
 export interface Summary {
@@ -28,12 +105,11 @@ export interface State {
   skip_reason?: string | null;
   summaries: Summary[];
   verification: { passed: boolean; mismatches: number; method: string };
-  predicted: {
-    source: string;
-    error?: string;
-    global?: { access: string; layout: string; bytes_per_lane: number; sectors_per_request: number }[];
-    shared?: { access: string; layout: string; wavefronts: number; max_ways: number }[];
-  };
+  predicted: Predicted;
+  /** convert: the request as the agent resolved it, the engine's plan and the generated kernel */
+  input?: ConvertInput;
+  plan?: ConvertPlan;
+  kernel?: { name: string; source_hash: string; threads: number; blocks: number; shared_bytes: number };
   /** Nsight Compute counters of a profile run ("profile": true), or why there are none */
   profile?: {
     available: boolean;
@@ -41,6 +117,7 @@ export interface State {
     global_load_sectors_per_request?: number | null;
     global_store_sectors_per_request?: number | null;
     shared_load_wavefronts_per_instruction?: number | null;
+    shared_store_wavefronts_per_instruction?: number | null;
   };
 }
 
@@ -49,13 +126,14 @@ export interface Measured {
   loadSectors: number | null;
   storeSectors: number | null;
   sharedLoadWavefronts: number | null;
+  sharedStoreWavefronts: number | null;
 }
 
 export interface Row {
   /** which loaded document (agent + run, or file) */
   source: string;
-  benchmark: 'aos_soa' | 'transpose';
-  /** "aos" / "soa" or a transpose variant */
+  benchmark: 'aos_soa' | 'transpose' | 'convert';
+  /** "aos" / "soa", a transpose variant or a convert case */
   variant: string;
   touch: number | null;
   n: number | null;
@@ -74,6 +152,8 @@ export interface Row {
   /** why a profiled run has no counters (no ncu, CPU backend), else null */
   measuredNote: string | null;
   state: State;
+  /** the named suite a convert run ran ("permutations"), else null */
+  suite: string | null;
   device: string;
   backend: string;
 }
@@ -96,7 +176,7 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
       rows.push({
         source,
         benchmark: b.name as Row['benchmark'],
-        variant: String(b.name === 'aos_soa' ? av.layout : av.variant),
+        variant: String(b.name === 'aos_soa' ? av.layout : b.name === 'convert' ? av.case : av.variant),
         touch: av.touch_fields !== undefined ? Number(av.touch_fields) : null,
         n: av.n !== undefined ? Number(av.n) : null,
         dim: av.dim !== undefined ? Number(av.dim) : null,
@@ -113,10 +193,12 @@ export function rowsOf(doc: ResultsDoc, source: string): Row[] {
               loadSectors: st.profile.global_load_sectors_per_request ?? null,
               storeSectors: st.profile.global_store_sectors_per_request ?? null,
               sharedLoadWavefronts: st.profile.shared_load_wavefronts_per_instruction ?? null,
+              sharedStoreWavefronts: st.profile.shared_store_wavefronts_per_instruction ?? null,
             }
           : null,
         measuredNote: st.profile && !st.profile.available ? (st.profile.reason ?? 'not measured') : null,
         state: st,
+        suite: b.suite ?? null,
         device,
         backend: b.backend,
       });

@@ -87,7 +87,6 @@ export class LsTileLayout extends LsFigure {
       return;
     }
     const width = this.accessWidth();
-    // f32x4: a 16 B vector per lane starting at an fp32 element
     const addrs = must(
       this.eng!.laneAddresses(this.layout, this.shape, lanes, elementBytes(this.eng!, this.dtype)),
     ).addrs;

@@ -143,28 +143,28 @@ test('a finished run shows the measured counters beside the prediction', async (
       body: 'event: progress\ndata: {"status":"running","progress":0.5}\n\nevent: end\ndata: {"status":"succeeded"}\n\n',
     }),
   );
-  const profile = {
-    available: true,
-    shared_store_bank_conflicts: 0,
-    shared_load_bank_conflicts: 0,
-    shared_store_wavefronts_per_instruction: 1,
-    shared_load_wavefronts_per_instruction: 1,
-  };
+  // the agent's result: one state per access, each with the counters ncu measured (as the agent reports them)
+  const measured = (wavefronts) => ({ available: true, source: 'ncu', wavefronts, conflicts: 0 });
+  const states = [
+    { axis_values: { access: 'write' }, measured: measured(16) },
+    { axis_values: { access: 'read' }, measured: measured(16) },
+  ];
   await page.route(`${A_}/v1/runs/smem1`, (r) =>
-    r.fulfill({ json: { status: 'succeeded', error: null, result: { benchmarks: [{ states: [{ profile }] }] } } }),
+    r.fulfill({ json: { status: 'succeeded', error: null, result: { benchmarks: [{ states }] } } }),
   );
   await page.click(`${A} [data-hit="C:0"]`);
   await page.click(`${A} button.measure`);
   const table = page.locator(`${A} table.measured`);
   await table.waitFor();
   const rowsOf = await table.locator('tr').allTextContents();
-  // the best candidate is conflict-free: 0 conflicts predicted; 16 wavefronts over 16 instructions, 1 each
+  // the best candidate is conflict-free: 16 fp32 rows of 128 B written by rows and read by columns, 16
+  // instructions each, 1 wavefront each (measured 16 beside predicted 16), 0 conflicts
   assert.ok(
-    rowsOf.some((t) => /shared_load_bank_conflicts\s*0\s*0/.test(t)),
+    rowsOf.some((t) => /read conflicts\s*0\s*0/.test(t)),
     rowsOf.join(' | '),
   );
   assert.ok(
-    rowsOf.some((t) => /shared_load_wavefronts_per_instruction\s*1\s*1/.test(t)),
+    rowsOf.some((t) => /read wavefronts\s*16\s*16/.test(t)),
     rowsOf.join(' | '),
   );
   await page.unrouteAll();

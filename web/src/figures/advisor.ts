@@ -663,13 +663,12 @@ export class LsAdvisor extends LsFigure {
     if (m.state === 'error') return html`<span class="error measure-error" role="alert">${m.message}</span>`;
     if (m.state === 'running') return html`<span class="measure-status">${m.message}</span>`;
     // the engine's numbers for the same counters: conflicts are wavefronts beyond the ideal (as ncu counts them)
-    const [w, r] = this.costs.get(this.index) ?? [];
     const predicted: Record<string, number> = {
-      shared_store_bank_conflicts: c.writeWavefronts - c.writeIdeal,
-      shared_load_bank_conflicts: c.readWavefronts - c.readIdeal,
+      'write wavefronts': c.writeWavefronts,
+      'write conflicts': c.writeWavefronts - c.writeIdeal,
+      'read wavefronts': c.readWavefronts,
+      'read conflicts': c.readWavefronts - c.readIdeal,
     };
-    if (w?.steps.length) predicted.shared_store_wavefronts_per_instruction = c.writeWavefronts / w.steps.length;
-    if (r?.steps.length) predicted.shared_load_wavefronts_per_instruction = c.readWavefronts / r.steps.length;
     return html`<table class="measured">
       <tr><th>${this.tr('counter')}</th><th>${this.tr('measuredCol')}</th><th>${this.tr('predictedCol')}</th></tr>
       ${m.counters.map(
@@ -688,24 +687,23 @@ export class LsAdvisor extends LsFigure {
   }
 }
 
-/** The Nsight Compute counters of a result document (benchmarks[].states[].profile): the shared-memory fields,
- * or why the profile is missing. */
+/** The counters an agent measured for each access of a result document (benchmarks[].states[].measured, one
+ * state per access: "write" and "read"), or why they are missing. */
 function profileCounters(result: unknown): [string, number | null][] {
   const out: [string, number | null][] = [];
-  const doc = result as { benchmarks?: { states?: { profile?: Record<string, unknown> }[] }[] } | null;
+  type State = { axis_values?: { access?: string }; measured?: Record<string, unknown> | null };
+  const doc = result as { benchmarks?: { states?: State[] }[] } | null;
   for (const b of doc?.benchmarks ?? [])
     for (const s of b.states ?? []) {
-      const p = s.profile;
-      if (!p) continue;
-      if (p.available === false) {
-        out.push([`profile unavailable: ${String(p.reason ?? '')}`, null]);
+      const m = s.measured;
+      const who = s.axis_values?.access ?? '';
+      if (!m) continue;
+      if (m.available === false) {
+        out.push([`${who}: ${String(m.reason ?? '')}`, null]);
         continue;
       }
-      for (const [k, v] of Object.entries(p))
-        if (k.startsWith('shared_') && (typeof v === 'number' || v === null)) out.push([k, v]);
-      const metrics = (p.metrics ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(metrics))
-        if (/wavefronts|bank_conflicts/.test(k) && typeof v === 'number') out.push([k, v]);
+      for (const k of ['wavefronts', 'conflicts'])
+        if (typeof m[k] === 'number' || m[k] === null) out.push([`${who} ${k}`, m[k] as number | null]);
     }
   return out;
 }

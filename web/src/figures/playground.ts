@@ -11,7 +11,7 @@
 import { html, nothing } from 'lit';
 import type { Engine, LsError, LsFinding, LsFormat, LsMapping, LsMesh, LsShape, LsTable } from '../engine.js';
 import { LsFigure, renderInputError, type InputError } from '../figure.js';
-import { hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
+import { drawScene, hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { gridArrangement, hex, hueRgb, memoryArrangement, type Arrangement, type Limits } from './physical.js';
 import { mappingOf } from './selection.js';
@@ -211,6 +211,7 @@ export class LsPlayground extends LsFigure {
     this.sides = [];
     this.read = [];
     this.rasterCache.clear();
+    this.base = undefined;
     this.limits = this.eng.hardwareLimits();
     const eb = this.eng.dtypeBytes(this.dtype);
     this.elemBytes = eb.ok ? eb.bytes : 4;
@@ -514,13 +515,79 @@ export class LsPlayground extends LsFigure {
     return null;
   }
 
+  /** The figure without its selection marks, kept until the inputs, palette, language or colouring change: a
+   * click or a hover draws only the marks over it (the base's pixels are kept too, see paintCanvas). */
+  private base?: { key: string; scene: Scene; canvas?: HTMLCanvasElement; dpr?: number };
+
   protected buildScene(p: Palette): Scene {
-    const items: Item[] = [];
     if (!this.sides.length)
       return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
+    const key = `${p.name}|${this.language}|${this.colour}`;
+    if (this.base?.key !== key) this.base = { key, scene: this.buildBase(p) };
+    const b = this.base.scene;
+    const items = b.items.slice();
+    this.drawMarks(items, p);
+    return { ...b, items };
+  }
+
+  /** The marks of the selected and hovered elements (and the keyboard cursor) in every view. */
+  private drawMarks(items: Item[], p: Palette) {
+    const g = this.geom.get('L');
+    if (g) this.marks(items, p, 'L', g.x, g.y, g.cw, g.ch, this.cols, this.cursorHit());
+    this.sides.forEach((s, k) => {
+      const gk = this.geom.get(k ? 'Q' : 'P');
+      if (!gk) return;
+      const a = s.arr;
+      let n = 0;
+      for (const e of this.shown()) {
+        if (++n > MAX_MARKS) break;
+        for (let r = 0; r < s.t.replicas; ++r) {
+          const i = e * s.t.replicas + r;
+          this.mark(
+            items,
+            p,
+            gk.x + a.colOf[i] * gk.cw,
+            gk.y + a.rowOf[i] * gk.ch,
+            gk.cw,
+            gk.ch,
+            this.hl.has(e) ? undefined : '3 2',
+          );
+        }
+      }
+    });
+  }
+
+  /** Paints the kept base once into its own canvas, then each frame copies it and draws the marks on top. */
+  protected override paintCanvas(canvas: HTMLCanvasElement, scene: Scene) {
+    const b = this.base;
+    const n = b?.scene.items.length ?? 0;
+    if (!b || scene.items.length < n || (n > 0 && scene.items[0] !== b.scene.items[0]))
+      return super.paintCanvas(canvas, scene);
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    if (canvas.width !== scene.width * dpr) {
+      canvas.width = scene.width * dpr;
+      canvas.height = scene.height * dpr;
+    }
+    if (!b.canvas || b.dpr !== dpr) {
+      b.canvas = document.createElement('canvas');
+      b.canvas.width = canvas.width;
+      b.canvas.height = canvas.height;
+      b.dpr = dpr;
+      const bctx = b.canvas.getContext('2d')!;
+      bctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      drawScene(bctx, b.scene);
+    }
+    const ctx = canvas.getContext('2d')!;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(b.canvas, 0, 0);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawScene(ctx, scene, scene.items.slice(n), false);
+  }
+
+  private buildBase(p: Palette): Scene {
+    const items: Item[] = [];
     const dark = p.name === 'dark';
     this.prepareColours(dark);
-    const cur = this.cursorHit();
     const views = 1 + this.sides.length;
     const budget = Math.max(260, Math.floor(1100 / views) - 40);
     const top = 74,
@@ -561,7 +628,6 @@ export class LsPlayground extends LsFigure {
       (at) => String(at),
       () => false,
     );
-    this.marks(items, p, 'L', x, top, lw, lh, this.cols, cur);
     bottom = Math.max(bottom, top + this.rows * lh);
     x += Math.max(this.cols * lw, titleW(logicalTitle)) + 70;
     // physical views
@@ -612,7 +678,6 @@ export class LsPlayground extends LsFigure {
       );
       const key = k ? 'Q' : 'P';
       this.geom.set(key, { x, y: top, cw, ch });
-      const cells = s.t.elements * s.t.replicas;
       this.drawGrid(
         items,
         p,
@@ -654,15 +719,6 @@ export class LsPlayground extends LsFigure {
           });
         }
       }
-      // marks for the highlighted elements' positions
-      const mark = (i: number, dash?: string) =>
-        this.mark(items, p, x + a.colOf[i] * cw, top + a.rowOf[i] * ch, cw, ch, dash);
-      let n = 0;
-      for (const e of this.shown()) {
-        if (++n > MAX_MARKS) break;
-        for (let r = 0; r < s.t.replicas; ++r) mark(e * s.t.replicas + r, this.hl.has(e) ? undefined : '3 2');
-      }
-      void cells;
       bottom = Math.max(bottom, top + a.rows * ch);
       x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
     });
@@ -914,11 +970,20 @@ export class LsPlayground extends LsFigure {
     };
   }
 
+  private exported?: { key: string; r: ReturnType<Engine['exportLayout']> };
+
   /** What each text was read as, and the layout in the syntax chosen under "export to" (the engine's export). */
   private formatView() {
     if (!this.read.length || !this.eng) return nothing;
     const names = [this.tr('layout'), this.tr('compare')];
-    const ex = this.eng.exportLayout(this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow);
+    // asked once per inputs and syntax, not on every render (a click re-renders the form)
+    const exKey = JSON.stringify([this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow]);
+    if (this.exported?.key !== exKey)
+      this.exported = {
+        key: exKey,
+        r: this.eng.exportLayout(this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow),
+      };
+    const ex = this.exported.r;
     return html`<div class="formats full">
       ${this.read.map(
         (n, k) =>

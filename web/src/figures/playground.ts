@@ -26,6 +26,14 @@ const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
 
 type Colour = 'col' | 'row' | 'index';
 
+/** What a raster view's cells hold: the first table cell at each place (null: the place is element x itself, the
+ * logical view), the table's replicas, and its out-of-range flags. */
+interface RasterSource {
+  cellAt: Int32Array | null;
+  replicas: number;
+  outOfRange: Uint8Array | null;
+}
+
 /** One layout's engine results and its arrangement. */
 interface Side {
   layout: string;
@@ -418,6 +426,7 @@ export class LsPlayground extends LsFigure {
     hitAt: (at: number) => string | undefined,
     labelAt: (at: number) => string | undefined,
     flagAt: (at: number) => boolean,
+    source: RasterSource,
   ) {
     const dark = p.name === 'dark';
     if (rows * cols > RASTER_CELLS && rows * cols <= RASTER_AREA) {
@@ -425,15 +434,7 @@ export class LsPlayground extends LsFigure {
       let img = this.rasterCache.get(cacheKey);
       if (!img) {
         const px = new Uint8ClampedArray(rows * cols * 4);
-        const empty = hexRgb(p.cell);
-        const bad = hexRgb(p.select);
-        for (let at = 0; at < rows * cols; ++at) {
-          const rgb = flagAt(at) ? bad : (fillAt(at) ?? empty);
-          px[at * 4] = rgb[0];
-          px[at * 4 + 1] = rgb[1];
-          px[at * 4 + 2] = rgb[2];
-          px[at * 4 + 3] = 255;
-        }
+        this.fillRaster(new Uint32Array(px.buffer), source, hexRgb(p.cell), hexRgb(p.select));
         img = {
           t: 'image',
           x,
@@ -486,6 +487,42 @@ export class LsPlayground extends LsFigure {
     void dark;
   }
 
+  /** The raster of a view in one pass over typed arrays: RGBA packed as one little-endian word a cell (what
+   * ImageData holds), colours from a packed copy of the colour table. Same colours as colourOf. */
+  private fillRaster(
+    out: Uint32Array,
+    { cellAt, replicas, outOfRange }: RasterSource,
+    emptyRgb: [number, number, number],
+    badRgb: [number, number, number],
+  ) {
+    const pack = ([r, g, b]: [number, number, number]) => (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
+    const f = this.lutNow!;
+    const lut = Uint32Array.from(f.lut, pack);
+    const steps = lut.length,
+      n = f.n,
+      cols = this.cols,
+      by = this.colour;
+    const empty = pack(emptyRgb),
+      bad = pack(badRgb);
+    for (let at = 0; at < out.length; ++at) {
+      let x = at;
+      if (cellAt) {
+        const i = cellAt[at];
+        if (i < 0) {
+          out[at] = empty;
+          continue;
+        }
+        if (outOfRange && outOfRange[i] === 1) {
+          out[at] = bad;
+          continue;
+        }
+        x = Math.floor(i / replicas);
+      }
+      const k = by === 'col' ? x % cols : by === 'row' ? Math.floor(x / cols) : x;
+      out[at] = lut[Math.min(steps - 1, Math.floor((k * steps) / n))];
+    }
+  }
+
   /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
    * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
   private fit(rows: number, cols: number, w: number, h: number): [number, number] {
@@ -517,13 +554,17 @@ export class LsPlayground extends LsFigure {
 
   /** The figure without its selection marks, kept until the inputs, palette, language or colouring change: a
    * click or a hover draws only the marks over it (the base's pixels are kept too, see paintCanvas). */
-  private base?: { key: string; scene: Scene; canvas?: HTMLCanvasElement; dpr?: number };
+  private base?: { key: string; scene: Scene; painted: boolean };
+  /** The base's pixels (one canvas, reused: allocating a canvas costs milliseconds), and whether the visible
+   * canvas holds the base alone (a new figure painted before any mark), from which it is copied when needed. */
+  private baseCanvas?: HTMLCanvasElement;
+  private visibleBase?: object;
 
   protected buildScene(p: Palette): Scene {
     if (!this.sides.length)
       return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
     const key = `${p.name}|${this.language}|${this.colour}`;
-    if (this.base?.key !== key) this.base = { key, scene: this.buildBase(p) };
+    if (this.base?.key !== key) this.base = { key, scene: this.buildBase(p), painted: false };
     const b = this.base.scene;
     const items = b.items.slice();
     this.drawMarks(items, p);
@@ -557,29 +598,45 @@ export class LsPlayground extends LsFigure {
     });
   }
 
-  /** Paints the kept base once into its own canvas, then each frame copies it and draws the marks on top. */
+  /** A new figure is painted straight onto the visible canvas; once marks are drawn the base is kept in a canvas
+   * of its own, and each later frame copies it and draws only the marks on top. */
   protected override paintCanvas(canvas: HTMLCanvasElement, scene: Scene) {
     const b = this.base;
     const n = b?.scene.items.length ?? 0;
+    const held = this.visibleBase;
+    this.visibleBase = undefined;
     if (!b || scene.items.length < n || (n > 0 && scene.items[0] !== b.scene.items[0]))
       return super.paintCanvas(canvas, scene);
     const dpr = Math.min(2, window.devicePixelRatio || 1);
-    if (canvas.width !== scene.width * dpr) {
-      canvas.width = scene.width * dpr;
-      canvas.height = scene.height * dpr;
+    const w = scene.width * dpr,
+      h = scene.height * dpr;
+    if (!b.painted && scene.items.length === n) {
+      super.paintCanvas(canvas, scene);
+      this.visibleBase = b;
+      return;
     }
-    if (!b.canvas || b.dpr !== dpr) {
-      b.canvas = document.createElement('canvas');
-      b.canvas.width = canvas.width;
-      b.canvas.height = canvas.height;
-      b.dpr = dpr;
-      const bctx = b.canvas.getContext('2d')!;
-      bctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      drawScene(bctx, b.scene);
+    const keep = (this.baseCanvas ??= document.createElement('canvas'));
+    if (!b.painted || keep.width !== w || keep.height !== h) {
+      if (keep.width !== w || keep.height !== h) {
+        keep.width = w;
+        keep.height = h;
+      }
+      const kctx = keep.getContext('2d')!;
+      kctx.setTransform(1, 0, 0, 1, 0, 0);
+      if (held === b && canvas.width === w && canvas.height === h) kctx.drawImage(canvas, 0, 0);
+      else {
+        kctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+        drawScene(kctx, b.scene);
+      }
+      b.painted = true;
+    }
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
     }
     const ctx = canvas.getContext('2d')!;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.drawImage(b.canvas, 0, 0);
+    ctx.drawImage(keep, 0, 0);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawScene(ctx, scene, scene.items.slice(n), false);
   }
@@ -627,6 +684,7 @@ export class LsPlayground extends LsFigure {
       (at) => `L:${at}`,
       (at) => String(at),
       () => false,
+      { cellAt: null, replicas: 1, outOfRange: null },
     );
     bottom = Math.max(bottom, top + this.rows * lh);
     x += Math.max(this.cols * lw, titleW(logicalTitle)) + 70;
@@ -692,6 +750,7 @@ export class LsPlayground extends LsFigure {
         (at) => (s.cellAt[at] >= 0 ? `${key}:${this.posKey(s, s.cellAt[at])}` : undefined),
         (at) => (s.cellAt[at] >= 0 ? String(Math.floor(s.cellAt[at] / s.t.replicas)) : undefined),
         (at) => s.cellAt[at] >= 0 && s.arr.outOfRange[s.cellAt[at]] === 1,
+        { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
       );
       // a hardware range ending inside the drawn rows: a line where it ends (lane 32 of a warp)
       if (a.down.length === 1 && !a.width) {

@@ -9,7 +9,17 @@
 // Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
 import { html, nothing } from 'lit';
-import type { Engine, LsError, LsFinding, LsFormat, LsMapping, LsMesh, LsShape, LsTable } from '../engine.js';
+import {
+  offMain,
+  type Engine,
+  type LsError,
+  type LsFinding,
+  type LsFormat,
+  type LsMapping,
+  type LsMesh,
+  type LsShape,
+  type LsTable,
+} from '../engine.js';
 import { LsFigure, renderInputError, type InputError } from '../figure.js';
 import { drawScene, hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -22,6 +32,8 @@ const RASTER_CELLS = 2048;
 const RASTER_AREA = 1 << 23;
 /** Selection marks drawn at most (a position selection can name many elements). */
 const MAX_MARKS = 4096;
+/** Above this many table cells the validator runs in the engine's worker (a few milliseconds below it). */
+const VALIDATE_HERE = 1 << 16;
 const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
 
 type Colour = 'col' | 'row' | 'index';
@@ -276,17 +288,23 @@ export class LsPlayground extends LsFigure {
     this.rows = t.elements / this.cols;
     this.lut.clear();
     this.selectionChanged();
-    // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before.
+    // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before, and
+    // for a large layout in the engine's worker, so that the page answers clicks meanwhile.
     const sides = this.sides;
+    const shape = this.shapeNow;
     clearTimeout(this.validateTimer);
     this.validateTimer = window.setTimeout(() => {
       for (const s of sides) {
-        const v = this.eng!.validate(s.layout, this.shapeNow, 0);
-        s.findings = v.ok
-          ? v.findings
-          : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+        const done = (v: ReturnType<Engine['validate']>) => {
+          s.findings = v.ok
+            ? v.findings
+            : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+          if (this.sides === sides && sides.every((q) => q.findings !== null)) this.requestUpdate();
+        };
+        if (s.t.elements * s.t.replicas > VALIDATE_HERE)
+          void offMain(this.eng!, 'validate', s.layout, shape, 0).then(done);
+        else done(this.eng!.validate(s.layout, shape, 0));
       }
-      if (this.sides === sides) this.requestUpdate();
     }, 30);
   }
   private validateTimer = 0;

@@ -107,6 +107,8 @@ function preloadWasm(): Plugin {
 export default defineConfig({
   base: './',
   plugins: [copyExamples(), copyReferenceRuns(), preloadWasm(), precompress()],
+  // the engine's worker (src/engine-worker.ts) is an ES module, as the Emscripten module it imports
+  worker: { format: 'es' },
   build: {
     target: 'es2022',
     outDir: 'dist',

@@ -81,7 +81,11 @@ test('the 16x32 fp32 tile written by rows and read by columns: a conflict-free X
 
 test('an example from the list: the 32x32 fp32 transpose, row-major 32-way on every column', async () => {
   await page.selectOption(`${A} select.example`, { index: 2 });
-  await page.waitForFunction(() => document.querySelector('ls-advisor').tile === '32,32');
+  // the ranking comes from the engine's worker: wait for it (data-busy is set while it runs)
+  await page.waitForFunction(() => {
+    const el = document.querySelector('ls-advisor');
+    return el.tile === '32,32' && !el.hasAttribute('data-busy');
+  });
   const r = (await rows()).map((d) => d.title);
   // 32 column reads of 32 lanes, each column in one bank: 32 wavefronts each, 1024 in all; ideal one each
   assert.match(

@@ -133,6 +133,54 @@ export class Engine {
   }
 }
 
+/** The calls that may run for a second or more on large inputs; offMain runs them in a Worker (engine-worker.ts). */
+type Slow = 'validate' | 'advise' | 'accessCost';
+let worker: Worker | null | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (r: unknown) => void; fallback: () => void }>();
+
+function engineWorker(): Worker | null {
+  if (worker !== undefined) return worker;
+  try {
+    worker = new Worker(new URL('./engine-worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (e: MessageEvent<{ id: number; r?: unknown; error?: string }>) => {
+      const w = waiting.get(e.data.id);
+      waiting.delete(e.data.id);
+      if (!w) return;
+      if (e.data.error !== undefined) w.fallback();
+      else w.resolve(e.data.r);
+    };
+    // a worker that cannot start (a policy that forbids workers, a page opened from disk): every call, waiting
+    // or later, runs on the page's own engine
+    worker.onerror = () => {
+      worker = null;
+      for (const w of waiting.values()) w.fallback();
+      waiting.clear();
+    };
+  } catch {
+    worker = null;
+  }
+  return worker;
+}
+
+/** The engine's answer to a slow call, computed off the main thread (the same value the Engine method returns);
+ * on the page's engine when no worker can run. */
+export function offMain<K extends Slow>(
+  eng: Engine,
+  fn: K,
+  ...args: Parameters<LayoutscopeModule[K]>
+): Promise<ReturnType<LayoutscopeModule[K]>> {
+  type R = ReturnType<LayoutscopeModule[K]>;
+  const here = () => (eng.m[fn] as (...a: unknown[]) => R)(...args);
+  const w = engineWorker();
+  if (!w) return Promise.resolve().then(here);
+  return new Promise<R>((resolve) => {
+    const id = nextId++;
+    waiting.set(id, { resolve: (r) => resolve(r as R), fallback: () => resolve(here()) });
+    w.postMessage({ id, fn, args });
+  });
+}
+
 let enginePromise: Promise<Engine> | undefined;
 export function engine(): Promise<Engine> {
   enginePromise ??= loadEngine().then((m) => new Engine(m));

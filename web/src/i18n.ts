@@ -98,6 +98,7 @@ const STRINGS = {
   replicas: ['replicas', '副本'],
   inRowsOf: ['in rows of', '每行'],
   checking: ['Checking the layout…', '正在校验 layout…'],
+  ranking: ['Ranking the candidate layouts…', '正在为候选 layout 排序…'],
   fragLegend: [
     'Left: T = lane (thread) and V = slot (value) holding the cell, as CUTLASS and PTX draw fragments.',
     '左：T = lane（线程），V = 持有该格的 slot（值），与 CUTLASS 和 PTX 的画法相同。',

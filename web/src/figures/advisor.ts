@@ -14,7 +14,15 @@
 // walk); INSTR an instruction the engine knows (STS.32, LDS.128, ldmatrix.x4, tma.128B, ...).
 import { css, html, nothing } from 'lit';
 import type { AgentClient } from '../bench/client.js';
-import type { LsAccessCost, LsAdvice, LsBankAccess, LsCandidate, LsError } from '../engine.js';
+import {
+  offMain,
+  type LsAccessCost,
+  type LsAdvice,
+  type LsBankAccess,
+  type LsCandidate,
+  type LsError,
+  type Engine,
+} from '../engine.js';
 import { LsFigure, renderInputError } from '../figure.js';
 import type { Item, Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
@@ -94,6 +102,16 @@ function splitSide(text: string): { lanes: string | null; instr: string } {
   return { lanes: lanes === '' ? null : lanes, instr: text.slice(at + 1).trim() };
 }
 
+/** The candidates drawn, by rank: the best SHOWN, and row-major below them as the baseline. */
+function shownOf(a: LsAdvice): number[] {
+  const shown = a.candidates.slice(0, SHOWN).map((_, i) => i);
+  const plain = a.candidates.findIndex((c) => c.kind === 'plain');
+  if (plain >= SHOWN) shown.push(plain);
+  return shown;
+}
+
+type LsAccessCostResult = ReturnType<Engine['accessCost']>;
+
 export class LsAdvisor extends LsFigure {
   static override properties = {
     ...LsFigure.properties,
@@ -114,6 +132,29 @@ export class LsAdvisor extends LsFigure {
         flex-wrap: wrap;
         gap: 0.4rem;
         align-items: center;
+      }
+      .ranking {
+        display: flex;
+        gap: 0.5rem;
+        align-items: center;
+      }
+      .spinner {
+        width: 1rem;
+        height: 1rem;
+        border: 2px solid currentColor;
+        border-right-color: transparent;
+        border-radius: 50%;
+        animation: spin 0.8s linear infinite;
+      }
+      @keyframes spin {
+        to {
+          transform: rotate(360deg);
+        }
+      }
+      @media (prefers-reduced-motion: reduce) {
+        .spinner {
+          animation: none;
+        }
       }
       table.measured {
         width: 100%;
@@ -148,6 +189,10 @@ export class LsAdvisor extends LsFigure {
   private costs = new Map<number, (SideCost | null)[]>();
   /** the candidates drawn, by rank: the best SHOWN, and row-major below them as the baseline */
   private shown: number[] = [];
+  /** recompute's number: an answer from the engine's worker for older inputs is dropped */
+  private asked = 0;
+  /** the engine's worker is ranking (a 64x64 tile takes about a second): a spinner in place of the figure */
+  private ranking = false;
 
   protected title_() {
     return `Shared-memory layouts for writer ${this.writer} and reader ${this.reader} (${this.dtype}, ${this.tile})`;
@@ -179,6 +224,8 @@ export class LsAdvisor extends LsFigure {
     this.advice = undefined;
     this.costs = new Map();
     this.shown = [];
+    const asked = ++this.asked;
+    this.setRanking(false);
     const ps = e.parseShape(this.tile);
     if (!ps.ok) {
       this.err = { e: ps.error, field: 'tile' };
@@ -191,27 +238,49 @@ export class LsAdvisor extends LsFigure {
       return;
     }
     this.elemBytes = eb.bytes;
-    const a = e.advise(this.writer, this.reader, this.dtype, this.tileShape);
+    // the ranking walks every candidate over the whole tile: in the engine's worker, the page stays responsive
+    this.setRanking(true);
+    const { writer, reader, dtype, tileShape } = this;
+    void offMain(e, 'advise', writer, reader, dtype, tileShape).then(async (a) => {
+      if (asked !== this.asked) return;
+      // the costs of the candidates drawn, both accesses, in the worker too (hundreds of ms for a 16x32 tile)
+      const cost = (c: LsCandidate, side: string) => {
+        const { lanes, instr } = splitSide(side);
+        return offMain(e, 'accessCost', c.layout, tileShape, dtype, instr, lanes, null);
+      };
+      const drawn = a.ok ? shownOf(a).map((i) => a.candidates[i]) : [];
+      const shown = a.ok ? shownOf(a) : [];
+      const costs = await Promise.all(drawn.map((c) => Promise.all([cost(c, writer), cost(c, reader)])));
+      if (asked !== this.asked) return;
+      this.setRanking(false);
+      this.safely(() => this.ranked(a, shown, costs));
+      this.requestUpdate();
+    });
+  }
+
+  private setRanking(on: boolean) {
+    this.ranking = on;
+    this.toggleAttribute('data-busy', on);
+  }
+
+  /** The engine's ranking arrived: the candidates drawn and their costs. */
+  private ranked(a: ReturnType<Engine['advise']>, shown: number[], costs: LsAccessCostResult[][]) {
     if (!a.ok) {
       this.err = { e: a.error, field: a.error.field || 'writer' };
       return;
     }
     this.advice = a;
-    this.shown = a.candidates.slice(0, SHOWN).map((_, i) => i);
-    const plain = a.candidates.findIndex((c) => c.kind === 'plain');
-    if (plain >= SHOWN) this.shown.push(plain);
-    for (const i of this.shown) {
+    this.shown = shown;
+    shown.forEach((i, k) => {
       const c = a.candidates[i];
-      this.costs.set(i, [this.sideCost(c, this.writer), this.sideCost(c, this.reader)]);
-    }
+      this.costs.set(i, [this.sideCost(c, costs[k][0]), this.sideCost(c, costs[k][1])]);
+    });
     this.clampStep();
   }
 
   /** One access of a candidate: the engine's cost, and for every instruction each lane's bank and wavefront. */
-  private sideCost(c: LsCandidate, side: string): SideCost | null {
+  private sideCost(c: LsCandidate, cost: LsAccessCostResult): SideCost | null {
     const e = this.eng!;
-    const { lanes, instr } = splitSide(side);
-    const cost = e.accessCost(c.layout, this.tileShape, this.dtype, instr, lanes);
     if (!cost.ok || !cost.sharedCounted) return null;
     // bytes one lane moves per instruction: the engine's byte count over the lanes that move any
     const activeLanes = cost.instructions.reduce((n, i) => n + i.lanes.filter((x) => x >= 0).length, 0);
@@ -682,7 +751,9 @@ export class LsAdvisor extends LsFigure {
   }
 
   override render() {
-    if (this.eng && !this.advice && !this.inputError) return html`<div class="bar">${this.controls()}</div>`;
+    if (this.eng && !this.advice && !this.inputError)
+      return html`<div class="bar">${this.controls()}</div>
+        ${this.ranking ? html`<p class="ranking" role="status"><span class="spinner" aria-hidden="true"></span> ${this.tr('ranking')}</p>` : nothing}`;
     return super.render();
   }
 }

@@ -9,9 +9,19 @@
 // Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
 import { html, nothing } from 'lit';
-import type { Engine, LsError, LsFinding, LsFormat, LsMapping, LsMesh, LsShape, LsTable } from '../engine.js';
+import {
+  offMain,
+  type Engine,
+  type LsError,
+  type LsFinding,
+  type LsFormat,
+  type LsMapping,
+  type LsMesh,
+  type LsShape,
+  type LsTable,
+} from '../engine.js';
 import { LsFigure, renderInputError, type InputError } from '../figure.js';
-import { hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
+import { drawScene, hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
 import { gridArrangement, hex, hueRgb, memoryArrangement, type Arrangement, type Limits } from './physical.js';
 import { mappingOf } from './selection.js';
@@ -22,9 +32,19 @@ const RASTER_CELLS = 2048;
 const RASTER_AREA = 1 << 23;
 /** Selection marks drawn at most (a position selection can name many elements). */
 const MAX_MARKS = 4096;
+/** Above this many table cells the validator runs in the engine's worker (a few milliseconds below it). */
+const VALIDATE_HERE = 1 << 16;
 const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
 
 type Colour = 'col' | 'row' | 'index';
+
+/** What a raster view's cells hold: the first table cell at each place (null: the place is element x itself, the
+ * logical view), the table's replicas, and its out-of-range flags. */
+interface RasterSource {
+  cellAt: Int32Array | null;
+  replicas: number;
+  outOfRange: Uint8Array | null;
+}
 
 /** One layout's engine results and its arrangement. */
 interface Side {
@@ -211,6 +231,7 @@ export class LsPlayground extends LsFigure {
     this.sides = [];
     this.read = [];
     this.rasterCache.clear();
+    this.base = undefined;
     this.limits = this.eng.hardwareLimits();
     const eb = this.eng.dtypeBytes(this.dtype);
     this.elemBytes = eb.ok ? eb.bytes : 4;
@@ -267,17 +288,23 @@ export class LsPlayground extends LsFigure {
     this.rows = t.elements / this.cols;
     this.lut.clear();
     this.selectionChanged();
-    // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before.
+    // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before, and
+    // for a large layout in the engine's worker, so that the page answers clicks meanwhile.
     const sides = this.sides;
+    const shape = this.shapeNow;
     clearTimeout(this.validateTimer);
     this.validateTimer = window.setTimeout(() => {
       for (const s of sides) {
-        const v = this.eng!.validate(s.layout, this.shapeNow, 0);
-        s.findings = v.ok
-          ? v.findings
-          : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+        const done = (v: ReturnType<Engine['validate']>) => {
+          s.findings = v.ok
+            ? v.findings
+            : [{ severity: 'error', code: 'invalid', message: v.error.message, where: v.error.field }];
+          if (this.sides === sides && sides.every((q) => q.findings !== null)) this.requestUpdate();
+        };
+        if (s.t.elements * s.t.replicas > VALIDATE_HERE)
+          void offMain(this.eng!, 'validate', s.layout, shape, 0).then(done);
+        else done(this.eng!.validate(s.layout, shape, 0));
       }
-      if (this.sides === sides) this.requestUpdate();
     }, 30);
   }
   private validateTimer = 0;
@@ -417,6 +444,7 @@ export class LsPlayground extends LsFigure {
     hitAt: (at: number) => string | undefined,
     labelAt: (at: number) => string | undefined,
     flagAt: (at: number) => boolean,
+    source: RasterSource,
   ) {
     const dark = p.name === 'dark';
     if (rows * cols > RASTER_CELLS && rows * cols <= RASTER_AREA) {
@@ -424,15 +452,7 @@ export class LsPlayground extends LsFigure {
       let img = this.rasterCache.get(cacheKey);
       if (!img) {
         const px = new Uint8ClampedArray(rows * cols * 4);
-        const empty = hexRgb(p.cell);
-        const bad = hexRgb(p.select);
-        for (let at = 0; at < rows * cols; ++at) {
-          const rgb = flagAt(at) ? bad : (fillAt(at) ?? empty);
-          px[at * 4] = rgb[0];
-          px[at * 4 + 1] = rgb[1];
-          px[at * 4 + 2] = rgb[2];
-          px[at * 4 + 3] = 255;
-        }
+        this.fillRaster(new Uint32Array(px.buffer), source, hexRgb(p.cell), hexRgb(p.select));
         img = {
           t: 'image',
           x,
@@ -485,6 +505,42 @@ export class LsPlayground extends LsFigure {
     void dark;
   }
 
+  /** The raster of a view in one pass over typed arrays: RGBA packed as one little-endian word a cell (what
+   * ImageData holds), colours from a packed copy of the colour table. Same colours as colourOf. */
+  private fillRaster(
+    out: Uint32Array,
+    { cellAt, replicas, outOfRange }: RasterSource,
+    emptyRgb: [number, number, number],
+    badRgb: [number, number, number],
+  ) {
+    const pack = ([r, g, b]: [number, number, number]) => (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
+    const f = this.lutNow!;
+    const lut = Uint32Array.from(f.lut, pack);
+    const steps = lut.length,
+      n = f.n,
+      cols = this.cols,
+      by = this.colour;
+    const empty = pack(emptyRgb),
+      bad = pack(badRgb);
+    for (let at = 0; at < out.length; ++at) {
+      let x = at;
+      if (cellAt) {
+        const i = cellAt[at];
+        if (i < 0) {
+          out[at] = empty;
+          continue;
+        }
+        if (outOfRange && outOfRange[i] === 1) {
+          out[at] = bad;
+          continue;
+        }
+        x = Math.floor(i / replicas);
+      }
+      const k = by === 'col' ? x % cols : by === 'row' ? Math.floor(x / cols) : x;
+      out[at] = lut[Math.min(steps - 1, Math.floor((k * steps) / n))];
+    }
+  }
+
   /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
    * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
   private fit(rows: number, cols: number, w: number, h: number): [number, number] {
@@ -514,13 +570,99 @@ export class LsPlayground extends LsFigure {
     return null;
   }
 
+  /** The figure without its selection marks, kept until the inputs, palette, language or colouring change: a
+   * click or a hover draws only the marks over it (the base's pixels are kept too, see paintCanvas). */
+  private base?: { key: string; scene: Scene; painted: boolean };
+  /** The base's pixels (one canvas, reused: allocating a canvas costs milliseconds), and whether the visible
+   * canvas holds the base alone (a new figure painted before any mark), from which it is copied when needed. */
+  private baseCanvas?: HTMLCanvasElement;
+  private visibleBase?: object;
+
   protected buildScene(p: Palette): Scene {
-    const items: Item[] = [];
     if (!this.sides.length)
       return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
+    const key = `${p.name}|${this.language}|${this.colour}`;
+    if (this.base?.key !== key) this.base = { key, scene: this.buildBase(p), painted: false };
+    const b = this.base.scene;
+    const items = b.items.slice();
+    this.drawMarks(items, p);
+    return { ...b, items };
+  }
+
+  /** The marks of the selected and hovered elements (and the keyboard cursor) in every view. */
+  private drawMarks(items: Item[], p: Palette) {
+    const g = this.geom.get('L');
+    if (g) this.marks(items, p, 'L', g.x, g.y, g.cw, g.ch, this.cols, this.cursorHit());
+    this.sides.forEach((s, k) => {
+      const gk = this.geom.get(k ? 'Q' : 'P');
+      if (!gk) return;
+      const a = s.arr;
+      let n = 0;
+      for (const e of this.shown()) {
+        if (++n > MAX_MARKS) break;
+        for (let r = 0; r < s.t.replicas; ++r) {
+          const i = e * s.t.replicas + r;
+          this.mark(
+            items,
+            p,
+            gk.x + a.colOf[i] * gk.cw,
+            gk.y + a.rowOf[i] * gk.ch,
+            gk.cw,
+            gk.ch,
+            this.hl.has(e) ? undefined : '3 2',
+          );
+        }
+      }
+    });
+  }
+
+  /** A new figure is painted straight onto the visible canvas; once marks are drawn the base is kept in a canvas
+   * of its own, and each later frame copies it and draws only the marks on top. */
+  protected override paintCanvas(canvas: HTMLCanvasElement, scene: Scene) {
+    const b = this.base;
+    const n = b?.scene.items.length ?? 0;
+    const held = this.visibleBase;
+    this.visibleBase = undefined;
+    if (!b || scene.items.length < n || (n > 0 && scene.items[0] !== b.scene.items[0]))
+      return super.paintCanvas(canvas, scene);
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    const w = scene.width * dpr,
+      h = scene.height * dpr;
+    if (!b.painted && scene.items.length === n) {
+      super.paintCanvas(canvas, scene);
+      this.visibleBase = b;
+      return;
+    }
+    const keep = (this.baseCanvas ??= document.createElement('canvas'));
+    if (!b.painted || keep.width !== w || keep.height !== h) {
+      if (keep.width !== w || keep.height !== h) {
+        keep.width = w;
+        keep.height = h;
+      }
+      const kctx = keep.getContext('2d')!;
+      kctx.setTransform(1, 0, 0, 1, 0, 0);
+      if (held === b && canvas.width === w && canvas.height === h) kctx.drawImage(canvas, 0, 0);
+      else {
+        kctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+        drawScene(kctx, b.scene);
+      }
+      b.painted = true;
+    }
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    const ctx = canvas.getContext('2d')!;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(keep, 0, 0);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawScene(ctx, scene, scene.items.slice(n), false);
+  }
+
+  private buildBase(p: Palette): Scene {
+    const items: Item[] = [];
     const dark = p.name === 'dark';
     this.prepareColours(dark);
-    const cur = this.cursorHit();
     const views = 1 + this.sides.length;
     const budget = Math.max(260, Math.floor(1100 / views) - 40);
     const top = 74,
@@ -560,8 +702,8 @@ export class LsPlayground extends LsFigure {
       (at) => `L:${at}`,
       (at) => String(at),
       () => false,
+      { cellAt: null, replicas: 1, outOfRange: null },
     );
-    this.marks(items, p, 'L', x, top, lw, lh, this.cols, cur);
     bottom = Math.max(bottom, top + this.rows * lh);
     x += Math.max(this.cols * lw, titleW(logicalTitle)) + 70;
     // physical views
@@ -612,7 +754,6 @@ export class LsPlayground extends LsFigure {
       );
       const key = k ? 'Q' : 'P';
       this.geom.set(key, { x, y: top, cw, ch });
-      const cells = s.t.elements * s.t.replicas;
       this.drawGrid(
         items,
         p,
@@ -627,6 +768,7 @@ export class LsPlayground extends LsFigure {
         (at) => (s.cellAt[at] >= 0 ? `${key}:${this.posKey(s, s.cellAt[at])}` : undefined),
         (at) => (s.cellAt[at] >= 0 ? String(Math.floor(s.cellAt[at] / s.t.replicas)) : undefined),
         (at) => s.cellAt[at] >= 0 && s.arr.outOfRange[s.cellAt[at]] === 1,
+        { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
       );
       // a hardware range ending inside the drawn rows: a line where it ends (lane 32 of a warp)
       if (a.down.length === 1 && !a.width) {
@@ -654,15 +796,6 @@ export class LsPlayground extends LsFigure {
           });
         }
       }
-      // marks for the highlighted elements' positions
-      const mark = (i: number, dash?: string) =>
-        this.mark(items, p, x + a.colOf[i] * cw, top + a.rowOf[i] * ch, cw, ch, dash);
-      let n = 0;
-      for (const e of this.shown()) {
-        if (++n > MAX_MARKS) break;
-        for (let r = 0; r < s.t.replicas; ++r) mark(e * s.t.replicas + r, this.hl.has(e) ? undefined : '3 2');
-      }
-      void cells;
       bottom = Math.max(bottom, top + a.rows * ch);
       x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
     });
@@ -914,11 +1047,20 @@ export class LsPlayground extends LsFigure {
     };
   }
 
+  private exported?: { key: string; r: ReturnType<Engine['exportLayout']> };
+
   /** What each text was read as, and the layout in the syntax chosen under "export to" (the engine's export). */
   private formatView() {
     if (!this.read.length || !this.eng) return nothing;
     const names = [this.tr('layout'), this.tr('compare')];
-    const ex = this.eng.exportLayout(this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow);
+    // asked once per inputs and syntax, not on every render (a click re-renders the form)
+    const exKey = JSON.stringify([this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow]);
+    if (this.exported?.key !== exKey)
+      this.exported = {
+        key: exKey,
+        r: this.eng.exportLayout(this.exportTo, this.read[0].layout, this.shapeNow, this.meshNow),
+      };
+    const ex = this.exported.r;
     return html`<div class="formats full">
       ${this.read.map(
         (n, k) =>

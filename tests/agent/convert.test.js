@@ -177,8 +177,15 @@ describe('convert: the permutation suite at CPU sizes', () => {
       } else {
         const rank = 3 + (j % 4);
         assert.equal(s.input.perm.length, rank, s.name);
-        assert.deepEqual([...s.input.perm].sort((x, y) => x - y), [...Array(rank).keys()], s.name);
-        assert.ok(s.input.perm.some((p, k) => p !== k), s.name);
+        assert.deepEqual(
+          [...s.input.perm].sort((x, y) => x - y),
+          [...Array(rank).keys()],
+          s.name,
+        );
+        assert.ok(
+          s.input.perm.some((p, k) => p !== k),
+          s.name,
+        );
         assert.match(s.name, new RegExp(`^case=small_random${j}_`));
       }
       const elements = s.input.shape.reduce((a, x) => a * x, 1);

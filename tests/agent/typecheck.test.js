@@ -40,7 +40,9 @@ test(
       const results = path.join(repoRoot, 'web', 'src', 'bench', 'results.ts');
       const page =
         ['Device', 'ParamSpec', 'BenchSpec', 'RunSummary'].map((n) => interfaceText(panel, n)).join('') +
-        ['ResultsDoc', 'Summary', 'State'].map((n) => interfaceText(results, n)).join('');
+        ['ResultsDoc', 'Summary', 'State', 'Predicted', 'PredictedAccess', 'ConvertInput', 'ConvertPlan']
+          .map((n) => interfaceText(results, n))
+          .join('');
       fs.writeFileSync(path.join(dir, 'page-types.ts'), page);
       fs.copyFileSync(path.join(here, 'typecheck', 'agrees.ts'), path.join(dir, 'agrees.ts'));
       const tsc = spawnSync(

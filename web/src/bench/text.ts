@@ -123,6 +123,38 @@ export const PANEL_TEXT = {
     'A dim × dim fp32 matrix transposed by each variant: a float4 copy (the ceiling), naive, a 32 × 32 shared tile, the padded tile, and the 64 × 64 tiles with 16 B accesses (padded or XOR-swizzled).',
     '各变体转置一个 dim × dim 的 fp32 矩阵：float4 copy（上限）、朴素实现、32 × 32 共享内存 tile、填充的 tile，以及 16 B 访问的 64 × 64 tile（填充或 XOR swizzle）。',
   ],
+  bench_smem_access_title: [
+    "one warp's shared-memory access: the engine's wavefronts against the GPU's",
+    '一个 warp 的共享内存访问：引擎预测的 wavefront 与 GPU 实测对比',
+  ],
+  bench_smem_access_desc: [
+    "A layout, a shape, a dtype and an instruction (LDS/STS, ldmatrix/stmatrix, cp.async), or a writer/reader pair and one of the advisor's candidates: the kernel generated from the engine's access, compiled with NVRTC, run by one warp, every element checked through the layout, timed; with profile the per-op ncu wavefront and conflict counters beside the prediction. CPU: the same access on the host executor (no counters).",
+    '给定布局、形状、dtype 和指令（LDS/STS、ldmatrix/stmatrix、cp.async），或一对写/读访问加上 advisor 的一个候选：由引擎的访问描述生成 kernel，用 NVRTC 编译，由一个 warp 运行，按布局逐元素校验并计时；开启 profile 时，ncu 按操作统计的 wavefront 与 bank 冲突计数与预测并列。CPU：同一访问在主机执行器上运行（无硬件计数）。',
+  ],
+  bench_global_access_title: [
+    "one warp's global-memory access: the engine's sectors against the GPU's",
+    '一个 warp 的全局内存访问：引擎预测的 sector 与 GPU 实测对比',
+  ],
+  bench_global_access_desc: [
+    'A layout, a shape, a dtype and LDG/STG 1/2/4/8/16 B, run as smem_access is; with profile the ncu global sectors and requests of the op beside the prediction.',
+    '给定布局、形状、dtype 和 LDG/STG 1/2/4/8/16 B，运行方式同 smem_access；开启 profile 时，ncu 统计的全局 sector 与 request 与预测并列。',
+  ],
+  bench_reshard_title: [
+    "a tensor moved from one mesh layout to another: the engine's plan on NCCL",
+    '把张量从一种 mesh 布局搬到另一种：引擎的计划在 NCCL 上执行',
+  ],
+  bench_reshard_desc: [
+    'The engine plans the collectives and local steps; cuda: one NCCL communicator per group of devices along each mesh axis, every step cold and timed, every device checked after every step; cpu: the host executor on simulated devices (no timing of collectives). Predicted time per step from the measured (or given) busbw and copy speed.',
+    '引擎规划集合通信与本地步骤；cuda：沿每个 mesh 轴的每组设备一个 NCCL communicator，每步冷启动计时，每步之后校验每个设备；cpu：主机执行器在模拟设备上运行（集合通信不计时）。每步的预测时间来自实测（或给定）的 busbw 与拷贝速度。',
+  ],
+  bench_collective_title: [
+    "one NCCL collective over the machine's GPUs (nccl-tests' conventions)",
+    '在本机 GPU 上运行一个 NCCL 集合通信（沿用 nccl-tests 的约定）',
+  ],
+  bench_collective_desc: [
+    'algbw = S / t, busbw = algbw x (n-1)/n (x 2(n-1)/n for all_reduce); needs at least 2 GPUs.',
+    'algbw = S / t，busbw = algbw × (n-1)/n（all_reduce 为 × 2(n-1)/n）；至少需要 2 块 GPU。',
+  ],
   cvTitle: ['Convert a layout', '布局转换'],
   cvNote: [
     'The engine plans the conversion from the source layout to the destination layout, the agent generates its kernel, runs it, checks every element and times it.',

@@ -255,23 +255,9 @@ TimingSummary sample(const Sampling& s, RunControl& ctl, Once once) {
 
 double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::vector<DeviceInfo> cuda_devices(int count) {
-  std::vector<DeviceInfo> out;
-  for (int d = 0; d < count; ++d) {
-    cudaDeviceProp prop{};
-    LS_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
-    DeviceInfo i;
-    i.id = d;
-    i.kind = "cuda";
-    i.name = prop.name;
-    i.sm_version = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-    i.multiprocessors = prop.multiProcessorCount;
-    i.global_memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
-    char bus[32] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) i.pci_bus_id = bus;
-    out.push_back(std::move(i));
-  }
-  return out;
+// The first n of the machine's devices, as the backend describes them.
+std::vector<DeviceInfo> first_devices(const std::vector<DeviceInfo>& machine, int64_t n) {
+  return {machine.begin(), machine.begin() + std::min<int64_t>(n, static_cast<int64_t>(machine.size()))};
 }
 
 // One plan run on the devices: the local element count of every device after each step, and the step
@@ -470,7 +456,8 @@ int64_t largest_local(const ReshardPlan& plan) {
 
 }  // namespace
 
-Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, RunControl& ctl) {
+Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, const std::vector<DeviceInfo>& machine,
+                                            RunControl& ctl) {
   auto lib = load_nccl();
   if (!lib) return lib.error();
   auto version = nccl_version();
@@ -482,7 +469,7 @@ Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, RunControl& 
                       0, "params.mesh");
   ReshardMeasurement m;
   m.nccl_version = version ? *version : "";
-  m.devices = cuda_devices(static_cast<int>(p.devices));
+  m.devices = first_devices(machine, p.devices);
   ReshardPlan plan = p.plan;
   auto initial = reshard_buffers(plan.from, plan, kReshardGpuCells);
   if (!initial) return initial.error();
@@ -623,7 +610,8 @@ Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, RunControl& 
   return m;
 }
 
-Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p, RunControl& ctl) {
+Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p,
+                                                  const std::vector<DeviceInfo>& machine, RunControl& ctl) {
   auto lib = load_nccl();
   if (!lib) return lib.error();
   auto version = nccl_version();
@@ -636,7 +624,7 @@ Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p, Run
   m.op = p.op;
   m.ranks = p.gpus;
   m.nccl_version = version ? *version : "";
-  m.devices = cuda_devices(p.gpus);
+  m.devices = first_devices(machine, p.gpus);
   const int n = p.gpus;
   const int64_t eb = dtype_bytes(p.dtype);
   const int64_t largest = *std::max_element(p.sizes.begin(), p.sizes.end());

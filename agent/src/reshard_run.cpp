@@ -382,7 +382,7 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
 Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
                                        RunControl& ctl) {
 #ifdef LAYOUTSCOPE_WITH_CUDA
-  if (kind == "cuda") return run_reshard_nccl(p, ctl);
+  if (kind == "cuda") return run_reshard_nccl(p, backend.devices(), ctl);
 #endif
   if (kind != "cpu") return make_error("the " + kind + " backend cannot run reshard", 0, "benchmark");
   ReshardMeasurement m;
@@ -421,11 +421,12 @@ Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend
   return m;
 }
 
-Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend&, const CollectiveParams& p,
-                                             RunControl& ctl) {
+Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& backend,
+                                             const CollectiveParams& p, RunControl& ctl) {
 #ifdef LAYOUTSCOPE_WITH_CUDA
-  if (kind == "cuda") return run_collective_nccl(p, ctl);
+  if (kind == "cuda") return run_collective_nccl(p, backend.devices(), ctl);
 #endif
+  (void)backend;
   (void)p;
   (void)ctl;
   return make_error("the " + kind + " backend runs no collectives (NCCL needs GPUs)", 0, "benchmark");

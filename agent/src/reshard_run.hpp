@@ -136,8 +136,10 @@ Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& b
                                              const CollectiveParams& p, RunControl& ctl);
 
 #ifdef LAYOUTSCOPE_WITH_CUDA
-Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, RunControl& ctl);
-Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p, RunControl& ctl);
+Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, const std::vector<DeviceInfo>& machine,
+                                            RunControl& ctl);
+Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p,
+                                                  const std::vector<DeviceInfo>& machine, RunControl& ctl);
 #endif
 
 }  // namespace layoutscope::agent

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "access_kernel.hpp"
+#include "lab_check.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/parse.hpp"
 #include "nvrtc.hpp"
@@ -26,15 +27,6 @@
 using namespace layoutscope;
 
 namespace {
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 struct Case {
   std::string name;  // what the case is for: "suite", "tma-read", "advise ..."

@@ -30,21 +30,13 @@
 
 #include "convert_kernel.hpp"
 #include "convert_run.hpp"
+#include "lab_check.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "nvrtc.hpp"
 
 using namespace layoutscope;
 
 namespace {
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 codegen::KernelSource handwritten(const std::string& name, const std::string& text) {
   codegen::KernelSource k;

@@ -32,6 +32,7 @@
 
 #include "access_kernel.hpp"
 #include "cuda_kernels.hpp"
+#include "lab_check.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
@@ -39,15 +40,6 @@
 using namespace layoutscope;
 
 namespace {
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 enum Read : int { kRows128 = 0, kColumns32 = 1, kLdmatrix = 2, kLdmatrixTrans = 3, kNothing = 4 };
 constexpr int kMaxTileBytes = 16 * 1024;  // 64 rows x 2 panels x 128 B

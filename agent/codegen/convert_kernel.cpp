@@ -1,5 +1,6 @@
 #include "convert_kernel.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -33,7 +34,28 @@ Access access_of(int bytes) {
   }
 }
 
-std::string ll(int64_t v) { return std::to_string(v) + "LL"; }
+// The integer type of the generated index arithmetic. 32-bit unsigned where every byte offset on both sides
+// fits in 31 bits (a 256 MiB tensor does): a division by a constant is then one 32-bit multiply-high, not a
+// 64-bit sequence, which makes the kernel shorter to run and, for the many-mode plans, to compile. 64-bit
+// otherwise (and for a negative stride).
+struct Index {
+  bool narrow = false;
+  const char* type() const { return narrow ? "unsigned" : "long long"; }
+  std::string operator()(int64_t v) const { return std::to_string(v) + (narrow ? "u" : "LL"); }
+};
+
+Index index_of(const ConvertPlan& p) {
+  int64_t src_max = 0, dst_max = 0;
+  for (const ConvertMode& m : p.modes) {
+    if (m.src_stride < 0 || m.dst_stride < 0) return {false};
+    src_max += (m.extent - 1) * m.src_stride;
+    dst_max += (m.extent - 1) * m.dst_stride;
+  }
+  const int64_t limit = int64_t{1} << 31;
+  const int64_t vec = std::max<int64_t>(p.vector_units, 1);
+  return {(src_max + vec) * p.unit_bytes < limit && (dst_max + vec) * p.unit_bytes < limit &&
+          (p.elements + 1) * p.elem_bytes < limit && p.blocks < limit};
+}
 
 // Byte offset o in the staging tile, swizzled as the plan says.
 std::string swizzled(const Swizzle& s, const std::string& o) {
@@ -44,27 +66,39 @@ std::string swizzled(const Swizzle& s, const std::string& o) {
 }
 
 // w[j] = unit j of every r[k]: the V x V register block transposed, as explicit word moves or byte permutes.
+// Bytes go in 4 x 4 blocks: rows 4q..4q+3 of source word s give word q of w[4s..4s+3], eight PRMTs for the
+// four words (interleave row pairs, then take half words), two per word instead of three.
 void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_bytes) {
   const int words = acc.words;
+  if (unit_bytes == 1) {
+    for (int q = 0; q < words; ++q) {
+      for (int s = 0; s < words; ++s) {
+        auto r = [&](int k) { return acc.word("r[" + std::to_string(4 * q + k) + "]", s); };
+        auto w = [&](int b) { return acc.word("w[" + std::to_string(4 * s + b) + "]", q); };
+        o << "    { const unsigned t0 = __byte_perm(" << r(0) << ", " << r(1)
+          << ", 0x5140u), t1 = __byte_perm(" << r(0) << ", " << r(1) << ", 0x7362u);\n"
+          << "      const unsigned t2 = __byte_perm(" << r(2) << ", " << r(3)
+          << ", 0x5140u), t3 = __byte_perm(" << r(2) << ", " << r(3) << ", 0x7362u);\n"
+          << "      " << w(0) << " = __byte_perm(t0, t2, 0x5410u); " << w(1)
+          << " = __byte_perm(t0, t2, 0x7632u);\n"
+          << "      " << w(2) << " = __byte_perm(t1, t3, 0x5410u); " << w(3)
+          << " = __byte_perm(t1, t3, 0x7632u); }\n";
+      }
+    }
+    return;
+  }
   for (int j = 0; j < v; ++j) {
     for (int q = 0; q < words; ++q) {
       const std::string dst = acc.word("w[" + std::to_string(j) + "]", q);
       if (unit_bytes >= 4) {
         const int wpu = unit_bytes / 4, k = q / wpu, i = q % wpu;
         o << "    " << dst << " = " << acc.word("r[" + std::to_string(k) + "]", j * wpu + i) << ";\n";
-      } else if (unit_bytes == 2) {
+      } else {
         const int h = j % 2, src_word = j / 2;
         const unsigned sel = (2u * h) | ((2u * h + 1) << 4) | ((4u + 2 * h) << 8) | ((5u + 2 * h) << 12);
         o << "    " << dst << " = __byte_perm(" << acc.word("r[" + std::to_string(2 * q) + "]", src_word)
           << ", " << acc.word("r[" + std::to_string(2 * q + 1) + "]", src_word) << ", 0x" << std::hex << sel
           << std::dec << "u);\n";
-      } else {
-        const int b = j % 4, src_word = j / 4;
-        const unsigned sel = static_cast<unsigned>(b) | ((4u + b) << 4);
-        auto r = [&](int k) { return acc.word("r[" + std::to_string(4 * q + k) + "]", src_word); };
-        o << "    " << dst << " = __byte_perm(__byte_perm(" << r(0) << ", " << r(1) << ", 0x" << std::hex
-          << sel << "u), __byte_perm(" << r(2) << ", " << r(3) << ", 0x" << sel << "u), 0x5410u);\n"
-          << std::dec;
       }
     }
   }
@@ -72,10 +106,11 @@ void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_by
 
 // Source offset of index ia of group a and destination offset of index ib of group b, as the engine defines
 // them (group_a_src, group_b_dst).
-std::string group_functions(const ConvertPlan& p) {
+std::string group_functions(const ConvertPlan& p, const Index& ll) {
   std::ostringstream o;
   auto emit = [&](const char* name, const std::vector<int>& group, bool src) {
-    o << "__device__ __forceinline__ long long " << name << "(long long i) {\n  long long r = 0;\n";
+    o << "__device__ __forceinline__ " << ll.type() << " " << name << "(" << ll.type() << " i) {\n  "
+      << ll.type() << " r = 0;\n";
     for (size_t g = 0; g < group.size(); ++g) {
       const ConvertMode& m = p.modes[group[g]];
       const int64_t stride = src ? m.src_stride : m.dst_stride;
@@ -93,7 +128,7 @@ std::string group_functions(const ConvertPlan& p) {
   return o.str();
 }
 
-void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
+void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
   const Access acc = access_of(static_cast<int>(v * ub));
@@ -101,33 +136,40 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   const int64_t tiles_b = (p.extent_b + p.tile_b - 1) / p.tile_b;
   const int64_t nb = p.tile_b / v, na = p.tile_a / v, ca = p.tile_a / v;
   const bool folded = p.run_a < p.tile_a;
+  // Edge tiles exist only where a group's extent is not a multiple of its tile: only then the bounds tests.
+  const bool edge_a = p.extent_a % p.tile_a != 0, edge_b = p.extent_b % p.tile_b != 0;
+  const std::string I = ll.type();
   k.shared_bytes = p.staging_bytes;
   o << "  typedef " << acc.type << " vec_t;\n";
   o << "  __shared__ __align__(16) unsigned char tile[" << p.staging_bytes << "];\n";
-  o << "  long long blk = blockIdx.x;\n"
-    << "  const long long a0 = (blk % " << ll(tiles_a) << ") * " << ll(p.tile_a) << ";\n"
+  o << "  " << I << " blk = blockIdx.x;\n"
+    << "  const " << I << " a0 = (blk % " << ll(tiles_a) << ") * " << ll(p.tile_a) << ";\n"
     << "  blk /= " << ll(tiles_a) << ";\n"
-    << "  const long long b0 = (blk % " << ll(tiles_b) << ") * " << ll(p.tile_b) << ";\n"
+    << "  const " << I << " b0 = (blk % " << ll(tiles_b) << ") * " << ll(p.tile_b) << ";\n"
     << "  blk /= " << ll(tiles_b) << ";\n"
-    << "  long long src_base = 0, dst_base = 0;\n";
+    << "  " << I << " src_base = 0, dst_base = 0;\n";
   for (int i : convert_batch_modes(p)) {
     const ConvertMode& m = p.modes[i];
-    o << "  { const long long d = blk % " << ll(m.extent) << "; blk /= " << ll(m.extent)
+    o << "  { const " << I << " d = blk % " << ll(m.extent) << "; blk /= " << ll(m.extent)
       << "; src_base += d * " << ll(m.src_stride) << "; dst_base += d * " << ll(m.dst_stride) << "; }\n";
   }
   // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
   o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
     << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
-    << "    const long long ib = b0 + bb * " << v << ";\n"
-    << "    if (ib >= " << ll(p.extent_b) << ") continue;\n"
-    << "    vec_t r[" << v << "], w[" << v << "];\n"
+    << "    const " << I << " ib = b0 + bb * " << v << ";\n";
+  if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
+  o << "    vec_t r[" << v << "], w[" << v << "];\n"
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << v << "; ++k) {\n"
-    << "      const long long ia = a0 + ba * " << v << " + k;\n"
-    << "      r[k] = ia < " << ll(p.extent_a)
-    << " ? __ldg(reinterpret_cast<const vec_t*>(in + (src_base + group_a_src(ia) + ib) * " << ub
-    << ")) : vec_t{};\n"
-    << "    }\n";
+    << "      const " << I << " ia = a0 + ba * " << v << " + k;\n";
+  const std::string load = "__ldg(reinterpret_cast<const vec_t*>(in + (src_base + group_a_src(ia) + ib) * " +
+                           std::to_string(ub) + "))";
+  if (edge_a) {
+    o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
+  } else {
+    o << "      r[k] = " << load << ";\n";
+  }
+  o << "    }\n";
   if (v > 1) {
     emit_transpose(o, acc, v, static_cast<int>(ub));
   } else {
@@ -148,14 +190,26 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
     << "  __syncthreads();\n";
   // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
   // row, then slab (the engine's store order).
+  auto bounds = [&]() {
+    if (edge_a && edge_b) {
+      o << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n";
+    } else if (edge_a) {
+      o << "    if (ia >= " << ll(p.extent_a) << ") continue;\n";
+    } else if (edge_b) {
+      o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
+    }
+  };
+  // Not unrolled: each pass is one shared load and one global store, and unrolling it only adds compile time
+  // (6-40 % of a first compile on an H200, the kernel as fast).
+  o << "#pragma unroll 1\n";
   if (folded) {
     const int64_t cr = p.run_a / v;
     o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
       << "    const int chunk = t % " << cr << ", row = (t / " << cr << ") % " << p.tile_b << ", slab = t / "
       << cr * p.tile_b << ";\n"
-      << "    const long long ia = a0 + slab * " << p.run_a << " + chunk * " << v << ", ib = b0 + row;\n"
-      << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
-      << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+      << "    const " << I << " ia = a0 + slab * " << p.run_a << " + chunk * " << v << ", ib = b0 + row;\n";
+    bounds();
+    o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "(slab * " + std::to_string(p.tile_b) + " + row) * " +
                                  std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
@@ -165,9 +219,9 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   } else {
     o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
       << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
-      << "    const long long ia = a0 + chunk * " << v << ", ib = b0 + row;\n"
-      << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n"
-      << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+      << "    const " << I << " ia = a0 + chunk * " << v << ", ib = b0 + row;\n";
+    bounds();
+    o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
       << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
@@ -176,18 +230,21 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
   k.blocks = p.blocks;
 }
 
-void emit_vector(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
+void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int eb = p.elem_bytes;
   const Access acc = access_of(v * eb);
   const int64_t nvec = p.elements / v;
-  o << "  const long long first = (long long)blockIdx.x * " << p.threads * kIlp << " + threadIdx.x;\n"
+  const int64_t per_block = int64_t{p.threads} * kIlp;
+  const bool edge = nvec % per_block != 0;  // a last, partial block: only then the bounds tests
+  const std::string I = ll.type();
+  o << "  const " << I << " first = (" << I << ")blockIdx.x * " << per_block << " + threadIdx.x;\n"
     << "  " << acc.type << " x[" << kIlp << "];\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
-    << "    const long long g = first + u * " << p.threads << ";\n"
-    << "    if (g >= " << ll(nvec) << ") break;\n"
-    << "    long long r = g * " << v << ", s = 0;\n";
+    << "    const " << I << " g = first + u * " << p.threads << ";\n";
+  if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
+  o << "    " << I << " r = g * " << v << ", s = 0;\n";
   for (size_t i = p.modes.size(); i-- > 0;) {
     const ConvertMode& m = p.modes[i];
     if (i == 0) {
@@ -201,11 +258,11 @@ void emit_vector(std::ostringstream& o, const ConvertPlan& p, KernelSource& k) {
     << "  }\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
-    << "    const long long g = first + u * " << p.threads << ";\n"
-    << "    if (g >= " << ll(nvec) << ") break;\n"
-    << "    *reinterpret_cast<" << acc.type << "*>(out + g * " << v * eb << ") = x[u];\n"
+    << "    const " << I << " g = first + u * " << p.threads << ";\n";
+  if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
+  o << "    *reinterpret_cast<" << acc.type << "*>(out + g * " << v * eb << ") = x[u];\n"
     << "  }\n";
-  k.blocks = (nvec + int64_t{p.threads} * kIlp - 1) / (int64_t{p.threads} * kIlp);
+  k.blocks = (nvec + per_block - 1) / per_block;
 }
 
 }  // namespace
@@ -219,25 +276,34 @@ uint64_t source_hash(const std::string& text) {
   return h;
 }
 
+uint64_t kernel_hash(const KernelSource& k) {
+  std::string key = k.text;
+  for (const std::string& o : k.options) key += "\n// " + o;
+  return source_hash(key);
+}
+
 KernelSource convert_kernel_source(const ConvertPlan& plan) {
   KernelSource k;
   k.name = kConvertKernelName;
   k.threads = plan.threads;
+  k.options = {"--ptxas-options=-O1"};
   std::ostringstream o;
-  if (plan.kind == ConvertKind::kTiled) o << group_functions(plan);
+  const Index index = index_of(plan);
+  if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
     << plan.elements << " elements of " << plan.elem_bytes << " B, " << plan.vector_units * plan.unit_bytes
     << " B per lane per access\n";
   o << "extern \"C\" __global__ void __launch_bounds__(" << plan.threads << ") " << k.name
     << "(const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {\n";
   if (plan.kind == ConvertKind::kTiled) {
-    emit_tiled(o, plan, k);
+    emit_tiled(o, plan, index, k);
   } else {
-    emit_vector(o, plan, k);
+    emit_vector(o, plan, index, k);
   }
   o << "}\n";
   k.text = o.str();
-  k.hash = source_hash(k.text);
+  k.text_hash = source_hash(k.text);
+  k.hash = kernel_hash(k);
   return k;
 }
 

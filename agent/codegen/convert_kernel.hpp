@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "layoutscope/plan/convert.hpp"
 
@@ -26,17 +27,24 @@ namespace layoutscope::codegen {
 inline constexpr const char* kConvertKernelName = "layoutscope_convert";
 
 struct KernelSource {
-  std::string name;    // the extern "C" entry point
-  std::string text;    // CUDA C, no includes (NVRTC needs none)
-  uint64_t hash = 0;   // of the text: the cache key
-  int threads = 0;     // block size to launch with
-  int64_t blocks = 0;  // grid size (one dimension)
+  std::string name;        // the extern "C" entry point
+  std::string text;        // CUDA C, no includes (NVRTC needs none)
+  uint64_t hash = 0;       // of the text and the options: the cache key
+  uint64_t text_hash = 0;  // of the text alone (what `layoutscope plan --emit-cuda` prints)
+  int threads = 0;         // block size to launch with
+  int64_t blocks = 0;      // grid size (one dimension)
   int64_t shared_bytes = 0;
+  // NVRTC options beyond the architecture and language (part of the cache key: they change the CUBIN). The
+  // conversion kernels take ptxas -O1: on an H200, ptxas -O3 scheduled the u8 kernels' loads and byte
+  // permutes into kernels 4-9 % slower than -O1 did (docs/results/h200-convert.md).
+  std::vector<std::string> options;
 };
 
 KernelSource convert_kernel_source(const ConvertPlan& plan);
 
 // FNV-1a over the text (stable across runs and machines, unlike std::hash).
 uint64_t source_hash(const std::string& text);
+// The cache key of a kernel: its text and the compile options that change its CUBIN.
+uint64_t kernel_hash(const KernelSource& k);
 
 }  // namespace layoutscope::codegen

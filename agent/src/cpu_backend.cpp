@@ -302,7 +302,8 @@ class CpuBackend final : public Backend {
       auto prepared = prepare_convert(c);
       if (!prepared) return prepared.error();
       s.kernel_name = prepared->source.name;
-      s.source_hash = prepared->source.hash;
+      s.source_hash = prepared->source.text_hash;
+      s.nvrtc_options = prepared->source.options;
       s.source_length = static_cast<int64_t>(prepared->source.text.size());
       s.times = prepared->times;
       std::memset(out.data(), 0xff, out.size());  // poison: no input element is all ones

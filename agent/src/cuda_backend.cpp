@@ -418,7 +418,8 @@ class CudaBackend final : public Backend {
             auto prepared = prepare_convert(c);
             if (!prepared) throw std::runtime_error(prepared.error().message);
             s.kernel_name = prepared->source.name;
-            s.source_hash = prepared->source.hash;
+            s.source_hash = prepared->source.text_hash;
+            s.nvrtc_options = prepared->source.options;
             s.source_length = static_cast<int64_t>(prepared->source.text.size());
             s.times = prepared->times;
             const auto t0 = std::chrono::steady_clock::now();

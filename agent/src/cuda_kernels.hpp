@@ -27,14 +27,15 @@ cudaError_t soa_vec_touch(float* fields, int64_t n, int touch, cudaStream_t stre
 cudaError_t copy_vec4(const float* in, float* out, int64_t count, cudaStream_t stream);
 cudaError_t copy_scalar(const float* in, float* out, int64_t count, cudaStream_t stream);
 // The TMA copy ceiling: the count / 4 float4s move global -> shared -> global as cp.async.bulk copies of
-// chunk_bytes (a multiple of 16), `stages` (2..16) chunks in flight per block of one thread, as many blocks
-// as fit on the device; block 0 copies the count % 4 floats after them. in and out must be 16 B aligned
+// chunk_bytes (a multiple of 16). Each block (one thread) owns `per_block` (1..16) consecutive chunks: it
+// issues all their loads at once and stores each chunk as it lands; the hardware block scheduler balances the
+// blocks over the SMs. Block 0 copies the count % 4 floats after them. in and out must be 16 B aligned
 // (cudaErrorMisalignedAddress otherwise); sm_90 or later (cudaErrorInvalidDeviceFunction otherwise).
-inline constexpr int kCopyTmaChunkBytes = 16 * 1024;
-inline constexpr int kCopyTmaStages = 4;
-inline constexpr int kCopyTmaMaxStages = 16;
+inline constexpr int kCopyTmaChunkBytes = 4 * 1024;
+inline constexpr int kCopyTmaPerBlock = 4;
+inline constexpr int kCopyTmaMaxPerBlock = 16;
 cudaError_t copy_tma(const float* in, float* out, int64_t count, cudaStream_t stream,
-                     int chunk_bytes = kCopyTmaChunkBytes, int stages = kCopyTmaStages);
+                     int chunk_bytes = kCopyTmaChunkBytes, int per_block = kCopyTmaPerBlock);
 
 // 64x64 tile, 16 B accesses, 4x4 block per thread; shared tile padded by 16 B every 4 rows or XOR-swizzled.
 cudaError_t transpose_tile64(const float* in, float* out, int64_t dim, bool swizzle, cudaStream_t stream);

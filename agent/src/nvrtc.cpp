@@ -80,17 +80,20 @@ Result<std::vector<char>> compile(const codegen::KernelSource& source, const std
   const std::string arch_opt = "--gpu-architecture=" + arch;
   // -minimal (NVRTC 12.4 and later) leaves out the texture, surface and device-runtime declarations the
   // generated kernels never use: the same CUBIN, byte for byte, in less time (measured in
-  // docs/results/h200-convert.md). An NVRTC without it refuses the option (NVRTC_ERROR_INVALID_OPTION) and
-  // compiles again without.
+  // docs/results/h200-convert.md); then the kernel's own options. An NVRTC that refuses one of them
+  // (NVRTC_ERROR_INVALID_OPTION; --Ofast-compile needs 12.8) compiles again without any.
   constexpr int kInvalidOption = 5;
-  const char* opts[] = {arch_opt.c_str(), "--std=c++17", "-default-device", "-minimal"};
-  int rc = n.compile(prog, 4, opts);
-  if (rc == kInvalidOption) {
+  std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device"};
+  const size_t required = opts.size();
+  opts.push_back("-minimal");
+  for (const std::string& o : source.options) opts.push_back(o.c_str());
+  int rc = n.compile(prog, static_cast<int>(opts.size()), opts.data());
+  if (rc == kInvalidOption) {  // an older NVRTC: compile again with the required options only
     n.destroy(&prog);
     if (int c = n.create(&prog, source.text.c_str(), file.c_str(), 0, nullptr, nullptr); c != 0) {
       return make_error(std::string("nvrtcCreateProgram: ") + n.error(c), 0, "nvrtc");
     }
-    rc = n.compile(prog, 3, opts);
+    rc = n.compile(prog, static_cast<int>(required), opts.data());
   }
   size_t size = 0;
   n.log_size(prog, &size);

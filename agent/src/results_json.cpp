@@ -445,6 +445,7 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                 {{"name", s.kernel_name},
                  {"source_hash", hex64(s.source_hash)},
                  {"source_length", s.source_length},
+                 {"nvrtc_options", s.nvrtc_options},
                  {"threads", c.plan.threads},
                  {"blocks", c.plan.blocks},
                  {"shared_bytes", c.plan.kind == ConvertKind::kTiled ? c.plan.staging_bytes : 0}}},

@@ -62,9 +62,10 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   ASSERT_EQ(p.folded_a, 1);
   const KernelSource k = convert_kernel_source(p);
   // group_a_dst: (i % 16) * 1, then (i / 16) * 4096.
-  EXPECT_NE(k.text.find("long long group_a_dst(long long i)"), std::string::npos) << k.text;
-  EXPECT_NE(k.text.find("r += (i % 16LL) * 1LL; i /= 16LL;"), std::string::npos) << k.text;
-  EXPECT_NE(k.text.find("r += i * 4096LL;"), std::string::npos) << k.text;
+  // 2^28 one-byte elements: every offset fits in 31 bits, so the index arithmetic is 32-bit.
+  EXPECT_NE(k.text.find("unsigned group_a_dst(unsigned i)"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("r += (i % 16u) * 1u; i /= 16u;"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("r += i * 4096u;"), std::string::npos) << k.text;
   // Store pass: chunk fastest (one 16 B chunk per run), then row (128), then slab.
   EXPECT_NE(k.text.find("const int chunk = t % 1, row = (t / 1) % 128, slab = t / 128;"), std::string::npos)
       << k.text;
@@ -77,12 +78,44 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   EXPECT_EQ(plain.text.find("group_a_dst"), std::string::npos);
 }
 
+TEST(ConvertKernel, IndexWidthFollowsTheLargestOffset) {
+  // 2^31 bytes and more need 64-bit offsets: 65536 x 32768 u8 is 2 GiB, one past what 31 bits address.
+  const KernelSource wide = convert_kernel_source(permute({65536, 32768}, {1, 0}, DType::kU8));
+  EXPECT_NE(wide.text.find("long long blk = blockIdx.x;"), std::string::npos) << wide.text;
+  EXPECT_EQ(wide.text.find("unsigned blk"), std::string::npos);
+  // Half of that (1 GiB) fits.
+  const KernelSource narrow = convert_kernel_source(permute({32768, 32768}, {1, 0}, DType::kU8));
+  EXPECT_NE(narrow.text.find("unsigned blk = blockIdx.x;"), std::string::npos) << narrow.text;
+}
+
+TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
+  // 4096 = 64 whole tiles each way: no partial tile, no test. 1001 x 999 leaves partial tiles on both groups.
+  const KernelSource whole = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
+  EXPECT_EQ(whole.text.find("continue;"), std::string::npos) << whole.text;
+  EXPECT_EQ(whole.text.find("vec_t{}"), std::string::npos) << whole.text;
+  const KernelSource odd = convert_kernel_source(permute({1001, 999}, {1, 0}, DType::kF32));
+  EXPECT_NE(odd.text.find("continue;"), std::string::npos) << odd.text;
+  EXPECT_NE(odd.text.find("|| ib >="), std::string::npos) << odd.text;
+  // The vector kernel: 2^26 bf16 in vectors of 8 fill whole blocks of 256 x 4 vectors; 1000 x 8 f32 do not.
+  const KernelSource full = convert_kernel_source(permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16));
+  EXPECT_EQ(full.text.find("break;"), std::string::npos) << full.text;
+  const KernelSource part = convert_kernel_source(permute({1000, 2, 8}, {1, 0, 2}, DType::kF32));
+  EXPECT_NE(part.text.find("break;"), std::string::npos) << part.text;
+}
+
 TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
   const KernelSource a = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   const KernelSource b = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   const KernelSource c = convert_kernel_source(permute({4096, 2048}, {1, 0}, DType::kF32));
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_NE(a.hash, c.hash);
+  // The conversion kernels' NVRTC options are part of the key: the same text compiled otherwise is another
+  // CUBIN.
+  EXPECT_EQ(a.options, (std::vector<std::string>{"--ptxas-options=-O1"}));
+  KernelSource plain = a;
+  plain.options.clear();
+  EXPECT_EQ(kernel_hash(plain), source_hash(a.text));
+  EXPECT_NE(kernel_hash(plain), a.hash);
   EXPECT_EQ(source_hash(""), 0xcbf29ce484222325ull);   // FNV-1a 64 offset basis (the FNV reference)
   EXPECT_EQ(source_hash("a"), 0xaf63dc4c8601ec8cull);  // the FNV reference test vector of "a"
 }
@@ -93,8 +126,11 @@ std::string compile(const KernelSource& k, const std::string& name) {
   const std::string dir = ::testing::TempDir();
   const std::string cu = dir + "/" + name + ".cu", log = dir + "/" + name + ".log";
   std::ofstream(cu) << k.text;
-  const std::string cmd = std::string(LAYOUTSCOPE_NVCC) + " -arch=sm_90 -cubin -Xptxas=-v -o " + dir + "/" +
-                          name + ".cubin " + cu + " > " + log + " 2>&1";
+  // nvcc spells the kernel's NVRTC options the same way (--ptxas-options, --Ofast-compile).
+  std::string options;
+  for (const std::string& o : k.options) options += " " + o;
+  const std::string cmd = std::string(LAYOUTSCOPE_NVCC) + " -arch=sm_90 -cubin -Xptxas=-v" + options +
+                          " -o " + dir + "/" + name + ".cubin " + cu + " > " + log + " 2>&1";
   const int status = std::system(cmd.c_str());
   std::stringstream out;
   out << std::ifstream(log).rdbuf();

@@ -27,6 +27,7 @@ if [[ -n "$ncu" ]]; then
   m=$m,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
   m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   m=$m,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
+  m=$m,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   for c in "8192,8192 1,0 f32" "32768,8192 1,0 u8" "32,4096,32,32 0,2,1,3 bf16"; do
     # shellcheck disable=SC2086
     timeout 90 "$ncu" --clock-control none --csv --page raw --kernel-name layoutscope_convert --launch-count 1 \

@@ -20,6 +20,7 @@ if command -v ncu >/dev/null; then
   m=$m,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
   m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   m=$m,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
+  m=$m,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   timeout 300 ncu --clock-control none --csv --page raw --kernel-name layoutscope_convert --metrics "$m" \
     "$lab" --random 0 --profile >"$out/convert-ncu-raw.txt" 2>&1
   grep -E '^\{' "$out/convert-ncu-raw.txt" >"$out/convert-ncu-pred.jsonl"

@@ -30,8 +30,12 @@ def ncu_rows(path):
         d = dict(zip(hdr, r))
         f = lambda k: float(d[k].replace(",", ""))  # noqa: E731
         per = lambda a, b: f(a) / f(b) if f(b) else 0.0  # noqa: E731
+        # Shared wavefronts: the sm__sass_ counters (what the instructions' addresses need), then the hardware
+        # L1 counters (which add bank cycles lost to concurrent L1 traffic).
         out.append((per("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
                     per("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+                    per("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
+                    per("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"),
                     per("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
                     per("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum")))
     return out
@@ -93,11 +97,19 @@ def main():
         preds = [json.loads(l) for l in open(pred_path) if l.startswith("{")]
         meas = ncu_rows(csv_path)
         print(f"\n{csv_path}: {len(meas)} kernels measured")
-        print("| case | sectors/request ld (engine / ncu) | st | shared wavefronts/instr st | ld |")
-        print("|---|---|---|---|---|")
+        print("| case | sectors/request ld (engine / ncu) | st | shared wavefronts/instr st (engine / sm__sass) | ld "
+              "| st, L1 hardware counter | ld, L1 hardware counter | equal |")
+        print("|---|---|---|---|---|---|---|---|")
+        equal = 0
         for p, m in zip(preds, meas):
+            same = (abs(p['pred_sectors_read'] - m[0]) < 1e-9 and abs(p['pred_sectors_write'] - m[1]) < 1e-9
+                    and abs(p['pred_smem_write'] - m[2]) < 1e-9 and abs(p['pred_smem_read'] - m[3]) < 1e-9)
+            equal += same
             print(f"| {p['case']} | {p['pred_sectors_read']} / {m[0]:.2f} | {p['pred_sectors_write']} / {m[1]:.2f} | "
-                  f"{p['pred_smem_write']} / {m[2]:.2f} | {p['pred_smem_read']} / {m[3]:.2f} |")
+                  f"{p['pred_smem_write']} / {m[2]:.2f} | {p['pred_smem_read']} / {m[3]:.2f} | {m[4]:.2f} | {m[5]:.2f} | "
+                  f"{'yes' if same else 'NO'} |")
+        print(f"\nEngine equal to ncu (sectors per request and sm__sass wavefronts per instruction, exactly): "
+              f"{equal} of {len(meas)} kernels")
 
 
 if __name__ == "__main__":

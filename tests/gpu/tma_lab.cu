@@ -352,7 +352,7 @@ bool run_case(const Case& c, EncodeTiled encode, bool dry) {
 
 struct Copy {
   std::string name;
-  int chunk = 0, stages = 0;  // copy_tma only
+  int chunk = 0, per_block = 0;  // copy_tma only
 };
 
 void launch_copy(const Copy& c, const float* in, float* out, int64_t count) {
@@ -361,19 +361,19 @@ void launch_copy(const Copy& c, const float* in, float* out, int64_t count) {
   else if (c.name == "copy_vec4")
     CHECK(agent::cuda::copy_vec4(in, out, count, nullptr));
   else
-    CHECK(agent::cuda::copy_tma(in, out, count, nullptr, c.chunk, c.stages));
+    CHECK(agent::cuda::copy_tma(in, out, count, nullptr, c.chunk, c.per_block));
 }
 
 int ceiling(int64_t mib) {
   const int64_t count = mib * 1024 * 1024 / 4;
   const size_t bytes = static_cast<size_t>(count) * 4;
   std::vector<Copy> copies{
-      {"memcpy"}, {"copy_vec4"}, {"copy_tma", agent::cuda::kCopyTmaChunkBytes, agent::cuda::kCopyTmaStages}};
-  for (int chunk : {4096, 8192, 16384, 32768})
-    for (int stages : {2, 4, 8})
-      if (chunk * stages <= 200 * 1024 &&
-          !(chunk == agent::cuda::kCopyTmaChunkBytes && stages == agent::cuda::kCopyTmaStages))
-        copies.push_back({"copy_tma", chunk, stages});
+      {"memcpy"}, {"copy_vec4"}, {"copy_tma", agent::cuda::kCopyTmaChunkBytes, agent::cuda::kCopyTmaPerBlock}};
+  for (int chunk : {2048, 4096, 8192, 16384})
+    for (int per_block : {2, 4, 8, 16})
+      if (chunk * per_block <= 64 * 1024 &&
+          !(chunk == agent::cuda::kCopyTmaChunkBytes && per_block == agent::cuda::kCopyTmaPerBlock))
+        copies.push_back({"copy_tma", chunk, per_block});
   float *in = nullptr, *out = nullptr;
   CHECK(cudaMalloc(&in, bytes));
   CHECK(cudaMalloc(&out, bytes));
@@ -416,10 +416,10 @@ int ceiling(int64_t mib) {
   for (size_t k = 0; k < copies.size(); ++k) {
     failures += !ok[k];
     std::printf(
-        "{\"copy\":\"%s\",\"chunk_bytes\":%d,\"stages\":%d,\"agent_default\":%s,\"mib\":%lld,\"median_ms\":%."
+        "{\"copy\":\"%s\",\"chunk_bytes\":%d,\"per_block\":%d,\"agent_default\":%s,\"mib\":%lld,\"median_ms\":%."
         "4f,"
         "\"min_ms\":%.4f,\"max_ms\":%.4f,\"gb_per_s\":%.1f,\"x_copy_vec4\":%.4f,\"verified\":%s}\n",
-        copies[k].name.c_str(), copies[k].chunk, copies[k].stages, k == 2 ? "true" : "false",
+        copies[k].name.c_str(), copies[k].chunk, copies[k].per_block, k == 2 ? "true" : "false",
         static_cast<long long>(mib), ms[k][ms[k].size() / 2], ms[k].front(), ms[k].back(), gbps[k],
         gbps[k] / vec4_gbps, ok[k] ? "true" : "false");
   }

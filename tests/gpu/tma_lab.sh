@@ -8,7 +8,7 @@
 #    ldmatrix) checked (tma-lab.jsonl; fails if any case is wrong)
 # 2. the same launches under ncu (--clock-control none), counting the wavefront counter the engine names for
 #    each instruction (tma-ncu.csv), and the table: predicted vs measured wavefronts (tma-table.md)
-# 3. the copy ceilings at 256 MiB: cudaMemcpy, copy_vec4 and copy_tma (several chunk sizes and depths),
+# 3. the copy ceilings at 256 MiB: cudaMemcpy, copy_vec4 and copy_tma (several chunk sizes and chunks per block),
 #    verified and timed (tma-ceiling.jsonl); with AGENT, a transpose run at dim 8192 (256 MiB) through HTTP,
 #    whose ceilings include copy_tma (tma-agent-run.json)
 # Everything lands in $OUT (default build-gpu-out/). No GPU setting is changed.

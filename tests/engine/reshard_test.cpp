@@ -115,6 +115,21 @@ TEST(Reshard, PartialOverBothAxesReducesEach) {
   expect_runs(*p);
 }
 
+// A permute is predicted as its conversion plan's DRAM traffic at the local copy speed: (4, 2, 32) bf16 ->
+// the 2 outermost keeps 64 B rows whole on both sides, whole sectors, so 256 x 2 B in and out = 1024 B; at
+// 100 GB/s 1024 / 100e9 s.
+TEST(Reshard, PermuteIsPredictedByItsConversionPlan) {
+  ReshardBandwidths bw;
+  bw.local_copy_gbps = 100;
+  auto p = plan_reshard(parse("S[(2,4,64):(1@gpuid_x,64,1)]"), parse("S[(8,2,32):(32,1@gpuid_x,1)]"), {8, 64},
+                        {{"gpuid_x", 2}}, DType::kBF16, bw);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->steps[0].op, ReshardOp::kPermute);
+  ASSERT_TRUE(p->steps[0].convert.has_value());
+  EXPECT_EQ(convert_traffic_bytes(*p->steps[0].convert), 1024);
+  EXPECT_DOUBLE_EQ(p->steps[0].predicted_seconds, 1024 / 100e9);
+}
+
 // Partial -> Shard(0) is one reduce_scatter (S = 256 B, sends (n-1)/n S = 128 B); Partial -> Shard(1) first
 // brings the scattered piece outermost in local memory.
 TEST(Reshard, PartialToShardIsReduceScatter) {

@@ -492,7 +492,10 @@ Result<ReshardPlan> plan_reshard(const Layout& from, const Layout& to, const std
           op == ReshardOp::kSendRecv ? bandwidths.send_recv_gbps : bandwidths.collective_busbw_gbps;
       step.predicted_seconds = static_cast<double>(step.size_bytes) * step.bus_factor / (bw * 1e9);
     } else {
-      step.predicted_seconds = static_cast<double>(step.local_bytes) / (bandwidths.local_copy_gbps * 1e9);
+      // A permute runs as its conversion plan: the plan's DRAM traffic at copy speed.
+      const double bytes = step.convert ? static_cast<double>(convert_traffic_bytes(*step.convert))
+                                        : static_cast<double>(step.local_bytes);
+      step.predicted_seconds = bytes / (bandwidths.local_copy_gbps * 1e9);
     }
     plan.send_bytes += step.send_bytes;
     plan.recv_bytes += step.recv_bytes;

@@ -392,15 +392,24 @@ Result<LocalKernel> local_kernel(const ReshardStep& s, int64_t coordinate, DType
   LocalKernel k;
   k.copy = *copy;
   k.src_offset = copy->src_base;
-  if (s.op == ReshardOp::kPermute) {
-    if (s.convert)
-      k.convert = *s.convert;
-    else
-      k.fallback_reason = "the engine's plan has no conversion plan for this permute";
+  if (s.op == ReshardOp::kPermute && !s.convert) {
+    k.fallback_reason = "the engine's plan has no conversion plan for this permute";
     return k;
   }
-  // The slice's moves as two layouts over its extents: read at the source strides, written at the
-  // destination's.
+  if (s.convert) {
+    // A slice's part starts at its coordinate's offset, which the plan's 16 B accesses need aligned.
+    const int64_t offset_bytes = copy->src_base * dtype_bytes(dtype);
+    if (offset_bytes % 16 != 0) {
+      k.fallback_reason = "the slice of coordinate " + std::to_string(coordinate) + " starts at byte " +
+                          std::to_string(offset_bytes) +
+                          ", not a multiple of 16: the generated kernel's 16 B loads need an aligned source";
+      return k;
+    }
+    k.convert = *s.convert;
+    return k;
+  }
+  // A slice the engine found no plan for: the planner's reason, asked with the slice's moves as two layouts
+  // over its extents (read at the source strides, written at the destination's).
   Layout src, dst;
   std::vector<int64_t> shape;
   for (int i = 0; i < copy->rank; ++i) {
@@ -413,19 +422,8 @@ Result<LocalKernel> local_kernel(const ReshardStep& s, int64_t coordinate, DType
     return k;
   }
   auto plan = plan_convert(src, dst, shape, dtype);
-  if (!plan) {
-    k.fallback_reason = "the conversion planner refused " + to_string(src) + " -> " + to_string(dst) + ": " +
-                        plan.error().message;
-    return k;
-  }
-  const int64_t offset_bytes = copy->src_base * dtype_bytes(dtype);
-  if (offset_bytes % 16 != 0) {
-    k.fallback_reason = "the slice of coordinate " + std::to_string(coordinate) + " starts at byte " +
-                        std::to_string(offset_bytes) +
-                        ", not a multiple of 16: the generated kernel's 16 B loads need an aligned source";
-    return k;
-  }
-  k.convert = std::move(plan).value();
+  k.fallback_reason = "the conversion planner refused " + to_string(src) + " -> " + to_string(dst) +
+                      (plan ? "" : ": " + plan.error().message);
   return k;
 }
 

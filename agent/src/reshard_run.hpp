@@ -141,12 +141,12 @@ Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate);
 bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c);
 
 // One device's local permute or slice as a conversion: the step's strided copy (the moves, and the fallback)
-// and, where the engine's conversion planner accepts its source and destination, the plan of the same moves
-// with its source starting `src_offset` elements into the buffer. A permute takes the engine's own plan
-// (ReshardStep::convert, the one its prediction used); a slice is planned here from its strided copy (the
-// same plan on every coordinate, only the offset moves):
-//   slice of S[(2,4096,8192):(1@gpuid_x,8192,1)] -> the rows of coordinate c: extents (4096, 8192), source
-//   strides (8192, 1) from offset c x 4096 x 8192, destination strides (8192, 1): a vector plan.
+// and the engine's conversion plan of the same moves (ReshardStep::convert, the one its prediction used),
+// its source starting `src_offset` elements into the buffer. A slice's plan is the same on every
+// coordinate, only the offset moves:
+//   Replicate -> Shard(1) of an (8, 64) bf16 tensor over gpuid_x=2: each device keeps 8 rows of 32
+//   columns; coordinate c reads extents (8, 32) at source strides (64, 1) from offset 32c, writes them at
+//   (32, 1): a vector plan (64 B rows), the source 64c B into the buffer.
 // No plan when the planner refuses, or when the offset is not a multiple of 16 B (the generated kernel's
 // 16 B accesses assume an aligned source); `fallback_reason` says which.
 struct LocalKernel {

@@ -560,9 +560,9 @@ json placements_json(const Mesh& mesh, const std::vector<Placement>& p) {
 }
 
 constexpr const char* kReshardPredictionSource =
-    "layoutscope engine: plan_reshard (plan/reshard.hpp), sent bytes / busbw for a collective and bytes read "
-    "+ "
-    "written / copy speed for a local step, with the bandwidths in bandwidths_gbps";
+    "layoutscope engine: plan_reshard (plan/reshard.hpp), sent bytes / busbw for a collective; for a local "
+    "step its conversion plan's DRAM traffic (convert_traffic_bytes), or bytes read + written where it has "
+    "none, / copy speed; the bandwidths in bandwidths_gbps";
 
 json local_tensor_json(const LocalTensor& t) {
   return {{"layout", to_string(t.layout)}, {"shape", t.shape}, {"elements", t.elements}};

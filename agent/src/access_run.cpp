@@ -586,7 +586,7 @@ Result<AccessMeasurement> run_access_host(const AccessParams& p, RunControl& ctl
 }
 
 #ifndef LAYOUTSCOPE_WITH_CUDA
-Result<AccessMeasurement> run_access_cuda(int, const AccessParams&, RunControl&) {
+Result<AccessMeasurement> run_access_cuda(int, const AccessParams&, KernelCache*, RunControl&) {
   return make_error("this agent was built without CUDA: the access runs on the cpu backend only", 0,
                     "device");
 }

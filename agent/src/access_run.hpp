@@ -68,10 +68,11 @@ Result<AccessParams> parse_access_params(const nlohmann::json& p, const std::str
 // The parameters GET /v1/benchmarks lists for both benchmarks.
 nlohmann::json access_catalogue_parameters();
 
-// The host executor (the CPU backend's run) and the GPU run. run_access_cuda is an error where the agent was
-// built without CUDA.
+// The host executor (the CPU backend's run) and the GPU run, which compiles through `kernels` (the backend's
+// cache, Backend::kernel_cache). run_access_cuda is an error where the agent was built without CUDA.
 Result<AccessMeasurement> run_access_host(const AccessParams& p, RunControl& ctl);
-Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, RunControl& ctl);
+Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, KernelCache* kernels,
+                                          RunControl& ctl);
 
 // The input bytes of a case (the tile image for loads, the global source for cp.async, the buffer for LDG):
 // byte b = a hash of (seed, b), so that neighbouring bytes differ.

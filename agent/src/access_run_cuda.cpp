@@ -34,11 +34,6 @@ void upload(Buffer& b, const std::vector<T>& v) {
   if (!v.empty()) LS_CUDA_CHECK(cudaMemcpy(b.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
 
-KernelCache& access_kernels() {
-  static KernelCache cache;  // by source hash, for the agent's lifetime
-  return cache;
-}
-
 std::string bus_id(int device) {
   std::array<char, 32> bus{};
   if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device) != cudaSuccess) return "";
@@ -47,7 +42,9 @@ std::string bus_id(int device) {
 
 }  // namespace
 
-Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, RunControl& ctl) {
+Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, KernelCache* kernels,
+                                          RunControl& ctl) {
+  if (!kernels) return make_error("the cuda backend has no kernel cache", 0, "benchmark");
   LS_CUDA_CHECK(cudaSetDevice(device));
   const std::string bus = bus_id(device);
   AccessMeasurement m;
@@ -61,7 +58,7 @@ Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, Run
     s.source = &c;
     const codegen::KernelSource src = codegen::access_kernel_source(c.plan);
     s.source_hash = src.hash;
-    auto k = access_kernels().get(src, device);
+    auto k = kernels->get(src, device);
     if (!k) return k.error();
     s.executor =
         "cuda: the generated kernel compiled with NVRTC for " + (*k)->arch + ", one block of 32 threads";

@@ -236,6 +236,15 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
     return;
   }
   if (!claim) throw std::logic_error("POST /v1/runs: a valid request without a claimed device");
+  // A run over several devices holds them all: a run on any of them waits for it (409), and it for them.
+  if (auto busy = r.runs.extend(*claim, run_devices(*parsed, r.backend.kind()))) {
+    res.set_header("Retry-After", std::to_string(busy->retry_after_s));
+    send_error(res, 409, "device_busy",
+               "device " + std::to_string(busy->device) + ", which this run needs, is " +
+                   (busy->running_id.empty() ? "taking another run request" : "running " + busy->running_id) +
+                   "; one job per device at a time");
+    return;
+  }
   const std::string id = r.runs.submit(std::move(*claim), std::move(parsed).value());
   res.set_header("Location", "/v1/runs/" + id);
   send_json(res, 202, {{"id", id}, {"status", "queued"}, {"location", "/v1/runs/" + id}});

@@ -312,6 +312,8 @@ void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, 
   }
 }
 
+class KernelCache;  // nvrtc.hpp: kernels compiled at run time (the CUDA backend only)
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -326,6 +328,9 @@ class Backend {
   virtual Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p,
                                                      RunControl& ctl) = 0;
   virtual Result<ConvertMeasurement> run_convert(int device, const ConvertParams& p, RunControl& ctl) = 0;
+  // The one cache of generated kernels every benchmark compiles through (convert, the reshard's local
+  // steps); none on a backend without run-time compilation.
+  virtual KernelCache* kernel_cache() { return nullptr; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

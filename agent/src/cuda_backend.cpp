@@ -326,6 +326,7 @@ class CudaBackend final : public Backend {
   }
 
   std::string kind() const override { return "cuda"; }
+  KernelCache* kernel_cache() override { return &kernels_; }
   std::optional<std::string> unavailable() const override {
     return why_.empty() ? std::nullopt : std::optional<std::string>(why_);
   }

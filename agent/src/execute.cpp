@@ -49,8 +49,9 @@ Result<nlohmann::json> execute_request(Backend& backend, const RunRequest& req, 
     case BenchmarkKind::kSmemAccess:
     case BenchmarkKind::kGlobalAccess:
       // Both backends run the engine's access: the GPU through NVRTC, the CPU through the host executor.
-      return finish(backend.kind() == "cuda" ? run_access_cuda(req.device, req.access, ctl)
-                                             : run_access_host(req.access, ctl),
+      return finish(backend.kind() == "cuda"
+                        ? run_access_cuda(req.device, req.access, backend.kernel_cache(), ctl)
+                        : run_access_host(req.access, ctl),
                     req.access);
     case BenchmarkKind::kConvert:
       break;

@@ -877,4 +877,14 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   return req;
 }
 
+std::vector<int> run_devices(const RunRequest& request, const std::string& backend_kind) {
+  std::vector<int> out{request.device};
+  int64_t n = 0;
+  if (backend_kind == "cuda" && request.kind == BenchmarkKind::kReshard) n = request.reshard.devices;
+  if (backend_kind == "cuda" && request.kind == BenchmarkKind::kCollective) n = request.collective.gpus;
+  for (int d = 0; d < n; ++d)
+    if (d != request.device) out.push_back(d);
+  return out;
+}
+
 }  // namespace layoutscope::agent

@@ -39,6 +39,11 @@ struct RunRequest {
   nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };
 
+// Every device the run uses, its own (request.device) first: a reshard or collective on the cuda backend
+// drives the machine's first n GPUs (n = the mesh's size, or params.gpus); the cpu backend simulates a
+// reshard's devices on its one device.
+std::vector<int> run_devices(const RunRequest& request, const std::string& backend_kind);
+
 // GET /v1/benchmarks: each benchmark, its parameters with type, default (for this backend) and bounds.
 nlohmann::json benchmark_catalogue(const std::string& backend_kind);
 

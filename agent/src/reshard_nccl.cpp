@@ -11,6 +11,7 @@
 #include "cuda_check.hpp"
 #include "layoutscope/parse.hpp"
 #include "nccl.hpp"
+#include "nvrtc.hpp"
 #include "reshard_kernels.hpp"
 #include "reshard_run.hpp"
 #include "stats.hpp"
@@ -53,96 +54,6 @@ int pattern_code(DType d) {
     default:
       return 3;
   }
-}
-
-// Integer values <-> the dtype's bits (exact for the values reshard_run.hpp uses).
-uint16_t half_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  const uint32_t sign = (u >> 16) & 0x8000u;
-  const int exp = static_cast<int>((u >> 23) & 0xff);
-  if (exp == 0) return static_cast<uint16_t>(sign);
-  return static_cast<uint16_t>(sign | ((exp - 127 + 15) << 10) | ((u >> 13) & 0x3ff));
-}
-float half_value(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
-  uint32_t u = sign;
-  if (exp == 31)
-    u |= 0x7f800000u | (man << 13);
-  else if (exp != 0)
-    u |= ((exp - 15 + 127) << 23) | (man << 13);
-  else if (man != 0)
-    return (sign ? -1.0f : 1.0f) * static_cast<float>(man) / (1 << 24);
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-void encode(int64_t v, DType d, unsigned char* out) {
-  switch (d) {
-    case DType::kU8:
-      *out = static_cast<unsigned char>(((v % 256) + 256) % 256);
-      return;
-    case DType::kF16: {
-      const uint16_t h = half_bits(static_cast<float>(v));
-      std::memcpy(out, &h, 2);
-      return;
-    }
-    case DType::kBF16: {
-      const float f = static_cast<float>(v);
-      uint32_t u;
-      std::memcpy(&u, &f, 4);
-      const uint16_t b = static_cast<uint16_t>(u >> 16);
-      std::memcpy(out, &b, 2);
-      return;
-    }
-    case DType::kF64: {
-      const double f = static_cast<double>(v);
-      std::memcpy(out, &f, 8);
-      return;
-    }
-    default: {
-      const float f = static_cast<float>(v);
-      std::memcpy(out, &f, 4);
-      return;
-    }
-  }
-}
-
-// A value that is not an integer (a NaN, garbage bits) decodes to one no element has.
-int64_t decode(const unsigned char* in, DType d) {
-  double f = 0;
-  switch (d) {
-    case DType::kU8:
-      return *in;
-    case DType::kF16: {
-      uint16_t h;
-      std::memcpy(&h, in, 2);
-      f = half_value(h);
-      break;
-    }
-    case DType::kBF16: {
-      uint16_t b;
-      std::memcpy(&b, in, 2);
-      const uint32_t u = static_cast<uint32_t>(b) << 16;
-      float x;
-      std::memcpy(&x, &u, 4);
-      f = x;
-      break;
-    }
-    case DType::kF64:
-      std::memcpy(&f, in, 8);
-      break;
-    default: {
-      float x;
-      std::memcpy(&x, in, 4);
-      f = x;
-    }
-  }
-  if (!(f > -9e15 && f < 9e15) || f != static_cast<double>(static_cast<int64_t>(f)))
-    return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(f);
 }
 
 // Per device: a stream and two buffers (a step reads one and writes the other, so a repeated step sees the
@@ -260,8 +171,17 @@ std::vector<DeviceInfo> first_devices(const std::vector<DeviceInfo>& machine, in
   return {machine.begin(), machine.begin() + std::min<int64_t>(n, static_cast<int64_t>(machine.size()))};
 }
 
+// One device's kernel for a local permute or slice: the generated one (compiled) or the strided copy.
+struct PreparedLocal {
+  LocalKernel local;
+  const CompiledKernel* kernel = nullptr;  // generated
+  int64_t blocks = 0;
+  int threads = 0;
+};
+
 // One plan run on the devices: the local element count of every device after each step, and the step
-// enqueued on every stream (NCCL calls inside one group).
+// enqueued on every stream (NCCL calls inside one group). Local permutes and slices run the kernels
+// prepare_local compiled for them.
 class ReshardRunner {
  public:
   ReshardRunner(const nccl::Library& lib, const ReshardPlan& plan, Devices& devs, Comms& comms)
@@ -277,6 +197,52 @@ class ReshardRunner {
     for (size_t a = 0; a < plan_.mesh.size(); ++a)
       if (plan_.mesh[a].first == name) return static_cast<int>(a);
     return -1;
+  }
+
+  // The kernels of local step `si` on every device holding data (`sizes` before the step): each device's
+  // conversion plan compiled through `cache` (NVRTC, or the cache's memory or disk), else the strided copy.
+  // Called before the step is timed, so no compile lands in a timed run. Returns how the step runs, the
+  // compile and load time summed over the devices.
+  LocalKernelUse prepare_local(size_t si, const std::vector<int64_t>& sizes, KernelCache& cache) {
+    const ReshardStep& s = plan_.steps[si];
+    const int a = s.axis.empty() ? -1 : axis_index(s.axis);
+    std::optional<LocalKernelUse> use;
+    double compile_s = 0;
+    for (int64_t d = 0; d < devs_.size(); ++d) {
+      if (sizes[static_cast<size_t>(d)] == 0) continue;
+      auto lk = local_kernel(s, a >= 0 ? coord(d, a) : 0, plan_.dtype);
+      if (!lk) throw std::runtime_error("step " + std::to_string(si) + ": " + lk.error().message);
+      PreparedLocal p;
+      LocalKernelUse u;
+      u.runs_as = "cuda";
+      u.kernel = "strided_copy";
+      u.reason = "device " + std::to_string(d) + ": " + lk->fallback_reason;
+      if (lk->convert) {
+        const codegen::KernelSource src = codegen::convert_kernel_source(*lk->convert);
+        KernelOrigin origin = KernelOrigin::kCompiled;
+        LS_CUDA_CHECK(cudaSetDevice(static_cast<int>(d)));
+        const auto t0 = Clock::now();
+        auto k = cache.get(src, static_cast<int>(d), &origin);
+        compile_s += seconds(t0);
+        if (!k) throw std::runtime_error("step " + std::to_string(si) + ": " + k.error().message);
+        p.kernel = *k;
+        p.blocks = src.blocks;
+        p.threads = src.threads;
+        u.kernel = "generated";
+        u.reason.clear();
+        u.runs_as = "nvrtc";
+        u.source_hash = src.hash;
+        u.compile_cache = origin == KernelOrigin::kMemory ? "memory"
+                          : origin == KernelOrigin::kDisk ? "disk"
+                                                          : "none";
+      }
+      p.local = std::move(lk).value();
+      local_[{si, d}] = std::move(p);
+      if (!use || (use->kernel == "generated" && u.kernel != "generated")) use = std::move(u);
+    }
+    if (!use) use = LocalKernelUse{"strided_copy", "no device holds data", 0, "cuda", std::nullopt, ""};
+    use->compile_s = compile_s;
+    return *use;
   }
 
   // Enqueues step `si` reading buf[from] and writing buf[1 - from]; `sizes` (elements per device) before,
@@ -388,11 +354,20 @@ class ReshardRunner {
           break;
         case ReshardOp::kSlice:
         case ReshardOp::kPermute: {
-          auto copy = s.op == ReshardOp::kSlice ? slice_copy(s, coord(d, a)) : permute_copy(s);
-          if (!copy) throw std::runtime_error(copy.error().message);
-          const StridedCopy& c = *copy;
-          LS_CUDA_CHECK(launch_strided_copy(in_of(d), out_of(d), c, eb_, st));
-          out[static_cast<size_t>(d)] = c.n;
+          const auto it = local_.find({si, d});
+          if (it == local_.end())
+            throw std::logic_error("reshard: step " + std::to_string(si) + " enqueued before prepare_local");
+          const PreparedLocal& p = it->second;
+          if (p.kernel) {
+            const unsigned char* src = in_of(d) + p.local.src_offset * eb_;
+            unsigned char* dst = out_of(d);
+            void* args[] = {&src, &dst};
+            LS_CUDA_CHECK(cudaLaunchKernel(p.kernel->launchable(), dim3(static_cast<unsigned>(p.blocks)),
+                                           dim3(static_cast<unsigned>(p.threads)), args, 0, st));
+          } else {
+            LS_CUDA_CHECK(launch_strided_copy(in_of(d), out_of(d), p.local.copy, eb_, st));
+          }
+          out[static_cast<size_t>(d)] = p.local.copy.n;
           break;
         }
         default:
@@ -410,7 +385,7 @@ class ReshardRunner {
         auto& bytes = encoded_[d];
         bytes.resize(host[d].size() * static_cast<size_t>(eb_));
         for (size_t i = 0; i < host[d].size(); ++i)
-          encode(host[d][i], plan_.dtype, &bytes[i * static_cast<size_t>(eb_)]);
+          encode_element(host[d][i], plan_.dtype, &bytes[i * static_cast<size_t>(eb_)]);
       }
     }
     for (int64_t d = 0; d < devs_.size(); ++d) {
@@ -433,7 +408,7 @@ class ReshardRunner {
       auto& o = out[static_cast<size_t>(d)];
       o.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i)
-        o[static_cast<size_t>(i)] = decode(&bytes[static_cast<size_t>(i * eb_)], plan_.dtype);
+        o[static_cast<size_t>(i)] = decode_element(&bytes[static_cast<size_t>(i * eb_)], plan_.dtype);
     }
     return out;
   }
@@ -446,6 +421,7 @@ class ReshardRunner {
   int64_t eb_;
   std::vector<int64_t> pitch_;
   std::vector<std::vector<unsigned char>> encoded_;
+  std::map<std::pair<size_t, int64_t>, PreparedLocal> local_;  // (step, device)
 };
 
 int64_t largest_local(const ReshardPlan& plan) {
@@ -457,7 +433,7 @@ int64_t largest_local(const ReshardPlan& plan) {
 }  // namespace
 
 Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, const std::vector<DeviceInfo>& machine,
-                                            RunControl& ctl) {
+                                            KernelCache& kernels, RunControl& ctl) {
   auto lib = load_nccl();
   if (!lib) return lib.error();
   auto version = nccl_version();
@@ -569,11 +545,13 @@ Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, const std::v
     ctl.progress(0.1 + 0.7 * static_cast<double>(i) / std::max<size_t>(nsteps, 1),
                  "step " + std::to_string(i) + " " + std::string(to_string(s.op)) + " " + s.axis);
     const int from = static_cast<int>(i % 2);
+    ReshardStepResult& r = m.steps[i];
+    if (s.op == ReshardOp::kPermute || s.op == ReshardOp::kSlice)
+      r.local_kernel = run.prepare_local(i, sizes, kernels);
     devs.sync();
     auto t0 = Clock::now();
     std::vector<int64_t> after = run.enqueue(i, from, sizes);
     devs.sync();
-    ReshardStepResult& r = m.steps[i];
     r.cold_s = seconds(t0);
     cold_total += *r.cold_s;
     auto got = run.download(after, 1 - from);
@@ -719,7 +697,7 @@ Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p,
             for (int j = 0; j < n; ++j) want += value(j, r * recv + i);
             break;
         }
-        const int64_t got = decode(&host[static_cast<size_t>(i * eb)], p.dtype);
+        const int64_t got = decode_element(&host[static_cast<size_t>(i * eb)], p.dtype);
         const bool ok = p.dtype == DType::kU8 ? got == want % 256 : got == want;
         ++v.checked;
         if (!ok && v.mismatches++ == 0)

@@ -1,7 +1,11 @@
 #include "reshard_run.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <span>
 
+#include "convert_kernel.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {
@@ -48,12 +52,138 @@ int64_t device_count(const Mesh& mesh) {
   return n;
 }
 
+// IEEE half <-> float for the small integers the elements hold.
+uint16_t half_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const int exp = static_cast<int>((u >> 23) & 0xff);
+  if (exp == 0) return static_cast<uint16_t>(sign);
+  return static_cast<uint16_t>(sign | ((exp - 127 + 15) << 10) | ((u >> 13) & 0x3ff));
+}
+float half_value(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  uint32_t u = sign;
+  if (exp == 31)
+    u |= 0x7f800000u | (man << 13);
+  else if (exp != 0)
+    u |= ((exp - 15 + 127) << 23) | (man << 13);
+  else if (man != 0)
+    return (sign ? -1.0f : 1.0f) * static_cast<float>(man) / (1 << 24);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 bool same_value(int64_t got, int64_t want, DType dtype) {
   if (dtype == DType::kU8) return ((got % 256) + 256) % 256 == ((want % 256) + 256) % 256;
   return got == want;
 }
 
+LocalKernelUse describe(const LocalKernel& k) {
+  LocalKernelUse u;
+  if (k.convert) {
+    u.kernel = "generated";
+    u.source_hash = codegen::convert_kernel_source(*k.convert).hash;
+  } else {
+    u.kernel = "strided_copy";
+    u.reason = k.fallback_reason;
+  }
+  u.runs_as = "host";
+  return u;
+}
+
+// out = the plan applied to `in` (values encoded as the dtype's bytes, as on the device); an error text, or
+// nothing.
+std::optional<std::string> convert_on_host(const LocalKernel& k, const std::vector<int64_t>& in,
+                                           std::vector<int64_t>& out, DType dtype) {
+  const ConvertPlan& plan = *k.convert;
+  const int64_t eb = plan.elem_bytes;
+  const int64_t need = k.src_offset + source_extent(plan);
+  if (k.src_offset < 0 || need > static_cast<int64_t>(in.size()))
+    return "the conversion plan reads " + std::to_string(need) + " elements, the buffer holds " +
+           std::to_string(in.size());
+  std::vector<unsigned char> src(in.size() * static_cast<size_t>(eb)),
+      dst(static_cast<size_t>(plan.elements * eb));
+  for (size_t i = 0; i < in.size(); ++i) encode_element(in[i], dtype, &src[i * static_cast<size_t>(eb)]);
+  auto moved = execute_convert_host(
+      plan,
+      std::as_bytes(std::span<const unsigned char>(src)).subspan(static_cast<size_t>(k.src_offset * eb)),
+      std::as_writable_bytes(std::span<unsigned char>(dst)));
+  if (!moved) return "the conversion plan's host executor: " + moved.error().message;
+  out.assign(static_cast<size_t>(plan.elements), 0);
+  for (int64_t i = 0; i < plan.elements; ++i)
+    at(out, i) = decode_element(&dst[static_cast<size_t>(i * eb)], dtype);
+  return std::nullopt;
+}
+
 }  // namespace
+
+void encode_element(int64_t v, DType d, unsigned char* out) {
+  switch (d) {
+    case DType::kU8:
+      *out = static_cast<unsigned char>(((v % 256) + 256) % 256);
+      return;
+    case DType::kF16: {
+      const uint16_t h = half_bits(static_cast<float>(v));
+      std::memcpy(out, &h, 2);
+      return;
+    }
+    case DType::kBF16: {
+      const float f = static_cast<float>(v);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      const uint16_t b = static_cast<uint16_t>(u >> 16);
+      std::memcpy(out, &b, 2);
+      return;
+    }
+    case DType::kF64: {
+      const double f = static_cast<double>(v);
+      std::memcpy(out, &f, 8);
+      return;
+    }
+    default: {
+      const float f = static_cast<float>(v);
+      std::memcpy(out, &f, 4);
+      return;
+    }
+  }
+}
+
+int64_t decode_element(const unsigned char* in, DType d) {
+  double f = 0;
+  switch (d) {
+    case DType::kU8:
+      return *in;
+    case DType::kF16: {
+      uint16_t h;
+      std::memcpy(&h, in, 2);
+      f = half_value(h);
+      break;
+    }
+    case DType::kBF16: {
+      uint16_t b;
+      std::memcpy(&b, in, 2);
+      const uint32_t u = static_cast<uint32_t>(b) << 16;
+      float x;
+      std::memcpy(&x, &u, 4);
+      f = x;
+      break;
+    }
+    case DType::kF64:
+      std::memcpy(&f, in, 8);
+      break;
+    default: {
+      float x;
+      std::memcpy(&x, in, 4);
+      f = x;
+    }
+  }
+  if (!(f > -9e15 && f < 9e15) || f != static_cast<double>(static_cast<int64_t>(f)))
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(f);
+}
 
 const char* to_string(CollectiveOp op) {
   switch (op) {
@@ -254,7 +384,51 @@ bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out
   return true;
 }
 
-Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit) {
+Result<LocalKernel> local_kernel(const ReshardStep& s, int64_t coordinate, DType dtype) {
+  if (s.op != ReshardOp::kPermute && s.op != ReshardOp::kSlice)
+    return make_error("local_kernel: a " + std::string(to_string(s.op)) + " step is no permute or slice");
+  auto copy = s.op == ReshardOp::kSlice ? slice_copy(s, coordinate) : permute_copy(s);
+  if (!copy) return copy.error();
+  LocalKernel k;
+  k.copy = *copy;
+  k.src_offset = copy->src_base;
+  if (s.op == ReshardOp::kPermute && !s.convert) {
+    k.fallback_reason = "the engine's plan has no conversion plan for this permute";
+    return k;
+  }
+  if (s.convert) {
+    // A slice's part starts at its coordinate's offset, which the plan's 16 B accesses need aligned.
+    const int64_t offset_bytes = copy->src_base * dtype_bytes(dtype);
+    if (offset_bytes % 16 != 0) {
+      k.fallback_reason = "the slice of coordinate " + std::to_string(coordinate) + " starts at byte " +
+                          std::to_string(offset_bytes) +
+                          ", not a multiple of 16: the generated kernel's 16 B loads need an aligned source";
+      return k;
+    }
+    k.convert = *s.convert;
+    return k;
+  }
+  // A slice the engine found no plan for: the planner's reason, asked with the slice's moves as two layouts
+  // over its extents (read at the source strides, written at the destination's).
+  Layout src, dst;
+  std::vector<int64_t> shape;
+  for (int i = 0; i < copy->rank; ++i) {
+    shape.push_back(copy->extent[i]);
+    src.shard.push_back(Mode{copy->extent[i], AxisStride{copy->src_stride[i], std::string(kMemoryAxis)}});
+    dst.shard.push_back(Mode{copy->extent[i], AxisStride{copy->dst_stride[i], std::string(kMemoryAxis)}});
+  }
+  if (shape.empty()) {
+    k.fallback_reason = "the slice moves a single element";
+    return k;
+  }
+  auto plan = plan_convert(src, dst, shape, dtype);
+  k.fallback_reason = "the conversion planner refused " + to_string(src) + " -> " + to_string(dst) +
+                      (plan ? "" : ": " + plan.error().message);
+  return k;
+}
+
+Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit,
+                                      std::vector<std::optional<LocalKernelUse>>* kernels) {
   Verification v;
   const std::string method =
       "the cuda path's steps on host buffers (NCCL's collective definitions, the strided-copy descriptors of "
@@ -268,6 +442,7 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
     v.first_mismatch = text;
     return v;
   };
+  if (kernels) kernels->assign(plan.steps.size(), std::nullopt);
   auto init = reshard_buffers(plan.from, plan, cell_limit);
   if (!init) return fail("the source buffers: " + init.error().message);
   std::vector<std::vector<int64_t>> buf = std::move(init).value();
@@ -337,6 +512,7 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
         }
       }
     } else {
+      std::optional<LocalKernelUse> use;
       for (int64_t d = 0; d < nd; ++d) {
         const auto& in = at(buf, d);
         if (in.empty()) continue;
@@ -351,10 +527,21 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
             break;
           case ReshardOp::kSlice:
           case ReshardOp::kPermute: {
-            auto c = s.op == ReshardOp::kSlice ? slice_copy(s, coord(d, a)) : permute_copy(s);
-            if (!c) return fail(where + ": " + c.error().message);
-            o.assign(static_cast<size_t>(c->n), 0);
-            if (!strided_copy_host(in, o, *c))
+            auto k = local_kernel(s, a >= 0 ? coord(d, a) : 0, plan.dtype);
+            if (!k) return fail(where + ": " + k.error().message);
+            if (kernels) {  // one line per step: a device that fell back speaks for the step
+              LocalKernelUse u = describe(*k);
+              if (u.kernel != "generated") u.reason = "device " + std::to_string(d) + ": " + u.reason;
+              if (!use || (use->kernel == "generated" && u.kernel != "generated")) use = std::move(u);
+            }
+            if (k->convert) {
+              // The plan's host implementation on the bytes the device holds.
+              if (auto why = convert_on_host(*k, in, o, plan.dtype))
+                return fail(where + ": device " + std::to_string(d) + ": " + *why);
+              break;
+            }
+            o.assign(static_cast<size_t>(k->copy.n), 0);
+            if (!strided_copy_host(in, o, k->copy))
               return fail(where + ": device " + std::to_string(d) +
                           ": a strided-copy index leaves the buffer");
             break;
@@ -363,6 +550,7 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
             break;
         }
       }
+      if (kernels) kernels->at(si) = use;
     }
     buf = std::move(out);
     Verification step = check_reshard_buffers(s.after, plan, buf, "after " + where, cell_limit);
@@ -382,7 +570,11 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
 Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
                                        RunControl& ctl) {
 #ifdef LAYOUTSCOPE_WITH_CUDA
-  if (kind == "cuda") return run_reshard_nccl(p, backend.devices(), ctl);
+  if (kind == "cuda") {
+    KernelCache* kernels = backend.kernel_cache();
+    if (!kernels) return make_error("the cuda backend has no kernel cache", 0, "benchmark");
+    return run_reshard_nccl(p, backend.devices(), *kernels, ctl);
+  }
 #endif
   if (kind != "cpu") return make_error("the " + kind + " backend cannot run reshard", 0, "benchmark");
   ReshardMeasurement m;
@@ -412,7 +604,9 @@ Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend
   }
   // The cuda path's own step descriptors, on host buffers: both must agree with the destination.
   ctl.progress(0.5, "the cuda path's steps on host buffers");
-  const Verification device_steps = run_device_steps_on_host(p.plan, kReshardCpuCells);
+  std::vector<std::optional<LocalKernelUse>> kernels;
+  const Verification device_steps = run_device_steps_on_host(p.plan, kReshardCpuCells, &kernels);
+  for (size_t i = 0; i < m.steps.size() && i < kernels.size(); ++i) m.steps[i].local_kernel = kernels[i];
   if (v.passed && !device_steps.passed) v = device_steps;
   v.checked += device_steps.checked;
   if (v.passed) v.method += "; and " + device_steps.method;

@@ -5,9 +5,11 @@
 //   POST /v1/runs {"benchmark": "reshard", "params": {"from": "S[(8,64):(1@gpuid_x,1)]",
 //                  "to": "S[(8,64):(64,1)] + R[2:1@gpuid_x]", "shape": [8, 64], "mesh": "gpuid_x=2"}}
 //     cuda: one communicator per group of devices along each mesh axis the plan uses (ncclCommInitAll,
-//           rank = the device's coordinate on the axis), every collective on NCCL and every local step by a
-//           strided-copy kernel; per step one cold run, then timed runs; the buffers of every device are
-//           checked after each step against the step's mesh layout and at the end against `to`.
+//           rank = the device's coordinate on the axis), every collective on NCCL; every local permute and
+//           slice by the kernel generated from its conversion plan (local_kernel below), compiled through the
+//           backend's kernel cache before the step is timed, or by the strided-copy kernel where the planner
+//           refuses; per step one cold run, then timed runs; the buffers of every device are checked after
+//           each step against the step's mesh layout and at the end against `to`.
 //     cpu:  the engine's host executor on simulated devices (execute_reshard_host), no timing of
 //           collectives: planning and verification only.
 //   POST /v1/runs {"benchmark": "collective", "params": {"op": "all_gather", "sizes": [1048576]}}
@@ -29,10 +31,13 @@
 
 #include "benchmark.hpp"
 #include "layoutscope/mapping.hpp"
+#include "layoutscope/plan/convert.hpp"
 #include "layoutscope/plan/reshard.hpp"
 #include "reshard_copy.hpp"
 
 namespace layoutscope::agent {
+
+class KernelCache;  // nvrtc.hpp
 
 // (element, holder) pairs the verification tables may hold: the CPU executor's and the GPU check's bound.
 inline constexpr int64_t kReshardCpuCells = int64_t{1} << 22;
@@ -65,11 +70,23 @@ struct CollectiveParams {
 // busbw / algbw (nccl-tests): (n-1)/n, or 2(n-1)/n for all_reduce.
 double bus_factor(CollectiveOp op, int n);
 
+// How the devices ran a local permute or slice: the kernel generated from the conversion plan, or the
+// strided copy where the planner refused (and why).
+struct LocalKernelUse {
+  std::string kernel;        // "generated" | "strided_copy"
+  std::string reason;        // strided_copy: why there is no generated kernel
+  uint64_t source_hash = 0;  // generated: the kernel source's hash (the kernel cache's key)
+  std::string runs_as;       // "nvrtc" (the compiled kernel) | "host" (execute_convert_host, lane by lane)
+  std::optional<double> compile_s;  // cuda: NVRTC + module load before timing, summed over the devices
+  std::string compile_cache;        // cuda: "memory" | "disk" | "none" (compiled) for the first device
+};
+
 struct ReshardStepResult {
   std::optional<double> cold_s;  // the first run (NCCL sets up its connections lazily); none when simulated
   std::optional<TimingSummary> time;
   std::optional<double> busbw_bytes_per_second;  // collectives: S * bus_factor / median
   Verification verification;                     // the buffers after the step against the step's mesh layout
+  std::optional<LocalKernelUse> local_kernel;    // permute and slice steps
 };
 
 struct ReshardMeasurement {
@@ -123,11 +140,36 @@ Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate);
 // False when an index falls outside `in` or `out`.
 bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c);
 
+// One device's local permute or slice as a conversion: the step's strided copy (the moves, and the fallback)
+// and the engine's conversion plan of the same moves (ReshardStep::convert, the one its prediction used),
+// its source starting `src_offset` elements into the buffer. A slice's plan is the same on every
+// coordinate, only the offset moves:
+//   Replicate -> Shard(1) of an (8, 64) bf16 tensor over gpuid_x=2: each device keeps 8 rows of 32
+//   columns; coordinate c reads extents (8, 32) at source strides (64, 1) from offset 32c, writes them at
+//   (32, 1): a vector plan (64 B rows), the source 64c B into the buffer.
+// No plan when the planner refuses, or when the offset is not a multiple of 16 B (the generated kernel's
+// 16 B accesses assume an aligned source); `fallback_reason` says which.
+struct LocalKernel {
+  StridedCopy copy;
+  std::optional<ConvertPlan> convert;
+  int64_t src_offset = 0;
+  std::string fallback_reason;
+};
+Result<LocalKernel> local_kernel(const ReshardStep& s, int64_t coordinate, DType dtype);
+
+// The bytes a device holds for element value v of the dtype (exact for the values above: small integers,
+// u8 modulo 256), and back; bits that are not such an integer decode to INT64_MIN, a value no element has.
+void encode_element(int64_t v, DType d, unsigned char* out);
+int64_t decode_element(const unsigned char* in, DType d);
+
 // The device run's step semantics on host buffers: collectives as NCCL defines them on the same buffer sizes,
-// local steps through the same StridedCopy descriptors, the element values of the cuda path; checked after
-// every step and at the end like the cuda path. The cpu backend runs it beside the engine's host executor, so
-// the descriptors the GPUs execute are checked wherever the tests run.
-Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit);
+// local steps as the devices run them (local_kernel: the conversion plan through its host implementation,
+// execute_convert_host, on the dtype's bytes; else the strided copy), the element values of the cuda path;
+// checked after every step and at the end like the cuda path. The cpu backend runs it beside the engine's
+// host executor, so the plans and descriptors the GPUs execute are checked wherever the tests run. `kernels`
+// (when given) receives, per step, how its local kernel ran (nothing for the other steps).
+Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit,
+                                      std::vector<std::optional<LocalKernelUse>>* kernels = nullptr);
 
 // cpu: the host executor; cuda: NCCL (reshard_nccl.cpp). `kind` is the backend's.
 Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
@@ -136,8 +178,9 @@ Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& b
                                              const CollectiveParams& p, RunControl& ctl);
 
 #ifdef LAYOUTSCOPE_WITH_CUDA
+// `kernels`: the backend's kernel cache (the convert benchmark's), which compiles the local steps' kernels.
 Result<ReshardMeasurement> run_reshard_nccl(const ReshardParams& p, const std::vector<DeviceInfo>& machine,
-                                            RunControl& ctl);
+                                            KernelCache& kernels, RunControl& ctl);
 Result<CollectiveMeasurement> run_collective_nccl(const CollectiveParams& p,
                                                   const std::vector<DeviceInfo>& machine, RunControl& ctl);
 #endif

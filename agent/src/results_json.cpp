@@ -561,12 +561,26 @@ json placements_json(const Mesh& mesh, const std::vector<Placement>& p) {
 }
 
 constexpr const char* kReshardPredictionSource =
-    "layoutscope engine: plan_reshard (plan/reshard.hpp), sent bytes / busbw for a collective and bytes read "
-    "+ "
-    "written / copy speed for a local step, with the bandwidths in bandwidths_gbps";
+    "layoutscope engine: plan_reshard (plan/reshard.hpp), sent bytes / busbw for a collective; for a local "
+    "step its conversion plan's DRAM traffic (convert_traffic_bytes), or bytes read + written where it has "
+    "none, / copy speed; the bandwidths in bandwidths_gbps";
 
 json local_tensor_json(const LocalTensor& t) {
   return {{"layout", to_string(t.layout)}, {"shape", t.shape}, {"elements", t.elements}};
+}
+
+json local_kernel_json(const LocalKernelUse& k) {
+  json j = {{"kernel", k.kernel}, {"runs_as", k.runs_as}};
+  if (k.kernel == "generated") {
+    j["source_hash"] = hex64(k.source_hash);  // the convert benchmark's key of the same kernel
+  } else {
+    j["reason"] = k.reason;
+  }
+  if (k.runs_as != "host") {
+    j["compile_s"] = opt(k.compile_s);
+    j["compile_cache"] = k.compile_cache;
+  }
+  return j;
 }
 
 // A state without timing (simulated, or a step the run did not time): no time summaries, only what it moved.
@@ -622,6 +636,7 @@ json results_json(const RunContext& ctx, const ReshardMeasurement& m, const Resh
         {"busbw_bytes_per_second", opt(r.busbw_bytes_per_second)}};
     if (s.root >= 0) st["root"] = s.root;
     if (s.target >= 0) st["target"] = s.target;
+    if (r.local_kernel) st["local_kernel"] = local_kernel_json(*r.local_kernel);
     if (r.time) {
       st["time_samples_s"] = r.time->samples_s;
       st = state_extras(std::move(st), *r.time, hot);

@@ -293,35 +293,43 @@ std::vector<std::string> RunStore::skipped() const {
   return skipped_;
 }
 
-std::optional<RunStore::Busy> RunStore::busy_locked(int device) const {
-  const auto q = queued_.find(device);
-  if (q == queued_.end()) {
-    if (claimed_.count(device)) return Busy{1, ""};
-    return std::nullopt;
-  }
+std::optional<RunStore::Busy> RunStore::busy_locked(const std::vector<int>& devices,
+                                                    const std::set<int>& mine) const {
+  const auto holder = holds_.taken(devices, mine);
+  if (!holder) return std::nullopt;
+  if (holder->run_id.empty()) return Busy{1, "", holder->device};
   // Estimate the rest of the running job from its progress so far: elapsed * (1 - p) / p.
   int retry = 5;
-  const auto it = active_.find(q->second);
+  const auto it = active_.find(holder->run_id);
   if (it != active_.end() && it->second->record.status == "running") {
     const double p = it->second->record.progress;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second->started).count();
     if (p > 0.01) retry = static_cast<int>(std::clamp(elapsed * (1 - p) / p + 1, 1.0, 3600.0));
   }
-  return Busy{retry, q->second};
+  return Busy{retry, holder->run_id, holder->device};
 }
 
 RunStore::Claim::~Claim() {
   if (!store_) return;
   std::lock_guard lock(store_->mutex_);
-  store_->claimed_.erase(device_);
+  store_->holds_.release(devices_);
 }
 
 std::variant<RunStore::Claim, RunStore::Busy> RunStore::claim(int device) {
   std::lock_guard lock(mutex_);
-  if (auto b = busy_locked(device)) return *b;
-  claimed_.insert(device);
+  if (auto b = busy_locked({device})) return *b;
+  holds_.claim({device});
   return Claim(this, device);
+}
+
+std::optional<RunStore::Busy> RunStore::extend(Claim& claim, const std::vector<int>& devices) {
+  if (claim.store_ != this) throw std::logic_error("RunStore::extend: a claim of another store");
+  std::lock_guard lock(mutex_);
+  if (auto b = busy_locked(devices, claim.devices_)) return b;
+  holds_.claim(devices, claim.devices_);
+  claim.devices_.insert(devices.begin(), devices.end());
+  return std::nullopt;
 }
 
 std::string RunStore::submit(Claim claim, RunRequest request) {
@@ -330,8 +338,7 @@ std::string RunStore::submit(Claim claim, RunRequest request) {
   RunRecord record;
   {
     std::lock_guard lock(mutex_);
-    claimed_.erase(claim.device_);
-    claim.store_ = nullptr;  // released here, under the same lock that queues the run
+    claim.store_ = nullptr;  // handed to the run here, under the same lock that queues it
     record.id = new_run_id();
     record.benchmark = request.benchmark;
     record.device = request.device;
@@ -345,7 +352,7 @@ std::string RunStore::submit(Claim claim, RunRequest request) {
     run->request = std::move(request);
     active_[record.id] = run;
     index_[record.id] = summarize(record);
-    queued_[record.device] = record.id;
+    holds_.assign(claim.devices_, record.id);
   }
   persist(record);
   changed_.notify_all();
@@ -359,12 +366,14 @@ void RunStore::worker(int device) {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] {
         if (stopping_) return true;
-        const auto q = queued_.find(device);
-        return q != queued_.end() && active_.count(q->second) &&
-               active_.at(q->second)->record.status == "queued";
+        // The run this device holds, when it is this device's own (a multi-device run's other devices only
+        // hold it) and waits.
+        const auto q = holds_.run_on(device);
+        return q && active_.count(*q) && active_.at(*q)->record.device == device &&
+               active_.at(*q)->record.status == "queued";
       });
       if (stopping_) return;
-      id = queued_.at(device);
+      id = *holds_.run_on(device);
     }
     execute(id);
   }
@@ -467,11 +476,7 @@ void RunStore::finish(const std::string& id, const std::function<void(RunRecord&
     std::lock_guard lock(mutex_);
     index_[id] = summarize(final_record);
     active_.erase(id);
-    for (auto q = queued_.begin(); q != queued_.end(); ++q)
-      if (q->second == id) {
-        queued_.erase(q);
-        break;
-      }
+    holds_.finish(id);
   }
   changed_.notify_all();
 }

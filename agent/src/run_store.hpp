@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "benchmark.hpp"
+#include "device_holds.hpp"
 #include "layoutscope/result.hpp"
 #include "params.hpp"
 
@@ -86,15 +87,19 @@ class RunStore {
   struct Busy {
     int retry_after_s;
     std::string running_id;  // empty: another request for the device is being checked (see Claim)
+    int device = 0;          // the busy device
   };
 
   // A request holds its device while it is checked, because the bounds check asks the device's free memory: a
   // run started in between would shrink it and turn "busy" (409) into "too large" (422). While a claim lives,
   // the device is busy for every other request (claim() answers Busy, with a Retry-After estimate from the
   // running job's progress); submit() turns the claim into the queued run; a dropped claim frees the device.
+  // A run over several devices (a reshard) extends its claim to all of them once the request says which,
+  // and its run then holds them all until it finishes.
   class Claim {
    public:
-    Claim(Claim&& other) noexcept : store_(std::exchange(other.store_, nullptr)), device_(other.device_) {}
+    Claim(Claim&& other) noexcept
+        : store_(std::exchange(other.store_, nullptr)), device_(other.device_), devices_(other.devices_) {}
     Claim(const Claim&) = delete;
     Claim& operator=(const Claim&) = delete;
     Claim& operator=(Claim&&) = delete;
@@ -102,11 +107,15 @@ class RunStore {
 
    private:
     friend class RunStore;
-    Claim(RunStore* store, int device) : store_(store), device_(device) {}
+    Claim(RunStore* store, int device) : store_(store), device_(device), devices_{device} {}
     RunStore* store_;
-    int device_;
+    int device_;             // the primary: the run's device, whose worker runs it
+    std::set<int> devices_;  // every device held, the primary among them
   };
   std::variant<Claim, Busy> claim(int device);
+  // Adds `devices` to the claim, all or none: Busy (naming the first taken device's run) when one of them is
+  // taken, and then the claim is as before.
+  std::optional<Busy> extend(Claim& claim, const std::vector<int>& devices);
   // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id.
   // The claim guarantees the device is free: only submit() queues, and only with a claim.
   std::string submit(Claim claim, RunRequest request);
@@ -148,7 +157,7 @@ class RunStore {
   };
   class Control;
 
-  std::optional<Busy> busy_locked(int device) const;
+  std::optional<Busy> busy_locked(const std::vector<int>& devices, const std::set<int>& mine = {}) const;
   void worker(int device);
   void execute(const std::string& id);
   bool persist(const RunRecord& record) const;  // writes atomically; false (and logged) when it could not
@@ -162,8 +171,7 @@ class RunStore {
   mutable std::condition_variable changed_;
   std::map<std::string, RunSummary> index_;             // every run, by id (ids sort by creation time)
   std::map<std::string, std::shared_ptr<Run>> active_;  // queued or running: the full record
-  std::map<int, std::string> queued_;                   // per device: the job waiting or running
-  std::set<int> claimed_;                               // devices whose next request is being checked
+  DeviceHolds holds_;  // per device: the request being checked, or the run waiting or running on it
   std::vector<std::string> skipped_;
   struct Cached {
     int64_t mtime_ns = 0, size = 0;

@@ -201,6 +201,54 @@ describe('reshard on the cpu backend: meshes up to 2 x 4', () => {
   });
 });
 
+describe('reshard on the cpu backend: local steps run as conversion plans', () => {
+  test('Shard(0) -> Shard(1): the permute runs the generated plan, predicted as a copy of its bytes', async () => {
+    // Local (4, 2, 32) bf16 -> the 2 outermost: every row of 32 elements (64 B) stays whole on both sides, so
+    // the planner takes it (a shared 64 B run) and its accesses are whole sectors: it moves 256 elements
+    // x 2 B once in, once out = 1024 B, predicted 1024 B / the copy speed.
+    const b = await runReshard({ from: shard0, to: shard1, shape, mesh: 'gpuid_x=2', dtype: 'bf16' });
+    const p = b.states.find((s) => s.op === 'permute');
+    assert.deepEqual(p.local_kernel.kernel, 'generated', JSON.stringify(p.local_kernel));
+    assert.match(p.local_kernel.source_hash, /^[0-9a-f]{16}$/);
+    assert.equal(p.local_kernel.runs_as, 'host');
+    assert.equal(p.local_kernel.reason, undefined);
+    assert.equal(p.local_bytes, 1024);
+    const copy = b.bandwidths_gbps.local_copy * 1e9;
+    assert.ok(Math.abs(p.predicted_s - 1024 / copy) < 1e-18, `${p.predicted_s} vs ${1024 / copy}`);
+    assert.equal(p.verification.passed, true);
+    assert.equal(b.states.at(-1).verification.passed, true);
+    // collectives carry no local kernel
+    assert.equal(b.states.find((s) => s.op === 'all_to_all').local_kernel, undefined);
+  });
+
+  test('Replicate -> Shard(1): the slice runs the generated plan on both coordinates', async () => {
+    // Coordinate 1 keeps columns 32..63: its part starts 32 elements (64 B) into each row, 16 B aligned.
+    const b = await runReshard({ from: replicated, to: shard1, shape, mesh: 'gpuid_x=2', dtype: 'bf16' });
+    const s = b.states[0];
+    assert.equal(s.op, 'slice');
+    assert.equal(s.local_kernel.kernel, 'generated', JSON.stringify(s.local_kernel));
+    assert.equal(b.states.at(-1).verification.passed, true);
+  });
+
+  test('a slice whose part starts 8 B in: the strided copy, and why', async () => {
+    // 8 x 8 bf16, dim 1 split (2 | 4): coordinate 1's part starts at element 4 = byte 8, which the
+    // generated kernel's 16 B loads cannot start at.
+    const b = await runReshard({
+      from: 'S[(8,8):(8,1)] + R[2:1@gpuid_x]',
+      to: 'S[(8,2,4):(4,1@gpuid_x,1)]',
+      shape: [8, 8],
+      mesh: 'gpuid_x=2',
+      dtype: 'bf16',
+    });
+    const s = b.states[0];
+    assert.equal(s.op, 'slice');
+    assert.equal(s.local_kernel.kernel, 'strided_copy', JSON.stringify(s.local_kernel));
+    assert.match(s.local_kernel.reason, /^device 1: .*byte 8, not a multiple of 16/);
+    assert.equal(s.local_kernel.source_hash, undefined);
+    assert.equal(b.states.at(-1).verification.passed, true);
+  });
+});
+
 describe('reshard and collective refusals (422 naming the field)', () => {
   const ok = { from: shard0, to: replicated, shape, mesh: 'gpuid_x=2' };
   const cases = [

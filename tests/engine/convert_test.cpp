@@ -277,6 +277,26 @@ TEST(Convert, ShortSharedRunMovesAsOneUnit) {
                   {64, 32, 8}, DType::kBF16);
 }
 
+TEST(Convert, TrafficIsTheUsefulBytesScaledBySectorsOverTheIdeal) {
+  // The fp32 4096^2 transpose's accesses are whole sectors (16 per 32 lanes x 16 B): a copy's traffic,
+  // 4096^2 x 4 B read and again written.
+  auto t = plan_convert(parse("S[(4096,4096):(4096,1)]"), parse("S[(4096,4096):(1,4096)]"), {4096, 4096},
+                        DType::kF32);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(convert_traffic_bytes(*t), int64_t{2} * 4096 * 4096 * 4);
+  // A made-up plan whose reads put each 4 B lane in its own 32 B sector (32 sectors where 4 would do: 8x)
+  // and whose writes are ideal: 1024 elements x 4 B = 4096 B useful per side -> 8 x 4096 + 4096.
+  ConvertPlan bad;
+  bad.elements = 1024;
+  bad.elem_bytes = 4;
+  bad.global_read = WarpCost{32, 0, 0, 4, 32};
+  bad.global_write = WarpCost{4, 0, 0, 4, 32};
+  EXPECT_EQ(convert_traffic_bytes(bad), 8 * 4096 + 4096);
+  // Half a warp reading 16 B each from 8 sectors is ideal too (16 x 16 B = 256 B = 8 sectors).
+  bad.global_read = WarpCost{8, 0, 0, 16, 16};
+  EXPECT_EQ(convert_traffic_bytes(bad), 2 * 4096);
+}
+
 TEST(Convert, RefusesWhatIsNotAConversion) {
   auto aliasing = plan_convert(parse("S[(4,4):(4,1)]"), parse("S[(4,4):(1,1)]"), {4, 4}, DType::kF32);
   ASSERT_FALSE(aliasing.ok());

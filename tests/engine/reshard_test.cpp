@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,49 @@ TEST(Reshard, PartialOverBothAxesReducesEach) {
   EXPECT_DOUBLE_EQ(p->predicted_seconds, (384 + 256) / 100e9);
   EXPECT_EQ(p->bandwidths.collective_busbw_gbps, 100);
   expect_runs(*p);
+}
+
+// A permute is predicted as its conversion plan's DRAM traffic at the local copy speed: (4, 2, 32) bf16 ->
+// the 2 outermost keeps 64 B rows whole on both sides, whole sectors, so 256 x 2 B in and out = 1024 B; at
+// 100 GB/s 1024 / 100e9 s.
+TEST(Reshard, PermuteIsPredictedByItsConversionPlan) {
+  ReshardBandwidths bw;
+  bw.local_copy_gbps = 100;
+  auto p = plan_reshard(parse("S[(2,4,64):(1@gpuid_x,64,1)]"), parse("S[(8,2,32):(32,1@gpuid_x,1)]"), {8, 64},
+                        {{"gpuid_x", 2}}, DType::kBF16, bw);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->steps[0].op, ReshardOp::kPermute);
+  ASSERT_TRUE(p->steps[0].convert.has_value());
+  EXPECT_EQ(convert_traffic_bytes(*p->steps[0].convert), 1024);
+  EXPECT_DOUBLE_EQ(p->steps[0].predicted_seconds, 1024 / 100e9);
+}
+
+// A slice is a conversion too: Replicate -> Shard(1) of (8, 64) bf16 over gpuid_x=2 keeps 8 rows of 32
+// columns per device, read at strides (64, 1) from the coordinate's column 32c and written at (32, 1). The 64
+// B rows stay whole on both sides: 256 elements x 2 B in and out = 1024 B, at 100 GB/s 1024 / 100e9 s.
+TEST(Reshard, SliceIsPlannedAsAConversion) {
+  ReshardBandwidths bw;
+  bw.local_copy_gbps = 100;
+  auto p = plan_reshard(parse("S[(8,64):(64,1)] + R[2:1@gpuid_x]"), parse("S[(8,2,32):(32,1@gpuid_x,1)]"),
+                        {8, 64}, {{"gpuid_x", 2}}, DType::kBF16, bw);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(ops(*p), (std::vector<std::string>{"slice gpuid_x"}));
+  const ReshardStep& s = p->steps[0];
+  ASSERT_TRUE(s.convert.has_value());
+  EXPECT_EQ(s.convert->elements, 8 * 32);
+  EXPECT_EQ(s.convert->kind, ConvertKind::kVector);
+  EXPECT_EQ(s.convert->common_vector, 32);
+  EXPECT_EQ(s.local_bytes, 1024);
+  EXPECT_DOUBLE_EQ(s.predicted_seconds, 1024 / 100e9);
+  // The plan reads coordinate 1's part when given the buffer from its offset (column 32): element (r, c) of
+  // the result is before's (r, 32 + c).
+  std::vector<uint16_t> before(8 * 64), after(8 * 32, 0);
+  for (size_t i = 0; i < before.size(); ++i) before[i] = static_cast<uint16_t>(i);
+  auto moved = execute_convert_host(*s.convert, std::as_bytes(std::span<const uint16_t>(before)).subspan(64),
+                                    std::as_writable_bytes(std::span<uint16_t>(after)));
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 32; ++c) ASSERT_EQ(after[r * 32 + c], r * 64 + 32 + c) << r << ", " << c;
 }
 
 // Partial -> Shard(0) is one reduce_scatter (S = 256 B, sends (n-1)/n S = 128 B); Partial -> Shard(1) first

@@ -4,8 +4,11 @@ under --out (one JSON per run, reshard-table.md). With n >= 2 GPUs: the four col
 reduce_scatter, all_to_all, all_reduce) from 1 MiB to 4 GiB, then three reshards of a 64 MiB bf16 tensor on
 a mesh of the machine's GPUs (2: x=2; 4: 2x2; 8: 2x4): fully sharded -> replicated (all_gathers), partial ->
 replicated (all_reduce), Shard(0) -> Shard(1) (all_to_all). With one GPU: the two 422s ("needs N GPUs, this
-machine has 1") and two one-device reshards (a local permute; an all_reduce over a one-device axis). Every run must succeed
-with every step verified; the exit status says whether all did. Standard library only."""
+machine has 1"), a one-device all_reduce, and four 64 MiB local permutes (bf16 and f32; a transpose, which the
+conversion planner tiles, and a BSHD -> BHSD reorder, a vector plan), each of which must run the kernel
+generated from its conversion plan. Per step: the kernel (generated or strided_copy, and why), its compile
+time (before timing), predicted and measured time, verified. Every run must succeed with every step verified;
+the exit status says whether all did. Standard library only."""
 import argparse
 import json
 import pathlib
@@ -75,6 +78,22 @@ def reshard_cases(n, rows=4096, cols=8192):
     return mesh, [rows, cols], cases
 
 
+def permute_cases():
+    """64 MiB local permutes on one device: (name, from, to, shape, dtype)."""
+    cases = []
+    for dtype, rows, cols in (("bf16", 4096, 8192), ("f32", 4096, 4096)):
+        cases.append((f"transpose_{rows}x{cols}_{dtype}", f"S[({rows},{cols}):({cols},1)]",
+                      f"S[({rows},{cols}):(1,{rows})]", [rows, cols], dtype))
+    # BSHD -> BHSD (perm 0,2,1,3): D = 64 stays innermost on both sides.
+    for dtype, s in (("bf16", 1024), ("f32", 512)):
+        b, h, d = 16, 32, 64
+        shape = [b, s, h, d]
+        src = f"S[({b},{s},{h},{d}):({s * h * d},{h * d},{d},1)]"
+        dst = f"S[({b},{s},{h},{d}):({s * h * d},{d},{s * d},1)]"
+        cases.append((f"bshd_to_bhsd_{b}x{s}x{h}x{d}_{dtype}", src, dst, shape, dtype))
+    return cases
+
+
 def all_verified(result):
     return all(s["verification"]["passed"] for b in result["benchmarks"] for s in b["states"])
 
@@ -125,22 +144,28 @@ def main():
             lines.append(f"- {body['benchmark']} on {n} GPU: HTTP {s}, `{err.get('field')}`: {err.get('message')}")
             if not ok:
                 problems.append(f"{body['benchmark']}: expected 422 '{want}', got {s} {t[:200]}")
-        # One device, 2048 x 4096 bf16 (16 MiB): a transpose of local memory (a permute, the strided-copy
-        # kernel) and a partial sum over a one-device axis (ncclCommInitAll over device 0 + ncclAllReduce, then
-        # a drop), each through the agent's NCCL path.
+        # One device: a partial sum over a one-device axis (ncclCommInitAll over device 0 + ncclAllReduce, then
+        # a drop) through the agent's NCCL path, and 64 MiB local permutes, each a single permute step that
+        # must run the generated conversion kernel.
         dense = "S[(2048,4096):(4096,1)]"
-        for name, frm, to in [
-            ("permute", dense, "S[(2048,4096):(1,2048)]"),
-            ("partial_to_replicated", dense + " + P[1:1@gpuid_x]", dense + " + R[1:1@gpuid_x]"),
-        ]:
-            body = {"benchmark": "reshard", "params": {"from": frm, "to": to, "shape": [2048, 4096],
-                                                       "mesh": "gpuid_x=1", "dtype": "bf16", **sampling}}
-            rec = run(a.url, token, body, timeout_s=40)
+        for name, frm, to, shape, dtype in [
+            ("partial_to_replicated", dense + " + P[1:1@gpuid_x]", dense + " + R[1:1@gpuid_x]", [2048, 4096],
+             "bf16"),
+        ] + permute_cases():
+            body = {"benchmark": "reshard", "params": {"from": frm, "to": to, "shape": shape,
+                                                       "mesh": "gpuid_x=1", "dtype": dtype, **sampling}}
+            rec = run(a.url, token, body, timeout_s=300)
             (out / f"reshard-1gpu-{name}.json").write_text(json.dumps(rec, indent=1))
             if rec.get("status") != "succeeded" or not all_verified(rec["result"]):
                 problems.append(f"1-GPU reshard {name}: {rec.get('status')} {rec.get('error')}")
-            else:
-                report_reshard(lines, f"1 GPU, {name}: {frm} -> {to} (bf16)", rec["result"])
+                if rec.get("result"):
+                    report_reshard(lines, f"1 GPU, {name} (FAILED): {frm} -> {to} ({dtype})", rec["result"])
+                continue
+            report_reshard(lines, f"1 GPU, {name}: {frm} -> {to} ({dtype})", rec["result"])
+            for st in rec["result"]["benchmarks"][0]["states"]:
+                k = st.get("local_kernel")
+                if st["op"] == "permute" and (not k or k["kernel"] != "generated"):
+                    problems.append(f"1-GPU reshard {name}: the permute ran {k}, not the generated kernel")
     else:
         sizes = [int(s) for s in a.sizes.split(",") if s]
         lines.append("## Collectives (nccl-tests conventions: algbw = S/t, busbw = algbw x (n-1)/n, x 2(n-1)/n for all_reduce)")
@@ -189,14 +214,22 @@ def report_reshard(lines, title, result):
     lines.append("")
     lines.append(f"bandwidths (GB/s): {b['bandwidths_gbps']}")
     lines.append("")
-    lines.append("| step | sent B/device | predicted (us) | measured (us) | measured/predicted | cold (us) | busbw (GB/s) | verified |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---|")
+    lines.append("| step | kernel | compile (ms) | sent B/device | predicted (us) | measured (us) | "
+                 "measured/predicted | cold (us) | busbw (GB/s) | verified |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for s in b["states"]:
         meas = s["measured_s"]
         ratio = f"{meas / s['predicted_s']:.2f}" if meas and s["predicted_s"] else ""
         bw = s.get("busbw_bytes_per_second")
-        lines.append(f"| {s['axis_values']['step']} | {s['send_bytes']} | {s['predicted_s'] * 1e6:.1f} | "
-                     f"{(meas or 0) * 1e6:.1f} | {ratio} | {(s['cold_s'] or 0) * 1e6:.1f} | "
+        k = s.get("local_kernel")
+        kernel = ""
+        compile_ms = ""
+        if k:
+            kernel = k["kernel"] + (f" {k['source_hash']}" if k.get("source_hash") else f" ({k.get('reason')})")
+            if k.get("compile_s") is not None:
+                compile_ms = f"{k['compile_s'] * 1e3:.1f} ({k.get('compile_cache')})"
+        lines.append(f"| {s['axis_values']['step']} | {kernel} | {compile_ms} | {s['send_bytes']} | "
+                     f"{s['predicted_s'] * 1e6:.1f} | {(meas or 0) * 1e6:.1f} | {ratio} | {(s['cold_s'] or 0) * 1e6:.1f} | "
                      f"{bw / 1e9 if bw else 0:.1f} | {s['verification']['passed']} |")
     lines.append("")
 

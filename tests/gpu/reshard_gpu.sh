@@ -7,7 +7,8 @@
 #    without the agent (nccl_smoke.py: ncclCommInitAll over device 0 + one ncclAllReduce, checked)
 # 2. the agent (--backend cuda, NCCL_NVLS_ENABLE=0) driven by reshard_gpu.py: GET /v1/devices, then with
 #    2+ GPUs the four collectives from 1 MiB to 4 GiB and three reshards of a 64 MiB tensor, with one GPU the
-#    422s and a one-device reshard. Results and reshard-table.md under $OUT (default build-gpu-out).
+#    422s, a one-device all_reduce and four 64 MiB local permutes (bf16, f32) that must run the generated
+#    conversion kernels. Results and reshard-table.md under $OUT (default build-gpu-out).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"

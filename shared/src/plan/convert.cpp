@@ -123,6 +123,7 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
 WarpCost global_cost(const std::vector<int64_t>& addrs, int width) {
   WarpCost c;
   c.bytes_per_lane = width;
+  c.lanes = static_cast<int>(addrs.size());
   if (addrs.empty()) return c;
   if (auto s = sector_access(addrs, width)) c.sectors = s->sectors;
   return c;
@@ -467,6 +468,16 @@ Result<ConvertPlan> plan_permute(const std::vector<int64_t>& shape, const std::v
   auto src = permuted_layout(shape, identity);
   if (!src) return src.error();
   return plan_convert(*src, *dst, shape, dtype);
+}
+
+int64_t convert_traffic_bytes(const ConvertPlan& plan) {
+  const double useful = static_cast<double>(plan.elements) * plan.elem_bytes;
+  auto side = [&](const WarpCost& c) {
+    const double ideal = static_cast<double>(c.lanes) * c.bytes_per_lane;
+    if (c.sectors <= 0 || ideal <= 0) return useful;
+    return useful * std::max(1.0, static_cast<double>(c.sectors) * 32.0 / ideal);
+  };
+  return static_cast<int64_t>(side(plan.global_read) + side(plan.global_write));
 }
 
 int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {

@@ -312,6 +312,27 @@ Result<Mesh> parse_mesh(std::string_view text) {
   return mesh;
 }
 
+namespace {
+
+// A slice as a conversion: the local layout before without the sliced pieces (their digits are the device's
+// coordinate on the axis: a base offset, the same plan on every coordinate) into the local layout after.
+// Nothing when the planner refuses; the device then copies element by element.
+std::optional<ConvertPlan> slice_convert(const ReshardStep& step, DType dtype) {
+  size_t pos = 0;  // the sliced pieces' place among the local (@m) pieces
+  for (int q = 0; q < step.piece && q < static_cast<int>(step.before.shard.size()); ++q)
+    pos += step.before.shard[static_cast<size_t>(q)].stride.axis == kMemoryAxis;
+  Layout src = step.local_before.layout;
+  const auto count = static_cast<size_t>(std::max(step.pieces, 0));
+  if (pos + count > src.shard.size()) return std::nullopt;
+  src.shard.erase(src.shard.begin() + static_cast<std::ptrdiff_t>(pos),
+                  src.shard.begin() + static_cast<std::ptrdiff_t>(pos + count));
+  auto c = plan_convert(src, step.local_after.layout, step.local_after.shape, dtype);
+  if (!c) return std::nullopt;
+  return std::move(c).value();
+}
+
+}  // namespace
+
 Result<ReshardPlan> plan_reshard(const Layout& from, const Layout& to, const std::vector<int64_t>& shape,
                                  const Mesh& mesh, DType dtype, const ReshardBandwidths& bandwidths) {
   if (auto d = check_mesh(mesh); !d) return d.error();
@@ -487,12 +508,16 @@ Result<ReshardPlan> plan_reshard(const Layout& from, const Layout& to, const std
       if (!c) return make_error("local permute: " + c.error().message, 0, "to", "not-expressible");
       step.convert = *c;
     }
+    if (op == ReshardOp::kSlice) step.convert = slice_convert(step, dtype);
     if (is_collective(op)) {
       const double bw =
           op == ReshardOp::kSendRecv ? bandwidths.send_recv_gbps : bandwidths.collective_busbw_gbps;
       step.predicted_seconds = static_cast<double>(step.size_bytes) * step.bus_factor / (bw * 1e9);
     } else {
-      step.predicted_seconds = static_cast<double>(step.local_bytes) / (bandwidths.local_copy_gbps * 1e9);
+      // A permute or slice with a conversion plan runs as that plan: its DRAM traffic at copy speed.
+      const double bytes = step.convert ? static_cast<double>(convert_traffic_bytes(*step.convert))
+                                        : static_cast<double>(step.local_bytes);
+      step.predicted_seconds = bytes / (bandwidths.local_copy_gbps * 1e9);
     }
     plan.send_bytes += step.send_bytes;
     plan.recv_bytes += step.recv_bytes;

@@ -62,6 +62,7 @@ struct WarpCost {
   int wavefronts = 0;   // shared-memory wavefronts (shared accesses)
   int ideal_wavefronts = 0;
   int bytes_per_lane = 0;
+  int lanes = 0;  // lanes of the warp that access
 };
 
 struct ConvertPlan {
@@ -143,6 +144,11 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
 // the tile: slab ia / run_a, row ib, unit ia % run_a.
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
+
+// Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors
+// per warp access over the ideal, sectors x 32 B / (lanes x bytes per lane). A plan whose accesses are all
+// whole sectors moves 2 x elements x size, a copy's traffic; a 4 B lane alone in its 32 B sector counts 8x.
+int64_t convert_traffic_bytes(const ConvertPlan& plan);
 
 // Source elements needed by the plan (the source layout's cosize).
 int64_t source_extent(const ConvertPlan& plan);

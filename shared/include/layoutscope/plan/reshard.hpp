@@ -126,7 +126,10 @@ struct ReshardStep {
   int64_t recv_bytes = 0;
   int64_t local_bytes = 0;  // local steps: bytes read + written
   double predicted_seconds = 0.0;
-  std::optional<ConvertPlan> convert;  // kPermute
+  // The local move as one conversion kernel's plan: kPermute always; kSlice where the planner accepts the
+  // local layout before without the sliced pieces -> the one after (the sliced digits are a per-device base
+  // offset). Local steps are predicted from it (convert_traffic_bytes at the local copy speed).
+  std::optional<ConvertPlan> convert;
 };
 
 struct ReshardPlan {

@@ -231,7 +231,7 @@ class ReshardRunner {
         u.kernel = "generated";
         u.reason.clear();
         u.runs_as = "nvrtc";
-        u.source_hash = src.hash;
+        u.source_hash = src.text_hash;
         u.compile_cache = origin == KernelOrigin::kMemory ? "memory"
                           : origin == KernelOrigin::kDisk ? "disk"
                                                           : "none";

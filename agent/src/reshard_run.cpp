@@ -85,7 +85,7 @@ LocalKernelUse describe(const LocalKernel& k) {
   LocalKernelUse u;
   if (k.convert) {
     u.kernel = "generated";
-    u.source_hash = codegen::convert_kernel_source(*k.convert).hash;
+    u.source_hash = codegen::convert_kernel_source(*k.convert).text_hash;
   } else {
     u.kernel = "strided_copy";
     u.reason = k.fallback_reason;

@@ -246,6 +246,29 @@ test('390 px: the convert form, plan and suite plot fit; axe finds nothing serio
     return [document.documentElement.scrollWidth - window.innerWidth, out.slice(0, 10)];
   });
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the viewport: ${wide.join(', ')}`);
+  // the H200 reference runs' plots (opened above): no two labels of one chart overlap (facet names, variant names
+  // under the bars, axis labels), measured as the boxes the browser gives each text
+  const overlaps = await page.evaluate(() => {
+    const out = [];
+    const root = document.querySelector('ls-bench-panel').shadowRoot;
+    for (const fig of root.querySelectorAll('figure[data-plot]')) {
+      const boxes = [...fig.querySelectorAll('svg text')]
+        .filter((t) => t.textContent.trim())
+        .map((t) => ({ s: t.textContent.trim(), b: t.getBoundingClientRect() }));
+      for (let i = 0; i < boxes.length; ++i)
+        for (let j = i + 1; j < boxes.length; ++j) {
+          const [a, c] = [boxes[i].b, boxes[j].b];
+          if (a.left < c.right - 0.5 && c.left < a.right - 0.5 && a.top < c.bottom - 0.5 && c.top < a.bottom - 0.5)
+            out.push(`${fig.dataset.plot}: "${boxes[i].s}" / "${boxes[j].s}"`);
+        }
+    }
+    return out;
+  });
+  const plots = await page.locator(`${P} figure[data-plot^="aos-"], ${P} figure[data-plot^="transpose-"]`).count();
+  assert.ok(plots >= 4, `AoS/SoA and transpose plots drawn: ${plots}`);
+  assert.deepEqual(overlaps, []);
+  for (const id of ['aos-bandwidth', 'aos-speedup', 'transpose-bandwidth', 'transpose-fraction'])
+    await page.locator(`${P} figure[data-plot=${id}]`).screenshot({ path: join(artifacts, `plot-${id}-390.png`) });
   await page.locator(`${P} fieldset.convert`).screenshot({ path: join(artifacts, 'panel-convert-form-390.png') });
   await page.locator(`${P} ol.plan`).screenshot({ path: join(artifacts, 'panel-convert-plan-390.png') });
   await page

@@ -407,14 +407,18 @@ export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: str
   return finish(
     Plot.plot({
       width: o.width,
-      height: 50 + 16 * cases.length,
+      height: 64 + 16 * cases.length,
       marginLeft: Math.min(longest, room) * CHAR + 12,
       marginRight: 16,
       marginTop: 24,
+      marginBottom: 44,
       style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
       color: { domain: [OURS, ...PEER_SERIES], range: OKABE_ITO },
       x: {
+        // on a line of its own under the tick labels (at its default place it meets the last one)
         label: o.label,
+        labelAnchor: 'center',
+        labelOffset: 38,
         grid: true,
         type: o.log ? 'log' : 'linear',
         domain: o.log ? undefined : [0, Math.max(1.05, ...points.map((p) => p.fraction + 0.05))],

@@ -52,6 +52,21 @@ interface RasterSource {
   outOfRange: Uint8Array | null;
 }
 
+/** The form's inputs as the engine reads them: what the figure is computed from. */
+interface Inputs {
+  /** the layout (and compare) texts read into the notation */
+  read: Notation[];
+  /** the shape the sides are computed on: the imported shape, else the form's */
+  shapeNow: LsShape;
+  meshNow: LsMesh | null;
+  /** the logical shape's last extent */
+  cols: number;
+  elemBytes: number;
+  limits: Limits;
+  /** table cells (elements x holders) of the larger side */
+  cells: number;
+}
+
 /** One layout's engine results and its arrangement. */
 interface Side {
   layout: string;
@@ -215,11 +230,11 @@ export class LsPlayground extends LsFigure {
   }
 
   /** The memory view's row width in elements. */
-  private widthElems(): number {
-    if (this.rowWidth === 'tile') return this.cols;
+  private widthElems(cols = this.cols, elemBytes = this.elemBytes): number {
+    if (this.rowWidth === 'tile') return cols;
     const n = Number(this.rowWidth);
     if (Number.isInteger(n) && n > 0) return n;
-    return Math.max(1, 128 / this.elemBytes);
+    return Math.max(1, 128 / elemBytes);
   }
 
   private side(layout: string): Side | LsError {
@@ -233,16 +248,18 @@ export class LsPlayground extends LsFigure {
     const job = ++this.job;
     this.progress = null;
     this.toggleAttribute('aria-busy', false);
+    this.err = undefined;
     const inputs = this.readInputs();
-    if (!inputs) return this.install([]);
+    if ('message' in inputs) return this.fail(inputs, inputs.source);
     if (inputs.cells > OFF_MAIN_CELLS) {
-      // the figure in place stays (and answers) until the new one is ready
+      // the figure in place stays (and answers, on its own inputs) until the new one is ready
       this.toggleAttribute('aria-busy', true);
-      void this.prepareLarge(job, inputs.notations);
+      void this.prepareLarge(job, inputs);
       return;
     }
+    this.commit(inputs);
     const sides: Side[] = [];
-    for (const [k, n] of inputs.notations.entries()) {
+    for (const [k, n] of inputs.read.entries()) {
       const s = this.side(n.layout);
       if ('message' in s) return this.fail(s, k ? 'compare' : 'layout');
       sides.push(s);
@@ -250,48 +267,54 @@ export class LsPlayground extends LsFigure {
     this.install(sides);
   }
 
-  /** The inputs read into the notation (this.read, this.shapeNow, this.meshNow, this.cols), with the number of
-   * table cells they make; null after an error (this.err). */
-  private readInputs(): { notations: Notation[]; cells: number } | null {
+  /** The inputs read into the notation, with the number of table cells they make, or the first error. Nothing
+   * is stored on the element (commit does that when the figure of these inputs is drawn). */
+  private readInputs(): Inputs | (LsError & { source: 'layout' | 'compare' | 'mesh' }) {
     const eng = this.eng!;
-    this.err = undefined;
-    this.read = [];
-    this.limits = eng.hardwareLimits();
     const eb = eng.dtypeBytes(this.dtype);
-    this.elemBytes = eb.ok ? eb.bytes : 4;
     const mesh = parseMesh(this.mesh);
-    if (mesh && 'message' in mesh) {
-      this.fail(mesh as LsError, 'mesh');
-      return null;
-    }
-    this.meshNow = mesh as LsMesh | null;
-    this.shapeNow = this.shapeArg;
-    let cells = 0;
+    if (mesh && 'message' in mesh) return { ...(mesh as LsError), source: 'mesh' };
+    const r: Inputs = {
+      read: [],
+      shapeNow: this.shapeArg,
+      meshNow: mesh as LsMesh | null,
+      cols: this.cols,
+      elemBytes: eb.ok ? eb.bytes : 4,
+      limits: eng.hardwareLimits(),
+      cells: 0,
+    };
     for (const [text, source] of [
       [this.layout, 'layout'],
       [this.compare, 'compare'],
     ] as const) {
       if (!text.trim()) continue;
-      const n = toNotation(eng, text, this.shapeNow, this.meshNow, this.from);
-      if ('message' in n) {
-        this.fail(n, source);
-        return null;
-      }
-      this.read.push(n);
+      const n = toNotation(eng, text, r.shapeNow, r.meshNow, this.from);
+      if ('message' in n) return { ...n, source };
+      r.read.push(n);
       // an import defines the layout on its shape; the compare layout is read on the same one
-      if (n.shape && source === 'layout') this.shapeNow = n.shape.join(',');
+      if (n.shape && source === 'layout') r.shapeNow = n.shape.join(',');
       const parsed = eng.parse(n.layout);
-      const ps = this.shapeNow ? eng.parseShape(String(this.shapeNow)) : parsed;
+      const ps = r.shapeNow ? eng.parseShape(String(r.shapeNow)) : parsed;
       const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
       // the logical shape first (the tile width depends on it)
-      if (source === 'layout' && shape.length) this.cols = shape[shape.length - 1];
+      if (source === 'layout' && shape.length) r.cols = shape[shape.length - 1];
       const holders = parsed.ok ? Math.max(1, parsed.replicaCount) * Math.max(1, parsed.partialCount) : 1;
-      cells = Math.max(cells, shape.reduce((a, e) => a * e, 1) * holders);
+      r.cells = Math.max(r.cells, shape.reduce((a, e) => a * e, 1) * holders);
     }
-    return { notations: this.read, cells };
+    return r;
+  }
+
+  private commit(r: Inputs) {
+    this.read = r.read;
+    this.shapeNow = r.shapeNow;
+    this.meshNow = r.meshNow;
+    this.cols = r.cols;
+    this.elemBytes = r.elemBytes;
+    this.limits = r.limits;
   }
 
   private fail(err: LsError, source: 'layout' | 'compare' | 'mesh') {
+    this.read = [];
     this.err = err;
     this.errSource = source;
     this.install([]);
@@ -300,21 +323,22 @@ export class LsPlayground extends LsFigure {
 
   /** A large layout: tables and arrangements from the worker, then the rasters a slice per task, then the figure
    * in one step; progress is shown meanwhile. A later recomputation (job) abandons this one. */
-  private async prepareLarge(job: number, notations: Notation[]) {
+  private async prepareLarge(job: number, inputs: Inputs) {
     const stale = () => job !== this.job;
+    const notations = inputs.read;
     const steps = notations.length + 1;
     const sides: Side[] = [];
     for (const [k, n] of notations.entries()) {
       this.progress = { what: this.tr('progressTable'), done: k / steps };
-      const width = this.widthElems();
-      const r = await arrangedTableOffMain(this.eng!, n.layout, this.shapeNow, width, this.limits);
+      const width = this.widthElems(inputs.cols, inputs.elemBytes);
+      const r = await arrangedTableOffMain(this.eng!, n.layout, inputs.shapeNow, width, inputs.limits);
       if (stale()) return;
       if (!r.ok) {
         this.progress = null;
         this.toggleAttribute('aria-busy', false);
         return this.fail(r.error, k ? 'compare' : 'layout');
       }
-      sides.push({ layout: n.layout, t: r.t, ...arrangeTable(r.t, width, this.limits, r.placement), findings: null });
+      sides.push({ layout: n.layout, t: r.t, ...arrangeTable(r.t, width, inputs.limits, r.placement), findings: null });
     }
     const t = sides[0].t;
     const rows = t.elements / t.shape[t.shape.length - 1];
@@ -353,6 +377,7 @@ export class LsPlayground extends LsFigure {
     if (stale()) return;
     this.progress = null;
     this.toggleAttribute('aria-busy', false);
+    this.commit(inputs);
     this.install(sides, pixels);
   }
 

@@ -614,7 +614,8 @@ export class LsBenchPanel extends LitElement {
       const a = err as AgentError;
       if (a.status === 422) this.formError = { message: `${this.pt('refused')}: ${a.message}`, field: a.field };
       else if (a.status === 409)
-        this.notice = `${this.pt('agentError')}: ${a.message}${a.retryAfter ? this.pt('retryAfter', { s: a.retryAfter }) : ''}`;
+        this.notice =
+          `${this.pt('agentError')}: ${a.message}` + (a.retryAfter ? this.pt('retryAfter', { s: a.retryAfter }) : '');
       else this.notice = `${this.pt('agentError')}: ${a.message}`;
     }
   }
@@ -698,7 +699,8 @@ export class LsBenchPanel extends LitElement {
    * agent's English marked as such (lang="en", and a tooltip saying these are the agent's words). */
   private agentWords(text: string): TemplateResult | string {
     const w = agentSentence(text, this.zh);
-    return w.known ? w.text : html`<span lang="en" class="agent-words" title=${this.pt('agentWording')}>${w.text}</span>`;
+    if (w.known) return w.text;
+    return html`<span lang="en" class="agent-words" title=${this.pt('agentWording')}>${w.text}</span>`;
   }
 
   /** An agent's error in the page's language: a translated prefix, the agent's own words after it. */

@@ -2,6 +2,7 @@
 // { ok: false, error } values into thrown EngineErrors for code that prefers exceptions. All layout math is
 // the C++ engine's; this file only forwards.
 import createLayoutscope from './generated/layoutscope.js';
+import { arrangedTable, type ArrangedTable, type Limits } from './figures/physical.js';
 import type {
   LayoutscopeModule,
   LsAccessCost,
@@ -163,6 +164,17 @@ function engineWorker(): Worker | null {
   return worker;
 }
 
+/** Posts one call to the worker; `here` computes the same answer on the page when no worker runs. */
+function post<R>(fn: string, args: unknown[], here: () => R): Promise<R> {
+  const w = engineWorker();
+  if (!w) return Promise.resolve().then(here);
+  return new Promise<R>((resolve) => {
+    const id = nextId++;
+    waiting.set(id, { resolve: (r) => resolve(r as R), fallback: () => resolve(here()) });
+    w.postMessage({ id, fn, args });
+  });
+}
+
 /** The engine's answer to a slow call, computed off the main thread (the same value the Engine method returns);
  * on the page's engine when no worker can run. */
 export function offMain<K extends Slow>(
@@ -171,14 +183,21 @@ export function offMain<K extends Slow>(
   ...args: Parameters<LayoutscopeModule[K]>
 ): Promise<ReturnType<LayoutscopeModule[K]>> {
   type R = ReturnType<LayoutscopeModule[K]>;
-  const here = () => (eng.m[fn] as (...a: unknown[]) => R)(...args);
-  const w = engineWorker();
-  if (!w) return Promise.resolve().then(here);
-  return new Promise<R>((resolve) => {
-    const id = nextId++;
-    waiting.set(id, { resolve: (r) => resolve(r as R), fallback: () => resolve(here()) });
-    w.postMessage({ id, fn, args });
-  });
+  return post(fn, args, () => (eng.m[fn] as (...a: unknown[]) => R)(...args));
+}
+
+/** A layout's table and its arrangement for the playground (arrangeTable), both computed in the worker: for a
+ * million cells the table and the loops over it take hundreds of milliseconds, which the page spends answering
+ * input instead. The per-cell arrays come back transferred, not copied. */
+export function arrangedTableOffMain(
+  eng: Engine,
+  layout: string,
+  shape: LsShape,
+  width: number,
+  limits: Limits,
+): Promise<LsResult<ArrangedTable>> {
+  const here = () => arrangedTable(eng.m, layout, shape, width, limits);
+  return post('arrangedTable', [layout, shape, width, limits], here);
 }
 
 let enginePromise: Promise<Engine> | undefined;

@@ -94,6 +94,8 @@ const STRINGS = {
   outOfRange: ['outside the axis range', '超出轴的取值范围'],
   memoryRows: ['Memory (@m) in rows of', '内存 (@m)，每行'],
   elements: ['elements', '个元素'],
+  progressTable: ['Large layout: the engine tabulates it in the background…', '大型布局：引擎正在后台计算其表…'],
+  progressDraw: ['Large layout: drawing…', '大型布局：正在绘制…'],
   hoverHint: ['Hover a cell for its positions; click to select.', '悬停查看位置；点击选择。'],
   replicas: ['replicas', '副本'],
   inRowsOf: ['in rows of', '每行'],

@@ -9,7 +9,7 @@ import { controlStyles } from '../control-styles.js';
 import { saveFile } from '../save-file.js';
 import { styleProps } from '../style-props.js';
 import { resolveLang } from '../i18n.js';
-import { PANEL_TEXT, panelText, type PanelKey } from './text.js';
+import { PANEL_TEXT, agentSentence, panelText, type PanelKey } from './text.js';
 import { engine, type Engine } from '../engine.js';
 import { SETTINGS_EVENT } from '../figure.js';
 import { readFragment, writeKey } from '../state.js';
@@ -272,6 +272,9 @@ export class LsBenchPanel extends LitElement {
       display: block;
       max-width: 100%;
       height: auto;
+    }
+    .plot .plot-scroll > svg {
+      max-width: none;
     }
     .plot text,
     .plot tspan {
@@ -611,8 +614,9 @@ export class LsBenchPanel extends LitElement {
       const a = err as AgentError;
       if (a.status === 422) this.formError = { message: `${this.pt('refused')}: ${a.message}`, field: a.field };
       else if (a.status === 409)
-        this.notice = `${a.message}${a.retryAfter ? ` — try again in about ${a.retryAfter} s` : ''}`;
-      else this.notice = a.message;
+        this.notice =
+          `${this.pt('agentError')}: ${a.message}` + (a.retryAfter ? this.pt('retryAfter', { s: a.retryAfter }) : '');
+      else this.notice = `${this.pt('agentError')}: ${a.message}`;
     }
   }
 
@@ -689,6 +693,14 @@ export class LsBenchPanel extends LitElement {
     } catch (err) {
       this.notice = this.agentMessage(err);
     }
+  }
+
+  /** One of the agent's sentences: in Chinese the panel's translation where it knows the sentence, else the
+   * agent's English marked as such (lang="en", and a tooltip saying these are the agent's words). */
+  private agentWords(text: string): TemplateResult | string {
+    const w = agentSentence(text, this.zh);
+    if (w.known) return w.text;
+    return html`<span lang="en" class="agent-words" title=${this.pt('agentWording')}>${w.text}</span>`;
   }
 
   /** An agent's error in the page's language: a translated prefix, the agent's own words after it. */
@@ -908,7 +920,7 @@ export class LsBenchPanel extends LitElement {
     return html`<div class="bar" role="progressbar" aria-label=${this.pt('progress')} aria-valuemin="0" aria-valuemax="100" aria-valuenow=${pct}>
         <div ${styleProps({ width: `${pct}%` })}></div>
       </div>
-      <span class="progress-text" aria-live="polite">${pct}% · ${status}${run.message && run.message !== run.status ? ` · ${run.message}` : ''}</span>
+      <span class="progress-text" aria-live="polite">${pct}% · ${status}${run.message && run.message !== run.status ? html` · ${this.agentWords(run.message)}` : ''}</span>
       ${this.running ? html`<button type="button" class="cancel" @click=${this.cancel}>${this.pt('cancel')}</button>` : nothing}`;
   }
 
@@ -1052,7 +1064,8 @@ export class LsBenchPanel extends LitElement {
 
   private renderParam(name: string, p: ParamSpec): TemplateResult {
     const invalid = this.formError?.field === `params.${name}`;
-    const title = `${p.description ?? ''}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
+    const desc = agentSentence(p.description ?? '', this.zh).text;
+    const title = `${desc}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
     if (p.enum && p.type.includes('array')) {
       const def = Array.isArray(p.default) ? p.default : [p.default];
       return html`<span role="group" aria-label=${name} title=${title}>${name}:
@@ -1148,8 +1161,11 @@ export class LsBenchPanel extends LitElement {
 
   private plotBox(id: string, svg: SVGSVGElement, caption: string): TemplateResult {
     this.plots.set(id, svg);
+    // a chart drawn wider than a narrow panel (bands wide enough for their names) scrolls inside its own box
     return html`<figure class="plot" data-plot=${id}>
-      ${svg}
+      <div class="scroll plot-scroll" tabindex="0" role="group" aria-label=${svg.getAttribute('aria-label') ?? id}>
+        ${svg}
+      </div>
       <figcaption class="row">
         <span class="muted grow">${caption}</span>
         <button type="button" class="plot-svg" @click=${() => this.exportPlot(id, 'svg')}>SVG</button>
@@ -1402,13 +1418,13 @@ export class LsBenchPanel extends LitElement {
               const p = r.state.predicted;
               const acc = accessesOf(r.state);
               if (p.error || !acc.length)
-                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ?? this.pt('noAccesses'))}</td></tr>`;
+                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ? this.agentWords(p.note) : this.pt('noAccesses'))}</td></tr>`;
               const g = acc.filter((a) => a.space === 'global');
               const sh = acc.filter((a) => a.space === 'shared');
               return html`<tr class="prediction" data-variant=${label}>
                 <td>${r.source}</td>
                 <td class="l"><button type="button" class="link open-figure" @click=${() => this.openAccess(r, 0)}>${label}</button></td>
-                <td class="l agent-text">${acc.map((a) => html`${a.access}<br />`)}</td>
+                <td class="l agent-text">${acc.map((a) => html`${this.agentWords(a.access)}<br />`)}</td>
                 <td class="l mono">${[...new Set(acc.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
                 <td class="sectors">${g.map((a) => a.sectors_per_request).join(' / ')}</td>
                 <td class="wavefronts">${sh.length ? sh.map((a) => a.wavefronts).join(' / ') : '–'}</td>
@@ -1519,9 +1535,9 @@ export class LsBenchPanel extends LitElement {
       <div class="figure-host">
         <div class="row"><strong class="grow figure-title">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (this.figure = null)}>${this.pt('close')}</button></div>
         <div class="row access-choice" role="group" aria-label=${this.pt('accessPattern')}>
-          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? this.pt(x.space === 'global' ? 'spaceGlobal' : 'spaceShared')} · <span class="agent-text">${x.access.split(':')[0]}</span></button>`)}
+          ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => this.openAccess(r, i)}>${x.instr ?? this.pt(x.space === 'global' ? 'spaceGlobal' : 'spaceShared')} · <span class="agent-text">${this.agentWords(x.access.split(':')[0])}</span></button>`)}
         </div>
-        <p class="access-text">${a.access} <span class="mono">${a.layout}</span>${a.instr ? html` · <span class="mono">${a.instr}</span>` : nothing}</p>
+        <p class="access-text">${this.agentWords(a.access)} <span class="mono">${a.layout}</span>${a.instr ? html` · <span class="mono">${a.instr}</span>` : nothing}</p>
         ${body}
       </div>`;
   }

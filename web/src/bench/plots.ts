@@ -96,15 +96,27 @@ function base(o: PlotOptions) {
   };
 }
 
+/** Narrowest band of one variant: a vertical name (11 px type) needs about 13 px, or it touches its neighbours. */
+const MIN_BAND = 15;
+
 /** The variant names under each facet, written vertically: slanted ones overlap their neighbours' and run
- * past the chart's left edge once facets are narrow; the bottom margin fits the longest name. */
-function variantAxis(variants: string[]) {
+ * past the chart's left edge once facets are narrow; the bottom margin fits the longest name. On a narrow
+ * screen the chart is drawn wider than the panel (and scrolls) rather than with bands too thin for their names. */
+function variantAxis(variants: string[], facets: number, o: PlotOptions) {
   const domain = [...new Set(variants)];
+  const b = base(o);
+  const need = b.marginLeft + b.marginRight + facets * (domain.length * MIN_BAND + 12);
   return {
     x: { label: null, domain, tickRotate: -90 },
     marginBottom: 12 + CHAR * Math.max(4, ...domain.map((v) => v.length)),
+    width: Math.max(o.width, need),
   };
 }
+
+/** Facets named in their own tick labels ("t=4", "dim 8K") instead of one axis label between them, which lands
+ * on a tick label once facets are narrow; the top margin keeps them clear of the value axis's label. */
+const touchFacets = { fx: { label: null, tickFormat: (t: number) => `t=${t}` }, marginTop: 40 };
+const dimFacets = { fx: { label: null, tickFormat: (d: number) => `dim ${dimLabel(d)}` }, marginTop: 40 };
 
 /** Bars from the axis floor: 0 on a linear axis, under the smallest value on a log one (log 0 is undefined). */
 function floorOf(values: number[], log?: boolean): number {
@@ -128,10 +140,13 @@ export function aosBandwidth(
   return finish(
     Plot.plot({
       ...base(o),
-      marginTop: 30,
       height: 240 * Math.max(1, o.sources.length),
-      fx: { label: 'touch_fields' },
-      ...variantAxis(data.map((r) => r.variant)),
+      ...touchFacets,
+      ...variantAxis(
+        data.map((r) => r.variant),
+        new Set(data.map((r) => r.touch)).size,
+        o,
+      ),
       y: {
         label: w(o).usefulGbps,
         grid: true,
@@ -236,7 +251,18 @@ export function aosSpeedup(speed: Speedup[], bound: BoundPoint[], o: PlotOptions
       marginRight: 30,
       marginTop: 24,
       height: 260,
-      x: { label: 'touch_fields', type: 'log', base: 2, ticks: [1, 2, 4, 8], tickFormat: 'd', inset: 12 },
+      // the axis label on a line of its own under the tick labels (at its default place it meets the last one)
+      marginBottom: 44,
+      x: {
+        label: 'touch_fields',
+        labelAnchor: 'center',
+        labelOffset: 38,
+        type: 'log',
+        base: 2,
+        ticks: [1, 2, 4, 8],
+        tickFormat: 'd',
+        inset: 12,
+      },
       y: o.log
         ? { label: w(o).speedup, grid: true, type: 'log', ticks: [0.5, 1, 2, 4, 8] }
         : { label: w(o).speedup, grid: true, domain: [0, Math.max(8.5, ...speed.map((s) => s.speedup + 0.5))] },
@@ -276,8 +302,12 @@ export function transposeBandwidth(rows: Row[], o: PlotOptions): SVGSVGElement {
     Plot.plot({
       ...base(o),
       height: 220 * Math.max(1, o.sources.length),
-      fx: { label: 'dim', tickFormat: dimLabel },
-      ...variantAxis(data.map((r) => r.variant)),
+      ...dimFacets,
+      ...variantAxis(
+        data.map((r) => r.variant),
+        new Set(data.map((r) => r.dim)).size,
+        o,
+      ),
       y: { label: w(o).usefulGbps, grid: true, type: o.log ? 'log' : 'linear' },
       marks: [
         Plot.barY(data, {
@@ -337,8 +367,12 @@ export function transposeFraction(rows: Row[], o: PlotOptions): SVGSVGElement {
     Plot.plot({
       ...base(o),
       height: 200 * Math.max(1, o.sources.length),
-      fx: { label: 'dim', tickFormat: dimLabel },
-      ...variantAxis(data.map((r) => r.variant)),
+      ...dimFacets,
+      ...variantAxis(
+        data.map((r) => r.variant),
+        new Set(data.map((r) => r.dim)).size,
+        o,
+      ),
       y: {
         label: w(o).fractionCopy,
         grid: true,
@@ -373,14 +407,18 @@ export function convertSuite(points: SuitePoint[], o: PlotOptions & { label: str
   return finish(
     Plot.plot({
       width: o.width,
-      height: 50 + 16 * cases.length,
+      height: 64 + 16 * cases.length,
       marginLeft: Math.min(longest, room) * CHAR + 12,
       marginRight: 16,
       marginTop: 24,
+      marginBottom: 44,
       style: { background: 'transparent', color: o.fg, fontSize: '11px' } as Partial<CSSStyleDeclaration>,
       color: { domain: [OURS, ...PEER_SERIES], range: OKABE_ITO },
       x: {
+        // on a line of its own under the tick labels (at its default place it meets the last one)
         label: o.label,
+        labelAnchor: 'center',
+        labelOffset: 38,
         grid: true,
         type: o.log ? 'log' : 'linear',
         domain: o.log ? undefined : [0, Math.max(1.05, ...points.map((p) => p.fraction + 0.05))],

@@ -97,6 +97,8 @@ export const PANEL_TEXT = {
   device: ['Device', '设备'],
   benchmark: ['benchmark', 'benchmark'],
   agentError: ['Agent error', 'Agent 报错'],
+  agentWording: ["the agent's own words", 'agent 的原文'],
+  retryAfter: [' — try again in about {s} s', ' —— 约 {s} 秒后重试'],
   refused: ['The agent refused the parameters', 'Agent 拒绝了这些参数'],
   cancel: ['Cancel', '取消'],
   progress: ['run progress', '运行进度'],
@@ -264,4 +266,105 @@ export type PanelKey = keyof typeof PANEL_TEXT;
 /** The text of key in English or Chinese, each {name} replaced by vars[name]. */
 export function panelText(key: PanelKey, zh: boolean, vars: Record<string, string | number> = {}): string {
   return PANEL_TEXT[key][zh ? 1 : 0].replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
+}
+
+/** The agent's fixed sentences in Chinese: the descriptions of the accesses it declares for each kernel (every
+ * result carries them, agent/src/predict.cpp) and of the benchmarks' parameters (GET /v1/benchmarks). Keyed by
+ * the agent's exact English, so a sentence the agent rewords is shown as the agent wrote it, never a stale
+ * translation. */
+const AGENT_ZH: Record<string, string> = {
+  // accesses (results: benchmarks[].states[].predicted.*[].access)
+  'lane i loads (and stores) field k of element i': 'lane i 加载（并存储）元素 i 的字段 k',
+  'lane i loads (and stores) field k of elements 4i..4i+3 as one 16 B access':
+    'lane i 以一次 16 B 访问加载（并存储）元素 4i..4i+3 的字段 k',
+  'lane i loads (and stores) fields 0-3 of element i as one 16 B access (4-7 likewise at t = 8)':
+    'lane i 以一次 16 B 访问加载（并存储）元素 i 的字段 0-3（t = 8 时 4-7 同样）',
+  'load: lane i reads 16 B at element 4i': '加载：lane i 读取元素 4i 处的 16 B',
+  'store: lane i writes 16 B at element 4i': '存储：lane i 写入元素 4i 处的 16 B',
+  'load: lane i reads in(r, c0 + i) (a row)': '加载：lane i 读取 in(r, c0 + i)（一行）',
+  'store: lane i writes out(c0 + i, r) (a column)': '存储：lane i 写入 out(c0 + i, r)（一列）',
+  'store: lane i writes out(r, c0 + i) (a row)': '存储：lane i 写入 out(r, c0 + i)（一行）',
+  'shared store: lane i writes tile[r][i] (a row)': '共享内存存储：lane i 写入 tile[r][i]（一行）',
+  'shared load: lane i reads tile[i][c] (a column)': '共享内存加载：lane i 读取 tile[i][c]（一列）',
+  'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))': '加载：lane l 读取 in(r + l / 16, c0 + 4 (l % 16)) 处的 16 B',
+  'store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), shown as its 16 chunks of 16 B':
+    '存储：一次批量拷贝（TMA）写入 256 B 的输出行片段 out(c0 + j, r0 .. r0 + 63)，显示为 16 个 16 B 的块',
+  'shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)':
+    '共享内存存储：lane l 写入 tile(l / 16, 4 (l % 16)) 处的 16 B（按行）',
+  'shared load: lane l reads 16 B at tile(4 (l % 16), 4 (l / 16)) (a column of chunks)':
+    '共享内存加载：lane l 读取 tile(4 (l % 16), 4 (l / 16)) 处的 16 B（一列块）',
+  "shared store: lane l writes 16 B at staging(4 (l / 16) + j, 4 (l % 16)) (the transposed tile's rows)":
+    '共享内存存储：lane l 写入 staging(4 (l / 16) + j, 4 (l % 16)) 处的 16 B（转置后 tile 的行）',
+  'reference, not run: the same column read from a row-major 64x64 tile without pad or swizzle':
+    '参考，未运行：从没有 pad 或 swizzle 的行优先 64x64 tile 读取同一列',
+  // the kinds before the colon (the access buttons show them alone)
+  load: '加载',
+  store: '存储',
+  'shared load': '共享内存加载',
+  'shared store': '共享内存存储',
+  'reference, not run': '参考，未运行',
+  // parameters (GET /v1/benchmarks: parameters.*.description)
+  'cold: before each sample, persisting (evict-last) L2 lines are reset to normal and a buffer of twice the L2 (CPU: last-level cache) is overwritten':
+    'cold：每个样本之前，把持久化（evict-last）的 L2 行恢复为普通行，并覆写两倍 L2 大小的缓冲区（CPU：末级缓存）',
+  'adaptive sampling: at most this many kept samples per state': '自适应采样：每个状态最多保留这么多样本',
+  'adaptive sampling: stop after this many seconds per state (once min_samples are kept)':
+    '自适应采样：每个状态在保留 min_samples 个样本后，超过这么多秒即停止',
+  'adaptive sampling: at least this many kept samples per state': '自适应采样：每个状态至少保留这么多样本',
+  'adaptive sampling: stop once the relative IQR of the kept samples is at most this':
+    '自适应采样：保留样本的相对 IQR 不超过此值时停止',
+  'include every sample time and per-sample SM clock in the result': '在结果中包含每个样本的时间和 SM 时钟',
+  'exactly this many kept samples per state (no adaptive stop); absent: adaptive':
+    '每个状态恰好保留这么多样本（不做自适应停止）；缺省：自适应',
+  'seed of the random verification input; random when absent (echoed in the result)':
+    '随机验证输入的种子；缺省时随机（写回结果中）',
+  'untimed launches before the samples': '采样前不计时的启动次数',
+  "aos / soa: the document's scalar kernels; aos_vec: the struct read with 16 B loads; soa_vec: field arrays as float4":
+    'aos / soa：文档中的标量 kernel；aos_vec：以 16 B 加载读取结构体；soa_vec：字段数组按 float4 访问',
+  'elements of struct { float f[8]; } (32 B each); an array runs a size sweep (e.g. across the L2 size)':
+    'struct { float f[8]; } 的元素个数（每个 32 B）；给出数组则做尺寸扫描（例如跨越 L2 大小）',
+  'fields incremented per element; an array runs a sweep': '每个元素递增的字段数；给出数组则做扫描',
+  'fp32 matrix is dim x dim; any dim (edges are handled)': 'fp32 矩阵为 dim x dim；任意 dim 均可（边缘已处理）',
+  'copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)':
+    'copy（float4）、naive、tiled（32x32 共享内存 tile）、pad（tile[32][33]）、tile64_pad 与 tile64_swizzle（64x64 tile，16 B 访问，共享 tile 填充或 XOR swizzle）',
+  'destination layout (dense: a bijection onto [0, size))': '目标布局（稠密：到 [0, size) 的双射）',
+  'element type': '元素类型',
+  'x.permute(perm).contiguous() of a row-major tensor of shape': '对形状为 shape 的行优先张量做 x.permute(perm).contiguous()',
+  "logical shape (with perm: the row-major source tensor's shape)": '逻辑形状（与 perm 同用时：行优先源张量的形状）',
+  'source layout in the notation, e.g. "S[(4096,4096):(4096,1)]" (with dst)':
+    '源布局，以本记号书写，例如 "S[(4096,4096):(4096,1)]"（与 dst 同用）',
+  "the 8 permutations x {f32, bf16, u8} and 50 random permutations of rank 3-6 (fixed seed): 256 MiB each way on the GPU, at most 1 MiB per case on the CPU (each shape's largest dimension halved)":
+    '8 种置换 × {f32, bf16, u8}，以及 50 个秩为 3-6 的随机置换（固定种子）：GPU 上每个方向 256 MiB，CPU 上每例至多 1 MiB（每个形状的最大维度减半）',
+  "collective busbw (GB/s) for the prediction; absent: measured in the run (cuda) or the engine's default (cpu)":
+    '用于预测的集合通信 busbw（GB/s）；缺省：在运行中测得（cuda）或引擎的默认值（cpu）',
+  'source mesh layout, e.g. "S[(8,64):(1@gpuid_x,1)]" (S, R, P and O terms)':
+    '源 mesh 布局，例如 "S[(8,64):(1@gpuid_x,1)]"（S、R、P 与 O 项）',
+  'mesh axes outermost first with their sizes, "gpuid_x=2,gpuid_y=4"; device d is the row-major index of its coordinates; cuda: needs that many GPUs':
+    'mesh 轴及其大小，最外层在前，"gpuid_x=2,gpuid_y=4"；设备 d 是其坐标按行优先的序号；cuda：需要同样多的 GPU',
+  'logical shape of the tensor': '张量的逻辑形状',
+  'destination mesh layout': '目标 mesh 布局',
+  'ranks (devices 0..gpus-1); absent: every GPU': 'rank 数（设备 0..gpus-1）；缺省：所有 GPU',
+  'the NCCL collective (all_to_all = grouped ncclSend/ncclRecv)': 'NCCL 集合通信（all_to_all = 成组的 ncclSend/ncclRecv）',
+  "S in bytes (nccl-tests' size); absent: 1 MiB to 4 GiB, doubling": 'S，单位字节（nccl-tests 的 size）；缺省：1 MiB 到 4 GiB，逐次加倍',
+  'a pair: the name of one of the advisor\'s candidates ("Swizzle<4,1,4>", "TMA 128B", "pad 16 B", "row-major"); the writer and the reader run on its layout':
+    '一对访问：布局顾问的某个候选的名称（"Swizzle<4,1,4>"、"TMA 128B"、"pad 16 B"、"row-major"）；写入方和读取方都在它的布局上运行',
+  'the instruction: LDS/STS.32/64/128, ldmatrix/stmatrix.x1/x2/x4[.trans], cp.async.4/8/16 (smem_access); LDG/STG.8/16/32/64/128 (global_access)':
+    '指令：LDS/STS.32/64/128、ldmatrix/stmatrix.x1/x2/x4[.trans]、cp.async.4/8/16（smem_access）；LDG/STG.8/16/32/64/128（global_access）',
+  'which element each lane starts at: default, rows, columns, matrices, a thread layout or a list ("0,64/8,72"), as `layoutscope access --lanes` takes it':
+    '每个 lane 起始的元素：default、rows、columns、matrices、一个线程布局或一个列表（"0,64/8,72"），与 `layoutscope access --lanes` 相同',
+  'the tile in memory, in the notation, e.g. "S[(32,32):(33,1)]" (one access)':
+    '内存中的 tile，以本记号书写，例如 "S[(32,32):(33,1)]"（单次访问）',
+  'a pair: "LANES;INSTR" reading it': '一对访问：读取它的 "LANES;INSTR"',
+  'logical shape; rows are the last extent (one access)': '逻辑形状；每行是最后一维（单次访问）',
+  "cp.async: the global source's layout (default dense row-major)": 'cp.async：全局内存源的布局（默认为稠密行优先）',
+  "a pair: the tile's shape": '一对访问：tile 的形状',
+  'a pair: "LANES;INSTR" writing the shared tile, as `layoutscope advise --writer`':
+    '一对访问：写入共享 tile 的 "LANES;INSTR"，与 `layoutscope advise --writer` 相同',
+};
+
+/** One of the agent's sentences in the page's language: in Chinese the translation when the panel knows the
+ * sentence (known: true), else the agent's own English (known: false, to be marked lang="en"). */
+export function agentSentence(text: string, zh: boolean): { text: string; known: boolean } {
+  if (!zh) return { text, known: true };
+  const t = AGENT_ZH[text.trim()];
+  return t ? { text: t, known: true } : { text, known: false };
 }

@@ -285,20 +285,31 @@ export class LsAdvisor extends LsFigure {
     // bytes one lane moves per instruction: the engine's byte count over the lanes that move any
     const activeLanes = cost.instructions.reduce((n, i) => n + i.lanes.filter((x) => x >= 0).length, 0);
     const width = activeLanes ? cost.total.bytes / activeLanes : 4;
+    // Each instruction's banks are asked of the engine when first drawn: the list draws one instruction per
+    // candidate and the step view the chosen candidate's, so the ranking's arrival costs a few dozen engine calls
+    // instead of two per instruction of every candidate (hundreds for a 16x32 tile, one long task).
+    const { layout } = c;
+    const { tileShape, elemBytes } = this;
     const steps = cost.instructions.map((ins): Step => {
       const active = ins.lanes.flatMap((x, l) => (x >= 0 ? [l] : []));
-      const addrs = e.laneAddresses(
-        c.layout,
-        this.tileShape,
-        active.map((l) => ins.lanes[l]),
-        this.elemBytes,
-      );
-      const bank = addrs.ok ? e.bankAccess(addrs.addrs, width) : null;
+      let bank: LsBankAccess | null | undefined;
       return {
         lanes: ins.lanes,
         wavefronts: ins.wavefronts,
         ideal: ins.idealWavefronts,
-        bank: bank && bank.ok ? bank : null,
+        get bank() {
+          if (bank === undefined) {
+            const addrs = e.laneAddresses(
+              layout,
+              tileShape,
+              active.map((l) => ins.lanes[l]),
+              elemBytes,
+            );
+            const b = addrs.ok ? e.bankAccess(addrs.addrs, width) : null;
+            bank = b && b.ok ? b : null;
+          }
+          return bank;
+        },
         active,
       };
     });

@@ -8,7 +8,7 @@
 // The positions are the engine's (a table); this file only arranges them. Axes start at 0 (or below, when the
 // layout reaches negative values), so offsets stay visible: `+ O[8@laneid]` leaves lanes 0-7 empty. A position
 // past an axis's hardware range (lane 39 of a 32-lane warp) is flagged, drawn in its place.
-import type { LsTable } from '../engine.js';
+import type { LayoutscopeModule, LsResult, LsShape, LsTable } from '../generated/layoutscope.js';
 
 /** Axes drawn across (the fast, "within one lane / one row" coordinates); every other axis is drawn down. */
 const ACROSS = ['reg', 'TCol', 'byte', 'm', 'F', 'Bank', 'col'];
@@ -85,17 +85,27 @@ function flagRange(t: LsTable, limits: Limits): Uint8Array {
   return out;
 }
 
-/** One axis as rows of `width` values (the memory view): row = floor(v / width), column = v mod width. */
-export function memoryArrangement(t: LsTable, axis: string, width: number, limits: Limits): Arrangement {
+/** The per-cell arrays of an arrangement: what a worker computes and transfers (the rest is a few closures). */
+export type Placement = Pick<Arrangement, 'rowOf' | 'colOf' | 'outOfRange'>;
+
+/** One axis as rows of `width` values (the memory view): row = floor(v / width), column = v mod width. `done`:
+ * the per-cell arrays already computed for the same table (by arrangeTable in a worker). */
+export function memoryArrangement(
+  t: LsTable,
+  axis: string,
+  width: number,
+  limits: Limits,
+  done?: Placement,
+): Arrangement {
   const s = span(t, axis);
   const cells = t.elements * t.replicas;
   const k = t.axes.length;
-  const rowOf = new Int32Array(cells);
-  const colOf = new Int32Array(cells);
+  const rowOf = done?.rowOf ?? new Int32Array(cells);
+  const colOf = done?.colOf ?? new Int32Array(cells);
   const values = t.values,
     index = s.index,
     origin = s.origin;
-  for (let i = 0; i < cells; ++i) {
+  for (let i = 0; !done && i < cells; ++i) {
     const v = values[i * k + index] - origin;
     const r = Math.floor(v / width);
     rowOf[i] = r;
@@ -108,7 +118,7 @@ export function memoryArrangement(t: LsTable, axis: string, width: number, limit
     cols: width,
     rowOf,
     colOf,
-    outOfRange: flagRange(t, limits),
+    outOfRange: done?.outOfRange ?? flagRange(t, limits),
     rowValues: (r) => [s.origin + r * width],
     colValues: (c) => [c],
     width,
@@ -116,7 +126,7 @@ export function memoryArrangement(t: LsTable, axis: string, width: number, limit
 }
 
 /** Several axes: the across axes (reg, TCol, byte, m, ...) as columns, the others as rows. */
-export function gridArrangement(t: LsTable, limits: Limits): Arrangement {
+export function gridArrangement(t: LsTable, limits: Limits, done?: Placement): Arrangement {
   let across = t.axes.filter((a) => ACROSS.includes(a));
   let down = t.axes.filter((a) => !ACROSS.includes(a));
   if (!down.length || !across.length) {
@@ -130,9 +140,9 @@ export function gridArrangement(t: LsTable, limits: Limits): Arrangement {
   const ac = radix(across.map((a) => span(t, a)));
   const cells = t.elements * t.replicas;
   const k = t.axes.length;
-  const rowOf = new Int32Array(cells);
-  const colOf = new Int32Array(cells);
-  for (let i = 0; i < cells; ++i) {
+  const rowOf = done?.rowOf ?? new Int32Array(cells);
+  const colOf = done?.colOf ?? new Int32Array(cells);
+  for (let i = 0; !done && i < cells; ++i) {
     rowOf[i] = dr.of(t.values, i * k);
     colOf[i] = ac.of(t.values, i * k);
   }
@@ -143,11 +153,53 @@ export function gridArrangement(t: LsTable, limits: Limits): Arrangement {
     cols: ac.size,
     rowOf,
     colOf,
-    outOfRange: flagRange(t, limits),
+    outOfRange: done?.outOfRange ?? flagRange(t, limits),
     rowValues: dr.values,
     colValues: ac.values,
     width: 0,
   };
+}
+
+/** A table arranged for the playground: one axis as rows of `width` (the memory view, `width` for @m, else the
+ * axis's range up to 128), several as a grid; and the first table cell at each grid place (-1: empty). */
+export function arrangeTable(
+  t: LsTable,
+  width: number,
+  limits: Limits,
+  done?: Placement & { cellAt: Int32Array },
+): { arr: Arrangement; cellAt: Int32Array } {
+  const one = t.axes[0];
+  const w = one === 'm' ? width : Math.min(limits[one] ?? t.shape[t.shape.length - 1], 128);
+  const arr = t.axes.length === 1 ? memoryArrangement(t, one, w, limits, done) : gridArrangement(t, limits, done);
+  if (done) return { arr, cellAt: done.cellAt };
+  const cellAt = new Int32Array(arr.rows * arr.cols).fill(-1);
+  const { rowOf, colOf, cols } = arr;
+  for (let i = 0, n = t.elements * t.replicas; i < n; ++i) {
+    const at = rowOf[i] * cols + colOf[i];
+    if (cellAt[at] < 0) cellAt[at] = i;
+  }
+  return { arr, cellAt };
+}
+
+/** A table with its arrangement's per-cell arrays (what crosses from the engine's worker to the page). */
+export interface ArrangedTable {
+  t: LsTable;
+  placement: Placement & { cellAt: Int32Array };
+}
+
+/** The engine's table of a layout and arrangeTable's arrays for it; the page rebuilds the Arrangement from them
+ * with arrangeTable(t, width, limits, placement), which does no per-cell work. */
+export function arrangedTable(
+  m: LayoutscopeModule,
+  layout: string,
+  shape: LsShape,
+  width: number,
+  limits: Limits,
+): LsResult<ArrangedTable> {
+  const t = m.table(layout, shape, 0);
+  if (!t.ok) return t;
+  const { arr, cellAt } = arrangeTable(t, width, limits);
+  return { ok: true, t, placement: { rowOf: arr.rowOf, colOf: arr.colOf, outOfRange: arr.outOfRange, cellAt } };
 }
 
 /** A readable colour for position t in [0, 1): a hue wheel at fixed lightness (logical column as colour). */

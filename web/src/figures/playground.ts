@@ -10,6 +10,7 @@
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
 import { html, nothing } from 'lit';
 import {
+  arrangedTableOffMain,
   offMain,
   type Engine,
   type LsError,
@@ -23,7 +24,7 @@ import {
 import { LsFigure, renderInputError, type InputError } from '../figure.js';
 import { drawScene, hitTest, type ImageItem, type Item, type Scene } from '../scene.js';
 import type { Palette } from '../theme.js';
-import { gridArrangement, hex, hueRgb, memoryArrangement, type Arrangement, type Limits } from './physical.js';
+import { arrangeTable, hex, hueRgb, type Arrangement, type Limits } from './physical.js';
 import { mappingOf } from './selection.js';
 
 /** Above this many cells in a view it is drawn as one raster (one pixel block per cell) instead of SVG cells. */
@@ -34,6 +35,11 @@ const RASTER_AREA = 1 << 23;
 const MAX_MARKS = 4096;
 /** Above this many table cells the validator runs in the engine's worker (a few milliseconds below it). */
 const VALIDATE_HERE = 1 << 16;
+/** Above this many table cells a layout is tabulated and arranged in the engine's worker and its rasters are
+ * filled a slice per task: applying a million-cell layout keeps the page answering (each task a few tens of ms). */
+const OFF_MAIN_CELLS = 1 << 17;
+/** Raster cells filled per task while a large layout is prepared. */
+const FILL_SLICE = 1 << 18;
 const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
 
 type Colour = 'col' | 'row' | 'index';
@@ -44,6 +50,21 @@ interface RasterSource {
   cellAt: Int32Array | null;
   replicas: number;
   outOfRange: Uint8Array | null;
+}
+
+/** The form's inputs as the engine reads them: what the figure is computed from. */
+interface Inputs {
+  /** the layout (and compare) texts read into the notation */
+  read: Notation[];
+  /** the shape the sides are computed on: the imported shape, else the form's */
+  shapeNow: LsShape;
+  meshNow: LsMesh | null;
+  /** the logical shape's last extent */
+  cols: number;
+  elemBytes: number;
+  limits: Limits;
+  /** table cells (elements x holders) of the larger side */
+  cells: number;
 }
 
 /** One layout's engine results and its arrangement. */
@@ -133,6 +154,7 @@ export class LsPlayground extends LsFigure {
     rowWidth: { type: String, attribute: 'row-width' },
     colour: { type: String },
     hoverX: { state: true },
+    progress: { state: true },
   };
   layout = 'S[(8,4,2):(4@laneid,1@laneid,1@reg)]';
   shape = '8,8';
@@ -149,6 +171,12 @@ export class LsPlayground extends LsFigure {
   rowWidth = 'banks';
   colour: Colour = 'col';
   hoverX: number | null = null;
+  /** A large layout being prepared: what is being done and the fraction done; null when nothing is pending. */
+  progress: { what: string; done: number } | null = null;
+  /** Bumped by every recomputation: a large layout's preparation that is no longer the latest stops. */
+  private job = 0;
+  /** Raster pixels filled ahead of the render (a large layout's, a slice per task), by drawGrid's cache key. */
+  private pixelCache = new Map<string, Uint8ClampedArray<ArrayBuffer>>();
   protected readonly defaultKey = 'play';
   private sides: Side[] = [];
   private err?: LsError;
@@ -202,81 +230,168 @@ export class LsPlayground extends LsFigure {
   }
 
   /** The memory view's row width in elements. */
-  private widthElems(): number {
-    if (this.rowWidth === 'tile') return this.cols;
+  private widthElems(cols = this.cols, elemBytes = this.elemBytes): number {
+    if (this.rowWidth === 'tile') return cols;
     const n = Number(this.rowWidth);
     if (Number.isInteger(n) && n > 0) return n;
-    return Math.max(1, 128 / this.elemBytes);
+    return Math.max(1, 128 / elemBytes);
   }
 
   private side(layout: string): Side | LsError {
-    const e = this.eng!;
-    const t = e.table(layout, this.shapeNow);
+    const t = this.eng!.table(layout, this.shapeNow);
     if (!t.ok) return t.error;
-    const one = t.axes[0];
-    const width = one === 'm' ? this.widthElems() : Math.min(this.limits[one] ?? this.cols, 128);
-    const arr = t.axes.length === 1 ? memoryArrangement(t, one, width, this.limits) : gridArrangement(t, this.limits);
-    const cellAt = new Int32Array(arr.rows * arr.cols).fill(-1);
-    const { rowOf, colOf, cols } = arr;
-    for (let i = 0, n = t.elements * t.replicas; i < n; ++i) {
-      const at = rowOf[i] * cols + colOf[i];
-      if (cellAt[at] < 0) cellAt[at] = i;
-    }
-    return { layout, t, arr, cellAt, findings: null };
+    return { layout, t, ...arrangeTable(t, this.widthElems(), this.limits), findings: null };
   }
 
   protected override recompute() {
     if (!this.eng) return;
+    const job = ++this.job;
+    this.progress = null;
+    this.toggleAttribute('aria-busy', false);
     this.err = undefined;
-    this.sides = [];
-    this.read = [];
-    this.rasterCache.clear();
-    this.base = undefined;
-    this.limits = this.eng.hardwareLimits();
-    const eb = this.eng.dtypeBytes(this.dtype);
-    this.elemBytes = eb.ok ? eb.bytes : 4;
-    const mesh = parseMesh(this.mesh);
-    if (mesh && 'message' in mesh) {
-      this.err = mesh as LsError;
-      this.errSource = 'mesh';
+    const inputs = this.readInputs();
+    if ('message' in inputs) return this.fail(inputs, inputs.source);
+    if (inputs.cells > OFF_MAIN_CELLS) {
+      // the figure in place stays (and answers, on its own inputs) until the new one is ready
+      this.toggleAttribute('aria-busy', true);
+      void this.prepareLarge(job, inputs);
       return;
     }
-    this.meshNow = mesh as LsMesh | null;
-    this.shapeNow = this.shapeArg;
+    this.commit(inputs);
+    const sides: Side[] = [];
+    for (const [k, n] of inputs.read.entries()) {
+      const s = this.side(n.layout);
+      if ('message' in s) return this.fail(s, k ? 'compare' : 'layout');
+      sides.push(s);
+    }
+    this.install(sides);
+  }
+
+  /** The inputs read into the notation, with the number of table cells they make, or the first error. Nothing
+   * is stored on the element (commit does that when the figure of these inputs is drawn). */
+  private readInputs(): Inputs | (LsError & { source: 'layout' | 'compare' | 'mesh' }) {
+    const eng = this.eng!;
+    const eb = eng.dtypeBytes(this.dtype);
+    const mesh = parseMesh(this.mesh);
+    if (mesh && 'message' in mesh) return { ...(mesh as LsError), source: 'mesh' };
+    const r: Inputs = {
+      read: [],
+      shapeNow: this.shapeArg,
+      meshNow: mesh as LsMesh | null,
+      cols: this.cols,
+      elemBytes: eb.ok ? eb.bytes : 4,
+      limits: eng.hardwareLimits(),
+      cells: 0,
+    };
     for (const [text, source] of [
       [this.layout, 'layout'],
       [this.compare, 'compare'],
     ] as const) {
       if (!text.trim()) continue;
-      const n = toNotation(this.eng, text, this.shapeNow, this.meshNow, this.from);
-      if ('message' in n) {
-        this.err = n;
-        this.errSource = source;
-        this.sides = [];
-        return;
-      }
-      this.read.push(n);
+      const n = toNotation(eng, text, r.shapeNow, r.meshNow, this.from);
+      if ('message' in n) return { ...n, source };
+      r.read.push(n);
       // an import defines the layout on its shape; the compare layout is read on the same one
-      if (n.shape && source === 'layout') this.shapeNow = n.shape.join(',');
+      if (n.shape && source === 'layout') r.shapeNow = n.shape.join(',');
+      const parsed = eng.parse(n.layout);
+      const ps = r.shapeNow ? eng.parseShape(String(r.shapeNow)) : parsed;
+      const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
       // the logical shape first (the tile width depends on it)
-      if (source === 'layout') {
-        const ps = this.shapeNow ? this.eng.parseShape(String(this.shapeNow)) : this.eng.parse(n.layout);
-        const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
-        if (shape.length) this.cols = shape[shape.length - 1];
-      }
-      const s = this.side(n.layout);
-      if ('message' in s) {
-        this.err = s;
-        this.errSource = source;
-        this.sides = [];
-        return;
-      }
-      this.sides.push(s);
+      if (source === 'layout' && shape.length) r.cols = shape[shape.length - 1];
+      const holders = parsed.ok ? Math.max(1, parsed.replicaCount) * Math.max(1, parsed.partialCount) : 1;
+      r.cells = Math.max(r.cells, shape.reduce((a, e) => a * e, 1) * holders);
     }
-    const t = this.sides[0].t;
-    if (this.sides[1] && this.sides[1].t.elements !== t.elements) {
+    return r;
+  }
+
+  private commit(r: Inputs) {
+    this.read = r.read;
+    this.shapeNow = r.shapeNow;
+    this.meshNow = r.meshNow;
+    this.cols = r.cols;
+    this.elemBytes = r.elemBytes;
+    this.limits = r.limits;
+  }
+
+  private fail(err: LsError, source: 'layout' | 'compare' | 'mesh') {
+    this.read = [];
+    this.err = err;
+    this.errSource = source;
+    this.install([]);
+    this.requestUpdate();
+  }
+
+  /** A large layout: tables and arrangements from the worker, then the rasters a slice per task, then the figure
+   * in one step; progress is shown meanwhile. A later recomputation (job) abandons this one. */
+  private async prepareLarge(job: number, inputs: Inputs) {
+    const stale = () => job !== this.job;
+    const notations = inputs.read;
+    const steps = notations.length + 1;
+    const sides: Side[] = [];
+    for (const [k, n] of notations.entries()) {
+      this.progress = { what: this.tr('progressTable'), done: k / steps };
+      const width = this.widthElems(inputs.cols, inputs.elemBytes);
+      const r = await arrangedTableOffMain(this.eng!, n.layout, inputs.shapeNow, width, inputs.limits);
+      if (stale()) return;
+      if (!r.ok) {
+        this.progress = null;
+        this.toggleAttribute('aria-busy', false);
+        return this.fail(r.error, k ? 'compare' : 'layout');
+      }
+      sides.push({ layout: n.layout, t: r.t, ...arrangeTable(r.t, width, inputs.limits, r.placement), findings: null });
+    }
+    const t = sides[0].t;
+    const rows = t.elements / t.shape[t.shape.length - 1];
+    const cols = t.shape[t.shape.length - 1];
+    // the rasters drawGrid would fill: the logical view, then each physical view
+    const p = this.palette;
+    const colours = this.colours(p.name === 'dark', rows, cols);
+    const views: [string, number, RasterSource][] = [
+      ['L', rows * cols, { cellAt: null, replicas: 1, outOfRange: null }],
+      ...sides.map(
+        (s, k): [string, number, RasterSource] => [
+          `${k ? 'Q' : 'P'}${k}`,
+          s.arr.rows * s.arr.cols,
+          { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
+        ],
+      ),
+    ];
+    const pixels = new Map<string, Uint8ClampedArray<ArrayBuffer>>();
+    const total = views.reduce((a, v) => a + (v[1] > RASTER_CELLS && v[1] <= RASTER_AREA ? v[1] : 0), 0);
+    let filled = 0;
+    for (const [key, n, source] of views) {
+      if (n <= RASTER_CELLS || n > RASTER_AREA) continue;
+      const px = new Uint8ClampedArray(n * 4);
+      const out = new Uint32Array(px.buffer);
+      for (let from = 0; from < n; from += FILL_SLICE) {
+        this.progress = { what: this.tr('progressDraw'), done: (notations.length + (filled + from) / total) / steps };
+        await nextTask();
+        if (stale()) return;
+        const [empty, bad] = [hexRgb(p.cell), hexRgb(p.select)];
+        fillRaster(out, source, colours, cols, this.colour, empty, bad, from, from + FILL_SLICE);
+      }
+      filled += n;
+      pixels.set(`${key}|${p.name}|${this.colour}`, px);
+    }
+    await nextTask();
+    if (stale()) return;
+    this.progress = null;
+    this.toggleAttribute('aria-busy', false);
+    this.commit(inputs);
+    this.install(sides, pixels);
+  }
+
+  /** The computed sides become the figure (an empty list: nothing to draw, this.err says why). */
+  private install(sides: Side[], pixels = new Map<string, Uint8ClampedArray<ArrayBuffer>>()) {
+    this.sides = sides;
+    this.rasterCache.clear();
+    this.pixelCache = pixels;
+    this.base = undefined;
+    if (!sides.length) return;
+    const t = sides[0].t;
+    if (sides[1] && sides[1].t.elements !== t.elements) {
       this.err = {
-        message: `compare has ${this.sides[1].t.elements} elements over this shape, layout ${t.elements}`,
+        message: `compare has ${sides[1].t.elements} elements over this shape, layout ${t.elements}`,
         column: 0,
         field: 'compare',
         code: 'size-mismatch',
@@ -288,9 +403,9 @@ export class LsPlayground extends LsFigure {
     this.rows = t.elements / this.cols;
     this.lut.clear();
     this.selectionChanged();
+    this.requestUpdate();
     // The validator walks every element (1.6 s for a million): it runs after the figure is drawn, not before, and
     // for a large layout in the engine's worker, so that the page answers clicks meanwhile.
-    const sides = this.sides;
     const shape = this.shapeNow;
     clearTimeout(this.validateTimer);
     this.validateTimer = window.setTimeout(() => {
@@ -339,6 +454,8 @@ export class LsPlayground extends LsFigure {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
     const get = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | HTMLSelectElement).value;
+    const inputs = () => [this.layout, this.shape, this.compare, this.mesh, this.from].join('\n');
+    const before = inputs();
     this.layout = get('layout');
     this.shape = get('shape');
     this.compare = get('compare');
@@ -346,7 +463,8 @@ export class LsPlayground extends LsFigure {
     this.from = get('from') as LsFormat | 'auto';
     this.selection = null;
     this.eventAt = performance.now();
-    this.safely(() => this.recompute());
+    // changed inputs are recomputed once, by the update they cause (willUpdate); the same inputs again here
+    if (inputs() === before) this.safely(() => this.recompute());
     this.saveState();
     this.requestUpdate();
   }
@@ -387,11 +505,13 @@ export class LsPlayground extends LsFigure {
     const f = this.lutNow!;
     return f.lut[Math.min(f.lut.length - 1, Math.floor((f.index(x) * f.lut.length) / f.n))];
   }
-  private lutNow?: { lut: [number, number, number][]; n: number; index: (x: number) => number };
+  private lutNow?: Colours;
   private prepareColours(dark: boolean) {
+    this.lutNow = this.colours(dark, this.rows, this.cols);
+  }
+  /** The colour table of a rows x cols logical shape under the current colouring. */
+  private colours(dark: boolean, rows: number, cols: number): Colours {
     const c = this.colour;
-    const cols = this.cols,
-      rows = this.rows;
     const n = Math.max(1, c === 'col' ? cols : c === 'row' ? rows : rows * cols);
     const steps = Math.min(n, 1024);
     const key = `${c}|${dark}|${steps}`;
@@ -400,7 +520,7 @@ export class LsPlayground extends LsFigure {
       lut = Array.from({ length: steps }, (_, k) => hueRgb(k / steps, dark));
       this.lut.set(key, lut);
     }
-    this.lutNow = {
+    return {
       lut,
       n,
       index: c === 'col' ? (x) => x % cols : c === 'row' ? (x) => Math.floor(x / cols) : (x) => x,
@@ -451,8 +571,13 @@ export class LsPlayground extends LsFigure {
       const cacheKey = `${key}|${p.name}|${this.colour}`;
       let img = this.rasterCache.get(cacheKey);
       if (!img) {
-        const px = new Uint8ClampedArray(rows * cols * 4);
-        this.fillRaster(new Uint32Array(px.buffer), source, hexRgb(p.cell), hexRgb(p.select));
+        let px = this.pixelCache.get(cacheKey);
+        if (!px) {
+          px = new Uint8ClampedArray(rows * cols * 4);
+          const out = new Uint32Array(px.buffer);
+          const colours = this.lutNow!;
+          fillRaster(out, source, colours, this.cols, this.colour, hexRgb(p.cell), hexRgb(p.select), 0, out.length);
+        }
         img = {
           t: 'image',
           x,
@@ -503,42 +628,6 @@ export class LsPlayground extends LsFigure {
         });
     }
     void dark;
-  }
-
-  /** The raster of a view in one pass over typed arrays: RGBA packed as one little-endian word a cell (what
-   * ImageData holds), colours from a packed copy of the colour table. Same colours as colourOf. */
-  private fillRaster(
-    out: Uint32Array,
-    { cellAt, replicas, outOfRange }: RasterSource,
-    emptyRgb: [number, number, number],
-    badRgb: [number, number, number],
-  ) {
-    const pack = ([r, g, b]: [number, number, number]) => (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
-    const f = this.lutNow!;
-    const lut = Uint32Array.from(f.lut, pack);
-    const steps = lut.length,
-      n = f.n,
-      cols = this.cols,
-      by = this.colour;
-    const empty = pack(emptyRgb),
-      bad = pack(badRgb);
-    for (let at = 0; at < out.length; ++at) {
-      let x = at;
-      if (cellAt) {
-        const i = cellAt[at];
-        if (i < 0) {
-          out[at] = empty;
-          continue;
-        }
-        if (outOfRange && outOfRange[i] === 1) {
-          out[at] = bad;
-          continue;
-        }
-        x = Math.floor(i / replicas);
-      }
-      const k = by === 'col' ? x % cols : by === 'row' ? Math.floor(x / cols) : x;
-      out[at] = lut[Math.min(steps - 1, Math.floor((k * steps) / n))];
-    }
   }
 
   /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
@@ -993,7 +1082,7 @@ export class LsPlayground extends LsFigure {
 
   protected override updated(changed: Map<PropertyKey, unknown>) {
     super.updated(changed);
-    if (this.eventAt) {
+    if (this.eventAt && !this.progress) {
       this.setAttribute('data-latency', (performance.now() - this.eventAt).toFixed(2));
       this.eventAt = 0;
     }
@@ -1146,7 +1235,12 @@ export class LsPlayground extends LsFigure {
         ${
           err
             ? renderInputError(this.errorView(err))
-            : !checked
+            : this.progress
+              ? html`<p class="progress" role="status">
+                  ${this.progress.what}
+                  <progress max="1" value=${this.progress.done}>${Math.round(this.progress.done * 100)}%</progress>
+                </p>`
+              : !checked
               ? html`<p class="checking">${this.tr('checking')}</p>`
               : findings.length
                 ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
@@ -1162,6 +1256,61 @@ export class LsPlayground extends LsFigure {
     }
     return super.render();
   }
+}
+
+/** A colour table: `lut` spread over `n` values of index(x) (the logical column, row or index). */
+interface Colours {
+  lut: [number, number, number][];
+  n: number;
+  index: (x: number) => number;
+}
+
+/** Cells [from, to) of a view's raster in one pass over typed arrays: RGBA packed as one little-endian word a cell
+ * (what ImageData holds), colours from a packed copy of the colour table. Same colours as colourOf. */
+function fillRaster(
+  out: Uint32Array,
+  { cellAt, replicas, outOfRange }: RasterSource,
+  colours: Colours,
+  cols: number,
+  by: Colour,
+  emptyRgb: [number, number, number],
+  badRgb: [number, number, number],
+  from: number,
+  to: number,
+) {
+  const pack = ([r, g, b]: [number, number, number]) => (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
+  const lut = Uint32Array.from(colours.lut, pack);
+  const steps = lut.length,
+    n = colours.n;
+  const empty = pack(emptyRgb),
+    bad = pack(badRgb);
+  const end = Math.min(to, out.length);
+  for (let at = from; at < end; ++at) {
+    let x = at;
+    if (cellAt) {
+      const i = cellAt[at];
+      if (i < 0) {
+        out[at] = empty;
+        continue;
+      }
+      if (outOfRange && outOfRange[i] === 1) {
+        out[at] = bad;
+        continue;
+      }
+      x = Math.floor(i / replicas);
+    }
+    const k = by === 'col' ? x % cols : by === 'row' ? Math.floor(x / cols) : x;
+    out[at] = lut[Math.min(steps - 1, Math.floor((k * steps) / n))];
+  }
+}
+
+/** The next task: a large layout's preparation yields between slices, so input and paint come in between. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve();
+    ch.port2.postMessage(null);
+  });
 }
 
 function hexRgb(h: string): [number, number, number] {

@@ -30,12 +30,19 @@ export class LsTileLayout extends LsFigure {
   protected override requiredAttributes() {
     return ['layout'];
   }
-  private maps: LsMapping[] = [];
+  /** The engine's mapping of each element, computed when first asked for (the selection, the JSON export): the
+   * grid itself is drawn from two tables, so the first render makes two engine calls instead of one per cell. */
+  private maps: (LsMapping | undefined)[] = [];
+  /** The @m address of each element (replica 0, after any swizzle and offset): the table's m column. */
+  private addrs: number[] = [];
+  /** The tile of each element for the chapter's 4-mode split, else empty. */
+  private tiles: number[] = [];
   private elementAt = new Map<number, number>();
   /** Each element's 32 B sector (the engine's sector_access), or empty when the layout has no @m axis. */
   private sectorOf: number[] = [];
   private rows = 8;
   private cols = 8;
+  private elements = 0;
 
   protected title_() {
     return `${this.tr('logical')} / ${this.tr('memory')}: ${this.layout}`;
@@ -46,17 +53,28 @@ export class LsTileLayout extends LsFigure {
     const t = must(this.eng.table(this.layout, this.shape));
     this.rows = t.shape.length > 1 ? t.shape[0] : 1;
     this.cols = t.shape[t.shape.length - 1];
-    this.maps = [];
+    this.elements = t.elements;
+    this.maps = new Array(t.elements);
     this.elementAt.clear();
-    for (let x = 0; x < t.elements; ++x) {
-      const f = must(this.eng.forward(this.layout, this.shape, x));
-      this.maps.push(f);
-      this.elementAt.set(f.replicaSteps[0].mAfterSwizzle, x);
+    const m = t.axes.indexOf('m');
+    const stride = t.replicas * Math.max(1, t.partials) * t.axes.length;
+    this.addrs = Array.from({ length: t.elements }, (_, x) =>
+      m < 0 ? this.map(x).replicaSteps[0].mAfterSwizzle : t.values[x * stride + m],
+    );
+    this.addrs.forEach((a, x) => this.elementAt.set(a, x));
+    // The tile of x is 2·c0 + c2 over the digits (c0, c1, c2, c3) of its unflatten: the value of the layout with
+    // the same modes and strides (2, 0, 1, 0), which the engine tabulates for every x in one call.
+    const shard = must(this.eng.parse(this.layout)).shard;
+    this.tiles = [];
+    if (shard.length === 4) {
+      const ext = shard.map((mode) => mode.extent).join(',');
+      const tiles = this.eng.table(`S[(${ext}):(2,0,1,0)]`, this.shape);
+      if (tiles.ok) this.tiles = Array.from(tiles.values);
     }
     this.sectorOf = [];
     const eb = elementBytes(this.eng!, this.dtype);
-    for (let s = 0; s < t.elements; s += 1024) {
-      // the engine takes up to 1024 lanes per call
+    for (let s = 0; !this.tiles.length && s < t.elements; s += 1024) {
+      // colour by sector only without the 4-mode split; the engine takes up to 1024 lanes per call
       const idx = Array.from({ length: Math.min(1024, t.elements - s) }, (_, k) => s + k);
       const addrs = this.eng.laneAddresses(this.layout, this.shape, idx, eb);
       const sec = addrs.ok ? this.eng.sectorAccess(addrs.addrs, eb) : null;
@@ -67,6 +85,11 @@ export class LsTileLayout extends LsFigure {
       this.sectorOf.push(...sec.laneSector);
     }
     this.computeAccess(t.elements);
+  }
+
+  /** The engine's forward mapping of element x (cached until the inputs change). */
+  private map(x: number): LsMapping {
+    return (this.maps[x] ??= must(this.eng!.forward(this.layout, this.shape, x)));
   }
 
   private computeAccess(elements: number) {
@@ -103,17 +126,16 @@ export class LsTileLayout extends LsFigure {
   }
   /** Colour of element x: its tile for the chapter's 4-mode split, else the 32 B sector its byte address is in. */
   private colourIndex(x: number): number {
-    return this.maps[x].split.length === 4 ? this.tileOf(x) : (this.sectorOf[x] ?? 0);
+    return this.tiles.length ? this.tiles[x] : (this.sectorOf[x] ?? 0);
   }
 
   /** The @m address of element x (replica 0, after any swizzle), wherever m sits among the layout's axes. */
   private addr(x: number) {
-    return this.maps[x].replicaSteps[0].mAfterSwizzle;
+    return this.addrs[x];
   }
   /** The tile of x: its digits over the "outer" modes (c0, c2 for the chapter's 4-mode split). */
   private tileOf(x: number): number {
-    const s = this.maps[x].split;
-    return s.length === 4 ? s[0] * 2 + s[2] : 0;
+    return this.tiles.length ? this.tiles[x] : 0;
   }
   private selectedElement(): number | null {
     const s = this.selection;
@@ -147,7 +169,7 @@ export class LsTileLayout extends LsFigure {
       small(items, p, px - 14, oy + i * cs + cs / 2, `${i * this.cols}`, 'end');
     }
     for (let j = 0; j < this.cols; ++j) small(items, p, ox + j * cs + cs / 2, oy - 10, `c${j}`);
-    const n = this.maps.length;
+    const n = this.elements;
     for (let x = 0; x < n; ++x) {
       const i = Math.floor(x / this.cols),
         j = x % this.cols;
@@ -209,7 +231,7 @@ export class LsTileLayout extends LsFigure {
   protected announce(): string {
     const x = this.selectedElement();
     if (x === null) return this.sectorInfo ? this.accessText() : this.tr('noSelection');
-    const f = this.maps[x];
+    const f = this.map(x);
     return `${this.tr('element')} (${f.coord.join(', ')}), x = ${f.index} → ${this.addr(x)}@m`;
   }
 
@@ -221,7 +243,7 @@ export class LsTileLayout extends LsFigure {
         }`
       : nothing;
     if (x === null) return html`${access}<p>${this.tr('noSelection')}</p>`;
-    const f = this.maps[x];
+    const f = this.map(x);
     const ext = must(this.eng!.parse(this.layout)).shard.map((m) => m.extent);
     const cs = f.split.map((_, i) => `c${i}`).join(',');
     const terms = f.terms.map((t) => `${t.digit}·${t.k}`).join(' + ');
@@ -236,7 +258,7 @@ export class LsTileLayout extends LsFigure {
       layout: this.layout,
       shape: this.shape.split(',').map(Number),
       axes: ['m'],
-      table: this.maps.map((f) => ({ index: f.index, coord: f.coord, split: f.split, positions: f.positions })),
+      table: Array.from({ length: this.elements }, (_, x) => this.map(x)).map((f) => ({ index: f.index, coord: f.coord, split: f.split, positions: f.positions })),
     };
   }
 

@@ -17,7 +17,7 @@ const nodeGlobals = {
   globalThis: 'readonly', document: 'readonly', window: 'readonly', navigator: 'readonly', location: 'readonly',
   getComputedStyle: 'readonly', HTMLElement: 'readonly', customElements: 'readonly', Event: 'readonly',
   AbortSignal: 'readonly', Response: 'readonly', Request: 'readonly', Headers: 'readonly', Blob: 'readonly',
-  URLSearchParams: 'readonly', DOMParser: 'readonly', PerformanceObserver: 'readonly', HTMLCanvasElement: 'readonly', crypto: 'readonly', requestAnimationFrame: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable',
+  URLSearchParams: 'readonly', DOMParser: 'readonly', PerformanceObserver: 'readonly', MutationObserver: 'readonly', HTMLCanvasElement: 'readonly', crypto: 'readonly', requestAnimationFrame: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable',
 };
 
 export default tseslint.config(

@@ -160,10 +160,10 @@ struct ConvertState {
   std::string name;
   const ConvertCase* source = nullptr;  // the case in ConvertParams::cases it measured
   std::string kernel_name;
-  uint64_t source_hash = 0;   // of the generated CUDA C text
-  int64_t source_length = 0;  // characters of that text
+  uint64_t source_hash = 0;                // of the generated CUDA C text
+  int64_t source_length = 0;               // characters of that text
   std::vector<std::string> nvrtc_options;  // beyond architecture and language (with the text: the cache key)
-  int64_t bytes = 0;          // bytes moved: destination elements read + written
+  int64_t bytes = 0;                       // bytes moved: destination elements read + written
   ConvertTimes times;
   TimingSummary time;  // repeated use: the timed runs
   Verification verification;

@@ -367,8 +367,9 @@ void launch_copy(const Copy& c, const float* in, float* out, int64_t count) {
 int ceiling(int64_t mib) {
   const int64_t count = mib * 1024 * 1024 / 4;
   const size_t bytes = static_cast<size_t>(count) * 4;
-  std::vector<Copy> copies{
-      {"memcpy"}, {"copy_vec4"}, {"copy_tma", agent::cuda::kCopyTmaChunkBytes, agent::cuda::kCopyTmaPerBlock}};
+  std::vector<Copy> copies{{"memcpy"},
+                           {"copy_vec4"},
+                           {"copy_tma", agent::cuda::kCopyTmaChunkBytes, agent::cuda::kCopyTmaPerBlock}};
   for (int chunk : {2048, 4096, 8192, 16384})
     for (int per_block : {2, 4, 8, 16})
       if (chunk * per_block <= 64 * 1024 &&
@@ -416,7 +417,8 @@ int ceiling(int64_t mib) {
   for (size_t k = 0; k < copies.size(); ++k) {
     failures += !ok[k];
     std::printf(
-        "{\"copy\":\"%s\",\"chunk_bytes\":%d,\"per_block\":%d,\"agent_default\":%s,\"mib\":%lld,\"median_ms\":%."
+        "{\"copy\":\"%s\",\"chunk_bytes\":%d,\"per_block\":%d,\"agent_default\":%s,\"mib\":%lld,\"median_"
+        "ms\":%."
         "4f,"
         "\"min_ms\":%.4f,\"max_ms\":%.4f,\"gb_per_s\":%.1f,\"x_copy_vec4\":%.4f,\"verified\":%s}\n",
         copies[k].name.c_str(), copies[k].chunk, copies[k].per_block, k == 2 ? "true" : "false",

@@ -222,7 +222,9 @@ test('中文: after the switch no English-only text is left in the panel', async
   const english = [];
   for (const b of await page.locator(`${P} fieldset.run button[class^="bench-"]`).all()) {
     await b.click();
-    const titles = await page.locator(`${P} fieldset.run .params [title]`).evaluateAll((els) => els.map((e) => e.title));
+    const titles = await page
+      .locator(`${P} fieldset.run .params [title]`)
+      .evaluateAll((els) => els.map((e) => e.title));
     english.push(...titles.filter((t) => t && !/[\u4e00-\u9fff]/.test(t)));
   }
   assert.deepEqual(english, []);

@@ -1418,7 +1418,7 @@ export class LsBenchPanel extends LitElement {
               const p = r.state.predicted;
               const acc = accessesOf(r.state);
               if (p.error || !acc.length)
-                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : (p.note ? this.agentWords(p.note) : this.pt('noAccesses'))}</td></tr>`;
+                return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${this.pt('engineError')}: ${p.error}` : p.note ? this.agentWords(p.note) : this.pt('noAccesses')}</td></tr>`;
               const g = acc.filter((a) => a.space === 'global');
               const sh = acc.filter((a) => a.space === 'shared');
               return html`<tr class="prediction" data-variant=${label}>

@@ -286,7 +286,8 @@ const AGENT_ZH: Record<string, string> = {
   'store: lane i writes out(r, c0 + i) (a row)': '存储：lane i 写入 out(r, c0 + i)（一行）',
   'shared store: lane i writes tile[r][i] (a row)': '共享内存存储：lane i 写入 tile[r][i]（一行）',
   'shared load: lane i reads tile[i][c] (a column)': '共享内存加载：lane i 读取 tile[i][c]（一列）',
-  'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))': '加载：lane l 读取 in(r + l / 16, c0 + 4 (l % 16)) 处的 16 B',
+  'load: lane l reads 16 B at in(r + l / 16, c0 + 4 (l % 16))':
+    '加载：lane l 读取 in(r + l / 16, c0 + 4 (l % 16)) 处的 16 B',
   'store: one bulk copy (TMA) writes a 256 B output row piece out(c0 + j, r0 .. r0 + 63), shown as its 16 chunks of 16 B':
     '存储：一次批量拷贝（TMA）写入 256 B 的输出行片段 out(c0 + j, r0 .. r0 + 63)，显示为 16 个 16 B 的块',
   'shared store: lane l writes 16 B at tile(l / 16, 4 (l % 16)) (rows)':
@@ -328,7 +329,8 @@ const AGENT_ZH: Record<string, string> = {
     'copy（float4）、naive、tiled（32x32 共享内存 tile）、pad（tile[32][33]）、tile64_pad 与 tile64_swizzle（64x64 tile，16 B 访问，共享 tile 填充或 XOR swizzle）',
   'destination layout (dense: a bijection onto [0, size))': '目标布局（稠密：到 [0, size) 的双射）',
   'element type': '元素类型',
-  'x.permute(perm).contiguous() of a row-major tensor of shape': '对形状为 shape 的行优先张量做 x.permute(perm).contiguous()',
+  'x.permute(perm).contiguous() of a row-major tensor of shape':
+    '对形状为 shape 的行优先张量做 x.permute(perm).contiguous()',
   "logical shape (with perm: the row-major source tensor's shape)": '逻辑形状（与 perm 同用时：行优先源张量的形状）',
   'source layout in the notation, e.g. "S[(4096,4096):(4096,1)]" (with dst)':
     '源布局，以本记号书写，例如 "S[(4096,4096):(4096,1)]"（与 dst 同用）',
@@ -343,8 +345,10 @@ const AGENT_ZH: Record<string, string> = {
   'logical shape of the tensor': '张量的逻辑形状',
   'destination mesh layout': '目标 mesh 布局',
   'ranks (devices 0..gpus-1); absent: every GPU': 'rank 数（设备 0..gpus-1）；缺省：所有 GPU',
-  'the NCCL collective (all_to_all = grouped ncclSend/ncclRecv)': 'NCCL 集合通信（all_to_all = 成组的 ncclSend/ncclRecv）',
-  "S in bytes (nccl-tests' size); absent: 1 MiB to 4 GiB, doubling": 'S，单位字节（nccl-tests 的 size）；缺省：1 MiB 到 4 GiB，逐次加倍',
+  'the NCCL collective (all_to_all = grouped ncclSend/ncclRecv)':
+    'NCCL 集合通信（all_to_all = 成组的 ncclSend/ncclRecv）',
+  "S in bytes (nccl-tests' size); absent: 1 MiB to 4 GiB, doubling":
+    'S，单位字节（nccl-tests 的 size）；缺省：1 MiB 到 4 GiB，逐次加倍',
   'a pair: the name of one of the advisor\'s candidates ("Swizzle<4,1,4>", "TMA 128B", "pad 16 B", "row-major"); the writer and the reader run on its layout':
     '一对访问：布局顾问的某个候选的名称（"Swizzle<4,1,4>"、"TMA 128B"、"pad 16 B"、"row-major"）；写入方和读取方都在它的布局上运行',
   'the instruction: LDS/STS.32/64/128, ldmatrix/stmatrix.x1/x2/x4[.trans], cp.async.4/8/16 (smem_access); LDG/STG.8/16/32/64/128 (global_access)':

@@ -348,13 +348,11 @@ export class LsPlayground extends LsFigure {
     const colours = this.colours(p.name === 'dark', rows, cols);
     const views: [string, number, RasterSource][] = [
       ['L', rows * cols, { cellAt: null, replicas: 1, outOfRange: null }],
-      ...sides.map(
-        (s, k): [string, number, RasterSource] => [
-          `${k ? 'Q' : 'P'}${k}`,
-          s.arr.rows * s.arr.cols,
-          { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
-        ],
-      ),
+      ...sides.map((s, k): [string, number, RasterSource] => [
+        `${k ? 'Q' : 'P'}${k}`,
+        s.arr.rows * s.arr.cols,
+        { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
+      ]),
     ];
     const pixels = new Map<string, Uint8ClampedArray<ArrayBuffer>>();
     const total = views.reduce((a, v) => a + (v[1] > RASTER_CELLS && v[1] <= RASTER_AREA ? v[1] : 0), 0);
@@ -1241,10 +1239,10 @@ export class LsPlayground extends LsFigure {
                   <progress max="1" value=${this.progress.done}>${Math.round(this.progress.done * 100)}%</progress>
                 </p>`
               : !checked
-              ? html`<p class="checking">${this.tr('checking')}</p>`
-              : findings.length
-                ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
-                : html`<p>${this.tr('noFindings')}</p>`
+                ? html`<p class="checking">${this.tr('checking')}</p>`
+                : findings.length
+                  ? html`<ul>${findings.map((f) => html`<li><strong>${f.severity}</strong> ${f.code}: ${f.message}${f.where ? ` [${f.where}]` : ''}</li>`)}</ul>`
+                  : html`<p>${this.tr('noFindings')}</p>`
         }
       </div>`;
   }

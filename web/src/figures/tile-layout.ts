@@ -258,7 +258,12 @@ export class LsTileLayout extends LsFigure {
       layout: this.layout,
       shape: this.shape.split(',').map(Number),
       axes: ['m'],
-      table: Array.from({ length: this.elements }, (_, x) => this.map(x)).map((f) => ({ index: f.index, coord: f.coord, split: f.split, positions: f.positions })),
+      table: Array.from({ length: this.elements }, (_, x) => this.map(x)).map((f) => ({
+        index: f.index,
+        coord: f.coord,
+        split: f.split,
+        positions: f.positions,
+      })),
     };
   }
 

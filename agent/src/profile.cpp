@@ -23,8 +23,8 @@ using nlohmann::json;
 // Shared-memory wavefronts per instruction come from the sm__sass_ counters: the wavefronts the
 // instructions' addresses need, which is what the engine predicts. The hardware L1 counters
 // (l1tex__data_pipe_...) stay in `metrics`: they add the cycles the shared-memory data banks spent on other
-// L1 traffic at the same time (2-25 % more on the H200 for the same addresses: the same kernel counted more
-// with loads that allocate in L1 than with L1::no_allocate; docs/results/h200-convert.md).
+// L1 traffic at the same time (up to 22 % more on the H200 for the same addresses: the same kernel counted
+// more with loads that allocate in L1 than with L1::no_allocate; docs/results/h200-convert.md).
 const char* const kMetricList[] = {
     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",

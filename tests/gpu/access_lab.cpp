@@ -35,15 +35,6 @@ struct Case {
   std::string lanes;  // rows, columns, matrices
 };
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
-}
-
 Result<Lanes> lanes_for(const std::string& order, const std::vector<int64_t>& shape, DType dtype,
                         const Instruction& instr) {
   if (order == "columns") return column_lanes(shape, dtype, instr);
@@ -178,14 +169,6 @@ void advisor_cases(std::vector<Case>& cases) {
       }
     }
   }
-}
-
-template <typename T>
-T* upload(const std::vector<T>& v) {
-  T* d = nullptr;
-  CHECK(cudaMalloc(&d, std::max<size_t>(v.size(), 1) * sizeof(T)));
-  if (!v.empty()) CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
 }
 
 // Runs the kernel once and says what it got wrong, if anything.

@@ -492,22 +492,24 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {
   return src * u + dst_offset % u;
 }
 
-int64_t group_a_src(const ConvertPlan& plan, int64_t ia) {
-  int64_t src = 0;
-  for (int i : plan.group_a) {
-    src += (ia % plan.modes[i].extent) * plan.modes[i].src_stride;
-    ia /= plan.modes[i].extent;
+namespace {
+// Offset of index i of a group of modes (innermost first), on the source or the destination side.
+int64_t group_offset(const ConvertPlan& plan, const std::vector<int>& group, int64_t i, bool src) {
+  int64_t off = 0;
+  for (int m : group) {
+    off += (i % plan.modes[m].extent) * (src ? plan.modes[m].src_stride : plan.modes[m].dst_stride);
+    i /= plan.modes[m].extent;
   }
-  return src;
+  return off;
+}
+}  // namespace
+
+int64_t group_a_src(const ConvertPlan& plan, int64_t ia) {
+  return group_offset(plan, plan.group_a, ia, true);
 }
 
 int64_t group_a_dst(const ConvertPlan& plan, int64_t ia) {
-  int64_t dst = 0;
-  for (int i : plan.group_a) {
-    dst += (ia % plan.modes[i].extent) * plan.modes[i].dst_stride;
-    ia /= plan.modes[i].extent;
-  }
-  return dst;
+  return group_offset(plan, plan.group_a, ia, false);
 }
 
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
@@ -515,12 +517,7 @@ int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
 }
 
 int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
-  int64_t dst = 0;
-  for (int i : plan.group_b) {
-    dst += (ib % plan.modes[i].extent) * plan.modes[i].dst_stride;
-    ib /= plan.modes[i].extent;
-  }
-  return dst;
+  return group_offset(plan, plan.group_b, ib, false);
 }
 
 std::vector<int> convert_batch_modes(const ConvertPlan& plan) {

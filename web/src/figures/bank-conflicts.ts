@@ -367,6 +367,17 @@ export class LsBankConflicts extends LsFigure {
 
   /** The overview: per side, 8 x 8 blocks (the number is how many cells of the block the warp reads), then the
    * chosen block at full size on both sides, with the same rows and bank columns. */
+  /** One side's name and its badge: cycles, and the conflict ways or "conflict-free". */
+  private sideHeader(items: Item[], p: Palette, ox: number, name: string, a: LsBankAccess) {
+    label(items, p, ox, 14, name);
+    const badge =
+      a.maxWays > 1
+        ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
+        : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
+    items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
+    items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
+  }
+
   private buildOverview(p: Palette): Scene {
     const items: Item[] = [];
     const c = this.c;
@@ -389,13 +400,7 @@ export class LsBankConflicts extends LsFigure {
     this.sides.forEach((sd, s) => {
       const ox = 60 + s * (Math.max(side, dside) + gap);
       const a = sd.access;
-      label(items, p, ox, 14, names[s]);
-      const badge =
-        a.maxWays > 1
-          ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
-          : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
-      items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
-      items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
+      this.sideHeader(items, p, ox, names[s], a);
       // which cells the lanes read and the cycle each is served in, by (row, physical column)
       const served = new Map<string, { cyc: number; k: number }>();
       for (const l of sd.lanes) {
@@ -539,13 +544,7 @@ export class LsBankConflicts extends LsFigure {
     this.sides.forEach((side, s) => {
       const ox = 60 + s * (ncell * cs + gap);
       const a = side.access;
-      label(items, p, ox, 14, names[s]);
-      const badge =
-        a.maxWays > 1
-          ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
-          : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
-      items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
-      items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
+      this.sideHeader(items, p, ox, names[s], a);
       const perLine = this.cellsPerBankRow();
       for (let b = 0; b < ncell; ++b)
         small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel((b % perLine) * ((c.perCell * c.elemBytes) / 4)));

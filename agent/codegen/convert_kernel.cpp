@@ -128,10 +128,73 @@ std::string group_functions(const ConvertPlan& p, const Index& ll) {
   return o.str();
 }
 
+// A unit wider than one access (32 B): each pass moves 16 B pieces, unit_lanes neighbouring threads per
+// unit, no register transpose. The load pass keeps kWideInFlight loads per thread in flight before their
+// shared stores (all of them unrolled took a third longer to compile, the kernel no faster).
+constexpr int kWideInFlight = 4;
+
+void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
+                      bool edge_b) {
+  const int64_t ub = p.unit_bytes, lanes = p.unit_lanes, piece = access_bytes(p);
+  const std::string I = ll.type();
+  const int64_t load_items = p.tile_a * p.tile_b * lanes;
+  const int64_t per_thread = (load_items + p.threads - 1) / p.threads;
+  const int64_t in_flight = std::min<int64_t>(kWideInFlight, per_thread);
+  const bool partial = load_items % p.threads != 0 || per_thread % in_flight != 0;
+  // Thread item t: piece t % lanes of unit t / lanes; units along b fastest (the source's order).
+  auto item = [&](const std::string& indent) {
+    o << indent << "const int t = threadIdx.x + (i0 + i) * " << p.threads << ", piece = t % " << lanes
+      << ", u = t / " << lanes << ", bb = u % " << p.tile_b << ", ba = u / " << p.tile_b << ";\n";
+  };
+  o << "#pragma unroll 1\n"
+    << "  for (int i0 = 0; i0 < " << per_thread << "; i0 += " << in_flight << ") {\n"
+    << "    vec_t r[" << in_flight << "];\n"
+    << "#pragma unroll\n"
+    << "    for (int i = 0; i < " << in_flight << "; ++i) {\n";
+  item("      ");
+  o << "      const " << I << " ia = a0 + ba, ib = b0 + bb;\n";
+  std::string ok;
+  if (partial) ok += "t < " + std::to_string(load_items);
+  if (edge_a) ok += std::string(ok.empty() ? "" : " && ") + "ia < " + ll(p.extent_a);
+  if (edge_b) ok += std::string(ok.empty() ? "" : " && ") + "ib < " + ll(p.extent_b);
+  const std::string load = "__ldg(reinterpret_cast<const vec_t*>(in + (src_base + group_a_src(ia) + ib) * " +
+                           std::to_string(ub) + " + piece * " + std::to_string(piece) + "))";
+  o << "      r[i] = " << (ok.empty() ? load : ok + " ? " + load + " : vec_t{}") << ";\n"
+    << "    }\n"
+    << "#pragma unroll\n"
+    << "    for (int i = 0; i < " << in_flight << "; ++i) {\n";
+  item("      ");
+  if (partial) o << "      if (t >= " << load_items << ") break;\n";
+  o << "      *reinterpret_cast<vec_t*>(tile + "
+    << swizzled(p.staging, "bb * " + std::to_string(p.row_bytes) + " + ba * " + std::to_string(ub) +
+                               " + piece * " + std::to_string(piece))
+    << ") = r[i];\n"
+    << "    }\n"
+    << "  }\n"
+    << "  __syncthreads();\n";
+  // Store: pieces of the units along a fastest, then rows along b (the destination's order).
+  o << "#pragma unroll 1\n"
+    << "  for (int t = threadIdx.x; t < " << load_items << "; t += " << p.threads << ") {\n"
+    << "    const int piece = t % " << lanes << ", u = t / " << lanes << ", chunk = u % " << p.tile_a
+    << ", row = u / " << p.tile_a << ";\n"
+    << "    const " << I << " ia = a0 + chunk, ib = b0 + row;\n";
+  if (edge_a || edge_b) {
+    o << "    if (" << (edge_a ? "ia >= " + ll(p.extent_a) : "") << (edge_a && edge_b ? " || " : "")
+      << (edge_b ? "ib >= " + ll(p.extent_b) : "") << ") continue;\n";
+  }
+  o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+    << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(ub) +
+                               " + piece * " + std::to_string(piece))
+    << ");\n"
+    << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << " + piece * "
+    << piece << ") = x;\n"
+    << "  }\n";
+}
+
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
-  const Access acc = access_of(static_cast<int>(v * ub));
+  const Access acc = access_of(access_bytes(p));
   const int64_t tiles_a = (p.extent_a + p.tile_a - 1) / p.tile_a;
   const int64_t tiles_b = (p.extent_b + p.tile_b - 1) / p.tile_b;
   const int64_t nb = p.tile_b / v, na = p.tile_a / v, ca = p.tile_a / v;
@@ -140,6 +203,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   const bool edge_a = p.extent_a % p.tile_a != 0, edge_b = p.extent_b % p.tile_b != 0;
   const std::string I = ll.type();
   k.shared_bytes = p.staging_bytes;
+  k.blocks = p.blocks;
   o << "  typedef " << acc.type << " vec_t;\n";
   o << "  __shared__ __align__(16) unsigned char tile[" << p.staging_bytes << "];\n";
   o << "  " << I << " blk = blockIdx.x;\n"
@@ -152,6 +216,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     const ConvertMode& m = p.modes[i];
     o << "  { const " << I << " d = blk % " << ll(m.extent) << "; blk /= " << ll(m.extent)
       << "; src_base += d * " << ll(m.src_stride) << "; dst_base += d * " << ll(m.dst_stride) << "; }\n";
+  }
+  if (p.unit_lanes > 1) {
+    // Wide units never fold: a destination run of one unit is already 32 B.
+    emit_wide_passes(o, p, ll, edge_a, edge_b);
+    return;
   }
   // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
   o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
@@ -227,7 +296,6 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
       << "  }\n";
   }
-  k.blocks = p.blocks;
 }
 
 void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
@@ -291,7 +359,7 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   const Index index = index_of(plan);
   if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
-    << plan.elements << " elements of " << plan.elem_bytes << " B, " << plan.vector_units * plan.unit_bytes
+    << plan.elements << " elements of " << plan.elem_bytes << " B, " << access_bytes(plan)
     << " B per lane per access\n";
   o << "extern \"C\" __global__ void __launch_bounds__(" << plan.threads << ") " << k.name
     << "(const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {\n";

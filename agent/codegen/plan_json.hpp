@@ -36,7 +36,8 @@ Json convert_plan_json(const ConvertPlan& p) {
             {"modes_unit_elements", p.kind == ConvertKind::kTiled ? p.unit_elems : 1},
             {"common_vector", p.common_vector},
             {"unit_bytes", p.unit_bytes},
-            {"vector_bytes", p.vector_units * p.unit_bytes},
+            {"vector_bytes", access_bytes(p)},
+            {"unit_lanes", p.unit_lanes},
             {"threads", p.threads},
             {"blocks", p.blocks}};
   Json predicted = {{"global_read", warp_cost_json<Json>(p.global_read, false)},

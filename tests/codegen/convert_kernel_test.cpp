@@ -78,6 +78,22 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   EXPECT_EQ(plain.text.find("group_a_dst"), std::string::npos);
 }
 
+TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {
+  // u8 (1024,64,128,32) perm (1,2,0,3): 32 B units, two lanes each; a 32 x 32 unit tile (32 KiB); 1024/32
+  // tiles along a, 8192/32 along b.
+  const KernelSource k = convert_kernel_source(permute({1024, 64, 128, 32}, {1, 2, 0, 3}, DType::kU8));
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_EQ(k.blocks, 32 * 256);
+  EXPECT_EQ(k.shared_bytes, 32768);
+  EXPECT_NE(k.text.find("typedef uint4 vec_t"), std::string::npos);
+  EXPECT_NE(k.text.find("piece = t % 2, u = t / 2"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("* 32 + piece * 16"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("__byte_perm"), std::string::npos);  // no register transpose: a unit stays whole
+  // 2048 pieces over 256 threads: 8 each, 4 loads in flight, no partial tiles and no tests.
+  EXPECT_NE(k.text.find("i0 < 8; i0 += 4"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("continue;"), std::string::npos);
+}
+
 TEST(ConvertKernel, IndexWidthFollowsTheLargestOffset) {
   // 2^31 bytes and more need 64-bit offsets: 65536 x 32768 u8 is 2 GiB, one past what 31 bits address.
   const KernelSource wide = convert_kernel_source(permute({65536, 32768}, {1, 0}, DType::kU8));
@@ -96,11 +112,13 @@ TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
   const KernelSource odd = convert_kernel_source(permute({1001, 999}, {1, 0}, DType::kF32));
   EXPECT_NE(odd.text.find("continue;"), std::string::npos) << odd.text;
   EXPECT_NE(odd.text.find("|| ib >="), std::string::npos) << odd.text;
-  // The vector kernel: 2^26 bf16 in vectors of 8 fill whole blocks of 256 x 4 vectors; 1000 x 8 f32 do not.
+  // The vector kernel: 2^26 bf16 in vectors of 8 fill whole blocks of 256 x 4 vectors; 2000 runs of 16 f32
+  // (8000 vectors of 4) do not.
   const KernelSource full = convert_kernel_source(permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16));
   EXPECT_EQ(full.text.find("break;"), std::string::npos) << full.text;
-  const KernelSource part = convert_kernel_source(permute({1000, 2, 8}, {1, 0, 2}, DType::kF32));
+  const KernelSource part = convert_kernel_source(permute({1000, 2, 16}, {1, 0, 2}, DType::kF32));
   EXPECT_NE(part.text.find("break;"), std::string::npos) << part.text;
+  EXPECT_EQ(part.text.find("__shared__"), std::string::npos) << part.text;
 }
 
 TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
@@ -155,6 +173,8 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"f32_odd", permute({1001, 999}, {1, 0}, DType::kF32)},
       {"f32_packed_pairs", permute({64, 32, 2}, {1, 0, 2}, DType::kF32)},
       {"u8_folded", permute({8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8)},
+      {"u8_wide_units", permute({1024, 64, 128, 32}, {1, 2, 0, 3}, DType::kU8)},
+      {"f32_wide_units_odd", permute({1001, 3, 999, 8}, {2, 1, 0, 3}, DType::kF32)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

@@ -277,6 +277,48 @@ TEST(Convert, ShortSharedRunMovesAsOneUnit) {
                   {64, 32, 8}, DType::kBF16);
 }
 
+TEST(Convert, SharedRunOfOneSectorMovesAsAWideUnit) {
+  // u8 (1024,64,128,32) perm (1,2,0,3): the last 32 B stay together, and consecutive destination runs are
+  // 64 x 128 x 32 B = 256 KiB apart in the source. One 32 B unit per run, carried by two lanes of 16 B.
+  auto plan = plan_permute({1024, 64, 128, 32}, {1, 2, 0, 3}, DType::kU8);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->unit_bytes, 32);
+  EXPECT_EQ(plan->unit_lanes, 2);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->tile_a, 32);
+  EXPECT_EQ(plan->tile_b, 32);
+  EXPECT_EQ(plan->row_bytes, 32 * 32);
+  // A warp's 32 lanes carry 16 neighbouring units of one row: 512 B contiguous on each side, 16 sectors;
+  // 512 B of shared memory is 4 wavefronts at best (128 B each) and the staging swizzle reaches it.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  EXPECT_EQ(plan->smem_write.ideal_wavefronts, 4);
+  // The same for 8 floats and 16 bf16; a smaller tensor, partial tiles included, run on the host.
+  auto f32 = plan_permute({1024, 64, 128, 8}, {1, 2, 0, 3}, DType::kF32);
+  ASSERT_TRUE(f32.ok());
+  EXPECT_EQ(f32->unit_bytes, 32);
+  const std::vector<int64_t> shapes[] = {{64, 4, 16, 32}, {40, 3, 20, 32}, {5, 33, 7, 32}};
+  for (const auto& shape : shapes) {
+    expect_converts(*permuted_layout(shape, {0, 1, 2, 3}), *permuted_layout(shape, {1, 2, 0, 3}), shape,
+                    DType::kU8);
+    auto p = plan_permute(shape, {1, 2, 0, 3}, DType::kU8);
+    EXPECT_EQ(p->unit_lanes, 2);
+  }
+  expect_converts(*permuted_layout({40, 3, 20, 16}, {0, 1, 2, 3}),
+                  *permuted_layout({40, 3, 20, 16}, {2, 0, 1, 3}), {40, 3, 20, 16}, DType::kBF16);
+  // A run of 64 B stays a vector plan; so does a 48 B run, which no power-of-two unit of 32 B divides.
+  EXPECT_EQ(plan_permute({64, 32, 64}, {1, 0, 2}, DType::kU8)->kind, ConvertKind::kVector);
+  auto odd = plan_permute({64, 32, 48}, {1, 0, 2}, DType::kU8);
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->kind, ConvertKind::kVector);
+  EXPECT_EQ(access_bytes(*odd), 16);
+  expect_converts(*permuted_layout({64, 32, 48}, {0, 1, 2}), *permuted_layout({64, 32, 48}, {1, 0, 2}),
+                  {64, 32, 48}, DType::kU8);
+}
+
 TEST(Convert, TrafficIsTheUsefulBytesScaledBySectorsOverTheIdeal) {
   // The fp32 4096^2 transpose's accesses are whole sectors (16 per 32 lanes x 16 B): a copy's traffic,
   // 4096^2 x 4 B read and again written.

@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
       std::printf(
           "%-48s %-6s vec=%2dB median=%.3f ms %5.0f GB/s %.2fx copy  verified=%d (%lld)  plan=%.1f us "
           "cached=%.2f us compile=%.1f ms single=%.1f ms  pred sectors r/w %lld/%lld smem w/r %d/%d\n",
-          s.name.c_str(), std::string(to_string(plan.kind)).c_str(), plan.vector_units * plan.unit_bytes,
+          s.name.c_str(), std::string(to_string(plan.kind)).c_str(), access_bytes(plan),
           s.time.median_s * 1e3, bw * 1e-9, copy_bw > 0 ? bw / copy_bw : 0.0, s.verification.passed,
           static_cast<long long>(s.verification.checked), s.times.plan_s * 1e6, s.times.cached_plan_s * 1e6,
           s.times.compile_s.value_or(0) * 1e3, s.times.single_use_s * 1e3,

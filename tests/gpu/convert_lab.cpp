@@ -325,9 +325,9 @@ int main(int argc, char** argv) {
         "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
         ".4f}\n",
         c.name.c_str(), list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
-        static_cast<long long>(bytes), std::string(to_string(plan->kind)).c_str(),
-        plan->vector_units * plan->unit_bytes, plan->unit_bytes, static_cast<long long>(plan->tile_a),
-        static_cast<long long>(plan->tile_b), plan->staging.bits, plan->staging.base, plan->staging.shift,
+        static_cast<long long>(bytes), std::string(to_string(plan->kind)).c_str(), access_bytes(*plan),
+        plan->unit_bytes, static_cast<long long>(plan->tile_a), static_cast<long long>(plan->tile_b),
+        plan->staging.bits, plan->staging.base, plan->staging.shift,
         static_cast<long long>(plan->common_vector), plan->modes.size(),
         static_cast<long long>(plan->global_read.sectors), static_cast<long long>(plan->global_write.sectors),
         plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,

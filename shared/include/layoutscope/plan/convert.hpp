@@ -17,6 +17,13 @@
 //     (4096: 1024, 32) (32: 1, 1): the innermost 32 elements (64 B) are contiguous on both sides (CuTe's
 //     max_common_vector): a vector plan, 16 B per lane, no shared memory.
 //
+//   u8 (1024,64,128,32) perm (1,2,0,3): modes (64: 4096, 4194304) (128: 32, 32768) (1024: 262144, 32) (32: 1,
+//   1):
+//     a shared run of 32 B is one sector per lane pair, but the next destination run is 256 KiB away in the
+//     source, so a warp of 16 B lanes would touch 16 cache lines for 512 B. The run moves as one 32 B unit
+//     through a 32 x 32 unit tile instead, each unit carried by two neighbouring lanes (16 B each): 1 KiB
+//     source rows in, 1 KiB destination rows out, the 32 B units XORed across rows.
+//
 //   u8 (8,128,64,16,8,32) perm (1,0,2,4,5,3): modes (128: 262144, 2097152) (8: 33554432, 262144)
 //     (64: 4096, 4096) (256: 1, 16) (16: 256, 1): the destination's run is 16 B and the next destination mode
 //     is the source-contiguous one, so group a folds the destination's next mode (64) in: a = 16 x 64 units,
@@ -52,7 +59,8 @@ struct ConvertMode {
 };
 
 enum class ConvertKind {
-  kVector,  // a shared contiguous run of >= 16 B: each lane copies 16 B, no staging
+  kVector,  // a shared contiguous run of >= 64 B (or one no tile can stage): each lane copies 16 B, no
+            // staging
   kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
 };
 
@@ -78,7 +86,8 @@ struct ConvertPlan {
   int unit_elems = 1;    // elements moved as one unit (> 1 when a short shared run is packed)
   int unit_bytes = 4;    // elem_bytes * unit_elems
   int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
-  int threads = 256;     // threads per block
+  int unit_lanes = 1;  // lanes that carry one unit: a 32 B unit goes as two 16 B pieces on neighbouring lanes
+  int threads = 256;   // threads per block
 
   // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
   // the destination's innermost modes: its first run_a indices are destination offsets 0 .. run_a-1. Group b
@@ -143,6 +152,8 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
 // Byte offset in the staging tile (before the swizzle) of unit ia along a, row ib along b, both relative to
 // the tile: slab ia / run_a, row ib, unit ia % run_a.
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
+// Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
+int access_bytes(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors

@@ -38,13 +38,24 @@ TEST(ConvertKernel, TiledTransposeCarriesThePlan) {
 }
 
 TEST(ConvertKernel, NarrowTypesTransposeWithBytePermutes) {
+  // 8x8 block of 16-bit units, one word column at a time: column c of the 8 rows gives output rows 2c and
+  // 2c+1, each word of them one half word from each of two rows.
   const KernelSource bf16 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kBF16));
-  // 8x8 block of 16-bit units: each output word takes one half from each of two rows.
-  EXPECT_NE(bf16.text.find("__byte_perm"), std::string::npos);
-  EXPECT_NE(bf16.text.find("vec_t r[8], w[8]"), std::string::npos);
+  EXPECT_NE(bf16.text.find("vec_t r[8];"), std::string::npos) << bf16.text;
+  EXPECT_NE(bf16.text.find("vec_t w0, w1;"), std::string::npos) << bf16.text;
+  EXPECT_NE(bf16.text.find("__byte_perm(r[0].x, r[1].x, 0x5410u)"), std::string::npos) << bf16.text;
+  EXPECT_NE(bf16.text.find("2 * c + 1"), std::string::npos) << bf16.text;
+  // 16x16 bytes: column c of the 16 rows gives output rows 4c .. 4c+3 through 4x4 byte blocks.
   const KernelSource u8 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));
-  EXPECT_NE(u8.text.find("vec_t r[16], w[16]"), std::string::npos);
+  EXPECT_NE(u8.text.find("vec_t r[16];"), std::string::npos) << u8.text;
+  EXPECT_NE(u8.text.find("vec_t w0, w1, w2, w3;"), std::string::npos) << u8.text;
   EXPECT_NE(u8.text.find("0x5410u"), std::string::npos);
+  EXPECT_NE(u8.text.find("4 * c + 3"), std::string::npos) << u8.text;
+  // Then every row turns by one word, so that the next column is .x.
+  EXPECT_NE(u8.text.find("r[k] = make_uint4(r[k].y, r[k].z, r[k].w, r[k].x)"), std::string::npos);
+  // The 16 rows of a block are consecutive indices of the destination-contiguous mode (source stride 4096):
+  // one base offset, then k * 4096.
+  EXPECT_NE(u8.text.find("k * 4096u"), std::string::npos) << u8.text;
 }
 
 TEST(ConvertKernel, VectorPlanHasNoSharedMemory) {
@@ -70,8 +81,9 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   EXPECT_NE(k.text.find("const int chunk = t % 1, row = (t / 1) % 128, slab = t / 128;"), std::string::npos)
       << k.text;
   EXPECT_NE(k.text.find("(dst_base + group_a_dst(ia) + group_b_dst(ib)) * 1"), std::string::npos);
-  // Load pass: slab (ba * 16) / 16 of 128 rows, row bb * 16 + j, 16 B rows.
-  EXPECT_NE(k.text.find("((ba * 16) / 16 * 128 + bb * 16 + j) * 16 + (ba * 16) % 16 * 1"), std::string::npos)
+  // Load pass: slab (ba * 16) / 16 of 128 rows, row bb * 16 + 4c + b (output b of word column c), 16 B rows.
+  EXPECT_NE(k.text.find("((ba * 16) / 16 * 128 + bb * 16 + 4 * c + 2) * 16 + (ba * 16) % 16 * 1"),
+            std::string::npos)
       << k.text;
   // An unfolded plan keeps the destination offset ia itself.
   const KernelSource plain = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));

@@ -8,8 +8,11 @@ agent, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
 work = tempfile.mkdtemp()
 def start():
+    # HOME in the work folder: NVRTC's own cache (~/.nv/ComputeCache, NVRTC 12.9+) starts empty, so the suite's
+    # compile times are first compiles
     p = subprocess.Popen([agent, "--port", "0", "--backend", "cuda", "--results-dir", work + "/results",
-                          "--token-file", work + "/token"], stdout=subprocess.PIPE, stderr=open(out + "/agent-err.txt", "a"), text=True)
+                          "--token-file", work + "/token"], stdout=subprocess.PIPE, stderr=open(out + "/agent-err.txt", "a"), text=True,
+                         env={**os.environ, "HOME": work})
     url = None
     for line in p.stdout:
         if "http://" in line:

@@ -12,6 +12,8 @@ lab="${1:-build/bin/convert_lab}"
 out="${OUT:-build-gpu-out}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
+# NVRTC 12.9 and later keep compiled programs in ~/.nv/ComputeCache: a fresh HOME makes every compile a first one.
+export HOME="$(mktemp -d)"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/convert-env.txt" 2>&1
 "$lab" --cache-check "$out/kernel-cache-check" >"$out/convert-cache-check.jsonl" 2>&1
 "$lab" --random "${RANDOM_CASES:-50}" | tee "$out/convert-lab.jsonl"

@@ -7,13 +7,16 @@ For each case the kernel text comes from `layoutscope plan --emit-cuda`; each op
 CUBIN for sm_90 `repeats` times, each time with one more distinct declaration appended (median printed, ms):
 NVRTC answers a text that differs from an earlier one only in a comment in a fraction of the time (measured
 on an H200 host: 11-17 ms against 120-180 ms for the first compile), so a comment does not make a first
-compile. Loads libnvrtc.so.13 with ctypes, as the agent does with
-dlopen.
+compile. NVRTC 12.9 and later also keep compiled programs in ~/.nv/ComputeCache across processes: HOME is set to
+a fresh folder first, so every compile here is a first compile. Loads libnvrtc.so.13 with ctypes, as the agent
+does with dlopen.
 """
 import ctypes
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CASES = [
@@ -38,6 +41,7 @@ OPTION_SETS = {
 
 
 def main():
+    os.environ["HOME"] = tempfile.mkdtemp()  # an empty NVRTC cache
     cli = sys.argv[1]
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     lib = None

@@ -5,8 +5,8 @@
 # 1. every case of the suite planned, generated, compiled with NVRTC, verified and timed (convert-lab.jsonl)
 # 2. the peers on the same cases (convert-peers.json): PyTorch eager, torch.compile, CuPy, copy_ (PEER_CASES:
 #    a regular expression choosing some)
-# 3. Nsight Compute on the 24 named cases: global sectors per request and shared wavefronts per instruction of
-#    every generated kernel, next to the plan's prediction (convert-ncu.csv, convert-ncu-pred.jsonl)
+# 3. Nsight Compute on every case's kernel (the 24 named and the random ones): global sectors per request and
+#    shared wavefronts per instruction, next to the plan's prediction (convert-ncu.csv, convert-ncu-pred.jsonl)
 set -uo pipefail
 lab="${1:-build/bin/convert_lab}"
 out="${OUT:-build-gpu-out}"
@@ -24,7 +24,7 @@ if command -v ncu >/dev/null; then
   m=$m,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
   m=$m,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   timeout 300 ncu --clock-control none --csv --page raw --kernel-name layoutscope_convert --metrics "$m" \
-    "$lab" --random 0 --profile >"$out/convert-ncu-raw.txt" 2>&1
+    "$lab" --random "${RANDOM_CASES:-50}" --profile >"$out/convert-ncu-raw.txt" 2>&1
   grep -E '^\{' "$out/convert-ncu-raw.txt" >"$out/convert-ncu-pred.jsonl"
   grep -vE '^\{' "$out/convert-ncu-raw.txt" | grep -E '^"' >"$out/convert-ncu.csv"
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The agent's convert suite on a machine with an NVIDIA GPU: starts AGENT (CUDA backend), runs {"suite": "permutations"},
 prints one line per case (fraction of copy, compile seconds, kernel cache origin, verified), restarts the agent on the
-same results folder and runs one more case. Usage: python3 tests/gpu/convert_agent_suite.py AGENT OUTDIR"""
+same results folder and runs one more case, then runs shapes that leave partial tiles in every kind of plan (wide
+32 B units, u8 and bf16 word-column transposes, folded tiles, a 48 B run left to a vector plan), each verified on the
+device; exits 1 if any output differs. Usage: python3 tests/gpu/convert_agent_suite.py AGENT OUTDIR"""
 # (its kernel must come from the disk cache), standard library only
 import json, os, subprocess, sys, tempfile, time, urllib.request, urllib.error
 agent, out = sys.argv[1], sys.argv[2]
@@ -58,3 +60,27 @@ p, url = start()
 res2 = run(url, {"benchmark": "convert", "params": {"shape": [8192, 8192], "perm": [1, 0], "dtype": "u8", "repetitions": 3}}, "after_restart")
 summary(res2)
 p.terminate(); p.wait()
+# Partial tiles: extents that are not multiples of the tile, in every kind of generated kernel.
+EDGES = [
+    ([1000, 3, 999, 32], [2, 1, 0, 3], "u8"),    # 32 B units, both groups ragged
+    ([1001, 3, 999, 8], [2, 1, 0, 3], "f32"),    # 32 B units of f32
+    ([1001, 5, 777, 16], [2, 0, 1, 3], "bf16"),  # 32 B units of bf16
+    ([1001, 999], [1, 0], "u8"),                 # 16 x 16 byte blocks, word columns
+    ([1001, 999], [1, 0], "bf16"),               # 8 x 8 blocks of 2 B
+    ([1001, 999], [1, 0], "f32"),
+    ([3, 100, 64, 16, 5, 32], [1, 0, 2, 4, 5, 3], "u8"),  # folded tile
+    ([64, 32, 48], [1, 0, 2], "u8"),             # a 48 B run: a vector plan
+    ([100003, 8], [1, 0], "u8"),                 # AoS -> SoA
+]
+p, url = start()
+failed = 0
+for shape, perm, dtype in EDGES:
+    name = "edge_" + "x".join(map(str, shape)) + "_p" + "".join(map(str, perm)) + "_" + dtype
+    res = run(url, {"benchmark": "convert", "params": {"shape": shape, "perm": perm, "dtype": dtype, "repetitions": 3}}, name)
+    st = (res or {}).get("benchmarks", [{}])[0].get("states", [{}])[0]
+    passed = st.get("verification", {}).get("passed") is True
+    plan = st.get("plan", {})
+    failed += not passed
+    print(json.dumps([name, plan.get("kind"), plan.get("unit_bytes"), plan.get("unit_lanes"), passed]))
+p.terminate(); p.wait()
+sys.exit(1 if failed else 0)

@@ -232,6 +232,65 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
     << "  }\n";
 }
 
+// A paired block (AoS -> SoA of 16 B records): the two lanes t and t^1 share block ba; lane m loads rows
+// 2k+m (the pair reads whole 32 B sectors), keeps words 2m and 2m+1 of its rows, trades the other two with
+// its mate (__shfl_xor_sync), and then holds that half of all V rows: its V/2 output rows, m * V/2 onwards.
+// Every lane of the block runs the loop's shuffles; lanes past the tile load zeros and store nothing.
+void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
+                       const std::function<std::string(const std::string&)>& tile_at) {
+  const int v = p.vector_units, ub = p.unit_bytes, half = v / 2;
+  const std::string I = ll.type();
+  const ConvertMode& first = p.modes[p.group_a.front()];
+  const int64_t items = p.tile_a / v * 2, iters = (items + p.threads - 1) / p.threads;
+  const bool partial = items % p.threads != 0;
+  o << "#pragma unroll 1\n"
+    << "  for (int i = 0; i < " << iters << "; ++i) {\n"
+    << "    const int t = threadIdx.x + i * " << p.threads << ", m = t & 1, ba = t >> 1, bb = 0;\n";
+  if (partial) o << "    const bool live = t < " << items << ";\n";
+  o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << v << ") + b0;\n"
+    << "    vec_t r[" << half << "];\n"
+    << "#pragma unroll\n"
+    << "    for (int k = 0; k < " << half << "; ++k) {\n";
+  std::string ok = partial ? "live" : "";
+  if (edge_a) {
+    o << "      const " << I << " ia = a0 + ba * " << v << " + 2 * k + m;\n";
+    ok += std::string(ok.empty() ? "" : " && ") + "ia < " + ll(p.extent_a);
+  }
+  const std::string load = "__ldg(reinterpret_cast<const vec_t*>(in + (sa + (2 * k + m) * " +
+                           ll(first.src_stride) + ") * " + std::to_string(ub) + "))";
+  o << "      r[k] = " << (ok.empty() ? load : ok + " ? " + load + " : vec_t{}") << ";\n"
+    << "    }\n"
+    << "    unsigned e0[" << half << "], e1[" << half << "], d0[" << half << "], d1[" << half
+    << "];  // words 2m, 2m+1 of the even rows (e) and the odd rows (d)\n"
+    << "#pragma unroll\n"
+    << "    for (int k = 0; k < " << half << "; ++k) {\n"
+    << "      const unsigned s0 = m ? r[k].x : r[k].z, s1 = m ? r[k].y : r[k].w;\n"
+    << "      const unsigned t0 = __shfl_xor_sync(0xffffffffu, s0, 1), t1 = __shfl_xor_sync(0xffffffffu, s1, "
+       "1);\n"
+    << "      const unsigned k0 = m ? r[k].z : r[k].x, k1 = m ? r[k].w : r[k].y;\n"
+    << "      e0[k] = m ? t0 : k0; e1[k] = m ? t1 : k1; d0[k] = m ? k0 : t0; d1[k] = m ? k1 : t1;\n"
+    << "    }\n";
+  if (partial) o << "    if (!live) continue;\n";
+  const char* xyzw = "xyzw";
+  for (int j = 0; j < half; ++j) {
+    o << "    { vec_t w;";
+    for (int q = 0; q < 4; ++q) {
+      o << " w." << xyzw[q] << " = ";
+      if (ub == 2) {
+        // Word q: unit j of rows 2q and 2q+1 (half word j % 2 of word j / 2 of the half).
+        o << "__byte_perm(e" << j / 2 << "[" << q << "], d" << j / 2 << "[" << q << "], "
+          << (j % 2 ? "0x7632u" : "0x5410u") << ");";
+      } else {
+        // Word q: word (q % wpu) of unit j of row q / wpu.
+        const int wpu = ub / 4, row = q / wpu, word = j * wpu + q % wpu;
+        o << (row % 2 ? "d" : "e") << word << "[" << row / 2 << "];";
+      }
+    }
+    o << "\n      " << tile_at("m * " + std::to_string(half) + " + " + std::to_string(j)) << " = w; }\n";
+  }
+  o << "  }\n";
+}
+
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
@@ -263,31 +322,6 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     emit_wide_passes(o, p, ll, edge_a, edge_b);
     return;
   }
-  // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
-  o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
-    << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
-    << "    const " << I << " ib = b0 + bb * " << v << ";\n";
-  if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
-  const bool by_columns = v > 1 && ub <= 2 && acc.words == 4;
-  o << "    vec_t r[" << v << "]" << (by_columns ? "" : ", w[" + std::to_string(v) + "]") << ";\n";
-  // The V rows of a block are rows ba*V + k of group a. Where V divides its first mode, they are that mode's
-  // consecutive indices: one offset for the block, then k times the mode's stride (no division per row).
-  const ConvertMode& first = p.modes[p.group_a.front()];
-  const bool one_base = first.extent % v == 0;
-  if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << v << ") + ib;\n";
-  o << "#pragma unroll\n"
-    << "    for (int k = 0; k < " << v << "; ++k) {\n";
-  if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << v << " + k;\n";
-  const std::string at =
-      one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
-  const std::string load =
-      "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
-  if (edge_a) {
-    o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
-  } else {
-    o << "      r[k] = " << load << ";\n";
-  }
-  o << "    }\n";
   // The staging tile: slab (ia / run_a) of rows along b, each row run_a units (the engine's staging_byte).
   auto store_at = [&](const std::string& j) {
     return folded ? "((ba * " + std::to_string(v) + ") / " + std::to_string(p.run_a) + " * " +
@@ -297,22 +331,54 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
                   : "(bb * " + std::to_string(v) + " + " + j + ") * " + std::to_string(p.row_bytes) +
                         " + ba * " + std::to_string(v * ub);
   };
-  if (by_columns) {
-    emit_transpose_by_columns(o, v, static_cast<int>(ub), [&](const std::string& j) {
+  if (p.paired) {
+    emit_paired_loads(o, p, ll, edge_a, [&](const std::string& j) {
       return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
     });
   } else {
-    if (v > 1) {
-      emit_transpose(o, acc, v, static_cast<int>(ub));
-    } else {
-      o << "    w[0] = r[0];\n";
-    }
+    // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
+    o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
+      << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
+      << "    const " << I << " ib = b0 + bb * " << v << ";\n";
+    if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
+    const bool by_columns = v > 1 && ub <= 2 && acc.words == 4;
+    o << "    vec_t r[" << v << "]" << (by_columns ? "" : ", w[" + std::to_string(v) + "]") << ";\n";
+    // The V rows of a block are rows ba*V + k of group a. Where V divides its first mode, they are that
+    // mode's consecutive indices: one offset for the block, then k times the mode's stride (no division per
+    // row).
+    const ConvertMode& first = p.modes[p.group_a.front()];
+    const bool one_base = first.extent % v == 0;
+    if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << v << ") + ib;\n";
     o << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << v << "; ++j)\n"
-      << "      *reinterpret_cast<vec_t*>(tile + " << swizzled(p.staging, store_at("j")) << ") = w[j];\n";
+      << "    for (int k = 0; k < " << v << "; ++k) {\n";
+    if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << v << " + k;\n";
+    const std::string at =
+        one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
+    const std::string load =
+        "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
+    if (edge_a) {
+      o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
+    } else {
+      o << "      r[k] = " << load << ";\n";
+    }
+    o << "    }\n";
+    if (by_columns) {
+      emit_transpose_by_columns(o, v, static_cast<int>(ub), [&](const std::string& j) {
+        return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
+      });
+    } else {
+      if (v > 1) {
+        emit_transpose(o, acc, v, static_cast<int>(ub));
+      } else {
+        o << "    w[0] = r[0];\n";
+      }
+      o << "#pragma unroll\n"
+        << "    for (int j = 0; j < " << v << "; ++j)\n"
+        << "      *reinterpret_cast<vec_t*>(tile + " << swizzled(p.staging, store_at("j")) << ") = w[j];\n";
+    }
+    o << "  }\n";
   }
-  o << "  }\n"
-    << "  __syncthreads();\n";
+  o << "  __syncthreads();\n";
   // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
   // row, then slab (the engine's store order).
   auto bounds = [&]() {

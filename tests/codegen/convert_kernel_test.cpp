@@ -106,6 +106,19 @@ TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {
   EXPECT_EQ(k.text.find("continue;"), std::string::npos);
 }
 
+TEST(ConvertKernel, PairedBlocksTradeHalfRowsBetweenMates) {
+  // bf16 [2^22, 8] -> [8, 2^22]: lane m of a pair loads rows 2k+m, trades two words per row with lane m^1,
+  // and stores output rows 4m .. 4m+3.
+  const KernelSource k = convert_kernel_source(permute({1 << 22, 8}, {1, 0}, DType::kBF16));
+  EXPECT_NE(k.text.find("m = t & 1, ba = t >> 1"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("(2 * k + m) * 8u"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("__shfl_xor_sync(0xffffffffu, s0, 1)"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("m * 4 + 3"), std::string::npos) << k.text;
+  // 2048 records per tile: 256 blocks, 512 lanes, two passes of 256 threads, no lane idle.
+  EXPECT_NE(k.text.find("i < 2; ++i"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("live"), std::string::npos) << k.text;
+}
+
 TEST(ConvertKernel, IndexWidthFollowsTheLargestOffset) {
   // 2^31 bytes and more need 64-bit offsets: 65536 x 32768 u8 is 2 GiB, one past what 31 bits address.
   const KernelSource wide = convert_kernel_source(permute({65536, 32768}, {1, 0}, DType::kU8));
@@ -187,6 +200,9 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"u8_folded", permute({8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8)},
       {"u8_wide_units", permute({1024, 64, 128, 32}, {1, 2, 0, 3}, DType::kU8)},
       {"f32_wide_units_odd", permute({1001, 3, 999, 8}, {2, 1, 0, 3}, DType::kF32)},
+      {"bf16_paired_aos", permute({1 << 22, 8}, {1, 0}, DType::kBF16)},
+      {"f32_paired_aos_odd", permute({1001, 4}, {1, 0}, DType::kF32)},
+      {"f64_paired_aos", permute({1 << 20, 2}, {1, 0}, DType::kF64)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

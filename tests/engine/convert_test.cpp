@@ -319,6 +319,30 @@ TEST(Convert, SharedRunOfOneSectorMovesAsAWideUnit) {
                   {64, 32, 48}, DType::kU8);
 }
 
+TEST(Convert, RecordsOfSixteenBytesArePairedAcrossTwoLanes) {
+  // bf16 AoS -> SoA [N, 8] -> [8, N]: a record is one 16 B row of an 8 x 8 block. One lane per block would
+  // read rows 16 B apart, 128 B between lanes: 32 sectors for 512 B. Two lanes per block read rows 2k and
+  // 2k+1, a whole 32 B sector per pair: 16 sectors, a copy's count.
+  auto bf16 = plan_permute({1 << 20, 8}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(bf16.ok()) << bf16.error().message;
+  EXPECT_TRUE(bf16->paired);
+  EXPECT_EQ(bf16->vector_units, 8);
+  EXPECT_EQ(bf16->global_read.sectors, 16);
+  EXPECT_EQ(bf16->global_write.sectors, 16);
+  EXPECT_EQ(bf16->smem_write.wavefronts, 4);  // 512 B, the staging swizzle keeps it ideal
+  // The same for 4 floats and 2 doubles per record; 8 floats (32 B records) already read whole sectors.
+  EXPECT_TRUE(plan_permute({1 << 20, 4}, {1, 0}, DType::kF32)->paired);
+  EXPECT_TRUE(plan_permute({1 << 20, 2}, {1, 0}, DType::kF64)->paired);
+  EXPECT_FALSE(plan_permute({1 << 20, 8}, {1, 0}, DType::kF32)->paired);
+  EXPECT_FALSE(plan_permute({4096, 4096}, {1, 0}, DType::kBF16)->paired);
+  // Run on the host, a ragged tile included (1001 records).
+  for (int64_t n : {int64_t{4096}, int64_t{1001}}) {
+    expect_converts(*permuted_layout({n, 8}, {0, 1}), *permuted_layout({n, 8}, {1, 0}), {n, 8}, DType::kBF16);
+    expect_converts(*permuted_layout({n, 4}, {0, 1}), *permuted_layout({n, 4}, {1, 0}), {n, 4}, DType::kF32);
+    expect_converts(*permuted_layout({n, 2}, {0, 1}), *permuted_layout({n, 2}, {1, 0}), {n, 2}, DType::kF64);
+  }
+}
+
 TEST(Convert, TrafficIsTheUsefulBytesScaledBySectorsOverTheIdeal) {
   // The fp32 4096^2 transpose's accesses are whole sectors (16 per 32 lanes x 16 B): a copy's traffic,
   // 4096^2 x 4 B read and again written.

@@ -110,7 +110,15 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
   for (int lane = 0; lane < 32; ++lane) {
     const int64_t t = (int64_t{warp} * 32 + lane) / p,
                   piece = (int64_t{warp} * 32 + lane) % p * access_bytes(plan);
-    if (t < na * nb) {
+    if (plan.paired) {
+      // A lane pair per block (mate = lane % 2): the first load is row `mate`, the first store output row
+      // mate * V / 2.
+      const int64_t mate = lane % 2, ba = (int64_t{warp} * 32 + lane) / 2;
+      if (ba < na) {
+        lanes.global_read.push_back(group_a_src(plan, ba * v + mate) * ub);
+        lanes.smem_write.push_back(staging_offset(plan, ba * v, mate * v / 2));
+      }
+    } else if (t < na * nb) {
       const int64_t bb = t % nb, ba = t / nb;
       lanes.global_read.push_back((group_a_src(plan, ba * v) + bb * v) * ub + piece);
       lanes.smem_write.push_back(staging_offset(plan, ba * v, bb * v, piece));
@@ -435,9 +443,17 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   plan.run_a = plan.folded_a > 0 ? std::min(plan.tile_a, contiguous_a) : plan.tile_a;
   plan.row_bytes = plan.run_a * plan.unit_bytes;
   plan.staging_bytes = plan.tile_a * plan.tile_b * plan.unit_bytes;
-  // One thread per register block (or piece of a wide unit) of the load pass (64 to 256 threads).
-  const int64_t register_blocks =
-      (plan.tile_a / plan.vector_units) * (plan.tile_b / plan.vector_units) * plan.unit_lanes;
+  // Records of 16 B, one per row of a block, next to each other in the source: a lane per row would read half
+  // a sector per access (twice the sectors of a copy); lane pairs read whole sectors.
+  const ConvertMode& first_a = units[plan.group_a.front()];
+  plan.paired = plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
+                plan.unit_bytes >= 2 && plan.tile_b == plan.vector_units &&
+                plan.extent_b % plan.tile_b == 0 && first_a.src_stride * plan.unit_bytes == kVectorBytes &&
+                first_a.extent % plan.vector_units == 0;
+  // One thread per register block (or piece of a wide unit, or half a paired block) of the load pass (64 to
+  // 256 threads).
+  const int64_t register_blocks = (plan.tile_a / plan.vector_units) * (plan.tile_b / plan.vector_units) *
+                                  plan.unit_lanes * (plan.paired ? 2 : 1);
   plan.threads = static_cast<int>(std::clamp<int64_t>((register_blocks + 31) / 32 * 32, 64, kThreads));
   int64_t batch = 1;
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {

@@ -87,7 +87,11 @@ struct ConvertPlan {
   int unit_bytes = 4;    // elem_bytes * unit_elems
   int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
   int unit_lanes = 1;  // lanes that carry one unit: a 32 B unit goes as two 16 B pieces on neighbouring lanes
-  int threads = 256;   // threads per block
+  // Two neighbouring lanes share a register block whose rows are the consecutive 16 B records of the source
+  // (AoS -> SoA of 16 B records): lane p loads rows 2k+p, so that a lane pair reads whole 32 B sectors; the
+  // pair swaps half of each row (a warp shuffle) and each lane stores half of the block's output rows.
+  bool paired = false;
+  int threads = 256;  // threads per block
 
   // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
   // the destination's innermost modes: its first run_a indices are destination offsets 0 .. run_a-1. Group b

@@ -331,10 +331,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
                   : "(bb * " + std::to_string(v) + " + " + j + ") * " + std::to_string(p.row_bytes) +
                         " + ba * " + std::to_string(v * ub);
   };
+  auto tile_at = [&](const std::string& j) {
+    return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
+  };
   if (p.paired) {
-    emit_paired_loads(o, p, ll, edge_a, [&](const std::string& j) {
-      return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
-    });
+    emit_paired_loads(o, p, ll, edge_a, tile_at);
   } else {
     // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
     o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
@@ -363,9 +364,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     }
     o << "    }\n";
     if (by_columns) {
-      emit_transpose_by_columns(o, v, static_cast<int>(ub), [&](const std::string& j) {
-        return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
-      });
+      emit_transpose_by_columns(o, v, static_cast<int>(ub), tile_at);
     } else {
       if (v > 1) {
         emit_transpose(o, acc, v, static_cast<int>(ub));
@@ -374,7 +373,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       }
       o << "#pragma unroll\n"
         << "    for (int j = 0; j < " << v << "; ++j)\n"
-        << "      *reinterpret_cast<vec_t*>(tile + " << swizzled(p.staging, store_at("j")) << ") = w[j];\n";
+        << "      " << tile_at("j") << " = w[j];\n";
     }
     o << "  }\n";
   }

@@ -11,8 +11,9 @@ import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
+import { SETTINGS_EVENT } from './settings-event.js';
 
-export const SETTINGS_EVENT = 'ls-settings';
+export { SETTINGS_EVENT };
 
 // Figures are computed and drawn one per task: those in (or near) the viewport first, as they come into view, the
 // rest one per idle period. A page of eight figures never draws them all in one long task, and the first figure

@@ -1,10 +1,13 @@
-// The page: registers every figure (through layoutscope.js, the embedding entry), loads the benchmark panel on
-// demand, and wires the language and theme toggles (which the figures follow
-// through the document's data-ls-lang / data-theme and the ls-settings event). Both are kept in the URL
-// fragment (lang=zh, theme=dark) so a shared link opens the same view.
-import './embed.js';
-import { SETTINGS_EVENT } from './figure.js';
+// The page's entry, kept small so that it runs as soon as the HTML is parsed: it starts compiling the engine,
+// defines the first figure, wires the language and theme toggles (which the figures follow through the
+// document's data-ls-lang / data-theme and the ls-settings event; both are kept in the URL fragment, lang=zh,
+// theme=dark, so a shared link opens the same view), and loads every other figure's code, and the benchmark
+// panel's, when it is needed.
+import { compileEngine } from './engine-compile.js';
+import { SETTINGS_EVENT } from './settings-event.js';
 import { readFragment, writeKey } from './state.js';
+
+compileEngine();
 
 const ZH: Record<string, string> = {
   subtitle: '数据布局及其记号 —— 由 C++ 布局引擎（WebAssembly）驱动的交互图',
@@ -149,6 +152,75 @@ for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a[href^="#sec-
 const fig = readFragment().get('fig');
 if (fig) document.getElementById(`sec-${fig}`)?.scrollIntoView({ block: 'start' });
 
+// Each figure's code is a chunk of its own (Lit and the engine's glue are shared). The first figure (the one the
+// address scrolls to, else the tile layout) is defined at once; the others once it is drawn, as they come near
+// the viewport, and the rest one per idle period, so that every figure is there a few seconds after load (a
+// docs site loads layoutscope.js instead, which defines them all).
+const FIGURES: Record<string, () => Promise<unknown>> = {
+  'ls-tile-layout': () => import('./figures/tile-layout.js'),
+  'ls-fragment': () => import('./figures/fragment.js'),
+  'ls-tmem': () => import('./figures/tmem.js'),
+  'ls-scale-factors': () => import('./figures/scale-factors.js'),
+  'ls-mesh': () => import('./figures/mesh.js'),
+  'ls-bank-conflicts': () => import('./figures/bank-conflicts.js'),
+  'ls-advisor': () => import('./figures/advisor.js'),
+  'ls-swizzle-atom': () => import('./figures/swizzle-atom.js'),
+  'ls-playground': () => import('./figures/playground.js'),
+};
+const defined = new Map<string, Promise<unknown>>();
+function define(el: Element): Promise<unknown> {
+  const tag = el.localName;
+  let p = defined.get(tag);
+  if (!p) {
+    p = FIGURES[tag]().catch((err) => {
+      el.textContent = `This figure failed to load: ${err}`;
+    });
+    defined.set(tag, p);
+  }
+  return p;
+}
+const figures = [...document.querySelectorAll('main [id]')].filter((el) => el.localName in FIGURES);
+const firstFigure =
+  (fig && figures.find((el) => el.closest('section')?.id === `sec-${fig}`)) ||
+  figures.find((el) => el.localName === 'ls-tile-layout');
+let restStarted = false;
+function defineTheRest() {
+  if (restStarted) return;
+  restStarted = true;
+  const waiting = new Set(figures);
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries)
+        if (e.isIntersecting && waiting.delete(e.target)) {
+          near.unobserve(e.target);
+          void define(e.target);
+        }
+    },
+    { rootMargin: '300px 0px' },
+  );
+  for (const el of figures) near.observe(el);
+  const idle = (f: () => void) =>
+    'requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 50);
+  const next = () => {
+    const el = waiting.values().next().value;
+    if (!el) return near.disconnect();
+    waiting.delete(el);
+    near.unobserve(el);
+    void define(el).then(() => idle(next));
+  };
+  idle(next);
+}
+if (firstFigure) {
+  // the rest waits until the first figure is drawn (its ls-ready, then a frame), or until the engine has failed
+  firstFigure.addEventListener('ls-ready', () => requestAnimationFrame(() => setTimeout(defineTheRest, 0)), {
+    once: true,
+  });
+  compileEngine().catch(defineTheRest);
+  // a first figure that never gets its engine (an instantiation that fails) must not keep the others undefined
+  setTimeout(defineTheRest, 5000);
+  void define(firstFigure);
+} else defineTheRest();
+
 // The benchmark panel (Observable Plot, the schema validator) is a separate chunk: the figures do not wait for it.
 const panelHost = document.getElementById('bench-panel');
 if (panelHost) {
@@ -156,7 +228,7 @@ if (panelHost) {
     import('./bench/panel.js').catch((err) => {
       panelHost.textContent = `The benchmark panel failed to load: ${err}`;
     });
-  if (/(^|[#&])token=/.test(location.hash) || readFragment().get('fig') === 'bench') load();
+  if (/(^|[#&])token=/.test(location.hash) || fig === 'bench') load();
   else {
     const io = new IntersectionObserver(
       (entries) => {

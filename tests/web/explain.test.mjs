@@ -31,11 +31,38 @@ after(async () => {
 test('first load: the figure in view is drawn first, the others follow without a scroll, the panel chunk is not fetched', async () => {
   const urls = [];
   page.on('request', (r) => urls.push(r.url()));
-  await page.goto(server.url);
-  await page.locator('ls-tile-layout .view [data-hit]').first().waitFor();
+  await page.goto(server.url, { waitUntil: 'commit' });
+  const drawnAt = await (
+    await page.waitForFunction(
+      () =>
+        document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view [data-hit]') ? performance.now() : 0,
+      null,
+      { polling: 'raf' },
+    )
+  ).jsonValue();
+  // only the tile figure's code is fetched before it is drawn: no other figure's chunk, not layoutscope.js (every
+  // figure in one file, for docs sites)
+  const OTHERS =
+    /\/(assets\/(fragment|tmem|scale-factors|mesh|bank-conflicts|advisor|swizzle-atom|playground)-[^/]*|layoutscope)\.js$/;
+  const early = await page.evaluate(
+    (t) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.startTime < t)
+        .map((e) => e.name),
+    drawnAt,
+  );
+  assert.ok(early.some((u) => /\.wasm$/.test(u)));
+  assert.deepEqual(
+    early.filter((u) => OTHERS.test(u)),
+    [],
+  );
   // the playground, far below the fold, is drawn in an idle period without scrolling
   await page.locator('ls-playground .view').waitFor({ timeout: 30_000 });
   await page.waitForTimeout(2500);
+  // the other figures' chunks came after, without a scroll; the page never needs layoutscope.js
+  assert.equal(urls.filter((u) => OTHERS.test(u) && !/layoutscope\.js$/.test(u)).length, 8);
+  assert.equal(urls.filter((u) => /\/layoutscope\.js$/.test(u)).length, 0);
   assert.equal(
     urls.filter((u) => /assets\/panel-/.test(u)).length,
     0,

@@ -1,13 +1,15 @@
-// The page's entry, kept small so that it runs as soon as the HTML is parsed: it starts compiling the engine,
-// defines the first figure, wires the language and theme toggles (which the figures follow through the
+// The page's entry, kept small so that it runs as soon as the HTML is parsed: it starts loading the engine (fetch,
+// compile, instantiate) while the first figure's code is still arriving, defines that figure, wires the language and theme toggles (which the figures follow through the
 // document's data-ls-lang / data-theme and the ls-settings event; both are kept in the URL fragment, lang=zh,
 // theme=dark, so a shared link opens the same view), and loads every other figure's code, and the benchmark
 // panel's, when it is needed.
 import { compileEngine } from './engine-compile.js';
+import { loadEngine } from './engine.js';
 import { SETTINGS_EVENT } from './settings-event.js';
 import { readFragment, writeKey } from './state.js';
 
-compileEngine();
+// a failure is each figure's to show (it asks for the same promise)
+loadEngine().catch(() => {});
 
 const ZH: Record<string, string> = {
   subtitle: '数据布局及其记号 —— 由 C++ 布局引擎（WebAssembly）驱动的交互图',

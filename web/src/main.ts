@@ -78,26 +78,35 @@ const ZH: Record<string, string> = {
 };
 const EN = new Map<Element, string>();
 
+// Writes only what changes: on load, in English, the page's text is already what the HTML says, and rewriting it
+// would make the browser lay out and shape every paragraph a second time before the first figure.
+function setText(el: Element, text: string) {
+  if (el.textContent !== text) el.textContent = text;
+}
+function setAttr(el: Element, name: string, value: string) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
 function applySettings() {
   const params = readFragment();
   const lang = params.get('lang') === 'zh' ? 'zh' : 'en';
   const theme = params.get('theme') === 'dark' ? 'dark' : 'light';
   const root = document.documentElement;
-  root.lang = lang === 'zh' ? 'zh-CN' : 'en';
-  root.dataset.lsLang = lang;
-  root.dataset.theme = theme;
+  setAttr(root, 'lang', lang === 'zh' ? 'zh-CN' : 'en');
+  setAttr(root, 'data-ls-lang', lang);
+  setAttr(root, 'data-theme', theme);
   for (const el of document.querySelectorAll('[data-i18n]')) {
     if (!EN.has(el)) EN.set(el, el.textContent ?? '');
     const key = el.getAttribute('data-i18n')!;
-    el.textContent = lang === 'zh' ? (ZH[key] ?? EN.get(el)!) : EN.get(el)!;
+    setText(el, lang === 'zh' ? (ZH[key] ?? EN.get(el)!) : EN.get(el)!);
   }
   const langBtn = document.getElementById('lang-toggle')!;
-  langBtn.textContent = lang === 'zh' ? 'English' : '中文';
-  langBtn.setAttribute('aria-pressed', String(lang === 'zh'));
-  langBtn.setAttribute('lang', lang === 'zh' ? 'en' : 'zh-CN');
+  setText(langBtn, lang === 'zh' ? 'English' : '中文');
+  setAttr(langBtn, 'aria-pressed', String(lang === 'zh'));
+  setAttr(langBtn, 'lang', lang === 'zh' ? 'en' : 'zh-CN');
   const themeBtn = document.getElementById('theme-toggle')!;
-  themeBtn.textContent = theme === 'dark' ? (lang === 'zh' ? '浅色' : 'Light') : lang === 'zh' ? '深色' : 'Dark';
-  themeBtn.setAttribute('aria-pressed', String(theme === 'dark'));
+  setText(themeBtn, theme === 'dark' ? (lang === 'zh' ? '浅色' : 'Light') : lang === 'zh' ? '深色' : 'Dark');
+  setAttr(themeBtn, 'aria-pressed', String(theme === 'dark'));
   window.dispatchEvent(new Event(SETTINGS_EVENT));
 }
 

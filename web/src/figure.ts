@@ -12,6 +12,7 @@ import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
 import { SETTINGS_EVENT } from './settings-event.js';
+import { shownFirst } from './first-figure.js';
 
 export { SETTINGS_EVENT };
 
@@ -88,6 +89,7 @@ function schedule(el: Element, work: () => void) {
   // first report would come only after the next frame's layout, a frame before anything is interactive.
   if (!drewFirst) {
     drewFirst = true;
+    if (shownFirst.has(el)) return run();
     const r = el.getBoundingClientRect();
     if (r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth) return run();
   }

@@ -5,6 +5,7 @@
 // panel's, when it is needed.
 import { compileEngine } from './engine-compile.js';
 import { loadEngine } from './engine.js';
+import { shownFirst } from './first-figure.js';
 import { SETTINGS_EVENT } from './settings-event.js';
 import { readFragment, writeKey } from './state.js';
 
@@ -191,9 +192,8 @@ function define(el: Element): Promise<unknown> {
   return p;
 }
 const figures = [...document.querySelectorAll('main [id]')].filter((el) => el.localName in FIGURES);
-const firstFigure =
-  (fig && figures.find((el) => el.closest('section')?.id === `sec-${fig}`)) ||
-  figures.find((el) => el.localName === 'ls-tile-layout');
+const scrolledTo = fig ? figures.find((el) => el.closest('section')?.id === `sec-${fig}`) : undefined;
+const firstFigure = scrolledTo ?? figures.find((el) => el.localName === 'ls-tile-layout');
 let restStarted = false;
 function defineTheRest() {
   if (restStarted) return;
@@ -226,6 +226,8 @@ if (firstFigure) {
   firstFigure.addEventListener('ls-ready', () => requestAnimationFrame(() => setTimeout(defineTheRest, 0)), {
     once: true,
   });
+  // at the top of the page, or where the address scrolled to: in view (not so when #fig= names the panel)
+  if (!fig || scrolledTo) shownFirst.add(firstFigure);
   compileEngine().catch(defineTheRest);
   // a first figure that never gets its engine (an instantiation that fails) must not keep the others undefined
   setTimeout(defineTheRest, 5000);

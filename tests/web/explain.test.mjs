@@ -75,6 +75,47 @@ test('first load: the figure in view is drawn first, the others follow without a
   assert.match(meta, /GPU data layouts/);
 });
 
+test("#fig=atom: the swizzle atom is drawn first, before the tile figure above it, and no other figure's code is fetched before", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const p = await ctx.newPage();
+  await p.goto(server.url + '#fig=atom', { waitUntil: 'commit' });
+  const state = await (
+    await p.waitForFunction(
+      () =>
+        document.querySelector('ls-swizzle-atom')?.shadowRoot?.querySelector('.view [data-hit]') && {
+          at: performance.now(),
+          tileDrawn: !!document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view'),
+          atomTop: document.getElementById('sec-atom').getBoundingClientRect().top,
+        },
+      null,
+      { polling: 'raf' },
+    )
+  ).jsonValue();
+  assert.equal(state.tileDrawn, false, 'the tile figure, out of view, waits');
+  // scrolled to: its section in view (near the end of a page whose figures are not drawn yet, the scroll stops short
+  // of putting it at the top)
+  assert.ok(
+    state.atomTop >= 0 && state.atomTop < 900 - 300,
+    `the atom's section is in view (top at ${state.atomTop} px)`,
+  );
+  const early = await p.evaluate(
+    (t) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.startTime < t)
+        .map((e) => e.name.split('/').pop()),
+    state.at,
+  );
+  assert.ok(early.some((f) => /^swizzle-atom-.*\.js$/.test(f)));
+  assert.deepEqual(
+    early.filter((f) => /^(fragment|tmem|scale-factors|mesh|bank-conflicts|advisor|playground)-.*\.js$/.test(f)),
+    [],
+  );
+  // the tile figure follows without a scroll
+  await p.locator('ls-tile-layout .view [data-hit]').first().waitFor();
+  await ctx.close();
+});
+
 test('every figure has a caption, in English and in Chinese', async () => {
   const en = await page.locator('p.caption').allTextContents();
   // the seven figures of the chapter, the layout advisor and the playground

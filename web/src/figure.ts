@@ -85,11 +85,13 @@ function schedule(el: Element, work: () => void) {
     );
   };
   if (!observer) return run();
-  // The first figure the engine arrives for, when it is on screen, is drawn in this very task: the observer's
-  // first report would come only after the next frame's layout, a frame before anything is interactive.
-  if (!drewFirst) {
+  // The first figure the engine arrives for, when it is on screen (or the figure the page names, first-figure.ts),
+  // is drawn in this very task: the observer's first report would come only after the next frame's layout, a frame
+  // before anything is interactive.
+  const named = shownFirst();
+  if (named ? named === el : !drewFirst) {
     drewFirst = true;
-    if (shownFirst.has(el)) return run();
+    if (named) return run();
     const r = el.getBoundingClientRect();
     if (r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth) return run();
   }

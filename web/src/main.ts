@@ -5,7 +5,7 @@
 // panel's, when it is needed.
 import { compileEngine } from './engine-compile.js';
 import { loadEngine } from './engine.js';
-import { shownFirst } from './first-figure.js';
+import { showFirst } from './first-figure.js';
 import { SETTINGS_EVENT } from './settings-event.js';
 import { readFragment, writeKey } from './state.js';
 
@@ -227,7 +227,7 @@ if (firstFigure) {
     once: true,
   });
   // at the top of the page, or where the address scrolled to: in view (not so when #fig= names the panel)
-  if (!fig || scrolledTo) shownFirst.add(firstFigure);
+  if (!fig || scrolledTo) showFirst(firstFigure);
   compileEngine().catch(defineTheRest);
   // a first figure that never gets its engine (an instantiation that fails) must not keep the others undefined
   setTimeout(defineTheRest, 5000);

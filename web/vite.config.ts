@@ -2,16 +2,19 @@ import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type HtmlTagDescriptor, type Plugin, type UserConfig } from 'vite';
 import { PEER_RUNS, REFERENCE_RUNS } from './src/bench/reference-runs';
 
-// Three HTML pages and one library entry:
-//   index.html   the page (figures + benchmark panel, which is loaded on demand)
-//   embed.html   iframe mode for docs sites that cannot load scripts: /embed.html#figure=tile&...
-//   layoutscope.js (src/embed.ts)  the one module script a docs site loads; it registers every <ls-*>
-//                element. Stable name at the root of dist/, next to assets/ (its .wasm).
-// web/examples/ is copied as it is to dist/examples/: those pages are written the way a docs author writes
-// them (a plain <script type="module" src="../layoutscope.js">), so Vite must not rewrite them.
+// Two builds into dist/ (npm run build runs both):
+//   vite build                 the pages: index.html (the figures, each figure's code a chunk loaded when it is
+//                              needed, and the benchmark panel, loaded on demand) and embed.html (iframe mode for
+//                              docs sites that cannot load scripts: /embed.html#figure=tile&...)
+//   vite build --mode library  layoutscope.js (src/embed.ts): the one module script a docs site loads; it
+//                              registers every <ls-*> element and is a single file (the npm package of the elements
+//                              ships it alone, with its .wasm). Stable name at the root of dist/, next to assets/.
+// Two builds because one bundle cannot be both: a chunk shared by the page's entries would be imported by
+// layoutscope.js too. web/examples/ is copied as it is to dist/examples/: those pages are written the way a docs
+// author writes them (a plain <script type="module" src="../layoutscope.js">), so Vite must not rewrite them.
 const here = dirname(fileURLToPath(import.meta.url));
 
 function copyExamples(): Plugin {
@@ -44,6 +47,9 @@ function copyReferenceRuns(): Plugin {
 // file that matches Accept-Encoding instead of compressing per request (brotli at quality 11 costs hundreds of
 // milliseconds for the larger chunks). A compressed copy no smaller than the original is not written.
 const COMPRESSIBLE = /\.(html|js|mjs|css|wasm|json|svg|txt|map|ico)$/;
+// the library build writes into the page build's dist/: what it did not rewrite is not compressed twice
+const compressedIsCurrent = (file: string) =>
+  ['.br', '.gz'].some((ext) => existsSync(file + ext) && statSync(file + ext).mtimeMs >= statSync(file).mtimeMs);
 function precompress(): Plugin {
   let outDir = resolve(here, 'dist');
   return {
@@ -60,7 +66,7 @@ function precompress(): Plugin {
           for (const name of readdirSync(dir)) {
             const file = join(dir, name);
             if (statSync(file).isDirectory()) walk(file);
-            else if (COMPRESSIBLE.test(name)) {
+            else if (COMPRESSIBLE.test(name) && !compressedIsCurrent(file)) {
               const body = readFileSync(file);
               const br = brotliCompressSync(body, {
                 params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
@@ -77,36 +83,57 @@ function precompress(): Plugin {
   };
 }
 
-// The page's first figure waits for the engine: the .wasm is preloaded from the HTML, in parallel with the module
-// that will ask for it (same request mode as Emscripten's fetch: cors, same-origin credentials).
-function preloadWasm(): Plugin {
+// The page's first figure waits for the engine and for its own chunk, which the entry imports dynamically (so that
+// the entry is small and runs early): both are preloaded from the HTML, the .wasm in the request mode of the
+// engine's fetch (cors, same-origin credentials), the tile figure's chunk and the chunks it imports as module
+// preloads. The figure the address scrolls to (#fig=...) is another, and its chunk is fetched when asked for.
+function preloadFirstFigure(): Plugin {
   return {
-    name: 'layoutscope-preload-wasm',
+    name: 'layoutscope-preload-first-figure',
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
       handler(html, ctx) {
         if (!ctx.bundle || !/<ls-/.test(html)) return html;
+        const tags: HtmlTagDescriptor[] = [];
         const wasm = Object.keys(ctx.bundle).find((f) => /^assets\/layoutscope-.*\.wasm$/.test(f));
-        if (!wasm) return html;
-        return {
-          html,
-          tags: [
-            {
+        if (wasm)
+          tags.push({
+            tag: 'link',
+            attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' },
+            injectTo: 'head',
+          });
+        if (ctx.chunk && /<ls-tile-layout/.test(html)) {
+          const chunks = Object.values(ctx.bundle).filter((c) => c.type === 'chunk');
+          const first = chunks.find((c) => c.moduleIds.some((id) => id.endsWith('/src/figures/tile-layout.ts')));
+          const files = new Set<string>();
+          const add = (name: string) => {
+            const c = chunks.find((k) => k.fileName === name);
+            if (!c || files.has(name) || ctx.chunk!.imports.includes(name) || name === ctx.chunk!.fileName) return;
+            files.add(name);
+            c.imports.forEach(add);
+          };
+          if (first) add(first.fileName);
+          for (const f of files)
+            tags.push({
               tag: 'link',
-              attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' },
+              attrs: { rel: 'modulepreload', crossorigin: '', href: `./${f}` },
               injectTo: 'head',
-            },
-          ],
-        };
+            });
+        }
+        return { html, tags };
       },
     },
   };
 }
 
-export default defineConfig({
+// The modules the tile figure needs besides what the page's entry loads (the engine, the URL state).
+const FIRST_FIGURE =
+  /\/src\/(figure|scene|theme|i18n|dtype|control-styles|save-file|style-props|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
+
+const pages: UserConfig = {
   base: './',
-  plugins: [copyExamples(), copyReferenceRuns(), preloadWasm(), precompress()],
+  plugins: [copyExamples(), copyReferenceRuns(), preloadFirstFigure(), precompress()],
   // the engine's worker (src/engine-worker.ts) is an ES module, as the Emscripten module it imports
   worker: { format: 'es' },
   build: {
@@ -118,12 +145,35 @@ export default defineConfig({
       input: {
         index: resolve(here, 'index.html'),
         embed: resolve(here, 'embed.html'),
-        layoutscope: resolve(here, 'src/embed.ts'),
       },
-      preserveEntrySignatures: 'allow-extension',
+      // the first figure's code in one chunk (the figure base, Lit, the tile figure and its helpers) rather than
+      // one per module: fewer requests before the first figure
       output: {
-        entryFileNames: (chunk) => (chunk.name === 'layoutscope' ? 'layoutscope.js' : 'assets/[name]-[hash].js'),
+        codeSplitting: {
+          groups: [{ name: 'figure', test: FIRST_FIGURE, includeDependenciesRecursively: false }],
+        },
       },
     },
   },
-});
+};
+
+const library: UserConfig = {
+  base: './',
+  plugins: [precompress()],
+  worker: { format: 'es' },
+  // public/ is the page build's
+  publicDir: false,
+  build: {
+    target: 'es2022',
+    outDir: 'dist',
+    emptyOutDir: false,
+    assetsInlineLimit: 0,
+    rollupOptions: {
+      input: { layoutscope: resolve(here, 'src/embed.ts') },
+      preserveEntrySignatures: 'allow-extension',
+      output: { entryFileNames: 'layoutscope.js' },
+    },
+  },
+};
+
+export default defineConfig(({ mode }) => (mode === 'library' ? library : pages));

@@ -31,11 +31,38 @@ after(async () => {
 test('first load: the figure in view is drawn first, the others follow without a scroll, the panel chunk is not fetched', async () => {
   const urls = [];
   page.on('request', (r) => urls.push(r.url()));
-  await page.goto(server.url);
-  await page.locator('ls-tile-layout .view [data-hit]').first().waitFor();
+  await page.goto(server.url, { waitUntil: 'commit' });
+  const drawnAt = await (
+    await page.waitForFunction(
+      () =>
+        document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view [data-hit]') ? performance.now() : 0,
+      null,
+      { polling: 'raf' },
+    )
+  ).jsonValue();
+  // only the tile figure's code is fetched before it is drawn: no other figure's chunk, not layoutscope.js (every
+  // figure in one file, for docs sites)
+  const OTHERS =
+    /\/(assets\/(fragment|tmem|scale-factors|mesh|bank-conflicts|advisor|swizzle-atom|playground)-[^/]*|layoutscope)\.js$/;
+  const early = await page.evaluate(
+    (t) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.startTime < t)
+        .map((e) => e.name),
+    drawnAt,
+  );
+  assert.ok(early.some((u) => /\.wasm$/.test(u)));
+  assert.deepEqual(
+    early.filter((u) => OTHERS.test(u)),
+    [],
+  );
   // the playground, far below the fold, is drawn in an idle period without scrolling
   await page.locator('ls-playground .view').waitFor({ timeout: 30_000 });
   await page.waitForTimeout(2500);
+  // the other figures' chunks came after, without a scroll; the page never needs layoutscope.js
+  assert.equal(urls.filter((u) => OTHERS.test(u) && !/layoutscope\.js$/.test(u)).length, 8);
+  assert.equal(urls.filter((u) => /\/layoutscope\.js$/.test(u)).length, 0);
   assert.equal(
     urls.filter((u) => /assets\/panel-/.test(u)).length,
     0,
@@ -46,6 +73,47 @@ test('first load: the figure in view is drawn first, the others follow without a
   assert.equal(res.headers()['content-encoding'], 'br');
   const meta = await page.locator('meta[name=description]').getAttribute('content');
   assert.match(meta, /GPU data layouts/);
+});
+
+test("#fig=atom: the swizzle atom is drawn first, before the tile figure above it, and no other figure's code is fetched before", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const p = await ctx.newPage();
+  await p.goto(server.url + '#fig=atom', { waitUntil: 'commit' });
+  const state = await (
+    await p.waitForFunction(
+      () =>
+        document.querySelector('ls-swizzle-atom')?.shadowRoot?.querySelector('.view [data-hit]') && {
+          at: performance.now(),
+          tileDrawn: !!document.querySelector('ls-tile-layout')?.shadowRoot?.querySelector('.view'),
+          atomTop: document.getElementById('sec-atom').getBoundingClientRect().top,
+        },
+      null,
+      { polling: 'raf' },
+    )
+  ).jsonValue();
+  assert.equal(state.tileDrawn, false, 'the tile figure, out of view, waits');
+  // scrolled to: its section in view (near the end of a page whose figures are not drawn yet, the scroll stops short
+  // of putting it at the top)
+  assert.ok(
+    state.atomTop >= 0 && state.atomTop < 900 - 300,
+    `the atom's section is in view (top at ${state.atomTop} px)`,
+  );
+  const early = await p.evaluate(
+    (t) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.startTime < t)
+        .map((e) => e.name.split('/').pop()),
+    state.at,
+  );
+  assert.ok(early.some((f) => /^swizzle-atom-.*\.js$/.test(f)));
+  assert.deepEqual(
+    early.filter((f) => /^(fragment|tmem|scale-factors|mesh|bank-conflicts|advisor|playground)-.*\.js$/.test(f)),
+    [],
+  );
+  // the tile figure follows without a scroll
+  await p.locator('ls-tile-layout .view [data-hit]').first().waitFor();
+  await ctx.close();
 });
 
 test('every figure has a caption, in English and in Chinese', async () => {

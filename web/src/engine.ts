@@ -2,9 +2,11 @@
 // { ok: false, error } values into thrown EngineErrors for code that prefers exceptions. All layout math is
 // the C++ engine's; this file only forwards.
 import createLayoutscope from './generated/layoutscope.js';
+import { compileEngine } from './engine-compile.js';
 import { arrangedTable, type ArrangedTable, type Limits } from './figures/physical.js';
 import type {
   LayoutscopeModule,
+  LayoutscopeModuleOptions,
   LsAccessCost,
   LsAdvice,
   LsBankAccess,
@@ -57,8 +59,27 @@ export class EngineError extends Error {
 
 let modulePromise: Promise<LayoutscopeModule> | undefined;
 
+/** Emscripten's hook for a module compiled elsewhere: instantiate it with the glue's imports, hand the instance
+ * back, and return {} (the exports arrive later). */
+interface InstantiateOptions extends LayoutscopeModuleOptions {
+  instantiateWasm(
+    imports: WebAssembly.Imports,
+    receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+  ): object;
+}
+
 export function loadEngine(): Promise<LayoutscopeModule> {
-  modulePromise ??= createLayoutscope();
+  modulePromise ??= new Promise<LayoutscopeModule>((resolve, reject) => {
+    const options: InstantiateOptions = {
+      instantiateWasm(imports, receive) {
+        compileEngine()
+          .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
+          .catch(reject);
+        return {};
+      },
+    };
+    createLayoutscope(options).then(resolve, reject);
+  });
   return modulePromise;
 }
 

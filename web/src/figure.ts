@@ -11,8 +11,10 @@ import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
+import { SETTINGS_EVENT } from './settings-event.js';
+import { shownFirst } from './first-figure.js';
 
-export const SETTINGS_EVENT = 'ls-settings';
+export { SETTINGS_EVENT };
 
 // Figures are computed and drawn one per task: those in (or near) the viewport first, as they come into view, the
 // rest one per idle period. A page of eight figures never draws them all in one long task, and the first figure
@@ -83,10 +85,13 @@ function schedule(el: Element, work: () => void) {
     );
   };
   if (!observer) return run();
-  // The first figure the engine arrives for, when it is on screen, is drawn in this very task: the observer's
-  // first report would come only after the next frame's layout, a frame before anything is interactive.
-  if (!drewFirst) {
+  // The first figure the engine arrives for, when it is on screen (or the figure the page names, first-figure.ts),
+  // is drawn in this very task: the observer's first report would come only after the next frame's layout, a frame
+  // before anything is interactive.
+  const named = shownFirst();
+  if (named ? named === el : !drewFirst) {
     drewFirst = true;
+    if (named) return run();
     const r = el.getBoundingClientRect();
     if (r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth) return run();
   }

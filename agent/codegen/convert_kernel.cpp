@@ -66,24 +66,35 @@ std::string swizzled(const Swizzle& s, const std::string& o) {
          std::to_string(mask) + ") << " + std::to_string(s.base) + "))";
 }
 
+// __byte_perm selectors that take half word h (0: low, 1: high) of each of two words: the low half of the
+// result from the first word, the high half from the second.
+constexpr const char* kHalfWord[2] = {"0x5410u", "0x7632u"};
+
+using Expr = std::function<std::string(int)>;
+
+// A 4 x 4 byte block transposed in eight PRMTs (interleave row pairs, then take half words): w(b) = byte b of
+// r(0), r(1), r(2), r(3), two PRMTs per word instead of three.
+void emit_byte_block(std::ostringstream& o, const std::string& indent, const Expr& r, const Expr& w) {
+  o << indent << "{ const unsigned t0 = __byte_perm(" << r(0) << ", " << r(1)
+    << ", 0x5140u), t1 = __byte_perm(" << r(0) << ", " << r(1) << ", 0x7362u);\n"
+    << indent << "  const unsigned t2 = __byte_perm(" << r(2) << ", " << r(3)
+    << ", 0x5140u), t3 = __byte_perm(" << r(2) << ", " << r(3) << ", 0x7362u);\n"
+    << indent << "  " << w(0) << " = __byte_perm(t0, t2, " << kHalfWord[0] << "); " << w(1)
+    << " = __byte_perm(t0, t2, " << kHalfWord[1] << ");\n"
+    << indent << "  " << w(2) << " = __byte_perm(t1, t3, " << kHalfWord[0] << "); " << w(3)
+    << " = __byte_perm(t1, t3, " << kHalfWord[1] << "); }\n";
+}
+
 // w[j] = unit j of every r[k]: the V x V register block transposed, as explicit word moves or byte permutes.
-// Bytes go in 4 x 4 blocks: rows 4q..4q+3 of source word s give word q of w[4s..4s+3], eight PRMTs for the
-// four words (interleave row pairs, then take half words), two per word instead of three.
+// Bytes go in 4 x 4 blocks: rows 4q..4q+3 of source word s give word q of w[4s..4s+3].
 void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_bytes) {
   const int words = acc.words;
   if (unit_bytes == 1) {
     for (int q = 0; q < words; ++q) {
       for (int s = 0; s < words; ++s) {
-        auto r = [&](int k) { return acc.word("r[" + std::to_string(4 * q + k) + "]", s); };
-        auto w = [&](int b) { return acc.word("w[" + std::to_string(4 * s + b) + "]", q); };
-        o << "    { const unsigned t0 = __byte_perm(" << r(0) << ", " << r(1)
-          << ", 0x5140u), t1 = __byte_perm(" << r(0) << ", " << r(1) << ", 0x7362u);\n"
-          << "      const unsigned t2 = __byte_perm(" << r(2) << ", " << r(3)
-          << ", 0x5140u), t3 = __byte_perm(" << r(2) << ", " << r(3) << ", 0x7362u);\n"
-          << "      " << w(0) << " = __byte_perm(t0, t2, 0x5410u); " << w(1)
-          << " = __byte_perm(t0, t2, 0x7632u);\n"
-          << "      " << w(2) << " = __byte_perm(t1, t3, 0x5410u); " << w(3)
-          << " = __byte_perm(t1, t3, 0x7632u); }\n";
+        emit_byte_block(
+            o, "    ", [&](int k) { return acc.word("r[" + std::to_string(4 * q + k) + "]", s); },
+            [&](int b) { return acc.word("w[" + std::to_string(4 * s + b) + "]", q); });
       }
     }
     return;
@@ -95,11 +106,10 @@ void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_by
         const int wpu = unit_bytes / 4, k = q / wpu, i = q % wpu;
         o << "    " << dst << " = " << acc.word("r[" + std::to_string(k) + "]", j * wpu + i) << ";\n";
       } else {
-        const int h = j % 2, src_word = j / 2;
-        const unsigned sel = (2u * h) | ((2u * h + 1) << 4) | ((4u + 2 * h) << 8) | ((5u + 2 * h) << 12);
+        const int src_word = j / 2;
         o << "    " << dst << " = __byte_perm(" << acc.word("r[" + std::to_string(2 * q) + "]", src_word)
-          << ", " << acc.word("r[" + std::to_string(2 * q + 1) + "]", src_word) << ", 0x" << std::hex << sel
-          << std::dec << "u);\n";
+          << ", " << acc.word("r[" + std::to_string(2 * q + 1) + "]", src_word) << ", " << kHalfWord[j % 2]
+          << ");\n";
       }
     }
   }
@@ -121,20 +131,16 @@ void emit_transpose_by_columns(std::ostringstream& o, int v, int unit_bytes,
   o << ";\n";
   for (int q = 0; q < 4; ++q) {
     if (unit_bytes == 1) {
-      auto r = [&](int k) { return "r[" + std::to_string(4 * q + k) + "].x"; };
-      o << "      { const unsigned t0 = __byte_perm(" << r(0) << ", " << r(1)
-        << ", 0x5140u), t1 = __byte_perm(" << r(0) << ", " << r(1) << ", 0x7362u);\n"
-        << "        const unsigned t2 = __byte_perm(" << r(2) << ", " << r(3)
-        << ", 0x5140u), t3 = __byte_perm(" << r(2) << ", " << r(3) << ", 0x7362u);\n"
-        << "        w0." << xyzw[q] << " = __byte_perm(t0, t2, 0x5410u); w1." << xyzw[q]
-        << " = __byte_perm(t0, t2, 0x7632u);\n"
-        << "        w2." << xyzw[q] << " = __byte_perm(t1, t3, 0x5410u); w3." << xyzw[q]
-        << " = __byte_perm(t1, t3, 0x7632u); }\n";
+      emit_byte_block(
+          o, "      ", [&](int k) { return "r[" + std::to_string(4 * q + k) + "].x"; },
+          [&](int b) { return "w" + std::to_string(b) + "." + xyzw[q]; });
     } else {
       // Output row h takes half word h of rows 2q and 2q+1.
-      o << "      w0." << xyzw[q] << " = __byte_perm(r[" << 2 * q << "].x, r[" << 2 * q + 1
-        << "].x, 0x5410u); w1." << xyzw[q] << " = __byte_perm(r[" << 2 * q << "].x, r[" << 2 * q + 1
-        << "].x, 0x7632u);\n";
+      auto half = [&](int h) {
+        return "__byte_perm(r[" + std::to_string(2 * q) + "].x, r[" + std::to_string(2 * q + 1) + "].x, " +
+               kHalfWord[h] + ")";
+      };
+      o << "      w0." << xyzw[q] << " = " << half(0) << "; w1." << xyzw[q] << " = " << half(1) << ";\n";
     }
   }
   for (int b = 0; b < outs; ++b) {
@@ -169,6 +175,15 @@ std::string group_functions(const ConvertPlan& p, const Index& ll) {
   return o.str();
 }
 
+// The conditions joined by &&, the empty ones left out ("" when none is left).
+std::string conjunction(std::initializer_list<std::string> conditions) {
+  std::string all;
+  for (const std::string& c : conditions) {
+    if (!c.empty()) all += (all.empty() ? "" : " && ") + c;
+  }
+  return all;
+}
+
 // A unit wider than one access (32 B): each pass moves 16 B pieces, unit_lanes neighbouring threads per
 // unit, no register transpose. The load pass keeps kWideInFlight loads per thread in flight before their
 // shared stores (all of them unrolled took a third longer to compile, the kernel no faster).
@@ -194,10 +209,9 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
     << "    for (int i = 0; i < " << in_flight << "; ++i) {\n";
   item("      ");
   o << "      const " << I << " ia = a0 + ba, ib = b0 + bb;\n";
-  std::string ok;
-  if (partial) ok += "t < " + std::to_string(load_items);
-  if (edge_a) ok += std::string(ok.empty() ? "" : " && ") + "ia < " + ll(p.extent_a);
-  if (edge_b) ok += std::string(ok.empty() ? "" : " && ") + "ib < " + ll(p.extent_b);
+  const std::string ok =
+      conjunction({partial ? "t < " + std::to_string(load_items) : "", edge_a ? "ia < " + ll(p.extent_a) : "",
+                   edge_b ? "ib < " + ll(p.extent_b) : ""});
   const std::string load = "__ldg(reinterpret_cast<const vec_t*>(in + (src_base + group_a_src(ia) + ib) * " +
                            std::to_string(ub) + " + piece * " + std::to_string(piece) + "))";
   o << "      r[i] = " << (ok.empty() ? load : ok + " ? " + load + " : vec_t{}") << ";\n"
@@ -251,11 +265,8 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
     << "    vec_t r[" << half << "];\n"
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << half << "; ++k) {\n";
-  std::string ok = partial ? "live" : "";
-  if (edge_a) {
-    o << "      const " << I << " ia = a0 + ba * " << v << " + 2 * k + m;\n";
-    ok += std::string(ok.empty() ? "" : " && ") + "ia < " + ll(p.extent_a);
-  }
+  if (edge_a) o << "      const " << I << " ia = a0 + ba * " << v << " + 2 * k + m;\n";
+  const std::string ok = conjunction({partial ? "live" : "", edge_a ? "ia < " + ll(p.extent_a) : ""});
   const std::string load = "__ldg(reinterpret_cast<const vec_t*>(in + (sa + (2 * k + m) * " +
                            ll(first.src_stride) + ") * " + std::to_string(ub) + "))";
   o << "      r[k] = " << (ok.empty() ? load : ok + " ? " + load + " : vec_t{}") << ";\n"
@@ -278,8 +289,8 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
       o << " w." << xyzw[q] << " = ";
       if (ub == 2) {
         // Word q: unit j of rows 2q and 2q+1 (half word j % 2 of word j / 2 of the half).
-        o << "__byte_perm(e" << j / 2 << "[" << q << "], d" << j / 2 << "[" << q << "], "
-          << (j % 2 ? "0x7632u" : "0x5410u") << ");";
+        o << "__byte_perm(e" << j / 2 << "[" << q << "], d" << j / 2 << "[" << q << "], " << kHalfWord[j % 2]
+          << ");";
       } else {
         // Word q: word (q % wpu) of unit j of row q / wpu.
         const int wpu = ub / 4, row = q / wpu, word = j * wpu + q % wpu;

@@ -73,11 +73,10 @@ double bus_factor(CollectiveOp op, int n);
 // How the devices ran a local permute or slice: the kernel generated from the conversion plan, or the
 // strided copy where the planner refused (and why).
 struct LocalKernelUse {
-  std::string kernel;  // "generated" | "strided_copy"
-  std::string reason;  // strided_copy: why there is no generated kernel
-  uint64_t source_hash =
-      0;                // generated: FNV-1a of the kernel text (the convert benchmark's kernel.source_hash)
-  std::string runs_as;  // "nvrtc" (the compiled kernel) | "host" (execute_convert_host, lane by lane)
+  std::string kernel;        // "generated" | "strided_copy"
+  std::string reason;        // strided_copy: why there is no generated kernel
+  uint64_t source_hash = 0;  // generated: FNV-1a of the kernel text (as the convert benchmark reports it)
+  std::string runs_as;       // "nvrtc" (the compiled kernel) | "host" (execute_convert_host, lane by lane)
   std::optional<double> compile_s;  // cuda: NVRTC + module load before timing, summed over the devices
   std::string compile_cache;        // cuda: "memory" | "disk" | "none" (compiled) for the first device
 };

@@ -57,6 +57,16 @@ void expect_converts(const Layout& src, const Layout& dst, const std::vector<int
   }
 }
 
+// A copy's costs per warp access: 32 lanes x 16 B = 512 B = 16 whole 32 B sectors on each global side, and
+// 512 B of shared memory in 4 wavefronts of 128 B (the ideal), for both passes over the staging tile.
+void expect_copy_costs(const ConvertPlan& plan) {
+  EXPECT_EQ(plan.global_read.sectors, 16);
+  EXPECT_EQ(plan.global_write.sectors, 16);
+  EXPECT_EQ(plan.smem_write.ideal_wavefronts, 4);
+  EXPECT_EQ(plan.smem_write.wavefronts, 4);
+  EXPECT_EQ(plan.smem_read.wavefronts, 4);
+}
+
 TEST(Convert, TransposeIsTiledWithConflictFreeStaging) {
   // fp32 4096^2 transpose: 64x64 tile, 4x4 register blocks (16 B = 4 floats).
   auto plan = plan_convert(parse("S[(4096,4096):(4096,1)]"), parse("S[(4096,4096):(1,4096)]"), {4096, 4096},
@@ -70,15 +80,10 @@ TEST(Convert, TransposeIsTiledWithConflictFreeStaging) {
   EXPECT_EQ(plan->staging_bytes, 64 * 64 * 4);
   EXPECT_EQ(plan->blocks, 64 * 64);
   // Global: 16 lanes read one 256 B row piece, the other 16 the piece 4 rows down: 2 x 8 sectors; the same
-  // on the write side. 32 lanes x 16 B = 512 B = 16 sectors is the ideal.
-  EXPECT_EQ(plan->global_read.sectors, 16);
-  EXPECT_EQ(plan->global_write.sectors, 16);
-  // Shared, 16 B per lane: 8 lanes per wavefront, so 4 is ideal. The tile's rows are 256 B; unswizzled, the
-  // register-block stores of lanes 0..7 hit rows 0, 4, ..., 28 at one column: every row 256 B apart starts in
-  // bank 0, an 8-way conflict. The planner's swizzle must remove it.
-  EXPECT_EQ(plan->smem_write.ideal_wavefronts, 4);
-  EXPECT_EQ(plan->smem_write.wavefronts, 4);
-  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  // on the write side. Shared, 16 B per lane: 8 lanes per wavefront. The tile's rows are 256 B; unswizzled,
+  // the register-block stores of lanes 0..7 hit rows 0, 4, ..., 28 at one column: every row 256 B apart
+  // starts in bank 0, an 8-way conflict. The planner's swizzle must remove it.
+  expect_copy_costs(*plan);
   EXPECT_GT(plan->staging.bits, 0);
 }
 
@@ -289,13 +294,9 @@ TEST(Convert, SharedRunOfOneSectorMovesAsAWideUnit) {
   EXPECT_EQ(plan->tile_a, 32);
   EXPECT_EQ(plan->tile_b, 32);
   EXPECT_EQ(plan->row_bytes, 32 * 32);
-  // A warp's 32 lanes carry 16 neighbouring units of one row: 512 B contiguous on each side, 16 sectors;
-  // 512 B of shared memory is 4 wavefronts at best (128 B each) and the staging swizzle reaches it.
-  EXPECT_EQ(plan->global_read.sectors, 16);
-  EXPECT_EQ(plan->global_write.sectors, 16);
-  EXPECT_EQ(plan->smem_write.wavefronts, 4);
-  EXPECT_EQ(plan->smem_read.wavefronts, 4);
-  EXPECT_EQ(plan->smem_write.ideal_wavefronts, 4);
+  // A warp's 32 lanes carry 16 neighbouring units of one row: 512 B contiguous on each side; the staging
+  // swizzle keeps both shared passes at the ideal.
+  expect_copy_costs(*plan);
   // The same for 8 floats and 16 bf16; a smaller tensor, partial tiles included, run on the host.
   auto f32 = plan_permute({1024, 64, 128, 8}, {1, 2, 0, 3}, DType::kF32);
   ASSERT_TRUE(f32.ok());

@@ -1,8 +1,8 @@
 // The page's entry, kept small so that it runs as soon as the HTML is parsed: it starts loading the engine (fetch,
-// compile, instantiate) while the first figure's code is still arriving, defines that figure, wires the language and theme toggles (which the figures follow through the
-// document's data-ls-lang / data-theme and the ls-settings event; both are kept in the URL fragment, lang=zh,
-// theme=dark, so a shared link opens the same view), and loads every other figure's code, and the benchmark
-// panel's, when it is needed.
+// compile, instantiate) while the first figure's code is still arriving, defines that figure, wires the language
+// and theme toggles (which the figures follow through the document's data-ls-lang / data-theme and the
+// ls-settings event; both are kept in the URL fragment, lang=zh, theme=dark, so a shared link opens the same
+// view), and loads every other figure's code, and the benchmark panel's, when it is needed.
 import { compileEngine } from './engine-compile.js';
 import { loadEngine } from './engine.js';
 import { showFirst } from './first-figure.js';

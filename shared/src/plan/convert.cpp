@@ -108,12 +108,12 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
   const int64_t ub = plan.unit_bytes, p = plan.unit_lanes;
   const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
   for (int lane = 0; lane < 32; ++lane) {
-    const int64_t t = (int64_t{warp} * 32 + lane) / p,
-                  piece = (int64_t{warp} * 32 + lane) % p * access_bytes(plan);
+    const int64_t thread = int64_t{warp} * 32 + lane;
+    const int64_t t = thread / p, piece = thread % p * access_bytes(plan);
     if (plan.paired) {
       // A lane pair per block (mate = lane % 2): the first load is row `mate`, the first store output row
       // mate * V / 2.
-      const int64_t mate = lane % 2, ba = (int64_t{warp} * 32 + lane) / 2;
+      const int64_t mate = lane % 2, ba = thread / 2;
       if (ba < na) {
         lanes.global_read.push_back(group_a_src(plan, ba * v + mate) * ub);
         lanes.smem_write.push_back(staging_offset(plan, ba * v, mate * v / 2));

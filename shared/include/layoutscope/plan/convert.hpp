@@ -17,12 +17,11 @@
 //     (4096: 1024, 32) (32: 1, 1): the innermost 32 elements (64 B) are contiguous on both sides (CuTe's
 //     max_common_vector): a vector plan, 16 B per lane, no shared memory.
 //
-//   u8 (1024,64,128,32) perm (1,2,0,3): modes (64: 4096, 4194304) (128: 32, 32768) (1024: 262144, 32) (32: 1,
-//   1):
-//     a shared run of 32 B is one sector per lane pair, but the next destination run is 256 KiB away in the
-//     source, so a warp of 16 B lanes would touch 16 cache lines for 512 B. The run moves as one 32 B unit
-//     through a 32 x 32 unit tile instead, each unit carried by two neighbouring lanes (16 B each): 1 KiB
-//     source rows in, 1 KiB destination rows out, the 32 B units XORed across rows.
+//   u8 (1024,64,128,32) perm (1,2,0,3): modes (64: 4096, 4194304) (128: 32, 32768) (1024: 262144, 32)
+//     (32: 1, 1): a shared run of 32 B is one sector per lane pair, but the next destination run is 256 KiB
+//     away in the source, so a warp of 16 B lanes would touch 16 cache lines for 512 B. The run moves as one
+//     32 B unit through a 32 x 32 unit tile instead, each unit carried by two neighbouring lanes (16 B each):
+//     1 KiB source rows in, 1 KiB destination rows out, the 32 B units XORed across rows.
 //
 //   u8 (8,128,64,16,8,32) perm (1,0,2,4,5,3): modes (128: 262144, 2097152) (8: 33554432, 262144)
 //     (64: 4096, 4096) (256: 1, 16) (16: 256, 1): the destination's run is 16 B and the next destination mode
@@ -59,8 +58,7 @@ struct ConvertMode {
 };
 
 enum class ConvertKind {
-  kVector,  // a shared contiguous run of >= 64 B (or one no tile can stage): each lane copies 16 B, no
-            // staging
+  kVector,  // a shared run of >= 64 B (or one no tile can stage): 16 B per lane, no staging
   kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
 };
 

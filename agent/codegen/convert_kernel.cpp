@@ -72,6 +72,33 @@ constexpr const char* kHalfWord[2] = {"0x5410u", "0x7632u"};
 
 using Expr = std::function<std::string(int)>;
 
+// The head and the end of the loop `for (int var = first; var < limit; var += step)`, where `first` is at
+// most first_max. A loop that no thread makes twice (limit <= step) is written as a block that `continue` and
+// `break` still leave, `do { const int var = first; ... } while (0)`, testing the limit only where some
+// thread starts past it: NVRTC took a third longer over a tiled kernel whose load pass was a loop of one
+// trip, the kernel no faster (docs/results/h200-convert.md).
+struct Loop {
+  std::string head, end;
+};
+
+Loop pass_loop(const std::string& var, const std::string& first, int64_t first_max, int64_t limit,
+               int64_t step, bool unroll_1) {
+  const std::string lim = std::to_string(limit);
+  if (limit <= step) {
+    return {"  do {\n    const int " + var + " = " + first + ";\n" +
+                (first_max >= limit ? "    if (" + var + " >= " + lim + ") break;\n" : ""),
+            "  } while (0);\n"};
+  }
+  return {std::string(unroll_1 ? "#pragma unroll 1\n" : "") + "  for (int " + var + " = " + first + "; " +
+              var + " < " + lim + "; " + var + " += " + std::to_string(step) + ") {\n",
+          "  }\n"};
+}
+
+// A pass of the block's threads over `items` work items, item t first at threadIdx.x.
+Loop thread_loop(const ConvertPlan& p, int64_t items, bool unroll_1) {
+  return pass_loop("t", "threadIdx.x", p.threads - 1, items, p.threads, unroll_1);
+}
+
 // A 4 x 4 byte block transposed in eight PRMTs (interleave row pairs, then take half words): w(b) = byte b of
 // r(0), r(1), r(2), r(3), two PRMTs per word instead of three.
 void emit_byte_block(std::ostringstream& o, const std::string& indent, const Expr& r, const Expr& w) {
@@ -202,9 +229,8 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
     o << indent << "const int t = threadIdx.x + (i0 + i) * " << p.threads << ", piece = t % " << lanes
       << ", u = t / " << lanes << ", bb = u % " << p.tile_b << ", ba = u / " << p.tile_b << ";\n";
   };
-  o << "#pragma unroll 1\n"
-    << "  for (int i0 = 0; i0 < " << per_thread << "; i0 += " << in_flight << ") {\n"
-    << "    vec_t r[" << in_flight << "];\n"
+  const Loop loads = pass_loop("i0", "0", 0, per_thread, in_flight, true);
+  o << loads.head << "    vec_t r[" << in_flight << "];\n"
     << "#pragma unroll\n"
     << "    for (int i = 0; i < " << in_flight << "; ++i) {\n";
   item("      ");
@@ -225,13 +251,11 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
                                " + piece * " + std::to_string(piece))
     << ") = r[i];\n"
     << "    }\n"
-    << "  }\n"
-    << "  __syncthreads();\n";
+    << loads.end << "  __syncthreads();\n";
   // Store: pieces of the units along a fastest, then rows along b (the destination's order).
-  o << "#pragma unroll 1\n"
-    << "  for (int t = threadIdx.x; t < " << load_items << "; t += " << p.threads << ") {\n"
-    << "    const int piece = t % " << lanes << ", u = t / " << lanes << ", chunk = u % " << p.tile_a
-    << ", row = u / " << p.tile_a << ";\n"
+  const Loop stores = thread_loop(p, load_items, true);
+  o << stores.head << "    const int piece = t % " << lanes << ", u = t / " << lanes << ", chunk = u % "
+    << p.tile_a << ", row = u / " << p.tile_a << ";\n"
     << "    const " << I << " ia = a0 + chunk, ib = b0 + row;\n";
   if (edge_a || edge_b) {
     o << "    if (" << (edge_a ? "ia >= " + ll(p.extent_a) : "") << (edge_a && edge_b ? " || " : "")
@@ -243,7 +267,7 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
     << ");\n"
     << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << " + piece * "
     << piece << ") = x;\n"
-    << "  }\n";
+    << stores.end;
 }
 
 // A paired block (AoS -> SoA of 16 B records): the two lanes t and t^1 share block ba; lane m loads rows
@@ -257,9 +281,9 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
   const ConvertMode& first = p.modes[p.group_a.front()];
   const int64_t items = p.tile_a / v * 2, iters = (items + p.threads - 1) / p.threads;
   const bool partial = items % p.threads != 0;
-  o << "#pragma unroll 1\n"
-    << "  for (int i = 0; i < " << iters << "; ++i) {\n"
-    << "    const int t = threadIdx.x + i * " << p.threads << ", m = t & 1, ba = t >> 1, bb = 0;\n";
+  const Loop blocks = pass_loop("i", "0", 0, iters, 1, true);
+  o << blocks.head << "    const int t = threadIdx.x + i * " << p.threads
+    << ", m = t & 1, ba = t >> 1, bb = 0;\n";
   if (partial) o << "    const bool live = t < " << items << ";\n";
   o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << v << ") + b0;\n"
     << "    vec_t r[" << half << "];\n"
@@ -299,7 +323,7 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
     }
     o << "\n      " << tile_at("m * " + std::to_string(half) + " + " + std::to_string(j)) << " = w; }\n";
   }
-  o << "  }\n";
+  o << blocks.end;
 }
 
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
@@ -349,8 +373,8 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     emit_paired_loads(o, p, ll, edge_a, tile_at);
   } else {
     // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
-    o << "  for (int t = threadIdx.x; t < " << na * nb << "; t += " << p.threads << ") {\n"
-      << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
+    const Loop blocks = thread_loop(p, na * nb, false);
+    o << blocks.head << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
       << "    const " << I << " ib = b0 + bb * " << v << ";\n";
     if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
     const bool by_columns = v > 1 && ub <= 2 && acc.words == 4;
@@ -386,7 +410,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
         << "    for (int j = 0; j < " << v << "; ++j)\n"
         << "      " << tile_at("j") << " = w[j];\n";
     }
-    o << "  }\n";
+    o << blocks.end;
   }
   o << "  __syncthreads();\n";
   // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
@@ -402,12 +426,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   };
   // Not unrolled: each pass is one shared load and one global store, and unrolling it only adds compile time
   // (6-40 % of a first compile on an H200, the kernel as fast).
-  o << "#pragma unroll 1\n";
+  const Loop stores = thread_loop(p, p.tile_b * ca, true);
   if (folded) {
     const int64_t cr = p.run_a / v;
-    o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
-      << "    const int chunk = t % " << cr << ", row = (t / " << cr << ") % " << p.tile_b << ", slab = t / "
-      << cr * p.tile_b << ";\n"
+    o << stores.head << "    const int chunk = t % " << cr << ", row = (t / " << cr << ") % " << p.tile_b
+      << ", slab = t / " << cr * p.tile_b << ";\n"
       << "    const " << I << " ia = a0 + slab * " << p.run_a << " + chunk * " << v << ", ib = b0 + row;\n";
     bounds();
     o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
@@ -416,17 +439,16 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       << ");\n"
       << "    *reinterpret_cast<vec_t*>(out + (dst_base + group_a_dst(ia) + group_b_dst(ib)) * " << ub
       << ") = x;\n"
-      << "  }\n";
+      << stores.end;
   } else {
-    o << "  for (int t = threadIdx.x; t < " << p.tile_b * ca << "; t += " << p.threads << ") {\n"
-      << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
+    o << stores.head << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
       << "    const " << I << " ia = a0 + chunk * " << v << ", ib = b0 + row;\n";
     bounds();
     o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
       << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
-      << "  }\n";
+      << stores.end;
   }
 }
 

@@ -114,9 +114,31 @@ TEST(ConvertKernel, PairedBlocksTradeHalfRowsBetweenMates) {
   EXPECT_NE(k.text.find("(2 * k + m) * 8u"), std::string::npos) << k.text;
   EXPECT_NE(k.text.find("__shfl_xor_sync(0xffffffffu, s0, 1)"), std::string::npos) << k.text;
   EXPECT_NE(k.text.find("m * 4 + 3"), std::string::npos) << k.text;
-  // 2048 records per tile: 256 blocks, 512 lanes, two passes of 256 threads, no lane idle.
-  EXPECT_NE(k.text.find("i < 2; ++i"), std::string::npos) << k.text;
+  // 256 records per tile (4 KiB): 32 blocks, 64 lanes, one pass of 64 threads, no lane idle.
+  EXPECT_EQ(k.threads, 64);
+  EXPECT_NE(k.text.find("  do {\n    const int i = 0;\n    const int t = threadIdx.x + i * 64"),
+            std::string::npos)
+      << k.text;
   EXPECT_EQ(k.text.find("live"), std::string::npos) << k.text;
+}
+
+TEST(ConvertKernel, APassOfOneTripIsABlock) {
+  // f32 4096^2: 16 x 16 register blocks of 4 x 4 per 64 x 64 tile, one per thread of 256: the load pass is a
+  // block, every thread has an item (no test); the store pass moves 64 rows x 16 chunks, 4 per thread.
+  const KernelSource f32 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
+  EXPECT_NE(f32.text.find("  do {\n    const int t = threadIdx.x;\n    const int bb"), std::string::npos)
+      << f32.text;
+  EXPECT_NE(f32.text.find("  } while (0);\n  __syncthreads();"), std::string::npos) << f32.text;
+  EXPECT_EQ(f32.text.find("break;"), std::string::npos) << f32.text;
+  EXPECT_NE(f32.text.find("for (int t = threadIdx.x; t < 1024; t += 256)"), std::string::npos) << f32.text;
+  // u8 16 x 16: one 16 x 16 byte block in the whole tensor, and 16 rows of 16 B to store, for the smallest
+  // block of 64 threads: both passes are blocks that the threads without an item leave.
+  const KernelSource u8 = convert_kernel_source(permute({16, 16}, {1, 0}, DType::kU8));
+  EXPECT_EQ(u8.threads, 64);
+  EXPECT_NE(u8.text.find("const int t = threadIdx.x;\n    if (t >= 1) break;"), std::string::npos) << u8.text;
+  EXPECT_NE(u8.text.find("const int t = threadIdx.x;\n    if (t >= 16) break;"), std::string::npos)
+      << u8.text;
+  EXPECT_EQ(u8.text.find("for (int t"), std::string::npos) << u8.text;
 }
 
 TEST(ConvertKernel, IndexWidthFollowsTheLargestOffset) {
@@ -203,6 +225,7 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"bf16_paired_aos", permute({1 << 22, 8}, {1, 0}, DType::kBF16)},
       {"f32_paired_aos_odd", permute({1001, 4}, {1, 0}, DType::kF32)},
       {"f64_paired_aos", permute({1 << 20, 2}, {1, 0}, DType::kF64)},
+      {"u8_one_block", permute({16, 16}, {1, 0}, DType::kU8)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

@@ -129,7 +129,10 @@ TEST(Convert, AosToSoaReadsWholeRecords) {
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->kind, ConvertKind::kTiled);
   EXPECT_EQ(plan->tile_b, 8);
-  EXPECT_EQ(plan->tile_a, 512);
+  // Records of 32 B stage 4 KiB: 128 records, 32 x 2 register blocks of 4 x 4, one thread each.
+  EXPECT_EQ(plan->tile_a, 128);
+  EXPECT_EQ(plan->staging_bytes, 4096);
+  EXPECT_EQ(plan->threads, 64);
   // The reverse, SoA -> AoS: the short side is a (8 fields); b grows to 512 to keep 4096 units of tile.
   auto back = plan_permute({8, 1 << 20}, {1, 0}, DType::kF32);
   ASSERT_TRUE(back.ok());
@@ -137,6 +140,16 @@ TEST(Convert, AosToSoaReadsWholeRecords) {
   EXPECT_EQ(back->tile_b, 512);
   // Lanes 0,1 read one record (2 x 16 B), lanes 2,3 the next, ...: 16 records of 32 B, one sector each.
   EXPECT_EQ(plan->global_read.sectors, 16);
+  // The same 4 KiB for records of 16 B (8 bf16: 256 records, lane pairs) and of 8 B (8 u8: 512 records).
+  auto bf16 = plan_permute({1 << 20, 8}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_TRUE(bf16->paired);
+  EXPECT_EQ(bf16->tile_a, 256);
+  EXPECT_EQ(bf16->threads, 64);  // 32 blocks of 8 x 8, two lanes each
+  auto u8 = plan_permute({1 << 20, 8}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(u8.ok());
+  EXPECT_EQ(u8->tile_a, 512);
+  EXPECT_EQ(u8->staging_bytes, 4096);
 }
 
 TEST(Convert, NarrowTypesKeepSixteenByteAccesses) {

@@ -74,6 +74,9 @@ EDGES = [
     ([100003, 8], [1, 0], "bf16"),               # 16 B records: lane pairs
     ([100003, 4], [1, 0], "f32"),
     ([100003, 2], [1, 0], "f64"),
+    ([16, 16], [1, 0], "u8"),                    # one block: passes of one trip that most threads leave
+    ([24, 40], [1, 0], "bf16"),
+    ([40, 24], [1, 0], "f64"),
 ]
 p, url = start()
 failed = 0

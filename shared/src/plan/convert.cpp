@@ -14,10 +14,10 @@ namespace {
 
 constexpr int kVectorBytes = 16;  // the widest global and shared access of one lane
 constexpr int kThreads = 256;
-// Records: source rows of at most kRecordBytes along the tile. Their tiles stage kRecordTileBytes (64 to 128
-// threads, many blocks per SM), where a tile of the full area (16-32 KiB, 256 threads) ran 2-6 % slower on an
-// H200: AoS -> SoA of 8 fields, f32 0.918 -> 0.948, bf16 0.890 -> 0.935, u8 0.914 -> 0.972 of a float4 copy
-// (docs/results/h200-convert.md).
+// Records: source rows of at most kRecordBytes along the tile. Their tiles stage kRecordTileBytes (64
+// threads where a register block moves 16 B, many blocks per SM), where a tile of the full area (16-32 KiB,
+// 256 threads) ran 3-6 % slower on an H200: AoS -> SoA of 8 fields, f32 0.918 -> 0.948, bf16 0.890 -> 0.935,
+// u8 0.914 -> 0.972 of a float4 copy (docs/results/h200-convert.md).
 constexpr int64_t kRecordBytes = 32;
 constexpr int64_t kRecordTileBytes = 4096;
 

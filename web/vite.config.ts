@@ -131,16 +131,17 @@ function preloadFirstFigure(): Plugin {
 const FIRST_FIGURE =
   /\/src\/(figure|scene|theme|i18n|dtype|control-styles|save-file|style-props|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
 
+// What both builds share: relative URLs, the engine's worker (src/engine-worker.ts) an ES module as the Emscripten
+// module it imports, the .wasm and other assets as files in dist/assets/.
+const shared = { base: './', worker: { format: 'es' as const } };
+const sharedBuild = { target: 'es2022', outDir: 'dist', assetsInlineLimit: 0 };
+
 const pages: UserConfig = {
-  base: './',
+  ...shared,
   plugins: [copyExamples(), copyReferenceRuns(), preloadFirstFigure(), precompress()],
-  // the engine's worker (src/engine-worker.ts) is an ES module, as the Emscripten module it imports
-  worker: { format: 'es' },
   build: {
-    target: 'es2022',
-    outDir: 'dist',
+    ...sharedBuild,
     emptyOutDir: true,
-    assetsInlineLimit: 0,
     rollupOptions: {
       input: {
         index: resolve(here, 'index.html'),
@@ -158,16 +159,13 @@ const pages: UserConfig = {
 };
 
 const library: UserConfig = {
-  base: './',
+  ...shared,
   plugins: [precompress()],
-  worker: { format: 'es' },
   // public/ is the page build's
   publicDir: false,
   build: {
-    target: 'es2022',
-    outDir: 'dist',
+    ...sharedBuild,
     emptyOutDir: false,
-    assetsInlineLimit: 0,
     rollupOptions: {
       input: { layoutscope: resolve(here, 'src/embed.ts') },
       preserveEntrySignatures: 'allow-extension',

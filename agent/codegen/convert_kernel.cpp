@@ -211,6 +211,14 @@ std::string conjunction(std::initializer_list<std::string> conditions) {
   return all;
 }
 
+// The store pass's skip of a unit (ia, ib) outside the tensor, where a group's extent leaves a partial tile
+// ("" when neither does).
+std::string skip_outside(const ConvertPlan& p, const Index& ll, bool edge_a, bool edge_b) {
+  if (!edge_a && !edge_b) return "";
+  return "    if (" + (edge_a ? "ia >= " + ll(p.extent_a) : "") + (edge_a && edge_b ? " || " : "") +
+         (edge_b ? "ib >= " + ll(p.extent_b) : "") + ") continue;\n";
+}
+
 // A unit wider than one access (32 B): each pass moves 16 B pieces, unit_lanes neighbouring threads per
 // unit, no register transpose. The load pass keeps kWideInFlight loads per thread in flight before their
 // shared stores (all of them unrolled took a third longer to compile, the kernel no faster).
@@ -256,12 +264,8 @@ void emit_wide_passes(std::ostringstream& o, const ConvertPlan& p, const Index& 
   const Loop stores = thread_loop(p, load_items, true);
   o << stores.head << "    const int piece = t % " << lanes << ", u = t / " << lanes << ", chunk = u % "
     << p.tile_a << ", row = u / " << p.tile_a << ";\n"
-    << "    const " << I << " ia = a0 + chunk, ib = b0 + row;\n";
-  if (edge_a || edge_b) {
-    o << "    if (" << (edge_a ? "ia >= " + ll(p.extent_a) : "") << (edge_a && edge_b ? " || " : "")
-      << (edge_b ? "ib >= " + ll(p.extent_b) : "") << ") continue;\n";
-  }
-  o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+    << "    const " << I << " ia = a0 + chunk, ib = b0 + row;\n"
+    << skip_outside(p, ll, edge_a, edge_b) << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
     << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(ub) +
                                " + piece * " + std::to_string(piece))
     << ");\n"
@@ -415,15 +419,6 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   o << "  __syncthreads();\n";
   // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
   // row, then slab (the engine's store order).
-  auto bounds = [&]() {
-    if (edge_a && edge_b) {
-      o << "    if (ia >= " << ll(p.extent_a) << " || ib >= " << ll(p.extent_b) << ") continue;\n";
-    } else if (edge_a) {
-      o << "    if (ia >= " << ll(p.extent_a) << ") continue;\n";
-    } else if (edge_b) {
-      o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
-    }
-  };
   // Not unrolled: each pass is one shared load and one global store, and unrolling it only adds compile time
   // (6-40 % of a first compile on an H200, the kernel as fast).
   const Loop stores = thread_loop(p, p.tile_b * ca, true);
@@ -432,8 +427,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     o << stores.head << "    const int chunk = t % " << cr << ", row = (t / " << cr << ") % " << p.tile_b
       << ", slab = t / " << cr * p.tile_b << ";\n"
       << "    const " << I << " ia = a0 + slab * " << p.run_a << " + chunk * " << v << ", ib = b0 + row;\n";
-    bounds();
-    o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+    o << skip_outside(p, ll, edge_a, edge_b) << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "(slab * " + std::to_string(p.tile_b) + " + row) * " +
                                  std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
@@ -443,8 +437,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   } else {
     o << stores.head << "    const int row = t / " << ca << ", chunk = t % " << ca << ";\n"
       << "    const " << I << " ia = a0 + chunk * " << v << ", ib = b0 + row;\n";
-    bounds();
-    o << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
+    o << skip_outside(p, ll, edge_a, edge_b) << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
       << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"

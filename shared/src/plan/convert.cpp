@@ -322,18 +322,21 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   // cache line per run. A run of four or more vectors (64 B) keeps that to 8 lines per 512 B: a vector plan
   // (measured on an H200: 64 B runs at 0.90x of a copy, 32 B runs at 0.74-0.83x). A shorter run moves as
   // one unit through a tile, so that both sides read and write long contiguous rows.
-  auto vector_plan = [&]() {
+  auto vector_plan = [&](int vector_units) {
     plan.kind = ConvertKind::kVector;
     plan.unit_elems = 1;
     plan.unit_bytes = eb;
     plan.unit_lanes = 1;
-    plan.vector_units = largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+    plan.vector_units = vector_units;
     plan.threads = kThreads;
     plan.blocks = ceil_div(plan.elements, int64_t{plan.vector_units} * plan.threads);
     predict(plan);
     return plan;
   };
-  if (plan.common_vector * eb >= 4 * kVectorBytes || plan.modes.size() == 1) return vector_plan();
+  const int shared_vector =
+      largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+  if (plan.common_vector * eb >= 4 * kVectorBytes || plan.modes.size() == 1)
+    return vector_plan(shared_vector);
 
   // A short shared run moves as one unit of up to 32 B (a whole number of elements, a power of two); a unit
   // wider than 16 B is carried by two lanes.
@@ -360,17 +363,9 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   }
   if (units.size() < 2 || b0 < 0 || b0 == static_cast<int>(units.size()) - 1) {
     // No tile to stage through: a run of 32 B or more still moves in 16 B vectors.
-    if (plan.common_vector * eb >= 2 * kVectorBytes) return vector_plan();
+    if (plan.common_vector * eb >= 2 * kVectorBytes) return vector_plan(shared_vector);
     // No mode is contiguous in the source (a strided source with gaps): each lane gathers its own units.
-    plan.kind = ConvertKind::kVector;
-    plan.unit_lanes = 1;
-    plan.unit_elems = 1;
-    plan.unit_bytes = eb;
-    plan.vector_units = 1;
-    plan.threads = kThreads;
-    plan.blocks = ceil_div(plan.elements, plan.threads);
-    predict(plan);
-    return plan;
+    return vector_plan(1);
   }
   plan.kind = ConvertKind::kTiled;
   plan.modes = units;

@@ -142,40 +142,55 @@ void emit_transpose(std::ostringstream& o, const Access& acc, int v, int unit_by
   }
 }
 
-// The same transpose for a block of 16 B rows of 1- or 2-byte units, one 32-bit word column of the rows at a
-// time: column c of the V rows gives the output rows that word c of the input covers (4 of u8, 2 of bf16),
-// each stored as soon as it is complete; then every row turns by one word so that the next column comes
-// first. A loop of 4 such steps is a quarter of the code of the unrolled transpose (the first NVRTC compile
-// of a u8 kernel a third shorter on an H200) with the same loads in flight and the same 16 B stores.
-void emit_transpose_by_columns(std::ostringstream& o, int v, int unit_bytes,
-                               const std::function<std::string(const std::string&)>& tile_at) {
+// The same transpose for a block of 8 rows of 16 B of 2-byte units, one 32-bit word column of the rows at a
+// time: column c of the rows gives the two output rows that word c covers, each stored as soon as it is
+// complete; then every row turns by one word so that the next column comes first. A loop of 4 such steps is a
+// quarter of the code of the unrolled transpose (a shorter first NVRTC compile) with the same loads in
+// flight and the same 16 B stores.
+void emit_transpose_by_columns(std::ostringstream& o, int v,
+                               const std::function<std::string(const std::string&)>& column_at) {
   const char* xyzw = "xyzw";
-  const int outs = 4 / unit_bytes;  // output rows per word column
   o << "#pragma unroll 1\n"
     << "    for (int c = 0; c < 4; ++c) {\n"
-    << "      vec_t";
-  for (int b = 0; b < outs; ++b) o << (b ? ", w" : " w") << b;
-  o << ";\n";
+    << "      vec_t w0, w1;\n";
   for (int q = 0; q < 4; ++q) {
-    if (unit_bytes == 1) {
-      emit_byte_block(
-          o, "      ", [&](int k) { return "r[" + std::to_string(4 * q + k) + "].x"; },
-          [&](int b) { return "w" + std::to_string(b) + "." + xyzw[q]; });
-    } else {
-      // Output row h takes half word h of rows 2q and 2q+1.
-      auto half = [&](int h) {
-        return "__byte_perm(r[" + std::to_string(2 * q) + "].x, r[" + std::to_string(2 * q + 1) + "].x, " +
-               kHalfWord[h] + ")";
-      };
-      o << "      w0." << xyzw[q] << " = " << half(0) << "; w1." << xyzw[q] << " = " << half(1) << ";\n";
-    }
+    // Output row h takes half word h of rows 2q and 2q+1.
+    auto half = [&](int h) {
+      return "__byte_perm(r[" + std::to_string(2 * q) + "].x, r[" + std::to_string(2 * q + 1) + "].x, " +
+             kHalfWord[h] + ")";
+    };
+    o << "      w0." << xyzw[q] << " = " << half(0) << "; w1." << xyzw[q] << " = " << half(1) << ";\n";
   }
-  for (int b = 0; b < outs; ++b) {
-    o << "      " << tile_at(std::to_string(outs) + " * c + " + std::to_string(b)) << " = w" << b << ";\n";
-  }
+  for (int b = 0; b < 2; ++b)
+    o << "      " << column_at("2 * c + " + std::to_string(b)) << " = w" << b << ";\n";
   o << "#pragma unroll\n"
     << "      for (int k = 0; k < " << v << "; ++k) r[k] = make_uint4(r[k].y, r[k].z, r[k].w, r[k].x);\n"
     << "    }\n";
+}
+
+// A block of 4 rows of 16 B of 1-byte units: word s of the rows is the 4 x 4 byte block of columns 4s ..
+// 4s+3, each column (the 4 rows' bytes) one 4 B word stored into the tile.
+void emit_byte_columns(std::ostringstream& o, const std::function<std::string(int)>& column_at) {
+  for (int s = 0; s < 4; ++s) {
+    emit_byte_block(
+        o, "    ", [&](int k) { return "r[" + std::to_string(k) + "]." + "xyzw"[s]; },
+        [&](int b) { return column_at(4 * s + b); });
+  }
+}
+
+// log2 of a power of two, -1 otherwise.
+int log2_of(int64_t v) {
+  if (v <= 0 || (v & (v - 1)) != 0) return -1;
+  int b = 0;
+  while ((int64_t{1} << b) < v) ++b;
+  return b;
+}
+
+// Whether the byte offset bits [lo, hi) are outside the field that the swizzle reads (reads) or changes.
+bool outside_field(const Swizzle& s, int lo, int hi, bool reads) {
+  if (s.bits <= 0) return true;
+  const int f = s.base + (reads ? s.shift : 0);
+  return hi <= f || f + s.bits <= lo;
 }
 
 // Source offset of index ia of group a and destination offset of index ib of group b, as the engine defines
@@ -336,7 +351,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   const Access acc = access_of(access_bytes(p));
   const int64_t tiles_a = (p.extent_a + p.tile_a - 1) / p.tile_a;
   const int64_t tiles_b = (p.extent_b + p.tile_b - 1) / p.tile_b;
-  const int64_t nb = p.tile_b / v, na = p.tile_a / v, ca = p.tile_a / v;
+  const int64_t nb = p.tile_b / v, ca = p.tile_a / v;
   const bool folded = p.run_a < p.tile_a;
   // Edge tiles exist only where a group's extent is not a multiple of its tile: only then the bounds tests.
   const bool edge_a = p.extent_a % p.tile_a != 0, edge_b = p.extent_b % p.tile_b != 0;
@@ -362,13 +377,15 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     return;
   }
   // The staging tile: slab (ia / run_a) of rows along b, each row run_a units (the engine's staging_byte).
+  // Column j of the thread's register block is row bb * V + j of the slab, its first unit ba * R along a.
+  const int r = p.block_rows;
+  const std::string rows = std::to_string(r);
   auto store_at = [&](const std::string& j) {
-    return folded ? "((ba * " + std::to_string(v) + ") / " + std::to_string(p.run_a) + " * " +
-                        std::to_string(p.tile_b) + " + bb * " + std::to_string(v) + " + " + j + ") * " +
-                        std::to_string(p.row_bytes) + " + (ba * " + std::to_string(v) + ") % " +
-                        std::to_string(p.run_a) + " * " + std::to_string(ub)
+    return folded ? "((ba * " + rows + ") / " + std::to_string(p.run_a) + " * " + std::to_string(p.tile_b) +
+                        " + bb * " + std::to_string(v) + " + " + j + ") * " + std::to_string(p.row_bytes) +
+                        " + (ba * " + rows + ") % " + std::to_string(p.run_a) + " * " + std::to_string(ub)
                   : "(bb * " + std::to_string(v) + " + " + j + ") * " + std::to_string(p.row_bytes) +
-                        " + ba * " + std::to_string(v * ub);
+                        " + ba * " + std::to_string(r * ub);
   };
   auto tile_at = [&](const std::string& j) {
     return "*reinterpret_cast<vec_t*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
@@ -376,22 +393,32 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   if (p.paired) {
     emit_paired_loads(o, p, ll, edge_a, tile_at);
   } else {
-    // Read: V x V blocks, V rows along a of V units along b (contiguous in the source).
-    const Loop blocks = thread_loop(p, na * nb, false);
-    o << blocks.head << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n"
-      << "    const " << I << " ib = b0 + bb * " << v << ";\n";
+    // Read: R x V blocks, R rows along a of V units along b (contiguous in the source).
+    // Thread t's block (the engine's load_block): warps of warp_b x 32 / warp_b blocks where warp_b < nb.
+    const Loop blocks = thread_loop(p, p.tile_a / r * nb, false);
+    o << blocks.head;
+    if (p.warp_b < nb) {
+      const int64_t wb = p.warp_b, wa = 32 / wb, g = nb / wb;
+      o << "    const int bb = t / 32 % " << g << " * " << wb << " + t % " << wb << ", ba = t / 32 / " << g
+        << " * " << wa << " + t % 32 / " << wb << ";\n";
+    } else {
+      o << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n";
+    }
+    o << "    const " << I << " ib = b0 + bb * " << v << ";\n";
     if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
-    const bool by_columns = v > 1 && ub <= 2 && acc.words == 4;
-    o << "    vec_t r[" << v << "]" << (by_columns ? "" : ", w[" + std::to_string(v) + "]") << ";\n";
-    // The V rows of a block are rows ba*V + k of group a. Where V divides its first mode, they are that
+    const bool byte_columns = r < v;
+    const bool by_columns = !byte_columns && v > 1 && ub <= 2 && acc.words == 4;
+    o << "    vec_t r[" << r << "]" << (by_columns || byte_columns ? "" : ", w[" + std::to_string(v) + "]")
+      << ";\n";
+    // The R rows of a block are rows ba*R + k of group a. Where R divides its first mode, they are that
     // mode's consecutive indices: one offset for the block, then k times the mode's stride (no division per
     // row).
     const ConvertMode& first = p.modes[p.group_a.front()];
-    const bool one_base = first.extent % v == 0;
-    if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << v << ") + ib;\n";
+    const bool one_base = first.extent % r == 0;
+    if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << r << ") + ib;\n";
     o << "#pragma unroll\n"
-      << "    for (int k = 0; k < " << v << "; ++k) {\n";
-    if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << v << " + k;\n";
+      << "    for (int k = 0; k < " << r << "; ++k) {\n";
+    if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
     const std::string load =
@@ -402,8 +429,31 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       o << "      r[k] = " << load << ";\n";
     }
     o << "    }\n";
-    if (by_columns) {
-      emit_transpose_by_columns(o, v, static_cast<int>(ub), tile_at);
+    // The block's columns are V consecutive rows of the tile: column j is d = j * row_bytes past the first,
+    // in bits that the first column's offset x0 leaves zero (row_bytes a power of two, the block's rows V
+    // aligned). Where the swizzle reads none of them, x0 is swizzled once and swz(x0 + d) = swz(x0) ^ d,
+    // which is swz(x0) + d where the swizzle changes none of them either. NVRTC's optimizer spent about a
+    // millisecond on each swizzled address it simplified: on the development machine the u8 transpose with 16
+    // of them compiled in 118 ms, with one and 16 constants in 91 ms.
+    const int row_bit = log2_of(p.row_bytes), col_bits = log2_of(v);
+    const bool column_offsets = row_bit >= 0 && col_bits >= 0 && p.tile_b % v == 0 &&
+                                outside_field(p.staging, row_bit, row_bit + col_bits, true);
+    const bool column_add = outside_field(p.staging, row_bit, row_bit + col_bits, false);
+    auto column_at = [&](const std::string& type, const std::string& j) {
+      if (!column_offsets) {
+        return "*reinterpret_cast<" + type + "*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
+      }
+      const bool constant = j.find_first_not_of("0123456789") == std::string::npos;
+      const std::string d = constant ? std::to_string(std::stoll(j) * p.row_bytes)
+                                     : "(" + j + ") * " + std::to_string(p.row_bytes);
+      return "*reinterpret_cast<" + type + "*>(tile + " + (column_add ? "so + " + d : "(so ^ " + d + ")") +
+             ")";
+    };
+    if (column_offsets) o << "    const unsigned so = " << swizzled(p.staging, store_at("0")) << ";\n";
+    if (byte_columns) {
+      emit_byte_columns(o, [&](int j) { return column_at("unsigned", std::to_string(j)); });
+    } else if (by_columns) {
+      emit_transpose_by_columns(o, v, [&](const std::string& j) { return column_at("vec_t", j); });
     } else {
       if (v > 1) {
         emit_transpose(o, acc, v, static_cast<int>(ub));
@@ -412,7 +462,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       }
       o << "#pragma unroll\n"
         << "    for (int j = 0; j < " << v << "; ++j)\n"
-        << "      " << tile_at("j") << " = w[j];\n";
+        << "      " << column_at("vec_t", "j") << " = w[j];\n";
     }
     o << blocks.end;
   }

@@ -54,7 +54,7 @@ Json convert_plan_json(const ConvertPlan& p) {
                  {"row_bytes", p.row_bytes},
                  {"staging_bytes", p.staging_bytes},
                  {"staging_swizzle", p.staging.bits > 0 ? to_string(p.staging) : std::string("none")},
-                 {"register_block", std::to_string(p.vector_units) + "x" + std::to_string(p.vector_units)},
+                 {"register_block", std::to_string(p.block_rows) + "x" + std::to_string(p.vector_units)},
                  {"paired", p.paired}};
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);

@@ -45,17 +45,34 @@ TEST(ConvertKernel, NarrowTypesTransposeWithBytePermutes) {
   EXPECT_NE(bf16.text.find("vec_t w0, w1;"), std::string::npos) << bf16.text;
   EXPECT_NE(bf16.text.find("__byte_perm(r[0].x, r[1].x, 0x5410u)"), std::string::npos) << bf16.text;
   EXPECT_NE(bf16.text.find("2 * c + 1"), std::string::npos) << bf16.text;
-  // 16x16 bytes: column c of the 16 rows gives output rows 4c .. 4c+3 through 4x4 byte blocks.
-  const KernelSource u8 = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));
-  EXPECT_NE(u8.text.find("vec_t r[16];"), std::string::npos) << u8.text;
-  EXPECT_NE(u8.text.find("vec_t w0, w1, w2, w3;"), std::string::npos) << u8.text;
-  EXPECT_NE(u8.text.find("0x5410u"), std::string::npos);
-  EXPECT_NE(u8.text.find("4 * c + 3"), std::string::npos) << u8.text;
-  // Then every row turns by one word, so that the next column is .x.
-  EXPECT_NE(u8.text.find("r[k] = make_uint4(r[k].y, r[k].z, r[k].w, r[k].x)"), std::string::npos);
-  // The 16 rows of a block are consecutive indices of the destination-contiguous mode (source stride 4096):
+  // 4 rows of 16 bytes: word s of the rows is a 4x4 byte block, whose 4 output words are columns 4s .. 4s+3,
+  // each stored as 4 B. The columns are rows of the tile 256 B apart that the swizzle (bits 4-6 by bits
+  // 12-14) leaves alone: one swizzled offset per block, then constants (column 15 at 15 x 256 = 3840).
+  const ConvertPlan u8p = permute({4096, 4096}, {1, 0}, DType::kU8);
+  ASSERT_EQ(u8p.staging.base + u8p.staging.shift, 12);
+  const KernelSource u8 = convert_kernel_source(u8p);
+  EXPECT_NE(u8.text.find("vec_t r[4];"), std::string::npos) << u8.text;
+  EXPECT_NE(u8.text.find("__byte_perm(r[2].w, r[3].w, 0x5140u)"), std::string::npos) << u8.text;
+  EXPECT_NE(u8.text.find("*reinterpret_cast<unsigned*>(tile + so + 3840) = __byte_perm(t1, t3, 0x7632u);"),
+            std::string::npos)
+      << u8.text;
+  EXPECT_EQ(u8.text.find("make_uint4"), std::string::npos) << u8.text;  // no word rotation: nothing loops
+  EXPECT_EQ(u8.threads, 512);
+  // The 4 rows of a block are consecutive indices of the destination-contiguous mode (source stride 4096):
   // one base offset, then k * 4096.
   EXPECT_NE(u8.text.find("k * 4096u"), std::string::npos) << u8.text;
+}
+
+TEST(ConvertKernel, ByteBlocksFollowTheEnginesWarpTiles) {
+  // SoA -> AoS of 32 one-byte fields: 64 blocks along b, warps of 8 along b by 4 along a (the engine's
+  // load_block): thread t is lane t % 32 of warp t / 32, 8 warps along b.
+  const KernelSource soa = convert_kernel_source(permute({32, 8388608}, {1, 0}, DType::kU8));
+  EXPECT_NE(soa.text.find("const int bb = t / 32 % 8 * 8 + t % 8, ba = t / 32 / 8 * 4 + t % 32 / 8;"),
+            std::string::npos)
+      << soa.text;
+  // The transpose's 8 blocks along b already fill a warp 8 by 4.
+  const KernelSource t = convert_kernel_source(permute({32768, 8192}, {1, 0}, DType::kU8));
+  EXPECT_NE(t.text.find("const int bb = t % 8, ba = t / 8;"), std::string::npos) << t.text;
 }
 
 TEST(ConvertKernel, VectorPlanHasNoSharedMemory) {
@@ -81,10 +98,12 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   EXPECT_NE(k.text.find("const int chunk = t % 1, row = (t / 1) % 128, slab = t / 128;"), std::string::npos)
       << k.text;
   EXPECT_NE(k.text.find("(dst_base + group_a_dst(ia) + group_b_dst(ib)) * 1"), std::string::npos);
-  // Load pass: slab (ba * 16) / 16 of 128 rows, row bb * 16 + 4c + b (output b of word column c), 16 B rows.
-  EXPECT_NE(k.text.find("((ba * 16) / 16 * 128 + bb * 16 + 4 * c + 2) * 16 + (ba * 16) % 16 * 1"),
-            std::string::npos)
+  // Load pass: blocks of 4 rows; column j of the block is row bb * 16 + j of slab (ba * 4) / 16, at byte
+  // (ba * 4) % 16 of the 16 B row. The swizzle (Swizzle<3,4,4>) changes bits 4-6, the very bits that j rows
+  // add: column j is the block's swizzled offset XOR j * 16.
+  EXPECT_NE(k.text.find("((ba * 4) / 16 * 128 + bb * 16 + 0) * 16 + (ba * 4) % 16 * 1"), std::string::npos)
       << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 48))"), std::string::npos) << k.text;
   // An unfolded plan keeps the destination offset ia itself.
   const KernelSource plain = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kU8));
   EXPECT_EQ(plain.text.find("group_a_dst"), std::string::npos);
@@ -131,11 +150,11 @@ TEST(ConvertKernel, APassOfOneTripIsABlock) {
   EXPECT_NE(f32.text.find("  } while (0);\n  __syncthreads();"), std::string::npos) << f32.text;
   EXPECT_EQ(f32.text.find("break;"), std::string::npos) << f32.text;
   EXPECT_NE(f32.text.find("for (int t = threadIdx.x; t < 1024; t += 256)"), std::string::npos) << f32.text;
-  // u8 16 x 16: one 16 x 16 byte block in the whole tensor, and 16 rows of 16 B to store, for the smallest
-  // block of 64 threads: both passes are blocks that the threads without an item leave.
+  // u8 16 x 16: four blocks of 4 rows of 16 B in the whole tensor, and 16 rows of 16 B to store, for the
+  // smallest block of 64 threads: both passes are blocks that the threads without an item leave.
   const KernelSource u8 = convert_kernel_source(permute({16, 16}, {1, 0}, DType::kU8));
   EXPECT_EQ(u8.threads, 64);
-  EXPECT_NE(u8.text.find("const int t = threadIdx.x;\n    if (t >= 1) break;"), std::string::npos) << u8.text;
+  EXPECT_NE(u8.text.find("const int t = threadIdx.x;\n    if (t >= 4) break;"), std::string::npos) << u8.text;
   EXPECT_NE(u8.text.find("const int t = threadIdx.x;\n    if (t >= 16) break;"), std::string::npos)
       << u8.text;
   EXPECT_EQ(u8.text.find("for (int t"), std::string::npos) << u8.text;

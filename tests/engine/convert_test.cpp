@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "layoutscope/parse.hpp"
 
@@ -159,12 +160,68 @@ TEST(Convert, NarrowTypesKeepSixteenByteAccesses) {
   auto u8 = plan_permute({8192, 4096}, {1, 0}, DType::kU8);
   ASSERT_TRUE(u8.ok());
   EXPECT_EQ(u8->vector_units * u8->unit_bytes, 16);
-  // 256 x 128 bytes: 16 x 8 register blocks of 16 x 16 bytes, one thread each.
+  // 256 x 128 bytes: 64 x 8 register blocks of 4 rows of 16 bytes, one thread each.
   EXPECT_EQ(u8->tile_a, 256);
   EXPECT_EQ(u8->tile_b, 128);
-  EXPECT_EQ(u8->threads, 128);
+  EXPECT_EQ(u8->block_rows, 4);
+  EXPECT_EQ(u8->threads, 512);
+  // A lane stores a column of its block, 4 B: lanes bb = lane % 8, ba = lane / 8 write byte ba * 4 of rows
+  // bb * 16 + j, 256 B apart, all in the same bank without a swizzle. XORing the 16 B chunk (bits 4-6) by
+  // the row's bits 4-6 (bb, byte bits 12-14) puts the 8 rows' words in 8 x 4 distinct banks: one wavefront
+  // for 32 x 4 B. The store pass reads 16 B rows: 4 wavefronts for 512 B.
+  EXPECT_EQ(staging_store_bytes(*u8), 4);
+  EXPECT_EQ(u8->smem_write.bytes_per_lane, 4);
+  EXPECT_EQ(u8->smem_write.wavefronts, 1);
+  EXPECT_EQ(u8->smem_write.ideal_wavefronts, 1);
+  EXPECT_EQ(u8->smem_read.wavefronts, 4);
+  EXPECT_EQ(u8->staging.base, 4);
+  EXPECT_EQ(u8->staging.base + u8->staging.shift, 12);
+  // Wider units keep square blocks whose columns are 16 B.
+  EXPECT_EQ(bf16->block_rows, 8);
+  EXPECT_EQ(staging_store_bytes(*bf16), 16);
   EXPECT_EQ(bf16->tile_a, 128);
   EXPECT_EQ(bf16->threads, 256);
+}
+
+TEST(Convert, ByteBlocksOfFourRowsTileTheWarpWhereTileRowsAreShort) {
+  // SoA -> AoS of 32 one-byte fields: [32, 2^23] -> [2^23, 32]. Group a is the 32 fields (a 32 B destination
+  // record), group b the records (contiguous in the source): a 32 x 1024 tile, 8 x 64 blocks of 4 rows of 16
+  // B.
+  auto plan = plan_permute({32, 8388608}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->tile_a, 32);
+  EXPECT_EQ(plan->tile_b, 1024);
+  EXPECT_EQ(plan->block_rows, 4);
+  EXPECT_EQ(plan->threads, 512);
+  // 64 blocks along b: a warp of lanes all along b would store one 4 B word into 32 rows 512 B apart (one
+  // bank). Warps of 8 blocks along b by 4 along a instead: lane l of warp w takes bb = (w % 8) * 8 + l % 8,
+  // ba = (w / 8) * 4 + l / 8.
+  EXPECT_EQ(plan->warp_b, 8);
+  const LoadBlock first = load_block(*plan, 37);  // warp 1, lane 5
+  EXPECT_EQ(first.bb, 8 + 5);
+  EXPECT_EQ(first.ba, 0);
+  const LoadBlock later = load_block(*plan, 9 * 32 + 30);  // warp 9: second row of warps, lane 30
+  EXPECT_EQ(later.bb, 8 + 6);
+  EXPECT_EQ(later.ba, 4 + 3);
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (int64_t t = 0; t < 512; ++t) {
+    const LoadBlock b = load_block(*plan, t);
+    EXPECT_TRUE(b.ba >= 0 && b.ba < 8 && b.bb >= 0 && b.bb < 64) << t;
+    seen.insert({b.ba, b.bb});
+  }
+  EXPECT_EQ(seen.size(), 512u);  // every block once
+  // Loads: 4 fields (rows of the source 2^23 B apart) x 8 lanes x 16 B: 4 lines of 128 B, 16 sectors.
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  // Stores: 8 rows (bb) of 32 B, 4 words each (ba), rows 512 B apart: bank j * 8 + ba for every bb. The
+  // tile's 32 B rows have two 16 B chunks, so the swizzle (chunk bit 4 by byte bit 9, bb's lowest bit) can
+  // only halve the 8 rows per bank: 4 wavefronts for 32 x 4 B, as many per byte as square blocks (16 for 32 x
+  // 16 B).
+  EXPECT_EQ(plan->staging.bits, 1);
+  EXPECT_EQ(plan->staging.base + plan->staging.shift, 9);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  expect_converts(*permuted_layout({32, 4096}, {0, 1}), *permuted_layout({32, 4096}, {1, 0}), {32, 4096},
+                  DType::kU8);
 }
 
 TEST(Convert, ShortModesGroupIntoWholeTileRows) {
@@ -211,7 +268,7 @@ TEST(Convert, ShortDestinationRunFoldsTheNextDestinationMode) {
   EXPECT_EQ(plan->run_a, 16);
   EXPECT_EQ(plan->row_bytes, 16);
   EXPECT_EQ(plan->staging_bytes, 32768);
-  EXPECT_EQ(plan->threads, 128);  // (256 / 16) x (128 / 16) register blocks
+  EXPECT_EQ(plan->threads, 512);  // (256 / 4) x (128 / 16) register blocks of 4 rows
   // Batch 128 x 8, 4 tiles along a, 2 along b.
   EXPECT_EQ(plan->blocks, 1024 * 4 * 2);
   // Index ia of group a: (ia % 16) along dim 3, ia / 16 along dim 2.
@@ -219,17 +276,18 @@ TEST(Convert, ShortDestinationRunFoldsTheNextDestinationMode) {
   EXPECT_EQ(group_a_dst(*plan, 16 * 5 + 3), 3 + 5 * 4096);
   // Staging: slab ia / 16 of 128 rows of 16 B: unit (ia 37, ib 9) is slab 2, row 9, byte 5.
   EXPECT_EQ(staging_byte(*plan, 37, 9), (2 * 128 + 9) * 16 + 5);
-  // The load pass's 8 lanes of one quarter warp store row bb * 16 + j of one slab, 256 B apart: every one in
-  // the same four banks unless chunks move by the row's bits 4-6 (byte offset bits 8-10); the store pass's
-  // lanes read consecutive 16 B, whose bits 8-10 agree within 8 aligned lanes. XOR of bits 4-6 by bits 8-10
-  // serves both: 4 wavefronts for 32 lanes x 16 B either way.
+  // The load pass's lanes bb = lane % 8, ba = lane / 8 store 4 B words (a column of 4 rows): byte ba * 4 of
+  // row bb * 16 + j of slab 0, rows 256 B apart, so the 8 values of bb hit one bank unless chunks move by the
+  // row's bits 4-6 (byte offset bits 8-10); the store pass's lanes read consecutive 16 B, whose bits 8-10
+  // agree within 8 aligned lanes. XOR of bits 4-6 by bits 8-10 serves both: one wavefront for 32 lanes x 4 B,
+  // 4 for 32 lanes x 16 B.
   EXPECT_EQ(plan->staging.bits, 3);
   EXPECT_EQ(plan->staging.base, 4);
   EXPECT_EQ(plan->staging.shift, 4);
-  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_write.wavefronts, 1);
   EXPECT_EQ(plan->smem_read.wavefronts, 4);
-  // Loads: 8 lanes x 16 B contiguous along b, 4 such rows of a (4096 B apart); stores: 32 rows of 16 B
-  // consecutive in the destination (512 B). 16 sectors per request both ways.
+  // Loads: 8 lanes x 16 B contiguous along b, 4 such rows of a (rows 0, 4, 8, 12 of dim 3, 1024 B apart);
+  // stores: 32 rows of 16 B consecutive in the destination (512 B). 16 sectors per request both ways.
   EXPECT_EQ(plan->global_read.sectors, 16);
   EXPECT_EQ(plan->global_write.sectors, 16);
 

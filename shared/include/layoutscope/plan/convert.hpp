@@ -30,7 +30,8 @@
 //     128 B source rows, stores of 2 KiB destination runs, the 16 B chunks XORed across rows.
 //
 // Narrow types keep 16 B accesses: a thread's register block is V x V elements with V = 16 B / element size
-// (4x4 fp32, 8x8 bf16, 16x16 u8), transposed in registers by byte permutes. Where a run shorter than 16 B is
+// (4x4 fp32, 8x8 bf16), transposed in registers by byte permutes; 1-byte units take 4 rows of 16 B (four 4x4
+// byte blocks), each of whose 16 columns goes to the tile as one 4 B word. Where a run shorter than 16 B is
 // shared by both sides it is moved as one wider element. Every number the plan predicts (sectors per request,
 // shared-memory wavefronts) comes from the engine's memory model applied to the lane addresses the plan
 // defines; the generated kernel (the agent's code generator) and the host executor below follow the same lane
@@ -85,6 +86,16 @@ struct ConvertPlan {
   int unit_bytes = 4;    // elem_bytes * unit_elems
   int vector_units = 1;  // units per lane per global access (V): 16 B / unit_bytes where alignment allows
   int unit_lanes = 1;  // lanes that carry one unit: a 32 B unit goes as two 16 B pieces on neighbouring lanes
+  // kTiled: rows along a of a thread's register block, each V units along b. V (a square block, whose columns
+  // are stored as 16 B rows of the tile) except for 16 B of 1-byte units: 4 rows, whose columns are 4 B.
+  int block_rows = 1;
+  // kTiled, the load pass: consecutive threads take consecutive blocks along b, warp_b of them, then the next
+  // blocks along a, so that a warp covers warp_b x (32 / warp_b) blocks and the warps tile the rest
+  // (row-major over b / (V * warp_b) warps along b). warp_b is all tile_b / V blocks of a row of the tile,
+  // except where 4-row blocks would put more than 8 lanes along b: a warp's 4 B stores then land on 8 rows of
+  // 4 words (a 16 B chunk each), which the swizzle can spread over the banks, where 32 rows of one word could
+  // not.
+  int warp_b = 1;
   // Two neighbouring lanes share a register block whose rows are the consecutive 16 B records of the source
   // (AoS -> SoA of 16 B records): lane p loads rows 2k+p, so that a lane pair reads whole 32 B sectors; the
   // pair swaps half of each row (a warp shuffle) and each lane stores half of the block's output rows.
@@ -156,6 +167,14 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
 // Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
 int access_bytes(const ConvertPlan& plan);
+// The load pass's register block of thread t: index ba of its R rows along a, bb of its V units along b.
+struct LoadBlock {
+  int64_t ba = 0, bb = 0;
+};
+LoadBlock load_block(const ConvertPlan& plan, int64_t t);
+// Bytes one lane stores into the staging tile per access: a column of its register block (block_rows units),
+// or a piece of a wider unit.
+int staging_store_bytes(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors

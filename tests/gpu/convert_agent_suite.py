@@ -65,7 +65,9 @@ EDGES = [
     ([1000, 3, 999, 32], [2, 1, 0, 3], "u8"),    # 32 B units, both groups ragged
     ([1001, 3, 999, 8], [2, 1, 0, 3], "f32"),    # 32 B units of f32
     ([1001, 5, 777, 16], [2, 0, 1, 3], "bf16"),  # 32 B units of bf16
-    ([1001, 999], [1, 0], "u8"),                 # 16 x 16 byte blocks, word columns
+    ([1001, 999], [1, 0], "u8"),                 # odd extents: one byte per lane
+    ([1008, 1008], [1, 0], "u8"),                # blocks of 4 rows of 16 B, both groups ragged
+    ([48, 2000], [1, 0], "u8"),                  # the same in warps of 8 x 4 blocks (64 blocks per tile row)
     ([1001, 999], [1, 0], "bf16"),               # 8 x 8 blocks of 2 B
     ([1001, 999], [1, 0], "f32"),
     ([3, 100, 64, 16, 5, 32], [1, 0, 2, 4, 5, 3], "u8"),  # folded tile

@@ -66,7 +66,12 @@ test('convert two layouts: the agent runs it, the plan is drawn source -> tile -
   assert.equal(await plan.locator('.plan-src code').textContent(), 'S[(256,128):(128,1)]');
   assert.equal(await plan.locator('.plan-dst code').textContent(), 'S[(256,128):(1,256)]');
   assert.match(await plan.locator('.plan-tile').textContent(), /shared staging tile/);
-  assert.match(await plan.locator('.plan-smem').textContent(), /shared store \d+ wavefronts \(ideal \d+\)/);
+  // f32: 16 B lanes carry 4 elements, so a thread transposes a 4 x 4 block and stores its columns as 16 B rows
+  assert.equal(await plan.locator('.plan-block').textContent(), '4×4 register block per thread');
+  assert.match(
+    await plan.locator('.plan-smem').textContent(),
+    /^shared store \d+ wavefronts \(ideal \d+\) of 16 B lanes, shared load \d+ \(ideal \d+\) of 16 B lanes$/,
+  );
   await page.locator(`${P} fieldset.convert`).screenshot({ path: join(artifacts, 'panel-convert-form.png') });
 });
 

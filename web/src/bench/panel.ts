@@ -1364,7 +1364,8 @@ export class LsBenchPanel extends LitElement {
             t && pr.smem_write && pr.smem_read
               ? html`<span>${this.pt('cvTileShape', { a: t.tile_a, b: t.tile_b, unit: plan.unit_bytes, row: t.row_bytes, bytes: t.staging_bytes })}</span>
                   <span>${this.pt('cvSwizzle', { s: t.staging_swizzle })}</span>
-                  <span class="plan-smem">${this.pt('cvSmem', { w: pr.smem_write.wavefronts, wi: pr.smem_write.ideal_wavefronts, r: pr.smem_read.wavefronts, ri: pr.smem_read.ideal_wavefronts })}</span>`
+                  <span class="plan-block">${this.pt('cvBlock', { blk: t.register_block.replace('x', '×') })}</span>
+                  <span class="plan-smem">${this.pt('cvSmem', { w: pr.smem_write.wavefronts, wi: pr.smem_write.ideal_wavefronts, sb: pr.smem_write.bytes_per_lane, r: pr.smem_read.wavefronts, ri: pr.smem_read.ideal_wavefronts, lb: pr.smem_read.bytes_per_lane })}</span>`
               : html`<span>${this.pt('cvVector', { v: plan.vector_bytes, c: plan.common_vector })}</span>`
           }
           <span>${this.pt('cvGrid', { t: plan.threads, b: plan.blocks })}</span></li>

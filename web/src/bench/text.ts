@@ -213,9 +213,10 @@ export const PANEL_TEXT = {
   ],
   cvSwizzle: ['swizzle: {s}', 'swizzle：{s}'],
   cvSmem: [
-    'shared store {w} wavefronts (ideal {wi}), shared load {r} (ideal {ri})',
-    '共享内存写 {w} 个 wavefront（理想 {wi}），读 {r} 个（理想 {ri}）',
+    'shared store {w} wavefronts (ideal {wi}) of {sb} B lanes, shared load {r} (ideal {ri}) of {lb} B lanes',
+    '共享内存写 {w} 个 wavefront（理想 {wi}，每 lane {sb} B），读 {r} 个（理想 {ri}，每 lane {lb} B）',
   ],
+  cvBlock: ['{blk} register block per thread', '每线程 {blk} 寄存器块'],
   cvVector: [
     'no staging tile: {v} B vectors from source to destination (common vector {c} elements)',
     '无中转 tile：{v} B 向量直接从源到目标（公共向量 {c} 个元素）',

@@ -178,21 +178,6 @@ void emit_byte_columns(std::ostringstream& o, const std::function<std::string(in
   }
 }
 
-// log2 of a power of two, -1 otherwise.
-int log2_of(int64_t v) {
-  if (v <= 0 || (v & (v - 1)) != 0) return -1;
-  int b = 0;
-  while ((int64_t{1} << b) < v) ++b;
-  return b;
-}
-
-// Whether the byte offset bits [lo, hi) are outside the field that the swizzle reads (reads) or changes.
-bool outside_field(const Swizzle& s, int lo, int hi, bool reads) {
-  if (s.bits <= 0) return true;
-  const int f = s.base + (reads ? s.shift : 0);
-  return hi <= f || f + s.bits <= lo;
-}
-
 // Source offset of index ia of group a and destination offset of index ib of group b, as the engine defines
 // them (group_a_src, group_b_dst).
 std::string group_functions(const ConvertPlan& p, const Index& ll) {
@@ -429,27 +414,24 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       o << "      r[k] = " << load << ";\n";
     }
     o << "    }\n";
-    // The block's columns are V consecutive rows of the tile: column j is d = j * row_bytes past the first,
-    // in bits that the first column's offset x0 leaves zero (row_bytes a power of two, the block's rows V
-    // aligned). Where the swizzle reads none of them, x0 is swizzled once and swz(x0 + d) = swz(x0) ^ d,
-    // which is swz(x0) + d where the swizzle changes none of them either. NVRTC's optimizer spent about a
-    // millisecond on each swizzled address it simplified: on the development machine the u8 transpose with 16
-    // of them compiled in 118 ms, with one and 16 constants in 91 ms.
-    const int row_bit = log2_of(p.row_bytes), col_bits = log2_of(v);
-    const bool column_offsets = row_bit >= 0 && col_bits >= 0 && p.tile_b % v == 0 &&
-                                outside_field(p.staging, row_bit, row_bit + col_bits, true);
-    const bool column_add = outside_field(p.staging, row_bit, row_bit + col_bits, false);
+    // The block's columns are V consecutive rows of the tile (the engine's staging_column_step): where the
+    // swizzle reads none of the bits they add, the first column's offset is swizzled once and each column is
+    // a constant away. NVRTC's optimizer spent about a millisecond on each swizzled address it simplified: on
+    // the development machine the u8 transpose with 16 of them compiled in 118 ms, with one and 16 constants
+    // in 91 ms.
+    const ColumnStep step = staging_column_step(p);
     auto column_at = [&](const std::string& type, const std::string& j) {
-      if (!column_offsets) {
+      if (step == ColumnStep::kPerColumn) {
         return "*reinterpret_cast<" + type + "*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
       }
       const bool constant = j.find_first_not_of("0123456789") == std::string::npos;
       const std::string d = constant ? std::to_string(std::stoll(j) * p.row_bytes)
                                      : "(" + j + ") * " + std::to_string(p.row_bytes);
-      return "*reinterpret_cast<" + type + "*>(tile + " + (column_add ? "so + " + d : "(so ^ " + d + ")") +
-             ")";
+      return "*reinterpret_cast<" + type + "*>(tile + " +
+             (step == ColumnStep::kAdd ? "so + " + d : "(so ^ " + d + ")") + ")";
     };
-    if (column_offsets) o << "    const unsigned so = " << swizzled(p.staging, store_at("0")) << ";\n";
+    if (step != ColumnStep::kPerColumn)
+      o << "    const unsigned so = " << swizzled(p.staging, store_at("0")) << ";\n";
     if (byte_columns) {
       emit_byte_columns(o, [&](int j) { return column_at("unsigned", std::to_string(j)); });
     } else if (by_columns) {

@@ -150,7 +150,6 @@ WarpCost global_cost(const std::vector<int64_t>& addrs, int width) {
 WarpCost shared_cost(const std::vector<int64_t>& addrs, int width) {
   WarpCost c;
   c.bytes_per_lane = width;
-  c.lanes = static_cast<int>(addrs.size());
   if (addrs.empty()) return c;
   // Accesses narrower than a bank word are counted on their word: lanes in one word share it (broadcast).
   std::vector<int64_t> words(addrs);
@@ -581,6 +580,21 @@ LoadBlock load_block(const ConvertPlan& plan, int64_t t) {
 
 int staging_store_bytes(const ConvertPlan& plan) {
   return plan.unit_lanes > 1 ? access_bytes(plan) : plan.block_rows * plan.unit_bytes;
+}
+
+ColumnStep staging_column_step(const ConvertPlan& plan) {
+  const Swizzle& s = plan.staging;
+  const auto v = static_cast<uint64_t>(plan.vector_units);
+  if (!std::has_single_bit(static_cast<uint64_t>(plan.row_bytes)) || !std::has_single_bit(v) ||
+      plan.tile_b % plan.vector_units != 0)
+    return ColumnStep::kPerColumn;
+  if (s.bits <= 0) return ColumnStep::kAdd;
+  // The columns' bits [lo, hi), against the field the swizzle reads and the one it changes.
+  const int lo = log2_exact(plan.row_bytes), hi = lo + log2_exact(plan.vector_units);
+  const int low = s.base, high = s.base + s.shift;
+  auto misses = [&](int field) { return hi <= field || field + s.bits <= lo; };
+  if (!misses(s.inner ? high : low)) return ColumnStep::kPerColumn;
+  return misses(s.inner ? low : high) ? ColumnStep::kAdd : ColumnStep::kXor;
 }
 
 int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {

@@ -175,6 +175,13 @@ LoadBlock load_block(const ConvertPlan& plan, int64_t t);
 // Bytes one lane stores into the staging tile per access: a column of its register block (block_rows units),
 // or a piece of a wider unit.
 int staging_store_bytes(const ConvertPlan& plan);
+// How the V columns of a register block (rows bb * V + j of its slab, j < V) are addressed in the staging
+// tile. Column j is d = j * row_bytes past the first, in bits that the first column's offset x0 leaves zero
+// (row_bytes a power of two, the block's rows V aligned). kPerColumn: the swizzle reads some of those bits,
+// so every column's offset is swizzled on its own. Otherwise swz(x0 + d) = swz(x0) ^ d (kXor), which is
+// swz(x0) + d where the swizzle changes none of those bits either (kAdd).
+enum class ColumnStep { kPerColumn, kXor, kAdd };
+ColumnStep staging_column_step(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors

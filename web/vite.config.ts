@@ -13,7 +13,7 @@ import { PEER_RUNS, REFERENCE_RUNS } from './src/bench/reference-runs';
 //                              registers every <ls-*> element and is a single file. Stable name at the root of
 //                              dist/, next to assets/.
 //   vite build --mode library-worker
-//                              engine-worker.js (src/engine-worker.ts) next to layoutscope.js: the worker it starts
+//                              engine-worker.js (src/core/engine-worker.ts) next to layoutscope.js: the worker it starts
 //                              as new Worker(new URL('./engine-worker.js', import.meta.url)), the form a site's
 //                              bundler (Vite, webpack 5) follows, so the site's build bundles the worker and its .wasm.
 //   vite build --mode library-node
@@ -173,13 +173,18 @@ const pages: UserConfig = {
 // to the main thread. The comment keeps Vite from resolving the URL in this build; the minifier drops it.
 const WORKER_URL = "new URL('./engine-worker.ts', import.meta.url)";
 function workerBesideModule(): Plugin {
+  let found = false;
   return {
     name: 'layoutscope-worker-beside-module',
     enforce: 'pre',
     transform(code, id) {
-      if (!id.endsWith('/src/engine.ts')) return null;
-      if (!code.includes(WORKER_URL)) this.error(`src/engine.ts no longer starts its worker with ${WORKER_URL}`);
+      if (!id.startsWith(resolve(here, 'src')) || !code.includes(WORKER_URL)) return null;
+      found = true;
       return code.replace(WORKER_URL, "new URL(/* @vite-ignore */ './engine-worker.js', import.meta.url)");
+    },
+    buildEnd() {
+      // a renamed worker must not leave the package with Vite's own, unreachable one
+      if (!found) this.error(`no module of src/ starts the engine's worker with ${WORKER_URL}`);
     },
   };
 }
@@ -192,7 +197,7 @@ function noFileUrlsOnTheServer(): Plugin {
     name: 'layoutscope-no-file-urls-on-the-server',
     enforce: 'pre',
     transform(code, id) {
-      if (!/\/src\/(engine|engine-compile|generated\/layoutscope)\.(ts|js)$/.test(id)) return null;
+      if (!id.startsWith(resolve(here, 'src'))) return null;
       return code.replace(re, 'new URL($1, String(import.meta.url))');
     },
   };
@@ -222,7 +227,7 @@ const libraryWorker: UserConfig = {
     ...sharedBuild,
     emptyOutDir: false,
     rollupOptions: {
-      input: { 'engine-worker': resolve(here, 'src/engine-worker.ts') },
+      input: { 'engine-worker': resolve(here, 'src/core/engine-worker.ts') },
       output: { entryFileNames: 'engine-worker.js' },
     },
   },

@@ -12,7 +12,7 @@
 // `npm pack ./dist-pkg` then writes the tarball a docs site installs. Run: npm run pack (builds first).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -96,6 +96,8 @@ console.log(`pack-elements: ${out} (layoutscope-elements ${version}, ${wasm[0]})
 // types/: the declarations tsc generates for src/engine.ts (the Engine class engine() resolves to) and the ones it
 // imports, next to the module's hand-written declarations (wasm/layoutscope.d.ts, as types/generated/).
 function declarations() {
+  const engineTs = join(web, 'src', 'core', 'engine.ts');
+  if (!existsSync(engineTs)) fail(`no ${engineTs} (the module that exports engine() and loadEngine())`);
   const config = join(out, '.tsconfig.json');
   writeFileSync(
     config,
@@ -108,7 +110,7 @@ function declarations() {
         rootDir: join(web, 'src'),
         outDir: join(out, 'types'),
       },
-      files: [join(web, 'src', 'engine.ts')],
+      files: [engineTs],
       include: [],
     }),
   );
@@ -123,6 +125,9 @@ function declarations() {
   }
   mkdirSync(join(out, 'types', 'generated'), { recursive: true });
   copyFileSync(join(web, '..', 'wasm', 'layoutscope.d.ts'), join(out, 'types', 'generated', 'layoutscope.d.ts'));
+  // the stable name layoutscope.d.ts imports, wherever the sources keep engine.ts
+  const at = relative(join(web, 'src'), engineTs).replace(/\.ts$/, '.js');
+  writeFileSync(join(out, 'types', 'engine.d.ts'), `export * from './${at}';\n`);
 }
 
 // The analyzer reads the element classes' sources (tag names, properties, their types and comments). Its Lit
@@ -133,7 +138,9 @@ function declarations() {
 async function manifest() {
   // the analyzer writes its --outdir relative to the working directory
   const work = join('dist-pkg', '.cem');
-  const sources = ['src/figure.ts', ...readdirSync(join(web, 'src', 'figures')).map((f) => `src/figures/${f}`)];
+  // every module of the page's sources but the benchmark panel's (not in the package) and the generated ones
+  const sources = ['src/**/*.ts'];
+  const excluded = ['src/bench/**', 'src/generated/**', 'src/main.ts', 'src/embed-frame.ts'];
   mkdirSync(join(web, work), { recursive: true });
   // packagejson: false, or the analyzer writes its output's path into web/package.json
   writeFileSync(join(web, work, 'cem.config.mjs'), 'export default { packagejson: false };\n');
@@ -148,7 +155,9 @@ async function manifest() {
         '--litelement',
         '--quiet',
         '--globs',
-        ...sources.filter((f) => f.endsWith('.ts')),
+        ...sources,
+        '--exclude',
+        ...excluded,
         '--outdir',
         work,
       ],

@@ -160,13 +160,14 @@ def layout_svg(layout) -> str:
     rows, cols = _grid(tuple(layout.shape))
     shown_rows, shown_cols = min(rows, SVG_MAX_ROWS), min(cols, SVG_MAX_COLS)
     axes: List[str] = layout.axes
-    width = max(shown_cols * _CELL_W, 360) + 2
-    height = _TOP + shown_rows * _CELL_H + 2
     esc = functools.partial(html.escape, quote=True)
     caption = f"{layout.text}  ·  shape {' x '.join(map(str, layout.shape))}"
     legend = f"each cell: ({', '.join(axes)})" + (f", replica 0 of {layout.replicas}" if layout.replicas > 1 else "")
     if (shown_rows, shown_cols) != (rows, cols):
         legend += f"  ·  rows 0-{shown_rows - 1} of {rows}, columns 0-{shown_cols - 1} of {cols}"
+    # monospace glyphs are about 0.6 em wide: the caption (13 px) and the legend (11 px) fit
+    width = int(max(shown_cols * _CELL_W, 8 * len(caption), 6.7 * len(legend))) + 2
+    height = _TOP + shown_rows * _CELL_H + 2
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="layoutscope-figure" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, monospace" role="img" '

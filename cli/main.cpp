@@ -42,6 +42,8 @@ void add_access_command(CLI::App& app);
 void add_advise_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
+void add_tcgen05_command(CLI::App& app);  // tcgen05
+void add_desc_command(CLI::App& app);     // desc
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
@@ -121,6 +123,8 @@ int main(int argc, char** argv) {
   cli::add_advise_command(app);
   cli::add_plan_command(app);
   cli::add_reshard_command(app);
+  cli::add_tcgen05_command(app);
+  cli::add_desc_command(app);
 
   bool help = false;
   app.add_subcommand("help", "This text")->callback([&help] { help = true; });

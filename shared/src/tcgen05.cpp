@@ -222,10 +222,10 @@ Result<std::vector<TmemAccessCell>> tmem_access_cells(const TmemAccessLayouts& l
     TmemAccessCell& c = cells[x];
     c.row = static_cast<int64_t>(x) / l.shape[1];
     c.col = static_cast<int64_t>(x) % l.shape[1];
-    c.laneid = lane < 0 ? 0 : th->values[x * ka + lane];
-    c.reg = reg < 0 ? 0 : th->values[x * ka + reg];
-    c.tlane = tlane < 0 ? 0 : tm->values[x * kb + tlane];
-    c.tcol = tcol < 0 ? 0 : tm->values[x * kb + tcol];
+    c.laneid = lane < 0 ? 0 : th->values[x * ka + static_cast<size_t>(lane)];
+    c.reg = reg < 0 ? 0 : th->values[x * ka + static_cast<size_t>(reg)];
+    c.tlane = tlane < 0 ? 0 : tm->values[x * kb + static_cast<size_t>(tlane)];
+    c.tcol = tcol < 0 ? 0 : tm->values[x * kb + static_cast<size_t>(tcol)];
   }
   return cells;
 }
@@ -430,15 +430,15 @@ Result<ScaleFactorTrace> trace_scale_factor(const ScaleFactorSpec& spec, int64_t
   t.k = k;
   const auto smem_axes = layout_axes(l->smem);
   const int64_t mi = axis_index(smem_axes, "m");
-  t.smem_byte = mi < 0 ? 0 : sm->positions[0].values[mi];
+  t.smem_byte = mi < 0 ? 0 : sm->positions[0].values[static_cast<size_t>(mi)];
   t.atom = t.smem_byte / 512;
   t.copy_row = (t.smem_byte % 512) / 16;
   t.copy_byte = t.smem_byte % 16;
   const auto axes = layout_axes(l->tmem);
   const int64_t li = axis_index(axes, "TLane"), ci = axis_index(axes, "TCol"), bi = axis_index(axes, "byte");
-  for (const Position& p : tm->positions) t.tlanes.push_back(li < 0 ? 0 : p.values[li]);
-  t.tcol = ci < 0 ? 0 : tm->positions[0].values[ci];
-  t.byte = bi < 0 ? 0 : tm->positions[0].values[bi];
+  for (const Position& p : tm->positions) t.tlanes.push_back(li < 0 ? 0 : p.values[static_cast<size_t>(li)]);
+  t.tcol = ci < 0 ? 0 : tm->positions[0].values[static_cast<size_t>(ci)];
+  t.byte = bi < 0 ? 0 : tm->positions[0].values[static_cast<size_t>(bi)];
   // MMA j along K reads scales j*spm .. j*spm + spm - 1 of each row: the atom column 4*((j*spm)/4) and, as
   // its scale-factor id, the byte (j*spm) % 4 where its scales start.
   const int64_t spm = l->scales_per_mma;

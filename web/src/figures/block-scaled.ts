@@ -3,7 +3,7 @@
 // (tcgen05.cp.32x128b.warpx4: four copies, one per 32-lane slab) and to the MMA that reads it (its column and
 // scale-factor id). The engine's scaleFactors gives the two layouts and the trace; every position drawn is from
 // the engine's tables of those layouts.
-import { html } from 'lit';
+import { html, type PropertyValues } from 'lit';
 import { must, type LsTable } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { LsScaleFactors } from '../generated/layoutscope.js';
@@ -46,6 +46,18 @@ export class LsBlockScaled extends LsFigure {
   protected override applyExtraState(s: Record<string, string>) {
     if (s.kd && KINDS.some((k) => k[0] === s.kd)) this.kind = s.kd;
     if (s.k && /^\d+$/.test(s.k)) this.k = Number(s.k);
+  }
+
+  /** SVG at every size (at most about 12K cells): every cell keeps its hit target for the pointer and the tests. */
+  protected override useCanvas() {
+    return false;
+  }
+
+  /** This figure's own attributes recompute it when a host page changes them. */
+  protected override willUpdate(changed: PropertyValues) {
+    super.willUpdate(changed);
+    if (this.eng && !changed.has('eng') && ['kind', 'k'].some((k) => changed.has(k)))
+      this.safely(() => this.recompute());
   }
 
   protected override recompute() {
@@ -129,7 +141,7 @@ export class LsBlockScaled extends LsFigure {
     const ox = 40,
       oy = 58,
       cw = 14,
-      ch = 4;
+      ch = 5;
     label(items, p, ox, 16, this.tr('bsLogical'));
     small(items, p, ox, 34, `SF[m, k]: ${rows} × ${ks} (K = ${this.k}, ${this.tr('bsPer')} ${sf.vec})`, 'start');
     for (let x = 0; x < rows * ks; ++x) {
@@ -145,7 +157,7 @@ export class LsBlockScaled extends LsFigure {
     for (let j = 0; j < ks; ++j) small(items, p, ox + j * cw + cw / 2, oy - 6, String(j));
 
     // 2. shared memory: one 512 B atom per 128 x 4 block, 32 rows of 16 B
-    const sx = ox + ks * cw + 60,
+    const sx = ox + Math.max(ks * cw, 190) + 40,
       bw = 9,
       bh = 5;
     const atoms = sf.atoms[0] * sf.atoms[1];
@@ -158,14 +170,18 @@ export class LsBlockScaled extends LsFigure {
         col = b % 16;
       const X = sx + atom * (16 * bw + 12) + col * bw,
         Y = oy + row * bh;
-      cell(items, p, X, Y, bw, bh, color(x), { hit: `B:${b}`, title: `byte ${b}: SF[${Math.floor(x / ks)}, ${x % ks}]`, ...marks(x, `B:${b}`) });
+      cell(items, p, X, Y, bw, bh, color(x), {
+        hit: `B:${b}`,
+        title: `byte ${b}: SF[${Math.floor(x / ks)}, ${x % ks}]`,
+        ...marks(x, `B:${b}`),
+      });
     }
     for (let a = 0; a < atoms; ++a) small(items, p, sx + a * (16 * bw + 12) + 8 * bw, oy - 6, `${a * 512}…`);
 
     // 3. TMEM: 128 lanes x (columns x 4 bytes); the four slabs are .warpx4's copies
-    const tx = sx + atoms * (16 * bw + 12) + 60,
+    const tx = sx + Math.max(atoms * (16 * bw + 12), 190) + 50,
       tw = 7,
-      th = 3;
+      th = 4;
     const cols = sf.columns;
     label(items, p, tx, 16, this.tr('tmemPart'));
     small(items, p, tx, 34, sf.copy, 'start');
@@ -179,10 +195,59 @@ export class LsBlockScaled extends LsFigure {
           ...marks(x, hit),
         });
       }
-    for (let c = 0; c < cols; c += cols > 8 ? 4 : 1) small(items, p, tx + (c * 4 + 2) * tw, oy - 6, `TCol ${c}`);
+    for (let c = 0; c < cols; c += cols > 16 ? 4 : 1) small(items, p, tx + (c * 4 + 2) * tw, oy - 6, String(c));
+    small(items, p, tx + cols * 4 * tw + 4, oy - 6, 'TCol', 'start');
     for (let s = 0; s < 4; ++s) {
-      items.push({ t: 'line', x1: tx - 4, y1: oy + 32 * s * th, x2: tx + cols * 4 * tw, y2: oy + 32 * s * th, stroke: p.fg, sw: 1 });
-      small(items, p, tx - 6, oy + (32 * s + 16) * th, `${32 * s}`, 'end');
+      items.push({
+        t: 'line',
+        x1: tx - 4,
+        y1: oy + 32 * s * th,
+        x2: tx + cols * 4 * tw,
+        y2: oy + 32 * s * th,
+        stroke: p.fg,
+        sw: 1,
+      });
+      small(items, p, tx - 6, oy + (32 * s + 16) * th, `${32 * s}…${32 * s + 31}`, 'end');
+    }
+
+    // the selected scale's path, drawn over the cells: logical -> shared byte -> the four TMEM copies
+    if (this.hl >= 0) {
+      const x = this.hl;
+      const i = Math.floor(x / ks),
+        j = x % ks;
+      const b = sbyte(x);
+      const box = (X: number, Y: number, w: number, h: number) =>
+        items.push({ t: 'rect', x: X - 3, y: Y - 3, w: w + 6, h: h + 6, fill: 'none', stroke: p.select, sw: 2.5 });
+      const L = [ox + j * cw, oy + i * ch, cw, ch] as const;
+      const atom = Math.floor(b / 512);
+      const S = [sx + atom * (16 * bw + 12) + (b % 16) * bw, oy + Math.floor((b % 512) / 16) * bh, bw, bh] as const;
+      box(...L);
+      box(...S);
+      items.push({
+        t: 'line',
+        x1: L[0] + cw + 3,
+        y1: L[1] + ch / 2,
+        x2: S[0] - 3,
+        y2: S[1] + bh / 2,
+        stroke: p.select,
+        sw: 1.5,
+        dash: '4 3',
+      });
+      for (let r = 0; r < tmem.replicas; ++r) {
+        const [l, c, bb] = tpos(x, r);
+        const T = [tx + (c * 4 + bb) * tw, oy + l * th, tw, th] as const;
+        box(...T);
+        items.push({
+          t: 'line',
+          x1: S[0] + bw + 3,
+          y1: S[1] + bh / 2,
+          x2: T[0] - 3,
+          y2: T[1] + th / 2,
+          stroke: p.select,
+          sw: 1.2,
+          dash: '4 3',
+        });
+      }
     }
 
     // 4. the MMA that reads the selected scale
@@ -208,7 +273,7 @@ export class LsBlockScaled extends LsFigure {
       { fill: p.cat[3], text: `${this.tr('bsGroup')} 3 (m 96…127)` },
       { stroke: p.select, text: this.tr('bsSelected') },
     ]);
-    return { width: tx + cols * 4 * tw + 16, height: y + 4, background: p.bg, items };
+    return { width: tx + cols * 4 * tw + 40, height: y + 4, background: p.bg, items };
   }
 
   protected announce(): string {
@@ -220,7 +285,8 @@ export class LsBlockScaled extends LsFigure {
   protected details() {
     const sf = this.sf;
     if (!sf) return html``;
-    return html`<p class="mono">smem ${sf.smem}; TMEM ${sf.tmem}</p>
+    return html`<p class="mono">smem ${sf.smem}</p>
+      <p class="mono">TMEM ${sf.tmem}</p>
       <p class="mono sel">${this.announce()}</p>`;
   }
 

@@ -3,7 +3,7 @@
 // 32-bit columns the atom touches; a warpgroup strip shows which warps may issue it (warp w reaches lanes
 // 32*(w%4)..+31). Every position comes from the engine's tmemAccess (its two layouts evaluated in C++); the
 // selection is linked: a register cell lights its TMEM cell and the other way round.
-import { html } from 'lit';
+import { html, type PropertyValues } from 'lit';
 import { must } from '../engine.js';
 import { LsFigure } from '../figure.js';
 import type { LsTmemAccess } from '../generated/layoutscope.js';
@@ -44,6 +44,18 @@ export class LsTcgen05Atom extends LsFigure {
     if (s.n && /^\d+$/.test(s.n)) this.num = Number(s.n);
     if (s.ln && /^\d+$/.test(s.ln)) this.lane = Number(s.ln);
     if (s.op === 'ld' || s.op === 'st') this.op = s.op;
+  }
+
+  /** SVG at every size (at most about 12K cells): every cell keeps its hit target for the pointer and the tests. */
+  protected override useCanvas() {
+    return false;
+  }
+
+  /** This figure's own attributes recompute it when a host page changes them. */
+  protected override willUpdate(changed: PropertyValues) {
+    super.willUpdate(changed);
+    if (this.eng && !changed.has('eng') && ['shape', 'num', 'lane', 'op'].some((k) => changed.has(k)))
+      this.safely(() => this.recompute());
   }
 
   protected override recompute() {
@@ -113,7 +125,7 @@ export class LsTcgen05Atom extends LsFigure {
       oy = 74;
     const color = (thread: number) => p.cat[thread % p.cat.length];
     label(items, p, ox, 16, this.tr('atomThreads'));
-    small(items, p, ox, 34, `${a.instruction} — ${this.tr('atomRegs')} ${regs}`, 'start');
+    small(items, p, ox, 34, `${this.tr('atomRegs')} ${regs}`, 'start');
     for (let r = 0; r < regs; r += regs > 32 ? 16 : regs > 8 ? 4 : 1)
       small(items, p, ox + r * rw + rw / 2, oy - 8, `r${r}`);
     const showText = rw >= 26;
@@ -134,11 +146,18 @@ export class LsTcgen05Atom extends LsFigure {
       }
     }
     // TMEM footprint: lanes down, 32-bit columns across, labelled with the holding thread and register
-    const px = ox + regs * rw + 80;
+    const px = ox + Math.max(regs * rw, 190) + 60;
     const cw = Math.max(8, Math.min(40, Math.floor(640 / this.cols)));
     const ch = 22;
     label(items, p, px, 16, this.tr('atomTmem'));
-    small(items, p, px, 34, `${this.tr('lanesWord')} ${a.lanes[0]}…${a.lanes[1] - 1}, TCol ${a.columns[0]}…${a.columns[1] - 1}`, 'start');
+    small(
+      items,
+      p,
+      px,
+      34,
+      `${this.tr('lanesWord')} ${a.lanes[0]}…${a.lanes[1] - 1}, TCol ${a.columns[0]}…${a.columns[1] - 1}`,
+      'start',
+    );
     const labels = cw >= 30;
     let firstLane = Infinity,
       firstCol = Infinity;
@@ -209,7 +228,9 @@ export class LsTcgen05Atom extends LsFigure {
   protected details() {
     const a = this.a;
     if (!a) return html``;
-    return html`<p class="mono">${a.instruction}: threads ${a.threads}; TMEM ${a.tmem}</p>
+    return html`<p class="mono">${a.instruction}</p>
+      <p class="mono">threads ${a.threads}</p>
+      <p class="mono">TMEM ${a.tmem}</p>
       <p class="mono sel">${this.announce()}</p>`;
   }
 

@@ -4,11 +4,11 @@
 // scale-factor id). The engine's scaleFactors gives the two layouts and the trace; every position drawn is from
 // the engine's tables of those layouts.
 import { html, type PropertyValues } from 'lit';
-import { must, type LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
+import { must, type LsTable } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
 import type { LsScaleFactors } from '../generated/layoutscope.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 /** The kinds and scale vectors offered: [kind, vec, label]. */

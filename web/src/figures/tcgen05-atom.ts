@@ -4,11 +4,11 @@
 // 32*(w%4)..+31). Every position comes from the engine's tmemAccess (its two layouts evaluated in C++); the
 // selection is linked: a register cell lights its TMEM cell and the other way round.
 import { html, type PropertyValues } from 'lit';
-import { must } from '../engine.js';
-import { LsFigure } from '../figure.js';
+import { must } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
 import type { LsTmemAccess } from '../generated/layoutscope.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 const SHAPES = ['32x32b', '16x64b', '16x128b', '16x256b', '16x32bx2'] as const;

@@ -43,6 +43,8 @@ void add_advise_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
 void add_completion_command(CLI::App& app);  // completion, man-page (hidden)
+void add_tcgen05_command(CLI::App& app);  // tcgen05
+void add_desc_command(CLI::App& app);     // desc
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app);
   cli::add_reshard_command(app);
   cli::add_completion_command(app);
+  cli::add_tcgen05_command(app);
+  cli::add_desc_command(app);
 
   bool help = false;
   std::string topic;

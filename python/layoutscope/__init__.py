@@ -11,7 +11,7 @@ ask the same engine. Modules: :mod:`layoutscope.memory` (banks, sectors, swizzle
 agent's HTTP API), :mod:`layoutscope.figures` (notebook figures).
 """
 
-from . import _engine, figures, live
+from . import _engine, figures, live, tmem
 from ._layout import ElementMapping, Finding, Hit, Layout, detect_format, formats
 from .agent import Agent, AgentError, to_dataframe
 from .errors import FeatureUnavailable, LayoutError, LayoutIndexError

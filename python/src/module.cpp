@@ -242,6 +242,10 @@ const Layout& bound_layout(const py::object& bound) { return bound.cast<const Bo
 
 }  // namespace layoutscope::python
 
+namespace layoutscope::python {
+void bind_tcgen05(py::module_& m);  // tcgen05.cpp
+}  // namespace layoutscope::python
+
 PYBIND11_MODULE(_engine, m) {
   namespace lp = layoutscope::python;
   namespace py = pybind11;
@@ -272,6 +276,7 @@ PYBIND11_MODULE(_engine, m) {
   // "dp=2,tp=4" -> [("dp", 2), ("tp", 4)], the engine's reading of a mesh (errors name the column)
   m.def("parse_mesh", [](const std::string& text) { return lp::take(layoutscope::parse_mesh(text), text); });
   m.attr("DEFAULT_CELL_LIMIT") = layoutscope::kDefaultCellLimit;
+  lp::bind_tcgen05(m);
 #ifdef LAYOUTSCOPE_PY_FORMATS
   lp::bind_formats(m);
   m.attr("HAS_FORMATS") = true;

@@ -42,6 +42,7 @@ void add_access_command(CLI::App& app);
 void add_advise_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
+void add_scan_command(CLI::App& app);
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
   cli::add_memory_access_command(app);
   cli::add_interop_command(app);
   cli::add_algebra_command(app);
+  cli::add_scan_command(app);
   cli::add_access_command(app);
   cli::add_advise_command(app);
   cli::add_plan_command(app);

@@ -9,6 +9,7 @@ kernels that run). Three parts, each written under OUT as it finishes:
 
   python3 tests/gpu/triton_fixtures.py all          (OUT defaults to build-triton-out/)
   python3 tests/gpu/triton_fixtures.py run NAME     one launch of kernel NAME (what ncu profiles)
+  python3 tests/gpu/triton_fixtures.py dumps NAME... the TTGIR of the named kernels only
 """
 
 import json
@@ -321,6 +322,12 @@ def triton_layouts():
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "run":
         launch(sys.argv[2])
+        return
+    if len(sys.argv) > 2 and sys.argv[1] == "dumps":  # only the TTGIR of the named kernels
+        os.makedirs(OUT, exist_ok=True)
+        for name in sys.argv[2:]:
+            with open(os.path.join(OUT, "ttgir-%s-sm90.mlir" % name), "w") as f:
+                f.write(launch(name).asm["ttgir"])
         return
     os.makedirs(OUT, exist_ok=True)
     t0 = time.time()

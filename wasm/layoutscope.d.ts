@@ -358,6 +358,48 @@ export interface LayoutscopeModule {
     mesh: LsReshardMesh,
     options: LsReshardOptions | null,
   ): LsResult<LsReshardPlan>;
+  /** A whole TTGIR dump read for its layouts and layout-moving ops (never fails; see LsScan). */
+  scanTtgir(text: string): LsResult<LsScan>;
+}
+
+/** One side of a scanned op: the MLIR type, its layout as written and in the notation. */
+export interface LsScanSide {
+  type: string;
+  layout: string;
+  /** The layout in the chapter's notation; "" when it did not read. */
+  axe: string;
+  shape: number[];
+  dtype: string;
+  /** Why the layout did not read; "" when it did. */
+  error: string;
+}
+
+export interface LsScanOp {
+  op: string;
+  line: number;
+  /** trivial, register permutation, warp shuffle, shared round trip, shared store, shared load, global to shared, tensor memory load, tensor memory store, TMA, shared allocation, unread */
+  kind: string;
+  src: LsScanSide;
+  dst: LsScanSide;
+  sharedBytes: number;
+  instruction: string;
+  instructions: number;
+  wavefronts: number;
+  idealWavefronts: number;
+  conflicts: number;
+  sectors: number;
+  requests: number;
+  score: number;
+  note: string;
+}
+
+export interface LsScan {
+  lines: number;
+  aliases: { name: string; kind: string; text: string; line: number; uses: number }[];
+  /** By cost, highest first. */
+  ops: LsScanOp[];
+  unknownOps: { op: string; line: number; count: number }[];
+  issues: { line: number; column: number; message: string }[];
 }
 
 export interface LayoutscopeModuleOptions {
@@ -386,16 +428,16 @@ export interface LsLocalTensor {
 
 export interface LsReshardStep {
   op:
-    | "all_gather"
-    | "reduce_scatter"
-    | "all_to_all"
-    | "all_reduce"
-    | "broadcast"
-    | "send_recv"
-    | "slice"
-    | "drop"
-    | "partition"
-    | "permute";
+    | 'all_gather'
+    | 'reduce_scatter'
+    | 'all_to_all'
+    | 'all_reduce'
+    | 'broadcast'
+    | 'send_recv'
+    | 'slice'
+    | 'drop'
+    | 'partition'
+    | 'permute';
   collective: boolean;
   /** The mesh axis; "" for a permute. */
   axis: string;
@@ -429,7 +471,7 @@ export interface LsReshardStep {
   predictedSeconds: number;
   /** permute: the conversion plan of the two local layouts. */
   convert: {
-    kind: "vector" | "tiled";
+    kind: 'vector' | 'tiled';
     commonVector: number;
     unitBytes: number;
     vectorUnits: number;

@@ -612,7 +612,7 @@ Result<Layout> axe_layout(std::string_view text) {
       return make_error(
           "the layout algebra acts on strides on @m; axis " + m.stride.axis + " is not accepted", 0,
           m.stride.axis);
-    leaves.emplace_back(m.extent, m.stride.k);
+    leaves.push_back(Leaf{m.extent, m.stride.k, -1});
   }
   return from_leaves(leaves);
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "layoutscope/access.hpp"
+#include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/dtype.hpp"
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/mapping.hpp"
@@ -314,7 +315,7 @@ class Scanner {
     out.lines = static_cast<int>(lines.size());
     // Aliases first: a type may name one defined further down.
     for (size_t n = 0; n < lines.size(); ++n) read_alias(lines[n], static_cast<int>(n + 1), out);
-    for (const Alias& a : out.aliases) defs_ += "#" + a.name + " = " + a.text + "\n";
+    for (const Alias& a : out.aliases) alias_text_[a.name] = a.text;
     std::map<std::string, UnknownOp> unknown;
     for (size_t n = 0; n < lines.size(); ++n) {
       const std::string_view line = lines[n];
@@ -340,7 +341,28 @@ class Scanner {
 
  private:
   std::string_view text_;
-  std::string defs_;
+  std::map<std::string, std::string> alias_text_;
+
+  // The definitions a layout text needs: the aliases it names and theirs (#mma inside a dot_op), each once.
+  std::string definitions_for(const std::string& layout) {
+    std::string defs;
+    std::set<std::string> seen;
+    std::vector<std::string> todo{layout};
+    while (!todo.empty()) {
+      const std::string t = todo.back();
+      todo.pop_back();
+      for (size_t p = t.find('#'); p != std::string::npos; p = t.find('#', p + 1)) {
+        size_t e = p + 1;
+        while (e < t.size() && ident_char(t[e]) && t[e] != '.') ++e;
+        const std::string name = t.substr(p + 1, e - p - 1);
+        auto it = alias_text_.find(name);
+        if (it == alias_text_.end() || !seen.insert(name).second) continue;
+        defs += "#" + name + " = " + it->second + "\n";
+        todo.push_back(it->second);
+      }
+    }
+    return defs;
+  }
   std::map<std::string, Side> imported_;  // by type text
 
   void read_alias(std::string_view line, int number, ScanResult& out) {
@@ -415,18 +437,27 @@ class Scanner {
     if (s.layout.empty()) {
       s.error = "the type names no layout";
     } else {
+      const std::string defs = definitions_for(s.layout);
       for (size_t drop = 0; drop + 1 <= s.shape.size(); ++drop) {
         std::vector<int64_t> shape(s.shape.begin() + static_cast<std::ptrdiff_t>(drop), s.shape.end());
-        auto r = import_layout(Format::kTriton, defs_ + "tensor<" + s.dtype + ", " + s.layout + ">",
-                               FormatContext{shape, {}});
-        if (r) {
+        // the same layout on the same shape reads once, whatever the element type
+        std::string key = s.layout;
+        for (int64_t e : shape) key += "x" + std::to_string(e);
+        auto cached = by_layout_.find(key);
+        if (cached == by_layout_.end()) {
+          auto r = import_layout(Format::kTriton, defs + "tensor<" + s.dtype + ", " + s.layout + ">",
+                                 FormatContext{shape, {}});
+          cached = by_layout_.emplace(key, r ? std::optional<Layout>(r->layout) : std::nullopt).first;
+          if (!r) errors_[key] = r.error().message;
+        }
+        if (cached->second) {
           s.shape = shape;
-          s.axe = to_string(r->layout);
-          layouts_[t.text] = r->layout;
+          s.axe = to_string(*cached->second);
+          layouts_[t.text] = *cached->second;
           s.error.clear();
           break;
         }
-        if (s.error.empty()) s.error = r.error().message;
+        if (s.error.empty()) s.error = errors_[key];
         if (!t.memdesc) break;
       }
     }
@@ -435,6 +466,8 @@ class Scanner {
   }
 
   std::map<std::string, Layout> layouts_;
+  std::map<std::string, std::optional<Layout>> by_layout_;  // layout text x shape
+  std::map<std::string, std::string> errors_;
 
   const Layout* layout_of(const Side& s) {
     auto it = layouts_.find(s.type);
@@ -458,14 +491,37 @@ class Scanner {
       if (!s->error.empty())
         out.issues.push_back(
             Issue{number, static_cast<int>(line.find(s->type) + 1), s->layout + ": " + s->error});
+    // A dump repeats its copies (pipeline stages, unrolled loops): cost each distinct op once.
+    // (by what the layouts are, not how they are named: two kernels in one file often share them)
+    std::string key = op + '\n' + c.src.axe + '\n' + c.dst.axe + '\n' + c.src.dtype + '\n' + c.dst.dtype +
+                      '\n' + std::to_string(types.size());
+    for (int64_t e : c.src.shape) key += "x" + std::to_string(e);
+    key += '\n';
+    for (int64_t e : c.dst.shape) key += "x" + std::to_string(e);
+    if (c.src.axe.empty() || c.dst.axe.empty()) key += '\n' + types.front().text + '\n' + types.back().text;
+    if (auto it = costed_.find(key); it != costed_.end()) {
+      OpCost again = it->second;
+      again.line = number;
+      again.src = c.src;
+      again.dst = c.dst;
+      return again;
+    }
+    cost_kind(op, types.size(), c);
+    costed_[key] = c;
+    return c;
+  }
+
+  std::map<std::string, OpCost> costed_;
+
+  void cost_kind(const std::string& op, size_t n_types, OpCost& c) {
     if (op == "ttg.convert_layout") {
       convert(c);
     } else if (op == "ttg.local_alloc" || op == "ttg.local_store") {
-      if (types.size() < 2) {
+      if (n_types < 2) {
         c.kind = "shared allocation";
         c.note = "an allocation without a value: nothing moves here";
         c.shared_bytes = bytes_of(c.dst);
-        return c;
+        return;
       }
       shared_access(c, c.src, c.dst, "shared store", false);
     } else if (op == "ttg.local_load") {
@@ -483,7 +539,6 @@ class Scanner {
           "the tensor-memory-access engine moves the tile: no LSU wavefronts (ncu has no bank counter for "
           "it)";
     }
-    return c;
   }
 
   int64_t bytes_of(const Side& s) {
@@ -493,28 +548,55 @@ class Scanner {
     return d ? n * dtype_bytes(*d) : 0;
   }
 
-  // Which (warp, lane) pairs hold each element: the same sets mean no data leaves its thread.
-  std::optional<std::vector<std::vector<std::pair<int64_t, int64_t>>>> holders(
-      const Layout& l, const std::vector<int64_t>& shape, bool with_lane) {
-    auto t = table(l, shape, kMaxTableCells);
-    if (!t) return std::nullopt;
+  // Which (warp, lane) pairs hold each element, and which warps, as sets: the same sets mean no data
+  // leaves its threads, resp. its warps. One table of the layout gives both, flat: each element's sorted,
+  // distinct holders followed by -1.
+  struct Holders {
+    std::vector<int64_t> threads;
+    std::vector<int64_t> warps;
+  };
+  std::optional<Holders> holders(const Layout& l, const std::vector<int64_t>& shape) {
+    auto c = CompiledLayout::compile(l);
+    if (!c) return std::nullopt;
+    int64_t elements = 1;
+    for (int64_t e : shape) elements *= e;
+    if (c->size() != elements || elements * c->holders() > kMaxTableCells) return std::nullopt;
     int lane = -1, warp = -1;
-    for (size_t a = 0; a < t->axes.size(); ++a) {
-      if (t->axes[a] == "laneid") lane = static_cast<int>(a);
-      if (t->axes[a] == "warpid") warp = static_cast<int>(a);
+    for (size_t a = 0; a < c->axes().size(); ++a) {
+      if (c->axes()[a] == "laneid") lane = static_cast<int>(a);
+      if (c->axes()[a] == "warpid") warp = static_cast<int>(a);
     }
-    std::vector<std::vector<std::pair<int64_t, int64_t>>> out(static_cast<size_t>(t->elements));
-    const int64_t h = t->holders();
-    const size_t axes = t->axes.size();
+    struct View {
+      int64_t elements;
+      int64_t h;
+    } view{elements, c->holders()};
+    const auto* t = &view;
+    std::vector<int64_t> positions(static_cast<size_t>(c->holders() * c->axis_count()));
+    Holders out;
+    const int64_t h = t->h;
+    const size_t axes = static_cast<size_t>(c->axis_count());
+    out.threads.reserve(static_cast<size_t>(t->elements * (h + 1)));
+    out.warps.reserve(static_cast<size_t>(t->elements * (h + 1)));
+    std::vector<int64_t> v, w;
     for (int64_t x = 0; x < t->elements; ++x) {
-      auto& v = out[static_cast<size_t>(x)];
+      v.clear();
+      w.clear();
+      c->map_replicas(x, positions.data());
       for (int64_t r = 0; r < h; ++r) {
-        const size_t base = static_cast<size_t>((x * h + r)) * axes;
-        v.emplace_back(warp >= 0 ? t->values[base + static_cast<size_t>(warp)] : 0,
-                       with_lane && lane >= 0 ? t->values[base + static_cast<size_t>(lane)] : 0);
+        const size_t base = static_cast<size_t>(r) * axes;
+        const int64_t wv = warp >= 0 ? positions[base + static_cast<size_t>(warp)] : 0;
+        const int64_t lv = lane >= 0 ? positions[base + static_cast<size_t>(lane)] : 0;
+        v.push_back(wv * 4096 + lv);
+        w.push_back(wv);
       }
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
+      for (auto* list : {&v, &w}) {
+        std::sort(list->begin(), list->end());
+        list->erase(std::unique(list->begin(), list->end()), list->end());
+      }
+      out.threads.insert(out.threads.end(), v.begin(), v.end());
+      out.threads.push_back(-1);
+      out.warps.insert(out.warps.end(), w.begin(), w.end());
+      out.warps.push_back(-1);
     }
     return out;
   }
@@ -532,16 +614,14 @@ class Scanner {
       c.note = "the two layouts are the same function: no data moves";
       return;
     }
-    auto ha = holders(*a, c.src.shape, true);
-    auto hb = holders(*b, c.src.shape, true);
-    if (ha && hb && *ha == *hb) {
+    auto ha = holders(*a, c.src.shape);
+    auto hb = holders(*b, c.src.shape);
+    if (ha && hb && ha->threads == hb->threads) {
       c.kind = "register permutation";
       c.note = "every element stays with its threads: registers are renumbered";
       return;
     }
-    auto wa = holders(*a, c.src.shape, false);
-    auto wb = holders(*b, c.src.shape, false);
-    if (wa && wb && *wa == *wb) {
+    if (ha && hb && ha->warps == hb->warps) {
       c.kind = "warp shuffle";
       c.note = "every element stays in its warps: lanes exchange registers (shfl.sync)";
       c.score = static_cast<double>(bytes_of(c.src)) / 128.0;
@@ -558,6 +638,17 @@ class Scanner {
     c.score = static_cast<double>(c.wavefronts);
   }
 
+  // Elements a lane holds contiguously at the end of a row (the layout's fastest mode on `axis` with
+  // stride 1; a swizzle keeps 2^base elements together): no vector can be wider.
+  static int64_t contiguous_tail(const Layout& l, std::string_view axis) {
+    if (l.shard.empty()) return 1;
+    const Mode& m = l.shard.back();
+    if (m.stride.axis != axis || m.stride.k != 1) return 1;
+    int64_t v = m.extent;
+    if (l.swizzle && l.swizzle->bits > 0) v = std::min<int64_t>(v, int64_t{1} << l.swizzle->base);
+    return v;
+  }
+
   // Registers <-> shared: the widest STS/LDS the two layouts allow, costed by the engine.
   void shared_access(OpCost& c, const Side& regs, const Side& smem, const char* kind, bool load) {
     c.kind = kind;
@@ -569,8 +660,10 @@ class Scanner {
       c.note = "not costed: a layout or the element type did not read";
       return;
     }
+    const int64_t widest =
+        std::min(contiguous_tail(*r, "reg"), contiguous_tail(*s, kMemoryAxis)) * dtype_bytes(*d);
     for (int width : {16, 8, 4}) {
-      if (width < dtype_bytes(*d)) continue;
+      if (width < dtype_bytes(*d) || width > widest) continue;
       auto instr = parse_instruction(std::string(load ? "LDS." : "STS.") + std::to_string(width * 8));
       if (!instr) continue;
       auto lanes = thread_lanes(*r, regs.shape, *d, *instr);
@@ -596,8 +689,10 @@ class Scanner {
       c.note = "not costed: a layout or the element type did not read";
       return;
     }
+    const int64_t widest =
+        std::min(contiguous_tail(*r, "reg"), contiguous_tail(*s, kMemoryAxis)) * dtype_bytes(*d);
     for (int width : {16, 8, 4}) {
-      if (width < dtype_bytes(*d)) continue;
+      if (width < dtype_bytes(*d) || width > widest) continue;
       auto instr = parse_instruction("cp.async." + std::to_string(width));
       if (!instr) continue;
       auto lanes = thread_lanes(*r, c.src.shape, *d, *instr);

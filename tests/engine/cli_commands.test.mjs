@@ -79,7 +79,10 @@ test("algebra: a tiler written [2:1,3:2] is one argument, and '-' reads one case
     'bogus 1',
   ];
   const r = spawnSync(bin, ['algebra', '--syntax', 'cute', '-'], { input: lines.join('\n') + '\n', encoding: 'utf8' });
-  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const out = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(r.status, 2);
   assert.equal(out[0].result, '(64,128):(1@0,1@1)');
   assert.equal(out[1].result, '(2,4):(1,12)');

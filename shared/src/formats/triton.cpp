@@ -1225,7 +1225,7 @@ Result<LL> slice_ll(const Attr& a, const std::vector<int64_t>& shape, const Alia
   auto parent = attr_field(a, "parent", aliases);
   if (!parent) return parent.error();
   std::vector<int64_t> parent_shape = shape;
-  parent_shape.insert(parent_shape.begin() + *dim, 1);
+  parent_shape.insert(parent_shape.begin() + static_cast<std::ptrdiff_t>(*dim), 1);
   auto p = distributed_ll(**parent, parent_shape, aliases, depth + 1);
   if (!p) return p.error();
   LL out;

@@ -402,6 +402,7 @@ export interface LsScan {
   issues: { line: number; column: number; message: string }[];
 }
 
+
 export interface LayoutscopeModuleOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
@@ -428,16 +429,16 @@ export interface LsLocalTensor {
 
 export interface LsReshardStep {
   op:
-    | 'all_gather'
-    | 'reduce_scatter'
-    | 'all_to_all'
-    | 'all_reduce'
-    | 'broadcast'
-    | 'send_recv'
-    | 'slice'
-    | 'drop'
-    | 'partition'
-    | 'permute';
+    | "all_gather"
+    | "reduce_scatter"
+    | "all_to_all"
+    | "all_reduce"
+    | "broadcast"
+    | "send_recv"
+    | "slice"
+    | "drop"
+    | "partition"
+    | "permute";
   collective: boolean;
   /** The mesh axis; "" for a permute. */
   axis: string;
@@ -471,7 +472,7 @@ export interface LsReshardStep {
   predictedSeconds: number;
   /** permute: the conversion plan of the two local layouts. */
   convert: {
-    kind: 'vector' | 'tiled';
+    kind: "vector" | "tiled";
     commonVector: number;
     unitBytes: number;
     vectorUnits: number;

@@ -315,7 +315,10 @@ class Scanner {
     out.lines = static_cast<int>(lines.size());
     // Aliases first: a type may name one defined further down.
     for (size_t n = 0; n < lines.size(); ++n) read_alias(lines[n], static_cast<int>(n + 1), out);
-    for (const Alias& a : out.aliases) alias_text_[a.name] = a.text;
+    for (size_t i = 0; i < out.aliases.size(); ++i) {
+      alias_text_[out.aliases[i].name] = out.aliases[i].text;
+      alias_index_[out.aliases[i].name] = i;
+    }
     std::map<std::string, UnknownOp> unknown;
     for (size_t n = 0; n < lines.size(); ++n) {
       const std::string_view line = lines[n];
@@ -342,6 +345,7 @@ class Scanner {
  private:
   std::string_view text_;
   std::map<std::string, std::string> alias_text_;
+  std::map<std::string, size_t> alias_index_;
 
   // The definitions a layout text needs: the aliases it names and theirs (#mma inside a dot_op), each once.
   std::string definitions_for(const std::string& layout) {
@@ -401,14 +405,13 @@ class Scanner {
     const size_t end = close_angle(line, open);
     if (end == std::string_view::npos) return;
     const std::string_view type = line.substr(at, end - at);
-    for (Alias& a : out.aliases) {
-      const std::string ref = "#" + a.name;
-      for (size_t p = type.find(ref); p != std::string_view::npos; p = type.find(ref, p + 1)) {
-        const size_t after = p + ref.size();
-        if (after < type.size() && ident_char(type[after])) continue;  // #blocked vs #blocked1
-        ++a.uses;
-        break;
-      }
+    // each alias the type names counts once
+    std::set<size_t> named;
+    for (size_t p = type.find('#'); p != std::string_view::npos; p = type.find('#', p + 1)) {
+      size_t e = p + 1;
+      while (e < type.size() && ident_char(type[e]) && type[e] != '.') ++e;
+      auto it = alias_index_.find(std::string(type.substr(p + 1, e - p - 1)));
+      if (it != alias_index_.end() && named.insert(it->second).second) ++out.aliases[it->second].uses;
     }
   }
 

@@ -3,7 +3,7 @@
 // first. Each op links to the playground's compare view with its two layouts. The page only lays out what the
 // engine answers.
 import { LitElement, css, html, nothing } from 'lit';
-import { loadEngine } from '../engine.js';
+import { loadEngine } from '../core/engine.js';
 import type { LsScan, LsScanOp } from '../generated/layoutscope.js';
 
 /** The playground's URL state for two layouts on one shape (the keys its element reads under "play."). */

@@ -48,9 +48,10 @@ export class LsBlockScaled extends LsFigure {
     if (s.k && /^\d+$/.test(s.k)) this.k = Number(s.k);
   }
 
-  /** SVG at every size (at most about 12K cells): every cell keeps its hit target for the pointer and the tests. */
+  /** A canvas: thousands of cells (four TMEM copies of every scale) would weigh the page down as SVG nodes; the
+   * pointer still finds every cell through the scene's hit rectangles. */
   protected override useCanvas() {
-    return false;
+    return true;
   }
 
   /** This figure's own attributes recompute it when a host page changes them. */

@@ -144,7 +144,7 @@ export class LsBlockScaled extends LsFigure {
       cw = 14,
       ch = 5;
     label(items, p, ox, 16, this.tr('bsLogical'));
-    small(items, p, ox, 34, `SF[m, k]: ${rows} × ${ks} (K = ${this.k}, ${this.tr('bsPer')} ${sf.vec})`, 'start');
+    small(items, p, ox, 34, `${rows} × ${ks}, K ${this.k} / ${sf.vec}`, 'start');
     for (let x = 0; x < rows * ks; ++x) {
       const i = Math.floor(x / ks),
         j = x % ks;

@@ -22,6 +22,7 @@
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
+#include "layoutscope/plan/reshard.hpp"
 #include "layoutscope/validate.hpp"
 
 #ifdef LAYOUTSCOPE_PY_FORMATS
@@ -272,6 +273,8 @@ PYBIND11_MODULE(_engine, m) {
   m.def("hardware_axes", &lp::hardware_axis_list);
   m.def("parse_shape",
         [](const std::string& text) { return lp::take(layoutscope::parse_shape(text), text); });
+  // "dp=2,tp=4" -> [("dp", 2), ("tp", 4)], the engine's reading of a mesh (errors name the column)
+  m.def("parse_mesh", [](const std::string& text) { return lp::take(layoutscope::parse_mesh(text), text); });
   m.attr("DEFAULT_CELL_LIMIT") = layoutscope::kDefaultCellLimit;
   lp::bind_tcgen05(m);
 #ifdef LAYOUTSCOPE_PY_FORMATS

@@ -1,7 +1,8 @@
-// The tcgen05 descriptors against the PTX ISA (section 9.7.16, "Matrix Descriptors": "Shared memory descriptor" bit
-// table, "Instruction descriptor" tables for .kind::f16/tf32/f8f6f4/i8 and for the block-scaled kinds), with
-// the canonical shared layouts of "Shared Memory Matrix Layout" (as CUTLASS's mma_sm100_desc.hpp restates
-// them). Expected words are assembled by hand from the bit tables in the comments.
+// The tcgen05 descriptors against the PTX ISA (section 9.7.16, "Matrix Descriptors": "Shared memory
+// descriptor" bit table, "Instruction descriptor" tables for .kind::f16/tf32/f8f6f4/i8 and for the
+// block-scaled kinds), with the canonical shared layouts of "Shared Memory Matrix Layout" (as CUTLASS's
+// mma_sm100_desc.hpp restates them). Expected words are assembled by hand from the bit tables in the
+// comments.
 #include "layoutscope/umma_descriptor.hpp"
 
 #include <gtest/gtest.h>

@@ -84,19 +84,38 @@ test('atom: keyboard selects a register; the URL keeps the view', async () => {
   assert.equal(await page.locator(`${A} select.shape`).inputValue(), '16x32bx2');
 });
 
+// The block-scaled figure is a canvas: a click goes to the centre of the cell the scene drew for a hit key.
+async function clickHit(fig, hit) {
+  const box = await page.locator(fig).evaluate((el, hit) => {
+    const it = el.scene.items.find((i) => i.hit === hit);
+    const c = el.shadowRoot.querySelector('.view canvas').getBoundingClientRect();
+    return {
+      x: c.left + ((it.x + it.w / 2) * c.width) / el.scene.width,
+      y: c.top + ((it.y + it.h / 2) * c.height) / el.scene.height,
+    };
+  }, hit);
+  await page.mouse.click(box.x, box.y);
+}
+
 test('block-scaled: SFA[64, 2] -> smem byte 10 -> (0,2,2) (32,2,2) (64,2,2) (96,2,2), MMA 2 sf_id 2', async () => {
-  await page.click(`${B} [data-hit="S:64:2"]`);
+  await page.locator(B).scrollIntoViewIfNeeded();
+  await clickHit(B, 'S:64:2');
   const text = await live(B);
   assert.match(text, /SF\[64, 2\]: smem byte 10 → TLane 0, 32, 64, 96, TCol 2, byte 2; MMA 2, sf_id 2/);
   // the same element from its TMEM copy in slab 3, and from its shared byte
-  await page.click(`${B} [data-hit="T:96:2:2"]`);
+  await clickHit(B, 'T:96:2:2');
   assert.match(await live(B), /SF\[64, 2\]/);
-  await page.click(`${B} [data-hit="B:10"]`);
+  await clickHit(B, 'B:10');
   assert.match(await live(B), /SF\[64, 2\]/);
+  // the keyboard walks the scale matrix: 3 down, 6 right from SF[0, 0]
+  await page.selectOption(`${B} select.kind`, 'mxf4nvf4');
+  await clickHit(B, 'S:0:0');
+  await page.locator(`${B} .view`).focus();
+  for (let i = 0; i < 3; ++i) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < 6; ++i) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
   // nvf4 (16 per scale, 4 per MMA of K 64; K 256: 16 scales a row, 4 atoms): SF[3, 6] is in atom 1 (byte 512),
   // row 3 (48), M group 0, byte 2 -> 562; TCol 4, byte 2; MMA 6/4 = 1 reads it with sf_id 0
-  await page.selectOption(`${B} select.kind`, 'mxf4nvf4');
-  await page.click(`${B} [data-hit="S:3:6"]`);
   assert.match(await live(B), /SF\[3, 6\]: smem byte 562 → TLane 3, 35, 67, 99, TCol 4, byte 2; MMA 1, sf_id 0/);
   await page.locator(B).screenshot({ path: join(artifacts, 'fig-block-scaled.png') });
 });

@@ -48,9 +48,10 @@ export class LsBlockScaled extends LsFigure {
     if (s.k && /^\d+$/.test(s.k)) this.k = Number(s.k);
   }
 
-  /** SVG at every size (at most about 12K cells): every cell keeps its hit target for the pointer and the tests. */
+  /** A canvas: thousands of cells (four TMEM copies of every scale) would weigh the page down as SVG nodes; the
+   * pointer still finds every cell through the scene's hit rectangles. */
   protected override useCanvas() {
-    return false;
+    return true;
   }
 
   /** This figure's own attributes recompute it when a host page changes them. */
@@ -143,7 +144,7 @@ export class LsBlockScaled extends LsFigure {
       cw = 14,
       ch = 5;
     label(items, p, ox, 16, this.tr('bsLogical'));
-    small(items, p, ox, 34, `SF[m, k]: ${rows} × ${ks} (K = ${this.k}, ${this.tr('bsPer')} ${sf.vec})`, 'start');
+    small(items, p, ox, 34, `${rows} × ${ks}, K ${this.k} / ${sf.vec}`, 'start');
     for (let x = 0; x < rows * ks; ++x) {
       const i = Math.floor(x / ks),
         j = x % ks;

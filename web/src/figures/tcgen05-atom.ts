@@ -46,11 +46,6 @@ export class LsTcgen05Atom extends LsFigure {
     if (s.op === 'ld' || s.op === 'st') this.op = s.op;
   }
 
-  /** SVG at every size (at most about 12K cells): every cell keeps its hit target for the pointer and the tests. */
-  protected override useCanvas() {
-    return false;
-  }
-
   /** This figure's own attributes recompute it when a host page changes them. */
   protected override willUpdate(changed: PropertyValues) {
     super.willUpdate(changed);

@@ -477,6 +477,187 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   }
 }
 
+// One 32-bit word from four bytes, each (word expression, byte index in it), with the fewest __byte_perm:
+// one where the bytes come from at most two words, three where they come from three or four.
+std::string gather_word(const std::vector<std::pair<std::string, int>>& bytes) {
+  std::vector<std::string> words;
+  for (const auto& [w, b] : bytes) {
+    if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+  }
+  auto hex = [](unsigned sel) {
+    std::ostringstream h;
+    h << "0x" << std::hex << sel << "u";
+    return h.str();
+  };
+  auto perm = [&](const std::string& x, const std::string& y, size_t first, size_t count) {
+    unsigned sel = 0;
+    for (int i = 0; i < 4; ++i) {
+      const auto at = std::find(words.begin(), words.end(), bytes[i].first) - words.begin();
+      if (static_cast<size_t>(at) < first || static_cast<size_t>(at) >= first + count) continue;
+      sel |= static_cast<unsigned>((at == static_cast<long>(first) ? 0 : 4) + bytes[i].second) << (4 * i);
+    }
+    return "__byte_perm(" + x + ", " + y + ", " + hex(sel) + ")";
+  };
+  if (words.size() == 1) {
+    bool identity = true;
+    for (int i = 0; i < 4; ++i) identity = identity && bytes[i].second == i;
+    return identity ? words[0] : perm(words[0], "0u", 0, 1);
+  }
+  if (words.size() == 2) return perm(words[0], words[1], 0, 2);
+  // Words 0 and 1 into t, words 2 (and 3) into u, then each byte from t or u.
+  const std::string t = perm(words[0], words[1], 0, 2);
+  const std::string u = perm(words[2], words.size() > 3 ? words[3] : "0u", 2, 2);
+  unsigned sel = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto at = std::find(words.begin(), words.end(), bytes[i].first) - words.begin();
+    sel |= static_cast<unsigned>((at < 2 ? 0 : 4) + i) << (4 * i);
+  }
+  return "__byte_perm(" + t + ", " + u + ", " + hex(sel) + ")";
+}
+
+// An interleave plan (the engine's kInterleave): one item per thread, V units of each of the C planes. The
+// planar side moves V units per lane per plane; the packed side's C x V units go through the warp's exchange
+// area (lane * C + j chunks, the engine's exchange_byte) so that the warp reads or writes its 32 x C chunks
+// in order. The interleave itself is byte permutes in registers. A ragged last chunk moves unit by unit.
+void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
+  const int v = p.vector_units, eb = p.elem_bytes, vb = v * eb;
+  const int64_t c = p.small_extent;
+  const Access acc = access_of(vb);
+  const Access unit = access_of(eb);
+  const std::string I = ll.type();
+  const int64_t warp_bytes = 32 * c * vb;
+  const bool ragged = p.long_extent % v != 0;
+  const bool partial = p.items % p.threads != 0;
+  const ConvertMode& lm = p.modes[p.long_mode];
+  k.shared_bytes = p.staging_bytes;
+  k.blocks = p.blocks;
+  o << "  typedef " << acc.type << " vec_t;\n"
+    << "  typedef " << unit.type << " unit_t;\n"
+    << "  __shared__ __align__(16) unsigned char exchange[" << p.staging_bytes << "];\n"
+    << "  unsigned char* const ex = exchange + (threadIdx.x >> 5) * " << warp_bytes << ";\n"
+    << "  const int lane = threadIdx.x & 31;\n"
+    << "  const " << I << " t = (" << I << ")blockIdx.x * " << p.threads << " + threadIdx.x;\n"
+    << "  " << I << " src = 0, dst = 0;\n"
+    << "  int units = 0;  // V for a whole chunk, fewer for a ragged last one, 0 past the items\n";
+  o << "  " << (partial ? "if (t < " + ll(p.items) + ") " : "") << "{\n"
+    << "    const " << I << " chunk = t % " << ll(p.chunks) << ";\n"
+    << "    " << I << " b = t / " << ll(p.chunks) << ";\n";
+  for (int i : convert_batch_modes(p)) {
+    const ConvertMode& m = p.modes[i];
+    o << "    { const " << I << " d = b % " << ll(m.extent) << "; b /= " << ll(m.extent) << "; src += d * "
+      << ll(m.src_stride) << "; dst += d * " << ll(m.dst_stride) << "; }\n";
+  }
+  o << "    src += chunk * " << ll(v * lm.src_stride) << "; dst += chunk * " << ll(v * lm.dst_stride)
+    << ";\n";
+  if (ragged) {
+    o << "    units = chunk == " << ll(p.chunks - 1) << " ? " << p.long_extent - (p.chunks - 1) * v << " : "
+      << v << ";\n";
+  } else {
+    o << "    units = " << v << ";\n";
+  }
+  o << "  }\n";
+  // Byte x of the packed side's C x V units is byte (x % eb) of unit x / eb, which is unit (x / eb) / C of
+  // plane (x / eb) % C.
+  auto interleave_words = [&](const std::string& from, const std::string& to) {
+    if (p.packed_dst) {
+      for (int64_t j = 0; j < c; ++j) {
+        for (int w = 0; w < acc.words; ++w) {
+          std::vector<std::pair<std::string, int>> bytes;
+          for (int b = 0; b < 4; ++b) {
+            const int64_t x = j * vb + 4 * w + b, u = x / eb, y = (u / c) * eb + x % eb;
+            bytes.emplace_back(acc.word(from + "[" + std::to_string(u % c) + "]", static_cast<int>(y / 4)),
+                               static_cast<int>(y % 4));
+          }
+          o << "    " << acc.word(to + "[" + std::to_string(j) + "]", w) << " = " << gather_word(bytes)
+            << ";\n";
+        }
+      }
+    } else {
+      for (int64_t pl = 0; pl < c; ++pl) {
+        for (int w = 0; w < acc.words; ++w) {
+          std::vector<std::pair<std::string, int>> bytes;
+          for (int b = 0; b < 4; ++b) {
+            const int64_t y = 4 * w + b, x = ((y / eb) * c + pl) * eb + y % eb;
+            bytes.emplace_back(
+                acc.word(from + "[" + std::to_string(x / vb) + "]", static_cast<int>((x % vb) / 4)),
+                static_cast<int>(x % 4));
+          }
+          o << "    " << acc.word(to + "[" + std::to_string(pl) + "]", w) << " = " << gather_word(bytes)
+            << ";\n";
+        }
+      }
+    }
+  };
+  const std::string cs = std::to_string(c), vbs = std::to_string(vb), ebs = std::to_string(eb);
+  auto scalar_tail = [&] {
+    if (!ragged) return;
+    const std::string s =
+        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(c) + " + k";
+    const std::string d =
+        p.packed_dst ? "dst + i * " + ll(c) + " + k" : "dst + k * " + ll(p.plane_stride) + " + i";
+    o << "  else if (units > 0) {\n"
+      << "    for (int i = 0; i < units; ++i)\n"
+      << "#pragma unroll\n"
+      << "      for (int k = 0; k < " << c << "; ++k)\n"
+      << "        *reinterpret_cast<unit_t*>(out + (" << d << ") * " << eb
+      << ") = *reinterpret_cast<const unit_t*>(in + (" << s << ") * " << eb << ");\n"
+      << "  }\n";
+  };
+  const std::string whole =
+      "const unsigned whole = __ballot_sync(0xffffffffu, units == " + std::to_string(v) + ");\n";
+  auto exchange_loop = [&](bool store_global) {
+    o << "#pragma unroll\n"
+      << "  for (int k = 0; k < " << c << "; ++k) {\n"
+      << "    const int q = k * 32 + lane, owner = q / " << c << ", j = q % " << c << ";\n"
+      << "    const " << I << " at = __shfl_sync(0xffffffffu, " << (store_global ? "dst" : "src")
+      << ", owner);\n"
+      << "    if ((whole >> owner) & 1u)\n";
+    if (store_global) {
+      o << "      *reinterpret_cast<vec_t*>(out + at * " << eb << " + j * " << vb
+        << ") = *reinterpret_cast<const vec_t*>(ex + q * " << vb << ");\n";
+    } else {
+      o << "      *reinterpret_cast<vec_t*>(ex + q * " << vb
+        << ") = __ldg(reinterpret_cast<const vec_t*>(in + at * " << eb << " + j * " << vb << "));\n";
+    }
+    o << "  }\n";
+  };
+  if (p.packed_dst) {
+    o << "  if (units == " << v << ") {\n"
+      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "#pragma unroll\n"
+      << "    for (int k = 0; k < " << c << "; ++k)\n"
+      << "      r[k] = __ldg(reinterpret_cast<const vec_t*>(in + (src + k * " << ll(p.plane_stride) << ") * "
+      << eb << "));\n";
+    interleave_words("r", "w");
+    o << "#pragma unroll\n"
+      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << c
+      << " + j) * " << vb << ") = w[j];\n"
+      << "  }\n";
+    scalar_tail();
+    o << "  " << whole << "  __syncwarp();\n";
+    exchange_loop(true);
+  } else {
+    o << "  " << whole;
+    exchange_loop(false);
+    o << "  __syncwarp();\n"
+      << "  if (units == " << v << ") {\n"
+      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "#pragma unroll\n"
+      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * " << c
+      << " + j) * " << vb << ");\n";
+    interleave_words("r", "w");
+    o << "#pragma unroll\n"
+      << "    for (int k = 0; k < " << c << "; ++k)\n"
+      << "      *reinterpret_cast<vec_t*>(out + (dst + k * " << ll(p.plane_stride) << ") * " << eb
+      << ") = w[k];\n"
+      << "  }\n";
+    scalar_tail();
+  }
+  (void)cs;
+  (void)vbs;
+  (void)ebs;
+}
+
 void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int eb = p.elem_bytes;
@@ -544,6 +725,8 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
     << "(const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {\n";
   if (plan.kind == ConvertKind::kTiled) {
     emit_tiled(o, plan, index, k);
+  } else if (plan.kind == ConvertKind::kInterleave) {
+    emit_interleave(o, plan, index, k);
   } else {
     emit_vector(o, plan, index, k);
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "layoutscope/checked.hpp"
 #include "layoutscope/memory_access.hpp"
@@ -188,6 +189,9 @@ void choose_staging(ConvertPlan& plan) {
   Swizzle best_swizzle{};
   const int access_bits = log2_exact(std::max(access_bytes(plan), 1));
   const int unit_bits = log2_exact(plan.unit_bytes);
+  // Up to 8 chunks of 16 B share a row of the 32 banks (3 bits); accesses of a word or less (odd extents
+  // that no vector packs) spread over up to 32 words, 5 bits of their row index.
+  const int max_bits = access_bytes(plan) <= 4 ? 5 : 3;
   for (int chunk_bits = access_bits; chunk_bits <= std::max(access_bits, unit_bits); ++chunk_bits) {
     auto consider = [&](int bits, int shift) {
       plan.staging = Swizzle{bits, chunk_bits, shift, true, SwizzleSpelling::kCute};
@@ -198,14 +202,14 @@ void choose_staging(ConvertPlan& plan) {
       }
     };
     // Chunks swap places within their row, by bits of the row index.
-    for (int bits = 1; bits <= 3 && chunk_bits + bits <= row_bits; ++bits) {
+    for (int bits = 1; bits <= max_bits && chunk_bits + bits <= row_bits; ++bits) {
       for (int shift = row_bits - chunk_bits; chunk_bits + shift + bits <= tile_bits; ++shift)
         consider(bits, shift);
     }
     // A row of one chunk has nothing to swap with: chunks swap with those of other rows instead (still a
     // permutation of the tile's chunks; both passes address the tile through it).
     if (row_bits == chunk_bits) {
-      for (int bits = 1; bits <= 3; ++bits) {
+      for (int bits = 1; bits <= max_bits; ++bits) {
         for (int shift = bits; chunk_bits + shift + bits <= tile_bits; ++shift) consider(bits, shift);
       }
     }
@@ -251,10 +255,24 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-std::string_view to_string(ConvertKind kind) { return kind == ConvertKind::kVector ? "vector" : "tiled"; }
+std::string_view to_string(ConvertKind kind) {
+  switch (kind) {
+    case ConvertKind::kVector:
+      return "vector";
+    case ConvertKind::kTiled:
+      return "tiled";
+    case ConvertKind::kInterleave:
+      return "interleave";
+  }
+  return "vector";
+}
 
-Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
-                                 DType dtype) {
+namespace {
+
+// The vector or tiled plan; `element_modes` receives the fused modes in elements (destination order), which
+// the interleave candidate starts from.
+Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype, std::vector<ConvertMode>& element_modes) {
   auto src_modes = strided_modes(src, "src");
   if (!src_modes) return src_modes.error();
   auto dst_modes = strided_modes(dst, "dst");
@@ -324,6 +342,7 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   if (fused.empty()) fused.push_back({1, 1, 1});
   plan.modes = fused;
   plan.common_vector = plan.modes.back().src_stride == 1 ? plan.modes.back().extent : 1;
+  element_modes = plan.modes;
 
   const int eb = plan.elem_bytes;
   std::vector<int64_t> strides;  // every stride of both sides but the innermost mode's
@@ -485,6 +504,209 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   return plan;
 }
 
+}  // namespace
+
+namespace {
+
+// Modes of at most kSmallExtent units (channels, record fields, heads) are small enough to sit whole in one
+// thread: C vectors of 16 B in registers.
+constexpr int64_t kSmallExtent = 16;
+// An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
+// 128 threads): static shared memory stays under 48 KiB.
+constexpr int64_t kExchangeBytes = 32768;
+
+// Item t of an interleave plan: the offsets of its first unit on both sides (chunk start of the long mode,
+// plane 0), and whether it holds V whole units.
+struct InterleaveItem {
+  int64_t src = 0, dst = 0, units = 0;
+  bool live = false;
+};
+
+InterleaveItem interleave_item(const ConvertPlan& p, int64_t t) {
+  InterleaveItem it;
+  if (t >= p.items) return it;
+  it.live = true;
+  const int64_t chunk = t % p.chunks;
+  int64_t batch = t / p.chunks;
+  for (int i : convert_batch_modes(p)) {
+    const ConvertMode& m = p.modes[i];
+    it.src += (batch % m.extent) * m.src_stride;
+    it.dst += (batch % m.extent) * m.dst_stride;
+    batch /= m.extent;
+  }
+  const ConvertMode& l = p.modes[p.long_mode];
+  const int64_t b0 = chunk * p.vector_units;
+  it.src += b0 * l.src_stride;
+  it.dst += b0 * l.dst_stride;
+  it.units = std::min<int64_t>(p.vector_units, p.long_extent - b0);
+  return it;
+}
+
+// Lane addresses (bytes) of the plan's four warp accesses for warp 0 of block 0: the planar side's access
+// of plane 0 and the exchange's first chunk on each side. Lanes whose item is not whole are left out.
+TiledLanes interleave_lanes(const ConvertPlan& p) {
+  TiledLanes lanes;
+  const int64_t eb = p.elem_bytes, vb = p.vector_units * eb, c = p.small_extent;
+  for (int lane = 0; lane < 32; ++lane) {
+    const InterleaveItem mine = interleave_item(p, lane);
+    const int64_t owner = lane / c, j = lane % c;
+    const InterleaveItem theirs = interleave_item(p, owner);
+    const bool whole = mine.live && mine.units == p.vector_units;
+    const bool owner_whole = theirs.live && theirs.units == p.vector_units;
+    if (p.packed_dst) {
+      if (whole) {
+        lanes.global_read.push_back(mine.src * eb);
+        lanes.smem_write.push_back(exchange_byte(p, lane, 0));
+      }
+      if (owner_whole) {
+        lanes.smem_read.push_back(exchange_byte(p, owner, j));
+        lanes.global_write.push_back(theirs.dst * eb + j * vb);
+      }
+    } else {
+      if (owner_whole) {
+        lanes.global_read.push_back(theirs.src * eb + j * vb);
+        lanes.smem_write.push_back(exchange_byte(p, owner, j));
+      }
+      if (whole) {
+        lanes.smem_read.push_back(exchange_byte(p, lane, 0));
+        lanes.global_write.push_back(mine.dst * eb);
+      }
+    }
+  }
+  return lanes;
+}
+
+// The interleave candidate, where one side's innermost mode is small and the mode contiguous on the other
+// side follows it on the first (its stride there is the small extent): NCHW <-> NHWC with few channels,
+// AoS <-> SoA with few fields. None where there is no such pair or no 4 B access keeps both sides aligned.
+std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::vector<ConvertMode>& modes) {
+  const int n = static_cast<int>(modes.size());
+  if (n < 2) return std::nullopt;
+  ConvertPlan p;
+  p.shape = base.shape;
+  p.dtype = base.dtype;
+  p.elem_bytes = base.elem_bytes;
+  p.elements = base.elements;
+  p.common_vector = base.common_vector;
+  p.modes = modes;
+  const ConvertMode& last = modes[n - 1];  // the destination's innermost (stride 1)
+  auto small = [](int64_t e) { return e >= 2 && e <= kSmallExtent; };
+  if (small(last.extent) && last.src_stride != 1) {
+    for (int i = 0; i + 1 < n; ++i) {
+      if (modes[i].src_stride == 1 && modes[i].dst_stride == last.extent) {
+        p.small_mode = n - 1;
+        p.long_mode = i;
+        p.packed_dst = true;
+      }
+    }
+  }
+  if (p.small_mode < 0) {
+    for (int i = 0; i + 1 < n; ++i) {
+      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride == modes[i].extent) {
+        p.small_mode = i;
+        p.long_mode = n - 1;
+        p.packed_dst = false;
+      }
+    }
+  }
+  if (p.small_mode < 0) return std::nullopt;
+  const ConvertMode& sm = modes[p.small_mode];
+  p.small_extent = sm.extent;
+  p.long_extent = modes[p.long_mode].extent;
+  p.plane_stride = p.packed_dst ? sm.src_stride : sm.dst_stride;
+  // V units per lane: 16 B where the planar side's planes and every batch index keep V-unit chunks aligned
+  // on both sides (the packed side's chunks are C x V units, aligned with them).
+  std::vector<int64_t> strides = {p.plane_stride};
+  int64_t batch = 1;
+  for (int i = 0; i < n; ++i) {
+    if (i == p.small_mode || i == p.long_mode) continue;
+    strides.push_back(modes[i].src_stride);
+    strides.push_back(modes[i].dst_stride);
+    batch *= modes[i].extent;
+  }
+  p.vector_units = largest_common_pow2(std::max(1, kVectorBytes / p.elem_bytes), {}, strides);
+  if (p.vector_units * p.elem_bytes < 4) return std::nullopt;
+  p.kind = ConvertKind::kInterleave;
+  p.unit_elems = 1;
+  p.unit_bytes = p.elem_bytes;
+  p.unit_lanes = 1;
+  p.block_rows = 1;
+  p.chunks = ceil_div(p.long_extent, p.vector_units);
+  p.items = batch * p.chunks;
+  const int64_t warp_bytes = 32 * p.small_extent * p.vector_units * p.elem_bytes;
+  p.threads = warp_bytes * (kThreads / 32) <= kExchangeBytes ? kThreads : kThreads / 2;
+  p.staging_bytes = warp_bytes * (p.threads / 32);
+  p.blocks = ceil_div(p.items, p.threads);
+  TiledLanes l = interleave_lanes(p);
+  const int width = access_bytes(p);
+  p.global_read = global_cost(l.global_read, width);
+  p.global_write = global_cost(l.global_write, width);
+  p.smem_write = shared_cost(l.smem_write, width);
+  p.smem_read = shared_cost(l.smem_read, width);
+  return p;
+}
+
+std::string describe(const ConvertPlan& p) {
+  const std::string lane = std::to_string(access_bytes(p)) + " B per lane";
+  switch (p.kind) {
+    case ConvertKind::kVector:
+      return "vector: runs of " + std::to_string(p.vector_units * p.elem_bytes) +
+             " B contiguous on both sides, " + lane;
+    case ConvertKind::kTiled:
+      return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
+             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane;
+    case ConvertKind::kInterleave:
+      return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
+             (p.packed_dst ? " into " : " from ") + std::to_string(p.small_extent * p.elem_bytes) +
+             " B records, whole in each thread, " + lane + " on both global sides";
+  }
+  return "";
+}
+
+// Global sectors per byte moved, both sides together: the cost model's first measure of a candidate.
+double sectors_per_byte(const ConvertPlan& p) {
+  auto side = [](const WarpCost& c) {
+    const double bytes = static_cast<double>(c.lanes) * c.bytes_per_lane;
+    return bytes > 0 ? static_cast<double>(c.sectors) / bytes : 0.0;
+  };
+  return side(p.global_read) + side(p.global_write);
+}
+
+}  // namespace
+
+Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype) {
+  std::vector<ConvertMode> element_modes;
+  auto strided = plan_strided(src, dst, shape, dtype, element_modes);
+  if (!strided) return strided;
+  std::optional<ConvertPlan> base = *strided;
+  base->reason = describe(*base);
+  std::optional<ConvertPlan> il = interleave_plan(*base, element_modes);
+  if (!il) return *base;
+  // The candidates by the engine's cost model: bytes per lane of the global accesses first (the instructions
+  // and requests a byte costs), then global sectors per byte; a tie keeps the vector or tiled plan. An
+  // exchange whose shared accesses take more than twice their ideal wavefronts (records of 4, 8 or 12 units:
+  // a lane stride of 64 B or more puts a quarter warp's 16 B chunks on 2 or fewer of the 8 bank groups) is
+  // not taken.
+  const int wb = access_bytes(*base), wi = access_bytes(*il);
+  const double sb = sectors_per_byte(*base), si = sectors_per_byte(*il);
+  auto conflicted = [](const WarpCost& c) { return c.wavefronts > 2 * c.ideal_wavefronts; };
+  const bool banks = conflicted(il->smem_write) || conflicted(il->smem_read);
+  const bool take = !banks && (wi > wb || (wi == wb && si < sb));
+  il->reason = describe(*il);
+  std::string why =
+      take ? "; it beat " + base->reason
+           : "; it beat " + il->reason +
+                 (banks ? " (whose exchange takes " +
+                              std::to_string(std::max(il->smem_write.wavefronts, il->smem_read.wavefronts)) +
+                              " shared wavefronts per access, ideal " +
+                              std::to_string(il->smem_read.ideal_wavefronts) + ")"
+                        : "");
+  ConvertPlan& chosen = take ? *il : *base;
+  chosen.reason += why;
+  return std::move(chosen);
+}
+
 Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm) {
   const size_t n = shape.size();
   if (perm.size() != n) {
@@ -604,12 +826,20 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
 std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
   std::vector<int> batch;
   for (int i = static_cast<int>(plan.modes.size()); i-- > 0;) {
+    if (plan.kind == ConvertKind::kInterleave) {
+      if (i != plan.small_mode && i != plan.long_mode) batch.push_back(i);
+      continue;
+    }
     if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end() &&
         std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
       batch.push_back(i);
     }
   }
   return batch;
+}
+
+int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j) {
+  return (lane * plan.small_extent + j) * plan.vector_units * plan.elem_bytes;
 }
 
 int64_t source_extent(const ConvertPlan& plan) {
@@ -632,6 +862,72 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     for (int64_t d = 0; d < plan.elements; d += v) {
       std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb, static_cast<size_t>(v * eb));
       moved += v;
+    }
+    return moved;
+  }
+  if (plan.kind == ConvertKind::kInterleave) {
+    // One warp at a time, as the kernel's lanes do it: the planar side's C chunks of V units per lane, the
+    // warp's exchange area of 32 x C chunks in the packed order, and the packed side's chunks in order.
+    const int64_t c = plan.small_extent, v = plan.vector_units, vb = v * eb;
+    const int64_t planar = plan.plane_stride,
+                  packed = c;  // strides of plane k, of unit i along the long mode
+    std::vector<std::byte> exchange(static_cast<size_t>(32 * c * vb));
+    for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
+      InterleaveItem it[32];
+      for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);
+      auto whole = [&](int64_t lane) { return it[lane].live && it[lane].units == v; };
+      // Unit u of record-chunk k of a lane (u < V x C in the packed order) is unit u / C of plane u % C.
+      auto planar_off = [&](int64_t u) { return (u % c) * planar + u / c; };
+      for (int lane = 0; lane < 32; ++lane) {
+        const InterleaveItem& x = it[lane];
+        if (!x.live || whole(lane)) continue;
+        // A ragged chunk: unit by unit, outside the exchange.
+        for (int64_t i = 0; i < x.units; ++i) {
+          for (int64_t k = 0; k < c; ++k) {
+            const int64_t s = plan.packed_dst ? x.src + k * planar + i : x.src + i * packed + k;
+            const int64_t d = plan.packed_dst ? x.dst + i * packed + k : x.dst + k * planar + i;
+            std::memcpy(out.data() + d * eb, in.data() + s * eb, static_cast<size_t>(eb));
+            ++moved;
+          }
+        }
+      }
+      if (plan.packed_dst) {
+        // Planes in, interleaved into the lane's C chunks of the exchange.
+        for (int lane = 0; lane < 32; ++lane) {
+          if (!whole(lane)) continue;
+          for (int64_t u = 0; u < c * v; ++u) {
+            std::memcpy(exchange.data() + exchange_byte(plan, lane, 0) + u * eb,
+                        in.data() + (it[lane].src + planar_off(u)) * eb, static_cast<size_t>(eb));
+          }
+        }
+        for (int64_t k = 0; k < c; ++k) {
+          for (int lane = 0; lane < 32; ++lane) {
+            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            if (!whole(owner)) continue;
+            std::memcpy(out.data() + it[owner].dst * eb + j * vb,
+                        exchange.data() + exchange_byte(plan, owner, j), static_cast<size_t>(vb));
+            moved += v;
+          }
+        }
+      } else {
+        for (int64_t k = 0; k < c; ++k) {
+          for (int lane = 0; lane < 32; ++lane) {
+            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            if (!whole(owner)) continue;
+            std::memcpy(exchange.data() + exchange_byte(plan, owner, j),
+                        in.data() + it[owner].src * eb + j * vb, static_cast<size_t>(vb));
+          }
+        }
+        // The lane's C chunks, split into planes.
+        for (int lane = 0; lane < 32; ++lane) {
+          if (!whole(lane)) continue;
+          for (int64_t u = 0; u < c * v; ++u) {
+            std::memcpy(out.data() + (it[lane].dst + planar_off(u)) * eb,
+                        exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
+            ++moved;
+          }
+        }
+      }
     }
     return moved;
   }

@@ -54,8 +54,42 @@ Index index_of(const ConvertPlan& p) {
   }
   const int64_t limit = int64_t{1} << 31;
   const int64_t vec = std::max<int64_t>(p.vector_units, 1);
+  // An offset or a swizzle moves the largest element a side reaches.
+  const int64_t reach = std::max(source_extent(p), p.elements + p.dst_offset);
   return {(src_max + vec) * p.unit_bytes < limit && (dst_max + vec) * p.unit_bytes < limit &&
-          (p.elements + 1) * p.elem_bytes < limit && p.blocks < limit};
+          (p.elements + 1) * p.elem_bytes < limit && p.blocks < limit && reach * p.elem_bytes < limit};
+}
+
+// Whether a side is offset or swizzled: its element offsets then go through src_at / dst_at.
+bool mapped(const ConvertPlan& p, bool src) {
+  return src ? p.src_offset != 0 || p.src_swizzle.bits > 0 : p.dst_offset != 0 || p.dst_swizzle.bits > 0;
+}
+
+// Byte offset into `in` (src) or `out` of the plan's element offset `e` (an expression): e * element size,
+// through the side's map where it has one.
+std::string side_bytes(const ConvertPlan& p, bool src, const std::string& e) {
+  if (!mapped(p, src)) return "(" + e + ") * " + std::to_string(p.elem_bytes);
+  return std::string(src ? "src_at(" : "dst_at(") + e + ") * " + std::to_string(p.elem_bytes);
+}
+
+// src_at / dst_at: the engine's side_element, e + offset through the side's swizzle.
+std::string side_functions(const ConvertPlan& p, const Index& ll) {
+  std::ostringstream o;
+  for (bool src : {true, false}) {
+    if (!mapped(p, src)) continue;
+    const Swizzle& s = src ? p.src_swizzle : p.dst_swizzle;
+    const int64_t off = src ? p.src_offset : p.dst_offset;
+    o << "__device__ __forceinline__ " << ll.type() << " " << (src ? "src_at" : "dst_at") << "(" << ll.type()
+      << " e) {\n";
+    if (off != 0) o << "  e += " << ll(off) << ";\n";
+    if (s.bits > 0) {
+      const int64_t mask = (int64_t{1} << s.bits) - 1;
+      const int from = s.inner ? s.base + s.shift : s.base, to = s.inner ? s.base : s.base + s.shift;
+      o << "  e ^= ((e >> " << from << ") & " << ll(mask) << ") << " << to << ";\n";
+    }
+    o << "  return e;\n}\n";
+  }
+  return o.str();
 }
 
 // Byte offset o in the staging tile, swizzled as the plan says.
@@ -407,7 +441,10 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
     const std::string load =
-        "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
+        mapped(p, true)
+            ? "__ldg(reinterpret_cast<const vec_t*>(in + " +
+                  side_bytes(p, true, "(" + at + ") * " + std::to_string(p.unit_elems)) + "))"
+            : "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
     if (edge_a) {
       o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
     } else {
@@ -463,7 +500,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       << swizzled(p.staging, "(slab * " + std::to_string(p.tile_b) + " + row) * " +
                                  std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
-      << "    *reinterpret_cast<vec_t*>(out + (dst_base + group_a_dst(ia) + group_b_dst(ib)) * " << ub
+      << "    *reinterpret_cast<vec_t*>(out + "
+      << (mapped(p, false)
+              ? side_bytes(p, false,
+                           "(dst_base + group_a_dst(ia) + group_b_dst(ib)) * " + std::to_string(p.unit_elems))
+              : "(dst_base + group_a_dst(ia) + group_b_dst(ib)) * " + std::to_string(ub))
       << ") = x;\n"
       << stores.end;
   } else {
@@ -472,7 +513,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     o << skip_outside(p, ll, edge_a, edge_b) << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
-      << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
+      << "    *reinterpret_cast<vec_t*>(out + "
+      << (mapped(p, false)
+              ? side_bytes(p, false, "(dst_base + ia + group_b_dst(ib)) * " + std::to_string(p.unit_elems))
+              : "(dst_base + ia + group_b_dst(ib)) * " + std::to_string(ub))
+      << ") = x;\n"
       << stores.end;
   }
 }
@@ -588,7 +633,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       }
     }
   };
-  const std::string cs = std::to_string(c), vbs = std::to_string(vb), ebs = std::to_string(eb);
+  const std::string vbs = std::to_string(vb), ebs = std::to_string(eb);
   auto scalar_tail = [&] {
     if (!ragged) return;
     const std::string s =
@@ -599,8 +644,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << "    for (int i = 0; i < units; ++i)\n"
       << "#pragma unroll\n"
       << "      for (int k = 0; k < " << c << "; ++k)\n"
-      << "        *reinterpret_cast<unit_t*>(out + (" << d << ") * " << eb
-      << ") = *reinterpret_cast<const unit_t*>(in + (" << s << ") * " << eb << ");\n"
+      << "        *reinterpret_cast<unit_t*>(out + " << side_bytes(p, false, d)
+      << ") = *reinterpret_cast<const unit_t*>(in + " << side_bytes(p, true, s) << ");\n"
       << "  }\n";
   };
   const std::string whole =
@@ -613,11 +658,16 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << ", owner);\n"
       << "    if ((whole >> owner) & 1u)\n";
     if (store_global) {
-      o << "      *reinterpret_cast<vec_t*>(out + at * " << eb << " + j * " << vb
+      o << "      *reinterpret_cast<vec_t*>(out + "
+        << (mapped(p, false) ? side_bytes(p, false, "at + j * " + std::to_string(v))
+                             : "at * " + ebs + " + j * " + vbs)
         << ") = *reinterpret_cast<const vec_t*>(ex + q * " << vb << ");\n";
     } else {
       o << "      *reinterpret_cast<vec_t*>(ex + q * " << vb
-        << ") = __ldg(reinterpret_cast<const vec_t*>(in + at * " << eb << " + j * " << vb << "));\n";
+        << ") = __ldg(reinterpret_cast<const vec_t*>(in + "
+        << (mapped(p, true) ? side_bytes(p, true, "at + j * " + std::to_string(v))
+                            : "at * " + ebs + " + j * " + vbs)
+        << "));\n";
     }
     o << "  }\n";
   };
@@ -626,8 +676,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << "    vec_t r[" << c << "], w[" << c << "];\n"
       << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"
-      << "      r[k] = __ldg(reinterpret_cast<const vec_t*>(in + (src + k * " << ll(p.plane_stride) << ") * "
-      << eb << "));\n";
+      << "      r[k] = __ldg(reinterpret_cast<const vec_t*>(in + "
+      << side_bytes(p, true, "src + k * " + ll(p.plane_stride)) << "));\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
       << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << c
@@ -648,14 +698,11 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
     interleave_words("r", "w");
     o << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"
-      << "      *reinterpret_cast<vec_t*>(out + (dst + k * " << ll(p.plane_stride) << ") * " << eb
+      << "      *reinterpret_cast<vec_t*>(out + " << side_bytes(p, false, "dst + k * " + ll(p.plane_stride))
       << ") = w[k];\n"
       << "  }\n";
     scalar_tail();
   }
-  (void)cs;
-  (void)vbs;
-  (void)ebs;
 }
 
 void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
@@ -682,13 +729,16 @@ void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, K
         << ";\n";
     }
   }
-  o << "    x[u] = __ldg(reinterpret_cast<const " << acc.type << "*>(in + s * " << eb << "));\n"
+  o << "    x[u] = __ldg(reinterpret_cast<const " << acc.type << "*>(in + "
+    << (mapped(p, true) ? side_bytes(p, true, "s") : "s * " + std::to_string(eb)) << "));\n"
     << "  }\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
     << "    const " << I << " g = first + u * " << p.threads << ";\n";
   if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
-  o << "    *reinterpret_cast<" << acc.type << "*>(out + g * " << v * eb << ") = x[u];\n"
+  o << "    *reinterpret_cast<" << acc.type << "*>(out + "
+    << (mapped(p, false) ? side_bytes(p, false, "g * " + std::to_string(v)) : "g * " + std::to_string(v * eb))
+    << ") = x[u];\n"
     << "  }\n";
   k.blocks = (nvec + per_block - 1) / per_block;
 }
@@ -718,6 +768,7 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   std::ostringstream o;
   const Index index = index_of(plan);
   if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
+  o << side_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
     << plan.elements << " elements of " << plan.elem_bytes << " B, " << access_bytes(plan)
     << " B per lane per access\n";

@@ -9,7 +9,8 @@ PyTorch eager `x.permute(p).contiguous()`, `torch.compile` of the same function 
 CuPy is installed, `x.contiguous(memory_format=torch.channels_last)` (channels_last_3d for rank 5) where the
 permutation is NCHW -> NHWC, and `y.copy_(x)` (a plain copy of the same bytes) as the run's own ceiling. A
 layout-to-layout case (the lab line's `src`) runs as `torch.as_strided(buf, extents, strides).contiguous()`
-over the lab's element modes (destination order), the same map as the kernel's. `eager_first_s` is the host
+over the lab's element modes (destination order) and the source's offset, the same map as the kernel's;
+a swizzled layout has no peer and is skipped. `eager_first_s` is the host
 time of eager's first call on a case's shapes (a new tensor, synchronized): what a user converting once pays.
 Where a peer returns its input itself (a permutation that moves nothing, such as NCHW -> NHWC with one
 channel: `.contiguous()` is then a no-op), the case records `PEER_aliases: true` and that peer's time is no
@@ -51,6 +52,10 @@ def main():
     for c in cases:
         shape, perm, dtype = c["shape"], c["perm"], DTYPES[c["dtype"]]
         layout = bool(c.get("src"))
+        if c.get("swizzled"):
+            # No peer addresses a swizzled layout (as_strided cannot express an XOR of address bits).
+            print(json.dumps({"case": c["case"], "skipped": "swizzled layout: no peer expresses it"}), flush=True)
+            continue
         if layout:
             # The source buffer (its cosize, padding included) viewed through the conversion's element modes.
             n = c["source_bytes"] // torch.tensor([], dtype=dtype).element_size()
@@ -64,7 +69,8 @@ def main():
         else:
             x = torch.randn(src_shape, device="cuda").to(dtype)
         if layout:
-            op = lambda t: torch.as_strided(t, ext, sst).contiguous()  # noqa: E731
+            off = c.get("src_offset", 0)
+            op = lambda t: torch.as_strided(t, ext, sst, off).contiguous()  # noqa: E731
         else:
             op = lambda t: t.permute(perm).contiguous()  # noqa: E731
         torch.cuda.synchronize()
@@ -110,7 +116,7 @@ def main():
             cx = cupy.asarray(x.view(torch.int16) if dtype == torch.bfloat16 else x)
             if layout:
                 isz = cx.itemsize
-                cop = lambda: cupy.ascontiguousarray(cupy.lib.stride_tricks.as_strided(cx, ext, [s * isz for s in sst]))  # noqa: E731
+                cop = lambda: cupy.ascontiguousarray(cupy.lib.stride_tricks.as_strided(cx[off:], ext, [s * isz for s in sst]))  # noqa: E731
             else:
                 cop = lambda: cupy.ascontiguousarray(cx.transpose(perm))  # noqa: E731
             out = cop()

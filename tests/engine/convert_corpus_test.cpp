@@ -4,6 +4,7 @@
 // the corpus's small-mode shapes (channels, record fields) against the arithmetic of the access widths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -48,20 +49,51 @@ std::vector<int64_t> scaled(std::vector<int64_t> shape) {
   return shape;
 }
 
+// A side's offset and swizzle: m = swz(strided + offset), the swizzle as CuTe defines Swizzle<B,M,S> (bits
+// [M, M+B) XORed with bits [M+S, M+S+B)); bits == 0: none.
+struct SideMap {
+  int64_t offset = 0;
+  int bits = 0, base = 0, shift = 0;
+  int64_t operator()(int64_t o) const {
+    o += offset;
+    return bits == 0 ? o : o ^ (((o >> (base + shift)) & ((int64_t{1} << bits) - 1)) << base);
+  }
+};
+
+SideMap side_map(const Layout& l) {
+  SideMap m;
+  for (const AxisStride& o : l.offset) m.offset += o.k;
+  if (l.swizzle) {
+    EXPECT_TRUE(l.swizzle->inner);
+    m.bits = l.swizzle->bits;
+    m.base = l.swizzle->base;
+    m.shift = l.swizzle->shift;
+  }
+  return m;
+}
+
 // Runs the plan on the host and compares every byte with the definition. src/dst: extents and strides of
-// each side over the logical shape, row-major.
+// each side over the logical shape, row-major, then the side's offset and swizzle.
 void check_plan(const std::string& name, const ConvertPlan& plan, const std::vector<int64_t>& src_ext,
                 const std::vector<int64_t>& src_str, const std::vector<int64_t>& dst_ext,
-                const std::vector<int64_t>& dst_str) {
+                const std::vector<int64_t>& dst_str, SideMap src_map = {}, SideMap dst_map = {}) {
   const int64_t n = plan.elements, eb = plan.elem_bytes;
-  int64_t src_cosize = 1;
-  for (size_t i = 0; i < src_ext.size(); ++i) src_cosize += (src_ext[i] - 1) * src_str[i];
-  std::vector<std::byte> in(static_cast<size_t>(src_cosize * eb)), out(static_cast<size_t>(n * eb)),
-      want(static_cast<size_t>(n * eb), std::byte{0x5A});
-  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 2654435761u) >> 11);
+  std::vector<int64_t> s_of(static_cast<size_t>(n)), d_of(static_cast<size_t>(n));
+  int64_t src_cosize = 0, dst_cosize = 0;
   for (int64_t x = 0; x < n; ++x) {
-    std::memcpy(want.data() + strided_offset(dst_ext, dst_str, x) * eb,
-                in.data() + strided_offset(src_ext, src_str, x) * eb, static_cast<size_t>(eb));
+    s_of[static_cast<size_t>(x)] = src_map(strided_offset(src_ext, src_str, x));
+    d_of[static_cast<size_t>(x)] = dst_map(strided_offset(dst_ext, dst_str, x));
+    src_cosize = std::max(src_cosize, s_of[static_cast<size_t>(x)] + 1);
+    dst_cosize = std::max(dst_cosize, d_of[static_cast<size_t>(x)] + 1);
+  }
+  EXPECT_GE(source_extent(plan), src_cosize) << name;
+  std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * eb)),
+      out(static_cast<size_t>(dst_cosize * eb)), want(static_cast<size_t>(dst_cosize * eb));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 2654435761u) >> 11);
+  std::fill(want.begin(), want.end(), std::byte{0xA5});  // what the offset leaves alone stays
+  for (int64_t x = 0; x < n; ++x) {
+    std::memcpy(want.data() + d_of[static_cast<size_t>(x)] * eb,
+                in.data() + s_of[static_cast<size_t>(x)] * eb, static_cast<size_t>(eb));
   }
   std::fill(out.begin(), out.end(), std::byte{0xA5});
   auto moved = execute_convert_host(plan, in, out);
@@ -100,10 +132,26 @@ TEST(ConvertCorpus, EveryCasePlansAndVerifiesOnTheHostScaledDown) {
       ++planned;
       continue;
     }
-    auto src = parse_layout(std::string(c["src"]));
-    auto dst = parse_layout(std::string(c["dst"]));
-    ASSERT_TRUE(src.ok() && dst.ok()) << name;
-    auto plan = plan_convert(*src, *dst, c["shape"].get<std::vector<int64_t>>(), *dtype);
+    auto src_parsed = parse_layout(std::string(c["src"]));
+    auto dst_parsed = parse_layout(std::string(c["dst"]));
+    ASSERT_TRUE(src_parsed.ok() && dst_parsed.ok()) << name;
+    Layout src_layout = *src_parsed, dst_layout = *dst_parsed;
+    Layout* src = &src_layout;
+    Layout* dst = &dst_layout;
+    std::vector<int64_t> shape = c["shape"].get<std::vector<int64_t>>();
+    // Scaled down: the destination's outermost dimension (largest stride) shortened, which keeps the
+    // destination dense and the source strided (one mode per dimension on both sides).
+    ASSERT_EQ(src->shard.size(), shape.size()) << name;
+    ASSERT_EQ(dst->shard.size(), shape.size()) << name;
+    size_t outer = 0;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (dst->shard[k].stride.k > dst->shard[outer].stride.k) outer = k;
+    }
+    while (product(shape) > (int64_t{1} << 20) && shape[outer] > 1) {
+      shape[outer] = (shape[outer] + 1) / 2;
+      src->shard[outer].extent = dst->shard[outer].extent = shape[outer];
+    }
+    auto plan = plan_convert(*src, *dst, shape, *dtype);
     if (!plan.ok()) {
       // A refusal names the layout it refuses.
       EXPECT_TRUE(plan.error().field == "src" || plan.error().field == "dst") << name;
@@ -113,10 +161,11 @@ TEST(ConvertCorpus, EveryCasePlansAndVerifiesOnTheHostScaledDown) {
     std::vector<int64_t> se, ss, de, ds;
     for (const Mode& m : src->shard) se.push_back(m.extent), ss.push_back(m.stride.k);
     for (const Mode& m : dst->shard) de.push_back(m.extent), ds.push_back(m.stride.k);
-    check_plan(name, *plan, se, ss, de, ds);
+    check_plan(name, *plan, se, ss, de, ds, side_map(*src), side_map(*dst));
     ++planned;
   }
   EXPECT_GE(planned + refused, 60);
+  EXPECT_EQ(refused, 0);  // the corpus's offset and swizzled layouts plan
   EXPECT_GT(interleaved, 10);
 }
 #endif
@@ -205,6 +254,54 @@ TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   check_plan("padded planes", *padded, {3, 1000}, {1024, 1}, {3, 1000}, {1, 3});
   // And back: 1000 records of 3 B into planes at a 1024 B pitch is refused (the destination has gaps).
   EXPECT_FALSE(plan_convert(*dst, *src, {3, 1000}, DType::kU8).ok());
+}
+
+// Offsets and swizzles on either side. Every access must start on a multiple of the offset's largest power
+// of two (offset 3 f32: 4 B lanes; offset 4096: 16 B) and stay inside the granule the swizzle keeps whole
+// (Swizzle<2,1,3> on f32 elements: 2 elements, 8 B lanes; Swizzle<3,3,3> on bf16: 8 elements, 16 B).
+TEST(ConvertCorpus, OffsetAndSwizzledSidesKeepAccessesWholeAndVerify) {
+  struct Case {
+    const char *src, *dst;
+    std::vector<int64_t> shape;
+    DType dtype;
+    int lane_bytes;
+  };
+  const Case cases[] = {
+      {"S[(64,64):(64,1)] + O[3@m]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 4},
+      {"S[(64,64):(64,1)] + O[4096@m]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 16},
+      {"S[(64,64):(64,1)]", "S[(64,64):(1,64)] + O[8@m]", {64, 64}, DType::kF32, 16},
+      {"Swizzle<2,1,3> o S[(64,64):(64,1)]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 8},
+      {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "S[(64,64):(64,1)]", {64, 64}, DType::kBF16, 16},
+      {"S[(64,64):(64,1)]", "Swizzle<3,3,3> o S[(64,64):(1,64)]", {64, 64}, DType::kBF16, 16},
+      {"S[(3,512):(512,1)]", "Swizzle<2,4,3> o S[(3,512):(1,3)]", {3, 512}, DType::kU8, 16},
+  };
+  for (const Case& c : cases) {
+    auto src = parse_layout(c.src);
+    auto dst = parse_layout(c.dst);
+    ASSERT_TRUE(src.ok() && dst.ok()) << c.src << " " << c.dst;
+    auto plan = plan_convert(*src, *dst, c.shape, c.dtype);
+    ASSERT_TRUE(plan.ok()) << c.src << " -> " << c.dst << ": " << plan.error().message;
+    EXPECT_EQ(access_bytes(*plan), c.lane_bytes) << c.src << " -> " << c.dst;
+    std::vector<int64_t> se, ss, de, ds;
+    for (const Mode& m : src->shard) se.push_back(m.extent), ss.push_back(m.stride.k);
+    for (const Mode& m : dst->shard) de.push_back(m.extent), ds.push_back(m.stride.k);
+    check_plan(std::string(c.src) + " -> " + c.dst, *plan, se, ss, de, ds, side_map(*src), side_map(*dst));
+  }
+  // A destination swizzle permutes blocks of 2^(3+3+3) = 512 elements: 8 x 60 = 480 elements are not a
+  // union of such blocks, so some offsets would be written twice and others never.
+  auto src = parse_layout("S[(8,60):(60,1)]");
+  auto dst = parse_layout("Swizzle<3,3,3> o S[(8,60):(60,1)]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto refused = plan_convert(*src, *dst, {8, 60}, DType::kF32);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "dst");
+  EXPECT_NE(refused.error().message.find("512"), std::string::npos) << refused.error().message;
+  // An offset on a mesh axis is no memory offset.
+  auto mesh = parse_layout("S[(8,60):(60,1)] + O[1@gpuid_x]");
+  ASSERT_TRUE(mesh.ok());
+  auto on_mesh = plan_convert(*mesh, *src, {8, 60}, DType::kF32);
+  ASSERT_FALSE(on_mesh.ok());
+  EXPECT_EQ(on_mesh.error().field, "src");
 }
 
 }  // namespace

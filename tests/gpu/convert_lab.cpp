@@ -59,15 +59,20 @@ const char* kFill = R"(extern "C" __global__ void fill(unsigned char* p, long lo
   }
 })";
 
-// out[d] == in[gather(d)] for every destination element, with the plan's modes (in units) as arguments.
+// out[dst_at(d)] == in[src_at(gather(d))] for every destination element, with the plan's modes (in units)
+// as arguments and each side's offset and swizzle (bits, the field read, the field changed).
 const char* kVerify = R"(extern "C" __global__ void verify(const unsigned char* in, const unsigned char* out,
     long long elements, int eb, int unit, int nmodes, const long long* ext, const long long* sstr,
-    unsigned long long* bad) {
+    unsigned long long* bad, long long soff, int sbits, int sfrom, int sto, long long doff, int dbits,
+    int dfrom, int dto) {
   for (long long d = blockIdx.x * 256LL + threadIdx.x; d < elements; d += 256LL * gridDim.x) {
     long long u = d / unit, s = 0;
     for (int i = nmodes - 1; i >= 0; --i) { s += (u % ext[i]) * sstr[i]; u /= ext[i]; }
-    s = s * unit + d % unit;
-    for (int b = 0; b < eb; ++b) if (out[d * eb + b] != in[s * eb + b]) { atomicAdd(bad, 1ull); break; }
+    s = s * unit + d % unit + soff;
+    if (sbits) s ^= ((s >> sfrom) & ((1LL << sbits) - 1)) << sto;
+    long long o = d + doff;
+    if (dbits) o ^= ((o >> dfrom) & ((1LL << dbits) - 1)) << dto;
+    for (int b = 0; b < eb; ++b) if (out[o * eb + b] != in[s * eb + b]) { atomicAdd(bad, 1ull); break; }
   }
 })";
 
@@ -299,7 +304,8 @@ int main(int argc, char** argv) {
     }
     const int64_t bytes = plan->elements * plan->elem_bytes;
     const int64_t src_bytes = source_extent(*plan) * plan->elem_bytes;
-    if (std::max(bytes, src_bytes) > static_cast<int64_t>(bytes_max)) {
+    const int64_t out_bytes = (plan->elements + plan->dst_offset) * plan->elem_bytes;
+    if (std::max(out_bytes, src_bytes) > static_cast<int64_t>(bytes_max)) {
       std::printf("{\"case\":\"%s\",\"error\":\"larger than the lab's buffers\"}\n", c.name.c_str());
       continue;
     }
@@ -307,7 +313,7 @@ int main(int argc, char** argv) {
     unsigned char* inb = static_cast<unsigned char*>(in);
     void* fargs[] = {&inb, &fill_n};
     launch(*kfill, 4096, 256, fargs);
-    CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(bytes)));
+    CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(out_bytes)));
 
     const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
     // The agent's host side of a request: plan + source text, then a repeated request's plan-cache lookup.
@@ -357,7 +363,15 @@ int main(int argc, char** argv) {
     long long* ext = static_cast<long long*>(dev_modes);
     long long* sstr = ext + nmodes;
     unsigned long long* bad = static_cast<unsigned long long*>(dev_bad);
-    void* vargs[] = {&inb, &outb, &elements, &eb, &unit, &nmodes, &ext, &sstr, &bad};
+    long long soff = plan->src_offset, doff = plan->dst_offset;
+    const Swizzle& ssw = plan->src_swizzle;
+    const Swizzle& dsw = plan->dst_swizzle;
+    int sbits = ssw.bits, sfrom = ssw.inner ? ssw.base + ssw.shift : ssw.base,
+        sto = ssw.inner ? ssw.base : ssw.base + ssw.shift;
+    int dbits = dsw.bits, dfrom = dsw.inner ? dsw.base + dsw.shift : dsw.base,
+        dto = dsw.inner ? dsw.base : dsw.base + dsw.shift;
+    void* vargs[] = {&inb,  &outb,  &elements, &eb,  &unit, &nmodes, &ext,   &sstr, &bad,
+                     &soff, &sbits, &sfrom,    &sto, &doff, &dbits,  &dfrom, &dto};
     launch(*kverify, 8192, 256, vargs);
     unsigned long long mismatches = 0;
     CHECK(cudaMemcpy(&mismatches, dev_bad, sizeof mismatches, cudaMemcpyDeviceToHost));
@@ -383,9 +397,12 @@ int main(int argc, char** argv) {
     }
     if (ue > 1) modes_json += ",[" + std::to_string(ue) + ",1,1]";
     modes_json += "]";
-    std::printf("{\"case\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"elem_modes\":%s,\"source_bytes\":%lld,",
-                c.name.c_str(), c.src.c_str(), c.dst.c_str(), modes_json.c_str(),
-                static_cast<long long>(src_bytes));
+    std::printf(
+        "{\"case\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"elem_modes\":%s,\"source_bytes\":%lld,"
+        "\"src_offset\":%lld,\"dst_offset\":%lld,\"swizzled\":%s,\"reason\":\"%s\",",
+        c.name.c_str(), c.src.c_str(), c.dst.c_str(), modes_json.c_str(), static_cast<long long>(src_bytes),
+        static_cast<long long>(plan->src_offset), static_cast<long long>(plan->dst_offset),
+        plan->src_swizzle.bits > 0 || plan->dst_swizzle.bits > 0 ? "true" : "false", plan->reason.c_str());
     std::printf(
         "\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\",\"vector_"
         "bytes\":%d,\"unit_bytes\":"

@@ -27,16 +27,27 @@ struct Strided {
   int64_t stride;
 };
 
-// The layout as plain (extent, stride) modes on @m, or the reason it is not one.
-Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::string& field) {
+// The layout as plain (extent, stride) modes on @m, or the reason it is not one; its offset on @m and its
+// swizzle, which the plan applies to each side's element offsets.
+Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::string& field, int64_t& offset,
+                                           Swizzle& swizzle) {
   auto refuse = [&](const std::string& what) {
     return make_error(field + " layout: " + what + "; a conversion needs a shard on @m alone", 0, field);
   };
   if (!layout.replicas.empty()) return refuse("it has replicas (R[...]): an element would be written twice");
   if (!layout.partials.empty()) return refuse("it holds partial sums (P[...]): reduce them first");
-  if (layout.swizzle) return refuse("it is swizzled");
+  offset = 0;
+  swizzle = Swizzle{};
+  if (layout.swizzle) {
+    if (auto e = check_swizzle(*layout.swizzle))
+      return make_error(field + " layout: " + e->message, 0, field);
+    swizzle = *layout.swizzle;
+  }
   for (const AxisStride& o : layout.offset) {
-    if (o.k != 0) return refuse("it has an offset (" + to_string(o) + ")");
+    if (o.k == 0) continue;
+    if (o.axis != kMemoryAxis) return refuse("it has an offset on " + o.axis + " (" + to_string(o) + ")");
+    if (o.k < 0) return refuse("its offset " + to_string(o) + " is negative");
+    offset += o.k;
   }
   std::vector<Strided> modes;
   for (const Mode& m : layout.shard) {
@@ -45,6 +56,13 @@ Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::stri
     modes.push_back({m.extent, m.stride.k});
   }
   return modes;
+}
+
+// The lowest bit a swizzle changes (an access of 2^that elements, so aligned, stays whole), and the bits it
+// changes.
+int swizzle_low_bit(const Swizzle& s) { return s.inner ? s.base : s.base + s.shift; }
+int64_t swizzle_changed_mask(const Swizzle& s) {
+  return s.bits <= 0 ? 0 : ((int64_t{1} << s.bits) - 1) << swizzle_low_bit(s);
 }
 
 // Suffix products of the extents: P[i] = e[i] * ... * e[n-1], P[n] = 1 (mode i holds the digit (x / P[i+1]) %
@@ -127,13 +145,19 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       }
     } else if (t < plan.tile_a / r * nb) {
       const LoadBlock b = load_block(plan, t);
-      lanes.global_read.push_back((group_a_src(plan, b.ba * r) + b.bb * v) * ub + piece);
+      lanes.global_read.push_back(
+          side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
+              plan.elem_bytes +
+          piece);
       lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v, piece));
     }
     if (t < plan.tile_b * na) {
       const StoreItem s = store_item(plan, t);
       lanes.smem_read.push_back(staging_offset(plan, s.ia, s.ib, piece));
-      lanes.global_write.push_back((group_a_dst(plan, s.ia) + group_b_dst(plan, s.ib)) * ub + piece);
+      lanes.global_write.push_back(
+          side_element(plan, false, (group_a_dst(plan, s.ia) + group_b_dst(plan, s.ib)) * plan.unit_elems) *
+              plan.elem_bytes +
+          piece);
     }
   }
   return lanes;
@@ -237,8 +261,8 @@ void predict(ConvertPlan& plan) {
     for (int lane = 0; lane < 32; ++lane) {
       const int64_t d = int64_t{lane} * plan.vector_units * plan.unit_elems;
       if (d >= plan.elements) break;
-      dst.push_back(d * plan.elem_bytes);
-      src.push_back(gather_offset(plan, d) * plan.elem_bytes);
+      dst.push_back(side_element(plan, false, d) * plan.elem_bytes);
+      src.push_back(side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes);
     }
     plan.global_read = global_cost(src, width);
     plan.global_write = global_cost(dst, width);
@@ -252,6 +276,18 @@ void predict(ConvertPlan& plan) {
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// What every access's start and length must divide on a side with an offset or a swizzle: the offset, and
+// the 2^M-element granule below the bits the swizzle changes. Empty where neither side has either.
+std::vector<int64_t> side_granules(const ConvertPlan& plan) {
+  std::vector<int64_t> g;
+  for (const auto& [offset, swizzle] :
+       {std::pair{plan.src_offset, plan.src_swizzle}, std::pair{plan.dst_offset, plan.dst_swizzle}}) {
+    if (offset != 0) g.push_back(offset);
+    if (swizzle.bits > 0) g.push_back(int64_t{1} << swizzle_low_bit(swizzle));
+  }
+  return g;
+}
 
 }  // namespace
 
@@ -273,12 +309,12 @@ namespace {
 // the interleave candidate starts from.
 Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
                                  DType dtype, std::vector<ConvertMode>& element_modes) {
-  auto src_modes = strided_modes(src, "src");
+  ConvertPlan plan;
+  auto src_modes = strided_modes(src, "src", plan.src_offset, plan.src_swizzle);
   if (!src_modes) return src_modes.error();
-  auto dst_modes = strided_modes(dst, "dst");
+  auto dst_modes = strided_modes(dst, "dst", plan.dst_offset, plan.dst_swizzle);
   if (!dst_modes) return dst_modes.error();
 
-  ConvertPlan plan;
   plan.shape = shape;
   plan.dtype = dtype;
   plan.elem_bytes = dtype_bytes(dtype);
@@ -328,6 +364,17 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     }
     expect *= m.extent;
   }
+  // A swizzle permutes the offsets inside aligned blocks of 2^(its highest bit + 1): the destination stays a
+  // bijection onto [offset, offset + n) only where such blocks tile that range.
+  if (plan.dst_swizzle.bits > 0) {
+    const int64_t block =
+        int64_t{1} << (plan.dst_swizzle.base + plan.dst_swizzle.shift + plan.dst_swizzle.bits);
+    if (n % block != 0 || plan.dst_offset % block != 0)
+      return make_error("dst layout: its swizzle permutes blocks of " + std::to_string(block) +
+                            " elements, which do not tile the " + std::to_string(n) + " elements at offset " +
+                            std::to_string(plan.dst_offset),
+                        0, "dst");
+  }
   std::reverse(pieces.begin(), pieces.end());  // destination order, outermost first
   plan.modes = pieces;
   // Fuse neighbours contiguous on both sides (the destination side always is).
@@ -350,6 +397,11 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     strides.push_back(plan.modes[i].src_stride);
     strides.push_back(plan.modes[i].dst_stride);
   }
+  // An offset or a swizzle on a side: every access stays aligned to the offset and inside the granules the
+  // swizzle keeps whole.
+  const std::vector<int64_t> granules = side_granules(plan);
+  strides.insert(strides.end(), granules.begin(), granules.end());
+  const bool transformed = !granules.empty();
 
   // Each lane copies 16 B of the shared run: neighbouring lanes fill whole sectors, but a warp touches a
   // cache line per run. A run of four or more vectors (64 B) keeps that to 8 lines per 512 B: a vector plan
@@ -374,7 +426,10 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
 
   // A short shared run moves as one unit of up to 32 B (a whole number of elements, a power of two); a unit
   // wider than 16 B is carried by two lanes.
-  plan.unit_elems = largest_common_pow2(std::max(1, 2 * kVectorBytes / eb), {plan.common_vector}, strides);
+  // (At most 16 B where a side is offset or swizzled: the two 16 B pieces of a wider unit are not addressed
+  // through the side's map.)
+  plan.unit_elems = largest_common_pow2(std::max(1, (transformed ? 1 : 2) * kVectorBytes / eb),
+                                        {plan.common_vector}, strides);
   plan.unit_bytes = eb * plan.unit_elems;
   plan.unit_lanes = std::max(1, plan.unit_bytes / kVectorBytes);
   const int64_t u = plan.unit_elems;
@@ -464,6 +519,7 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     }
   }
   if (plan.folded_a > 0) other.push_back(contiguous_a);
+  for (int64_t g : granules) other.push_back(g / u);
   plan.vector_units =
       largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes), {plan.extent_a, plan.extent_b}, other);
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
@@ -489,7 +545,7 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // Records of 16 B, one per row of a block, next to each other in the source: a lane per row would read half
   // a sector per access (twice the sectors of a copy); lane pairs read whole sectors.
   const ConvertMode& first_a = units[plan.group_a.front()];
-  plan.paired = plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
+  plan.paired = !transformed && plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
                 plan.unit_bytes >= 2 && plan.tile_b == plan.vector_units &&
                 plan.extent_b % plan.tile_b == 0 && first_a.src_stride * plan.unit_bytes == kVectorBytes &&
                 first_a.extent % plan.vector_units == 0;
@@ -546,7 +602,7 @@ InterleaveItem interleave_item(const ConvertPlan& p, int64_t t) {
 // of plane 0 and the exchange's first chunk on each side. Lanes whose item is not whole are left out.
 TiledLanes interleave_lanes(const ConvertPlan& p) {
   TiledLanes lanes;
-  const int64_t eb = p.elem_bytes, vb = p.vector_units * eb, c = p.small_extent;
+  const int64_t eb = p.elem_bytes, c = p.small_extent;
   for (int lane = 0; lane < 32; ++lane) {
     const InterleaveItem mine = interleave_item(p, lane);
     const int64_t owner = lane / c, j = lane % c;
@@ -555,21 +611,21 @@ TiledLanes interleave_lanes(const ConvertPlan& p) {
     const bool owner_whole = theirs.live && theirs.units == p.vector_units;
     if (p.packed_dst) {
       if (whole) {
-        lanes.global_read.push_back(mine.src * eb);
+        lanes.global_read.push_back(side_element(p, true, mine.src) * eb);
         lanes.smem_write.push_back(exchange_byte(p, lane, 0));
       }
       if (owner_whole) {
         lanes.smem_read.push_back(exchange_byte(p, owner, j));
-        lanes.global_write.push_back(theirs.dst * eb + j * vb);
+        lanes.global_write.push_back(side_element(p, false, theirs.dst + j * p.vector_units) * eb);
       }
     } else {
       if (owner_whole) {
-        lanes.global_read.push_back(theirs.src * eb + j * vb);
+        lanes.global_read.push_back(side_element(p, true, theirs.src + j * p.vector_units) * eb);
         lanes.smem_write.push_back(exchange_byte(p, owner, j));
       }
       if (whole) {
         lanes.smem_read.push_back(exchange_byte(p, lane, 0));
-        lanes.global_write.push_back(mine.dst * eb);
+        lanes.global_write.push_back(side_element(p, false, mine.dst) * eb);
       }
     }
   }
@@ -616,7 +672,12 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   p.plane_stride = p.packed_dst ? sm.src_stride : sm.dst_stride;
   // V units per lane: 16 B where the planar side's planes and every batch index keep V-unit chunks aligned
   // on both sides (the packed side's chunks are C x V units, aligned with them).
-  std::vector<int64_t> strides = {p.plane_stride};
+  p.src_offset = base.src_offset;
+  p.dst_offset = base.dst_offset;
+  p.src_swizzle = base.src_swizzle;
+  p.dst_swizzle = base.dst_swizzle;
+  std::vector<int64_t> strides = side_granules(p);
+  strides.push_back(p.plane_stride);
   int64_t batch = 1;
   for (int i = 0; i < n; ++i) {
     if (i == p.small_mode || i == p.long_mode) continue;
@@ -846,7 +907,13 @@ int64_t source_extent(const ConvertPlan& plan) {
   const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
   int64_t last = 0;
   for (const ConvertMode& m : plan.modes) last += (m.extent - 1) * m.src_stride;
-  return (last + 1) * u;
+  // The swizzle can set any bit it changes, never one above them.
+  return ((last * u + u - 1 + plan.src_offset) | swizzle_changed_mask(plan.src_swizzle)) + 1;
+}
+
+int64_t side_element(const ConvertPlan& plan, bool src, int64_t e) {
+  return apply_swizzle(src ? plan.src_swizzle : plan.dst_swizzle,
+                       e + (src ? plan.src_offset : plan.dst_offset));
 }
 
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
@@ -854,13 +921,15 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   const int64_t eb = plan.elem_bytes;
   if (static_cast<int64_t>(in.size()) < source_extent(plan) * eb)
     return make_error("input buffer too small", 0, "in");
-  if (static_cast<int64_t>(out.size()) < plan.elements * eb)
+  if (static_cast<int64_t>(out.size()) < (plan.elements + plan.dst_offset) * eb)
     return make_error("output buffer too small", 0, "out");
   int64_t moved = 0;
   if (plan.kind == ConvertKind::kVector) {
     const int64_t v = plan.vector_units;
     for (int64_t d = 0; d < plan.elements; d += v) {
-      std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb, static_cast<size_t>(v * eb));
+      std::memcpy(out.data() + side_element(plan, false, d) * eb,
+                  in.data() + side_element(plan, true, gather_offset(plan, d)) * eb,
+                  static_cast<size_t>(v * eb));
       moved += v;
     }
     return moved;
@@ -886,7 +955,8 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           for (int64_t k = 0; k < c; ++k) {
             const int64_t s = plan.packed_dst ? x.src + k * planar + i : x.src + i * packed + k;
             const int64_t d = plan.packed_dst ? x.dst + i * packed + k : x.dst + k * planar + i;
-            std::memcpy(out.data() + d * eb, in.data() + s * eb, static_cast<size_t>(eb));
+            std::memcpy(out.data() + side_element(plan, false, d) * eb,
+                        in.data() + side_element(plan, true, s) * eb, static_cast<size_t>(eb));
             ++moved;
           }
         }
@@ -897,14 +967,15 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           if (!whole(lane)) continue;
           for (int64_t u = 0; u < c * v; ++u) {
             std::memcpy(exchange.data() + exchange_byte(plan, lane, 0) + u * eb,
-                        in.data() + (it[lane].src + planar_off(u)) * eb, static_cast<size_t>(eb));
+                        in.data() + side_element(plan, true, it[lane].src + planar_off(u)) * eb,
+                        static_cast<size_t>(eb));
           }
         }
         for (int64_t k = 0; k < c; ++k) {
           for (int lane = 0; lane < 32; ++lane) {
             const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
             if (!whole(owner)) continue;
-            std::memcpy(out.data() + it[owner].dst * eb + j * vb,
+            std::memcpy(out.data() + side_element(plan, false, it[owner].dst + j * v) * eb,
                         exchange.data() + exchange_byte(plan, owner, j), static_cast<size_t>(vb));
             moved += v;
           }
@@ -915,14 +986,15 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
             const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
             if (!whole(owner)) continue;
             std::memcpy(exchange.data() + exchange_byte(plan, owner, j),
-                        in.data() + it[owner].src * eb + j * vb, static_cast<size_t>(vb));
+                        in.data() + side_element(plan, true, it[owner].src + j * v) * eb,
+                        static_cast<size_t>(vb));
           }
         }
         // The lane's C chunks, split into planes.
         for (int lane = 0; lane < 32; ++lane) {
           if (!whole(lane)) continue;
           for (int64_t u = 0; u < c * v; ++u) {
-            std::memcpy(out.data() + (it[lane].dst + planar_off(u)) * eb,
+            std::memcpy(out.data() + side_element(plan, false, it[lane].dst + planar_off(u)) * eb,
                         exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
             ++moved;
           }
@@ -960,7 +1032,8 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
         const int64_t ia = a0 + ba * r + k;
         if (ia >= plan.extent_a) continue;
         const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
-        std::memcpy(block.data() + k * v * ub, in.data() + s * ub, static_cast<size_t>(v * ub));
+        std::memcpy(block.data() + k * v * ub, in.data() + side_element(plan, true, s * plan.unit_elems) * eb,
+                    static_cast<size_t>(v * ub));
       }
       for (int j = 0; j < v; ++j) {
         for (int k = 0; k < r; ++k) {
@@ -979,7 +1052,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
       const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
       for (int k = 0; k < v; ++k) {
         for (int64_t piece = 0; piece < ub; piece += pb) {
-          std::memcpy(out.data() + (d + k) * ub + piece,
+          std::memcpy(out.data() + side_element(plan, false, (d + k) * plan.unit_elems) * eb + piece,
                       tile.data() + staging_offset(plan, s.ia + k, s.ib, piece), static_cast<size_t>(pb));
         }
       }

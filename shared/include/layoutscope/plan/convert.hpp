@@ -155,11 +155,19 @@ struct ConvertPlan {
   int64_t chunks = 0, items = 0;
   // Why this kind and shape won: the candidates the planner compared and what decided.
   std::string reason;
+
+  // Where each side's strided offset lands: element e of the plan's map is element swz(e + offset) of the
+  // buffer (`O[k@m]`, then `Swizzle<B,M,S> o ...`; bits == 0: no swizzle). The plan's accesses stay inside
+  // the 2^M-element granules the swizzle keeps whole and aligned to the offset, so each lane's V units
+  // remain one contiguous access.
+  int64_t src_offset = 0, dst_offset = 0;
+  Swizzle src_swizzle, dst_swizzle;
 };
 
-// Plans out[dst(x)] = in[src(x)] for every x of `shape`. Both layouts: a shard on @m only (no replicas,
-// partial sums, offsets on other axes or swizzle); the destination dense (a bijection onto [0, size)), the
-// source any strided layout of the same size. Errors name the offending layout ("src", "dst") in `field`.
+// Plans out[dst(x)] = in[src(x)] for every x of `shape`. Both layouts: a shard on @m (no replicas, partial
+// sums or offsets on other axes), optionally offset on @m and swizzled; the destination dense (a bijection
+// onto [offset, offset + size)), the source any strided layout of the same size. Errors name the offending
+// layout ("src", "dst") in `field`.
 Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
                                  DType dtype);
 
@@ -219,8 +227,11 @@ int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 // whole sectors moves 2 x elements x size, a copy's traffic; a 4 B lane alone in its 32 B sector counts 8x.
 int64_t convert_traffic_bytes(const ConvertPlan& plan);
 
-// Source elements needed by the plan (the source layout's cosize).
+// Source elements needed by the plan (the source layout's cosize, its offset and swizzle included).
 int64_t source_extent(const ConvertPlan& plan);
+// Element of the source (src) or destination buffer that the plan's element offset e stands for: the side's
+// swizzle of e + offset.
+int64_t side_element(const ConvertPlan& plan, bool src, int64_t e);
 
 std::string_view to_string(ConvertKind kind);
 

@@ -7,7 +7,8 @@
 #    element on the device and timed against the float4 copy and cudaMemcpy of the same bytes
 #    (corpus-lab.jsonl; refusals are lines with "error")
 # 2. Nsight Compute on every case's kernel: global sectors per request and shared wavefronts per instruction,
-#    next to the plan's prediction (corpus-ncu.csv, corpus-ncu-pred.jsonl); SKIP_NCU=1 leaves it out
+#    next to the plan's prediction (corpus-ncu.csv, corpus-ncu-pred.jsonl); SKIP_NCU=1 leaves it out,
+#    NCU_CASES (a regular expression over case names) profiles some
 # 3. the peers on the same cases in the same call (corpus-peers.json): PyTorch copy_, eager, torch.compile
 #    (default and max-autotune-no-cudagraphs), CuPy, channels_last; SKIP_PEERS=1 leaves them out
 # 4. the table and the summary against the targets (corpus-report.md)
@@ -40,8 +41,10 @@ if [[ -z "${SKIP_NCU:-}" && -n "$ncu" ]]; then
   m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   m=$m,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
   m=$m,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+  # NCU_CASES (an extended regular expression over case names) profiles those cases only.
+  grep -E "^(${NCU_CASES:-.*})"$'\t' "$obj/corpus.tsv" >"$obj/ncu.tsv"
   timeout "${NCU_SECONDS:-240}" "$ncu" --clock-control none --csv --page raw --kernel-name layoutscope_convert \
-    --metrics "$m" "$obj/convert_lab" --corpus "$obj/corpus.tsv" --profile >"$obj/ncu-raw.txt" 2>&1
+    --metrics "$m" "$obj/convert_lab" --corpus "$obj/ncu.tsv" --profile >"$obj/ncu-raw.txt" 2>&1
   grep -E '^\{' "$obj/ncu-raw.txt" >"$out/corpus-ncu-pred.jsonl"
   grep -vE '^\{' "$obj/ncu-raw.txt" | grep -E '^"' >"$out/corpus-ncu.csv"
 fi

@@ -86,7 +86,7 @@ def report(args):
                      r.get("first_use_s"), p.get("eager_first_s")))
     if md:
         print("| case | dtype | MiB | plan | B/lane | verified | ours | " + " | ".join(PEERS) + " | first use ms | eager first ms |")
-        print("|" + "---|" * (8 + len(PEERS) + 2))
+        print("|" + "---|" * (7 + len(PEERS) + 2))
         for (name, dt, b, kind, vb, ub, ok, frac, pf, fu, ef) in rows:
             cells = [f"{pf[k]:.3f}" if k in pf else "" for k in PEERS]
             print(f"| {name} | {dt} | {b / 2**20:.1f} | {kind} | {vb} | {'yes' if ok else '**NO**'} | **{frac:.3f}** | " + " | ".join(cells)

@@ -21,12 +21,9 @@ export PATH="$cuda/bin:$PATH" PYTHONUNBUFFERED=1 CUDA_INCLUDE="$cuda/include" OB
 # NVRTC 12.9 and later keep compiled programs in ~/.nv/ComputeCache: a fresh HOME makes every compile a first one.
 export HOME="$(mktemp -d)"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/corpus-env.txt" 2>&1
-gen=agent/codegen
-[[ -f codegen/convert_kernel.cpp ]] && gen=codegen
-inc="-Ishared/include -I$gen -Iagent/src -Iagent/src/convert -Iagent/src/cuda -I$cuda/include"
-export INC="$inc"
-ls shared/src/*.cpp shared/src/*/*.cpp "$gen"/*.cpp tests/gpu/convert_lab.cpp \
-  $(ls agent/src/convert_run.cpp agent/src/*/convert_run.cpp agent/src/nvrtc.cpp agent/src/*/nvrtc.cpp 2>/dev/null) |
+export INC="-Ishared/include -Icodegen -Iagent -I$cuda/include"
+ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp \
+  agent/backends/cuda/nvrtc.cpp |
   xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 $INC -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
 g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -ldl -lpthread -o "$obj/convert_lab" || exit 1
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -35,6 +35,12 @@
 //     them in its warp's part of shared memory and the warp writes its 1536 contiguous bytes, 16 B per lane
 //     (the `reason` of the plan says which candidate won and why).
 //
+//   bf16 TMA SWIZZLE_128B tiles to row-major: src Swizzle<3,3,3> o S[(128,64,128,64):(524288,64,4096,1)],
+//     dst S[(128,64,128,64):(524288,8192,64,1)]: 64-element rows contiguous on both sides, and the swizzle
+//     (bits 3-5 of the element offset XORed with bits 6-8) keeps 8-element granules whole: a vector plan of
+//     16 B lanes, each load's element offset passed through the source's swizzle. An offset (`+ O[k@m]`)
+//     likewise caps every access at the largest power of two dividing it.
+//
 // Narrow types keep 16 B accesses: a thread's register block is V x V elements with V = 16 B / element size
 // (4x4 fp32, 8x8 bf16), transposed in registers by byte permutes; 1-byte units take 4 rows of 16 B (four 4x4
 // byte blocks), each of whose 16 columns goes to the tile as one 4 B word. Where a run shorter than 16 B is

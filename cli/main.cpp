@@ -44,8 +44,8 @@ void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
 void add_scan_command(CLI::App& app);
 void add_completion_command(CLI::App& app);  // completion, man-page (hidden)
-void add_tcgen05_command(CLI::App& app);  // tcgen05
-void add_desc_command(CLI::App& app);     // desc
+void add_tcgen05_command(CLI::App& app);     // tcgen05
+void add_desc_command(CLI::App& app);        // desc
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The

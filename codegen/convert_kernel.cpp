@@ -54,8 +54,42 @@ Index index_of(const ConvertPlan& p) {
   }
   const int64_t limit = int64_t{1} << 31;
   const int64_t vec = std::max<int64_t>(p.vector_units, 1);
+  // An offset or a swizzle moves the largest element a side reaches.
+  const int64_t reach = std::max(source_extent(p), p.elements + p.dst_offset);
   return {(src_max + vec) * p.unit_bytes < limit && (dst_max + vec) * p.unit_bytes < limit &&
-          (p.elements + 1) * p.elem_bytes < limit && p.blocks < limit};
+          (p.elements + 1) * p.elem_bytes < limit && p.blocks < limit && reach * p.elem_bytes < limit};
+}
+
+// Whether a side is offset or swizzled: its element offsets then go through src_at / dst_at.
+bool mapped(const ConvertPlan& p, bool src) {
+  return src ? p.src_offset != 0 || p.src_swizzle.bits > 0 : p.dst_offset != 0 || p.dst_swizzle.bits > 0;
+}
+
+// Byte offset into `in` (src) or `out` of the plan's element offset `e` (an expression): e * element size,
+// through the side's map where it has one.
+std::string side_bytes(const ConvertPlan& p, bool src, const std::string& e) {
+  if (!mapped(p, src)) return "(" + e + ") * " + std::to_string(p.elem_bytes);
+  return std::string(src ? "src_at(" : "dst_at(") + e + ") * " + std::to_string(p.elem_bytes);
+}
+
+// src_at / dst_at: the engine's side_element, e + offset through the side's swizzle.
+std::string side_functions(const ConvertPlan& p, const Index& ll) {
+  std::ostringstream o;
+  for (bool src : {true, false}) {
+    if (!mapped(p, src)) continue;
+    const Swizzle& s = src ? p.src_swizzle : p.dst_swizzle;
+    const int64_t off = src ? p.src_offset : p.dst_offset;
+    o << "__device__ __forceinline__ " << ll.type() << " " << (src ? "src_at" : "dst_at") << "(" << ll.type()
+      << " e) {\n";
+    if (off != 0) o << "  e += " << ll(off) << ";\n";
+    if (s.bits > 0) {
+      const int64_t mask = (int64_t{1} << s.bits) - 1;
+      const int from = s.inner ? s.base + s.shift : s.base, to = s.inner ? s.base : s.base + s.shift;
+      o << "  e ^= ((e >> " << from << ") & " << ll(mask) << ") << " << to << ";\n";
+    }
+    o << "  return e;\n}\n";
+  }
+  return o.str();
 }
 
 // Byte offset o in the staging tile, swizzled as the plan says.
@@ -407,7 +441,10 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
     const std::string load =
-        "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
+        mapped(p, true)
+            ? "__ldg(reinterpret_cast<const vec_t*>(in + " +
+                  side_bytes(p, true, "(" + at + ") * " + std::to_string(p.unit_elems)) + "))"
+            : "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
     if (edge_a) {
       o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
     } else {
@@ -463,7 +500,11 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       << swizzled(p.staging, "(slab * " + std::to_string(p.tile_b) + " + row) * " +
                                  std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
-      << "    *reinterpret_cast<vec_t*>(out + (dst_base + group_a_dst(ia) + group_b_dst(ib)) * " << ub
+      << "    *reinterpret_cast<vec_t*>(out + "
+      << (mapped(p, false)
+              ? side_bytes(p, false,
+                           "(dst_base + group_a_dst(ia) + group_b_dst(ib)) * " + std::to_string(p.unit_elems))
+              : "(dst_base + group_a_dst(ia) + group_b_dst(ib)) * " + std::to_string(ub))
       << ") = x;\n"
       << stores.end;
   } else {
@@ -472,8 +513,195 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     o << skip_outside(p, ll, edge_a, edge_b) << "    const vec_t x = *reinterpret_cast<const vec_t*>(tile + "
       << swizzled(p.staging, "row * " + std::to_string(p.row_bytes) + " + chunk * " + std::to_string(v * ub))
       << ");\n"
-      << "    *reinterpret_cast<vec_t*>(out + (dst_base + ia + group_b_dst(ib)) * " << ub << ") = x;\n"
+      << "    *reinterpret_cast<vec_t*>(out + "
+      << (mapped(p, false)
+              ? side_bytes(p, false, "(dst_base + ia + group_b_dst(ib)) * " + std::to_string(p.unit_elems))
+              : "(dst_base + ia + group_b_dst(ib)) * " + std::to_string(ub))
+      << ") = x;\n"
       << stores.end;
+  }
+}
+
+// One 32-bit word from four bytes, each (word expression, byte index in it), with the fewest __byte_perm:
+// one where the bytes come from at most two words, three where they come from three or four.
+std::string gather_word(const std::vector<std::pair<std::string, int>>& bytes) {
+  std::vector<std::string> words;
+  for (const auto& [w, b] : bytes) {
+    if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+  }
+  auto hex = [](unsigned sel) {
+    std::ostringstream h;
+    h << "0x" << std::hex << sel << "u";
+    return h.str();
+  };
+  auto perm = [&](const std::string& x, const std::string& y, size_t first, size_t count) {
+    unsigned sel = 0;
+    for (int i = 0; i < 4; ++i) {
+      const auto at = std::find(words.begin(), words.end(), bytes[i].first) - words.begin();
+      if (static_cast<size_t>(at) < first || static_cast<size_t>(at) >= first + count) continue;
+      sel |= static_cast<unsigned>((at == static_cast<long>(first) ? 0 : 4) + bytes[i].second) << (4 * i);
+    }
+    return "__byte_perm(" + x + ", " + y + ", " + hex(sel) + ")";
+  };
+  if (words.size() == 1) {
+    bool identity = true;
+    for (int i = 0; i < 4; ++i) identity = identity && bytes[i].second == i;
+    return identity ? words[0] : perm(words[0], "0u", 0, 1);
+  }
+  if (words.size() == 2) return perm(words[0], words[1], 0, 2);
+  // Words 0 and 1 into t, words 2 (and 3) into u, then each byte from t or u.
+  const std::string t = perm(words[0], words[1], 0, 2);
+  const std::string u = perm(words[2], words.size() > 3 ? words[3] : "0u", 2, 2);
+  unsigned sel = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto at = std::find(words.begin(), words.end(), bytes[i].first) - words.begin();
+    sel |= static_cast<unsigned>((at < 2 ? 0 : 4) + i) << (4 * i);
+  }
+  return "__byte_perm(" + t + ", " + u + ", " + hex(sel) + ")";
+}
+
+// An interleave plan (the engine's kInterleave): one item per thread, V units of each of the C planes. The
+// planar side moves V units per lane per plane; the packed side's C x V units go through the warp's exchange
+// area (lane * C + j chunks, the engine's exchange_byte) so that the warp reads or writes its 32 x C chunks
+// in order. The interleave itself is byte permutes in registers. A ragged last chunk moves unit by unit.
+void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
+  const int v = p.vector_units, eb = p.elem_bytes, vb = v * eb;
+  const int64_t c = p.small_extent;
+  const Access acc = access_of(vb);
+  const Access unit = access_of(eb);
+  const std::string I = ll.type();
+  const int64_t warp_bytes = 32 * c * vb;
+  const bool ragged = p.long_extent % v != 0;
+  const bool partial = p.items % p.threads != 0;
+  const ConvertMode& lm = p.modes[p.long_mode];
+  k.shared_bytes = p.staging_bytes;
+  k.blocks = p.blocks;
+  o << "  typedef " << acc.type << " vec_t;\n"
+    << "  typedef " << unit.type << " unit_t;\n"
+    << "  __shared__ __align__(16) unsigned char exchange[" << p.staging_bytes << "];\n"
+    << "  unsigned char* const ex = exchange + (threadIdx.x >> 5) * " << warp_bytes << ";\n"
+    << "  const int lane = threadIdx.x & 31;\n"
+    << "  const " << I << " t = (" << I << ")blockIdx.x * " << p.threads << " + threadIdx.x;\n"
+    << "  " << I << " src = 0, dst = 0;\n"
+    << "  int units = 0;  // V for a whole chunk, fewer for a ragged last one, 0 past the items\n";
+  o << "  " << (partial ? "if (t < " + ll(p.items) + ") " : "") << "{\n"
+    << "    const " << I << " chunk = t % " << ll(p.chunks) << ";\n"
+    << "    " << I << " b = t / " << ll(p.chunks) << ";\n";
+  for (int i : convert_batch_modes(p)) {
+    const ConvertMode& m = p.modes[i];
+    o << "    { const " << I << " d = b % " << ll(m.extent) << "; b /= " << ll(m.extent) << "; src += d * "
+      << ll(m.src_stride) << "; dst += d * " << ll(m.dst_stride) << "; }\n";
+  }
+  o << "    src += chunk * " << ll(v * lm.src_stride) << "; dst += chunk * " << ll(v * lm.dst_stride)
+    << ";\n";
+  if (ragged) {
+    o << "    units = chunk == " << ll(p.chunks - 1) << " ? " << p.long_extent - (p.chunks - 1) * v << " : "
+      << v << ";\n";
+  } else {
+    o << "    units = " << v << ";\n";
+  }
+  o << "  }\n";
+  // Byte x of the packed side's C x V units is byte (x % eb) of unit x / eb, which is unit (x / eb) / C of
+  // plane (x / eb) % C.
+  auto interleave_words = [&](const std::string& from, const std::string& to) {
+    if (p.packed_dst) {
+      for (int64_t j = 0; j < c; ++j) {
+        for (int w = 0; w < acc.words; ++w) {
+          std::vector<std::pair<std::string, int>> bytes;
+          for (int b = 0; b < 4; ++b) {
+            const int64_t x = j * vb + 4 * w + b, u = x / eb, y = (u / c) * eb + x % eb;
+            bytes.emplace_back(acc.word(from + "[" + std::to_string(u % c) + "]", static_cast<int>(y / 4)),
+                               static_cast<int>(y % 4));
+          }
+          o << "    " << acc.word(to + "[" + std::to_string(j) + "]", w) << " = " << gather_word(bytes)
+            << ";\n";
+        }
+      }
+    } else {
+      for (int64_t pl = 0; pl < c; ++pl) {
+        for (int w = 0; w < acc.words; ++w) {
+          std::vector<std::pair<std::string, int>> bytes;
+          for (int b = 0; b < 4; ++b) {
+            const int64_t y = 4 * w + b, x = ((y / eb) * c + pl) * eb + y % eb;
+            bytes.emplace_back(
+                acc.word(from + "[" + std::to_string(x / vb) + "]", static_cast<int>((x % vb) / 4)),
+                static_cast<int>(x % 4));
+          }
+          o << "    " << acc.word(to + "[" + std::to_string(pl) + "]", w) << " = " << gather_word(bytes)
+            << ";\n";
+        }
+      }
+    }
+  };
+  const std::string vbs = std::to_string(vb), ebs = std::to_string(eb);
+  auto scalar_tail = [&] {
+    if (!ragged) return;
+    const std::string s =
+        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(c) + " + k";
+    const std::string d =
+        p.packed_dst ? "dst + i * " + ll(c) + " + k" : "dst + k * " + ll(p.plane_stride) + " + i";
+    o << "  else if (units > 0) {\n"
+      << "    for (int i = 0; i < units; ++i)\n"
+      << "#pragma unroll\n"
+      << "      for (int k = 0; k < " << c << "; ++k)\n"
+      << "        *reinterpret_cast<unit_t*>(out + " << side_bytes(p, false, d)
+      << ") = *reinterpret_cast<const unit_t*>(in + " << side_bytes(p, true, s) << ");\n"
+      << "  }\n";
+  };
+  const std::string whole =
+      "const unsigned whole = __ballot_sync(0xffffffffu, units == " + std::to_string(v) + ");\n";
+  auto exchange_loop = [&](bool store_global) {
+    o << "#pragma unroll\n"
+      << "  for (int k = 0; k < " << c << "; ++k) {\n"
+      << "    const int q = k * 32 + lane, owner = q / " << c << ", j = q % " << c << ";\n"
+      << "    const " << I << " at = __shfl_sync(0xffffffffu, " << (store_global ? "dst" : "src")
+      << ", owner);\n"
+      << "    if ((whole >> owner) & 1u)\n";
+    if (store_global) {
+      o << "      *reinterpret_cast<vec_t*>(out + "
+        << (mapped(p, false) ? side_bytes(p, false, "at + j * " + std::to_string(v))
+                             : "at * " + ebs + " + j * " + vbs)
+        << ") = *reinterpret_cast<const vec_t*>(ex + q * " << vb << ");\n";
+    } else {
+      o << "      *reinterpret_cast<vec_t*>(ex + q * " << vb
+        << ") = __ldg(reinterpret_cast<const vec_t*>(in + "
+        << (mapped(p, true) ? side_bytes(p, true, "at + j * " + std::to_string(v))
+                            : "at * " + ebs + " + j * " + vbs)
+        << "));\n";
+    }
+    o << "  }\n";
+  };
+  if (p.packed_dst) {
+    o << "  if (units == " << v << ") {\n"
+      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "#pragma unroll\n"
+      << "    for (int k = 0; k < " << c << "; ++k)\n"
+      << "      r[k] = __ldg(reinterpret_cast<const vec_t*>(in + "
+      << side_bytes(p, true, "src + k * " + ll(p.plane_stride)) << "));\n";
+    interleave_words("r", "w");
+    o << "#pragma unroll\n"
+      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << c
+      << " + j) * " << vb << ") = w[j];\n"
+      << "  }\n";
+    scalar_tail();
+    o << "  " << whole << "  __syncwarp();\n";
+    exchange_loop(true);
+  } else {
+    o << "  " << whole;
+    exchange_loop(false);
+    o << "  __syncwarp();\n"
+      << "  if (units == " << v << ") {\n"
+      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "#pragma unroll\n"
+      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * " << c
+      << " + j) * " << vb << ");\n";
+    interleave_words("r", "w");
+    o << "#pragma unroll\n"
+      << "    for (int k = 0; k < " << c << "; ++k)\n"
+      << "      *reinterpret_cast<vec_t*>(out + " << side_bytes(p, false, "dst + k * " + ll(p.plane_stride))
+      << ") = w[k];\n"
+      << "  }\n";
+    scalar_tail();
   }
 }
 
@@ -501,13 +729,16 @@ void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, K
         << ";\n";
     }
   }
-  o << "    x[u] = __ldg(reinterpret_cast<const " << acc.type << "*>(in + s * " << eb << "));\n"
+  o << "    x[u] = __ldg(reinterpret_cast<const " << acc.type << "*>(in + "
+    << (mapped(p, true) ? side_bytes(p, true, "s") : "s * " + std::to_string(eb)) << "));\n"
     << "  }\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
     << "    const " << I << " g = first + u * " << p.threads << ";\n";
   if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
-  o << "    *reinterpret_cast<" << acc.type << "*>(out + g * " << v * eb << ") = x[u];\n"
+  o << "    *reinterpret_cast<" << acc.type << "*>(out + "
+    << (mapped(p, false) ? side_bytes(p, false, "g * " + std::to_string(v)) : "g * " + std::to_string(v * eb))
+    << ") = x[u];\n"
     << "  }\n";
   k.blocks = (nvec + per_block - 1) / per_block;
 }
@@ -537,6 +768,7 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   std::ostringstream o;
   const Index index = index_of(plan);
   if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
+  o << side_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
     << plan.elements << " elements of " << plan.elem_bytes << " B, " << access_bytes(plan)
     << " B per lane per access\n";
@@ -544,6 +776,8 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
     << "(const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {\n";
   if (plan.kind == ConvertKind::kTiled) {
     emit_tiled(o, plan, index, k);
+  } else if (plan.kind == ConvertKind::kInterleave) {
+    emit_interleave(o, plan, index, k);
   } else {
     emit_vector(o, plan, index, k);
   }

@@ -59,6 +59,20 @@ Json convert_plan_json(const ConvertPlan& p) {
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
   }
+  if (p.kind == ConvertKind::kInterleave) {
+    j["interleave"] = {{"small_mode", p.small_mode},
+                       {"long_mode", p.long_mode},
+                       {"small_extent", p.small_extent},
+                       {"long_extent", p.long_extent},
+                       {"plane_stride", p.plane_stride},
+                       {"packed_dst", p.packed_dst},
+                       {"chunks", p.chunks},
+                       {"items", p.items},
+                       {"exchange_bytes", p.staging_bytes}};
+    predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
+    predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
+  }
+  j["reason"] = p.reason;
   j["predicted_per_warp_instruction"] = predicted;
   return j;
 }

@@ -616,7 +616,7 @@ export interface LsReshardStep {
   predictedSeconds: number;
   /** permute: the conversion plan of the two local layouts. */
   convert: {
-    kind: "vector" | "tiled";
+    kind: "vector" | "tiled" | "interleave";
     commonVector: number;
     unitBytes: number;
     vectorUnits: number;

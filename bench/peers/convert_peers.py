@@ -4,9 +4,17 @@
     python3 bench/peers/convert_peers.py --cases lab.jsonl --out convert-peers.json [--seconds 1]
 
 Reads the cases (shape, perm, dtype) from the conversion lab's JSON lines and measures, for each:
-PyTorch eager `x.permute(p).contiguous()`, `torch.compile` of the same function, CuPy
-`cupy.ascontiguousarray(x.transpose(p))` where CuPy is installed, and `y.copy_(x)` (a plain copy of the same
-bytes) as the run's own ceiling. Every output is checked with torch.equal against eager before it is timed.
+PyTorch eager `x.permute(p).contiguous()`, `torch.compile` of the same function (default mode, and with
+--max-autotune also mode="max-autotune-no-cudagraphs"), CuPy `cupy.ascontiguousarray(x.transpose(p))` where
+CuPy is installed, `x.contiguous(memory_format=torch.channels_last)` (channels_last_3d for rank 5) where the
+permutation is NCHW -> NHWC, and `y.copy_(x)` (a plain copy of the same bytes) as the run's own ceiling. A
+layout-to-layout case (the lab line's `src`) runs as `torch.as_strided(buf, extents, strides).contiguous()`
+over the lab's element modes (destination order) and the source's offset, the same map as the kernel's;
+a swizzled layout has no peer and is skipped. `eager_first_s` is the host
+time of eager's first call on a case's shapes (a new tensor, synchronized): what a user converting once pays.
+Where a peer returns its input itself (a permutation that moves nothing, such as NCHW -> NHWC with one
+channel: `.contiguous()` is then a no-op), the case records `PEER_aliases: true` and that peer's time is no
+conversion: it is kept but not compared. Every output is checked with torch.equal against eager before it is timed.
 Method as bench/peers/peers.py (docs/benchmark-method.md): cold L2 before every sample, warm-up, CUDA events,
 adaptive sample count, median.
 """
@@ -29,6 +37,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--compile-budget", type=float, default=240.0, help="seconds of torch.compile in all")
+    ap.add_argument("--max-autotune", action="store_true", help="also torch.compile mode max-autotune-no-cudagraphs")
     args = ap.parse_args()
     try:
         import cupy
@@ -42,32 +51,82 @@ def main():
     compile_spent = 0.0
     for c in cases:
         shape, perm, dtype = c["shape"], c["perm"], DTYPES[c["dtype"]]
-        if dtype == torch.uint8:
-            x = torch.randint(0, 256, shape, dtype=dtype, device="cuda")
+        layout = bool(c.get("src"))
+        if c.get("swizzled"):
+            # No peer addresses a swizzled layout (as_strided cannot express an XOR of address bits).
+            print(json.dumps({"case": c["case"], "skipped": "swizzled layout: no peer expresses it"}), flush=True)
+            continue
+        if layout:
+            # The source buffer (its cosize, padding included) viewed through the conversion's element modes.
+            n = c["source_bytes"] // torch.tensor([], dtype=dtype).element_size()
+            ext = [m[0] for m in c["elem_modes"]]
+            sst = [m[1] for m in c["elem_modes"]]
+            src_shape = [n]
         else:
-            x = torch.randn(shape, device="cuda").to(dtype)
-        ref = x.permute(perm).contiguous()
-        y = torch.empty_like(x)
-        row = {"case": c["case"], "shape": shape, "perm": perm, "dtype": c["dtype"], "bytes": x.numel() * x.element_size()}
-        row["copy_"] = measure(lambda: y.copy_(x), flush, args.seconds)["median_s"]
-        row["eager"] = measure(lambda: x.permute(perm).contiguous(), flush, args.seconds)["median_s"]
-        if compile_spent < args.compile_budget:
+            src_shape = shape
+        if dtype == torch.uint8:
+            x = torch.randint(0, 256, src_shape, dtype=dtype, device="cuda")
+        else:
+            x = torch.randn(src_shape, device="cuda").to(dtype)
+        if layout:
+            off = c.get("src_offset", 0)
+            op = lambda t: torch.as_strided(t, ext, sst, off).contiguous()  # noqa: E731
+        else:
+            op = lambda t: t.permute(perm).contiguous()  # noqa: E731
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        ref = op(x)
+        torch.cuda.synchronize()
+        first_s = time.perf_counter() - t0
+        y = torch.empty(ref.numel(), dtype=dtype, device="cuda")
+        xs = x.reshape(-1)[: ref.numel()]
+        row = {"case": c["case"], "shape": shape, "perm": perm, "dtype": c["dtype"], "bytes": ref.numel() * ref.element_size(),
+               "eager_first_s": first_s}
+        row["copy_"] = measure(lambda: y.copy_(xs), flush, args.seconds)["median_s"]
+        row["eager"] = measure(lambda: op(x), flush, args.seconds)["median_s"]
+        if ref.data_ptr() == x.data_ptr():
+            row["eager_aliases"] = True
+        modes = [("compile", {})] + ([("compile_max_autotune", {"mode": "max-autotune-no-cudagraphs"})] if args.max_autotune else [])
+        for key, kw in modes:
+            if compile_spent >= args.compile_budget:
+                break
             t0 = time.monotonic()
-            fn = torch.compile(lambda t: t.permute(perm).contiguous(), dynamic=False)
-            ok = torch.equal(fn(x), ref)
+            try:
+                fn = torch.compile(op, dynamic=False, **kw)
+                ok = torch.equal(fn(x), ref)
+            except Exception as e:  # a peer that fails is recorded, not fatal
+                print("compile failed", c["case"], key, repr(e)[:200], file=sys.stderr)
+                ok, fn = False, None
             compile_spent += time.monotonic() - t0
-            row["compile"] = measure(lambda: fn(x), flush, args.seconds)["median_s"] if ok else None
-            row["compile_verified"] = ok
+            row[key] = measure(lambda: fn(x), flush, args.seconds)["median_s"] if ok else None
+            row[key + "_verified"] = ok
             torch._dynamo.reset()
+        if not layout and list(perm) in ([0, 2, 3, 1], [0, 2, 3, 4, 1]):
+            fmt = torch.channels_last if len(perm) == 4 else torch.channels_last_3d
+            cl = x.contiguous(memory_format=fmt)
+            # channels_last keeps the logical NCHW shape; its storage is the NHWC tensor.
+            ok = torch.equal(cl.permute(perm), ref) and cl.permute(perm).is_contiguous()
+            if cl.data_ptr() == x.data_ptr():
+                row["channels_last_aliases"] = True
+            row["channels_last_verified"] = bool(ok)
+            row["channels_last"] = measure(lambda: x.contiguous(memory_format=fmt), flush, args.seconds)["median_s"] if ok else None
+            del cl
         if cupy is not None:
             # CuPy has no bfloat16: bf16 moves as 16-bit integers, the same bytes.
             cx = cupy.asarray(x.view(torch.int16) if dtype == torch.bfloat16 else x)
-            out = cupy.ascontiguousarray(cx.transpose(perm))
+            if layout:
+                isz = cx.itemsize
+                cop = lambda: cupy.ascontiguousarray(cupy.lib.stride_tricks.as_strided(cx[off:], ext, [s * isz for s in sst]))  # noqa: E731
+            else:
+                cop = lambda: cupy.ascontiguousarray(cx.transpose(perm))  # noqa: E731
+            out = cop()
+            if out.data.ptr == cx.data.ptr:
+                row["cupy_aliases"] = True
             row["cupy_verified"] = bool(torch.equal(torch.as_tensor(out, device="cuda").view(dtype), ref))
-            row["cupy"] = measure(lambda: cupy.ascontiguousarray(cx.transpose(perm)), flush, args.seconds)["median_s"]
+            row["cupy"] = measure(cop, flush, args.seconds)["median_s"]
         results.append(row)
         print(json.dumps(row), flush=True)
-        del x, y, ref
+        del x, y, ref, xs
         torch.cuda.empty_cache()
     json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                "cupy": getattr(cupy, "__version__", None), "cases": results}, open(args.out, "w"), indent=1)

@@ -227,6 +227,16 @@ describe('convert: refusals name the field', () => {
     ['an unknown suite', { suite: 'everything' }, /^params\.suite$/],
     ['suite with a shape', { suite: 'permutations', shape: [4] }, /^params\.shape$/],
     ['an unknown parameter', { shape: [4, 8], perm: [1, 0], dtype: 'f32', tile: 64 }, /^params\.tile$/],
+    [
+      'an offset source (planned by the engine, not run by the agent)',
+      { src: 'S[(4,8):(8,1)] + O[4@m]', dst: 'S[(4,8):(1,4)]', shape: [4, 8], dtype: 'f32' },
+      /^params\.src$/,
+    ],
+    [
+      'a swizzled destination (planned by the engine, not run by the agent)',
+      { src: 'S[(8,64):(64,1)]', dst: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], dtype: 'f32' },
+      /^params\.dst$/,
+    ],
   ];
   for (const [what, params, field] of cases) {
     test(`${what}: 422`, async () => {

@@ -187,6 +187,36 @@ TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
   EXPECT_EQ(part.text.find("__shared__"), std::string::npos) << part.text;
 }
 
+// NCHW -> NHWC, 3 channels of u8: three 16 B plane loads, 12 output words each gathered from bytes of the
+// three planes (output byte 3i + c is byte i of plane c), the lane's 3 chunks stored into its warp's 1536 B
+// exchange, then each lane stores chunk q = 32k + lane of the warp's run, owned by lane q / 3.
+TEST(ConvertKernel, InterleaveGathersBytesAndExchangesPerWarp) {
+  const ConvertPlan p = permute({64, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8);
+  ASSERT_EQ(p.kind, ConvertKind::kInterleave);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_EQ(k.blocks, 64 * 224 * 224 / 16 / 256);
+  EXPECT_EQ(k.shared_bytes, 8 * 1536);
+  EXPECT_NE(k.text.find("exchange + (threadIdx.x >> 5) * 1536"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("r[k] = __ldg(reinterpret_cast<const vec_t*>(in + (src + k * 50176u) * 1));"),
+            std::string::npos)
+      << k.text;
+  // Output word 0 = bytes (plane 0 byte 0, plane 1 byte 0, plane 2 byte 0, plane 0 byte 1): planes 0 and 1
+  // by selector 0x1040 (positions 0, 1, 3), plane 2 by 0x0 (position 2), then positions 0, 1, 3 from the
+  // first and 2 from the second: 0x3610.
+  EXPECT_NE(k.text.find("w[0].x = __byte_perm(__byte_perm(r[0].x, r[1].x, 0x1040u), __byte_perm(r[2].x, 0u, "
+                        "0x0u), 0x3610u);"),
+            std::string::npos)
+      << k.text;
+  EXPECT_NE(k.text.find("owner = q / 3, j = q % 3"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("__shfl_sync(0xffffffffu, dst, owner)"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("units > 0"), std::string::npos) << k.text;  // 50176 = 3136 x 16: nothing ragged
+  // f32: the interleave is word moves, no byte permutes.
+  const KernelSource f32 = convert_kernel_source(permute({32, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32));
+  EXPECT_NE(f32.text.find("w[0].y = r[1].x;"), std::string::npos) << f32.text;
+  EXPECT_EQ(f32.text.find("__byte_perm"), std::string::npos) << f32.text;
+}
+
 TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
   const KernelSource a = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   const KernelSource b = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
@@ -245,6 +275,10 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"f32_paired_aos_odd", permute({1001, 4}, {1, 0}, DType::kF32)},
       {"f64_paired_aos", permute({1 << 20, 2}, {1, 0}, DType::kF64)},
       {"u8_one_block", permute({16, 16}, {1, 0}, DType::kU8)},
+      {"u8_interleave_nhwc", permute({64, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8)},
+      {"u8_deinterleave_rec5", permute({1 << 20, 5}, {1, 0}, DType::kU8)},
+      {"bf16_deinterleave_rec10", permute({1 << 20, 10}, {1, 0}, DType::kBF16)},
+      {"f32_interleave_odd", permute({3, 1001}, {1, 0}, DType::kF32)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

@@ -2,8 +2,11 @@
 // and compiled with NVRTC, run, verified element by element on the device, and timed with cold L2 against a
 // float4 copy and cudaMemcpy of the same bytes in the same process. One JSON line per case on stdout.
 //
-//   convert_lab [--quick] [--random N] [--samples S] [--profile]
+//   convert_lab [--quick] [--random N] [--samples S] [--profile] [--corpus FILE]
 //   convert_lab --cache-check DIR
+// --corpus reads the cases from FILE instead of the suite: one case a line, tab-separated fields name, dtype,
+// shape, perm (empty for a layout-to-layout case), src layout, dst layout (empty for a permutation), as
+// `python3 tests/gpu/convert_corpus.py tsv` writes them from tests/gpu/convert_corpus.json.
 // --profile runs each case's kernel once and nothing else, for Nsight Compute. --cache-check exercises the
 // disk cache of compiled kernels in DIR (a restart finds the CUBIN; a damaged, truncated, foreign or
 // tampered file is compiled again) and checks every kernel it gets against the host executor.
@@ -32,6 +35,7 @@
 #include "bench/kinds/convert_run.hpp"
 #include "convert_kernel.hpp"
 #include "lab_check.hpp"
+#include "layoutscope/parse.hpp"
 #include "layoutscope/plan/convert.hpp"
 
 using namespace layoutscope;
@@ -55,15 +59,20 @@ const char* kFill = R"(extern "C" __global__ void fill(unsigned char* p, long lo
   }
 })";
 
-// out[d] == in[gather(d)] for every destination element, with the plan's modes (in units) as arguments.
+// out[dst_at(d)] == in[src_at(gather(d))] for every destination element, with the plan's modes (in units)
+// as arguments and each side's offset and swizzle (bits, the field read, the field changed).
 const char* kVerify = R"(extern "C" __global__ void verify(const unsigned char* in, const unsigned char* out,
     long long elements, int eb, int unit, int nmodes, const long long* ext, const long long* sstr,
-    unsigned long long* bad) {
+    unsigned long long* bad, long long soff, int sbits, int sfrom, int sto, long long doff, int dbits,
+    int dfrom, int dto) {
   for (long long d = blockIdx.x * 256LL + threadIdx.x; d < elements; d += 256LL * gridDim.x) {
     long long u = d / unit, s = 0;
     for (int i = nmodes - 1; i >= 0; --i) { s += (u % ext[i]) * sstr[i]; u /= ext[i]; }
-    s = s * unit + d % unit;
-    for (int b = 0; b < eb; ++b) if (out[d * eb + b] != in[s * eb + b]) { atomicAdd(bad, 1ull); break; }
+    s = s * unit + d % unit + soff;
+    if (sbits) s ^= ((s >> sfrom) & ((1LL << sbits) - 1)) << sto;
+    long long o = d + doff;
+    if (dbits) o ^= ((o >> dfrom) & ((1LL << dbits) - 1)) << dto;
+    for (int b = 0; b < eb; ++b) if (out[o * eb + b] != in[s * eb + b]) { atomicAdd(bad, 1ull); break; }
   }
 })";
 
@@ -164,6 +173,48 @@ int cache_check(const std::string& dir) {
   return failures == 0 ? 0 : 1;
 }
 
+// A case of the lab: a permutation of a row-major tensor, or a conversion between two layouts.
+struct LabCase {
+  std::string name;
+  std::vector<int64_t> shape, perm;
+  DType dtype = DType::kF32;
+  std::string src, dst;  // layout-to-layout only
+};
+
+std::vector<int64_t> int_list(const std::string& text) {
+  std::vector<int64_t> v;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) v.push_back(std::stoll(item));
+  }
+  return v;
+}
+
+std::vector<LabCase> read_corpus(const std::string& file) {
+  std::vector<LabCase> cases;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string item; std::getline(fields, item, '\t');) f.push_back(item);
+    if (f.size() < 4) continue;
+    f.resize(6);
+    auto dtype = parse_dtype(f[1]);
+    if (!dtype) continue;
+    cases.push_back({f[0], int_list(f[2]), int_list(f[3]), *dtype, f[4], f[5]});
+  }
+  return cases;
+}
+
+Result<ConvertPlan> plan_case(const LabCase& c) {
+  if (c.src.empty()) return plan_permute(c.shape, c.perm, c.dtype);
+  auto src = parse_layout(c.src);
+  if (!src) return src.error();
+  auto dst = parse_layout(c.dst);
+  if (!dst) return dst.error();
+  return plan_convert(*src, *dst, c.shape, c.dtype);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -174,13 +225,14 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   bool quick = false, profile = false;
   int random_cases = 50, samples = 20;
-  std::string cache_dir;
+  std::string cache_dir, corpus;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--profile")) profile = true;
     if (!std::strcmp(argv[i], "--random") && i + 1 < argc) random_cases = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) samples = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cache-check") && i + 1 < argc) cache_dir = argv[++i];
+    if (!std::strcmp(argv[i], "--corpus") && i + 1 < argc) corpus = argv[++i];
   }
   CHECK(cudaSetDevice(0));
   if (!cache_dir.empty()) return cache_check(cache_dir);
@@ -198,10 +250,14 @@ int main(int argc, char** argv) {
   }
 
   // The agent's suite (convert_run.hpp): the named permutations, then the random ones.
-  std::vector<agent::SuitePermutation> cases;
-  for (agent::SuitePermutation& c : agent::suite_permutations(random_cases)) {
-    if (quick && c.dtype != DType::kF32 && c.name.rfind("random", 0) != 0) continue;
-    cases.push_back(std::move(c));
+  std::vector<LabCase> cases;
+  if (!corpus.empty()) {
+    cases = read_corpus(corpus);
+  } else {
+    for (agent::SuitePermutation& c : agent::suite_permutations(random_cases)) {
+      if (quick && c.dtype != DType::kF32 && c.name.rfind("random", 0) != 0) continue;
+      cases.push_back({c.name, c.shape, c.perm, c.dtype, "", ""});
+    }
   }
 
   int l2 = 0;
@@ -239,26 +295,35 @@ int main(int argc, char** argv) {
                            nullptr));
   };
 
-  for (const agent::SuitePermutation& c : cases) {
-    auto plan = plan_permute(c.shape, c.perm, c.dtype);
+  for (const LabCase& c : cases) {
+    auto plan = plan_case(c);
     if (!plan) {
       std::printf("{\"case\":\"%s\",\"error\":\"%s\"}\n", c.name.c_str(), plan.error().message.c_str());
+      std::fflush(stdout);
       continue;
     }
     const int64_t bytes = plan->elements * plan->elem_bytes;
-    long long fill_n = static_cast<long long>(bytes);
+    const int64_t src_bytes = source_extent(*plan) * plan->elem_bytes;
+    const int64_t out_bytes = (plan->elements + plan->dst_offset) * plan->elem_bytes;
+    if (std::max(out_bytes, src_bytes) > static_cast<int64_t>(bytes_max)) {
+      std::printf("{\"case\":\"%s\",\"error\":\"larger than the lab's buffers\"}\n", c.name.c_str());
+      continue;
+    }
+    long long fill_n = static_cast<long long>(src_bytes);
     unsigned char* inb = static_cast<unsigned char*>(in);
     void* fargs[] = {&inb, &fill_n};
     launch(*kfill, 4096, 256, fargs);
-    CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(bytes)));
+    CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(out_bytes)));
 
     const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
     // The agent's host side of a request: plan + source text, then a repeated request's plan-cache lookup.
     double plan_s = -1, cached_plan_s = -1;
-    if (auto ac = agent::permute_case(c.name, c.shape, c.perm, c.dtype)) {
-      if (auto prepared = agent::prepare_convert(*ac)) {
-        plan_s = prepared->times.plan_s;
-        cached_plan_s = prepared->times.cached_plan_s;
+    if (c.src.empty()) {
+      if (auto ac = agent::permute_case(c.name, c.shape, c.perm, c.dtype)) {
+        if (auto prepared = agent::prepare_convert(*ac)) {
+          plan_s = prepared->times.plan_s;
+          cached_plan_s = prepared->times.cached_plan_s;
+        }
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -298,7 +363,15 @@ int main(int argc, char** argv) {
     long long* ext = static_cast<long long*>(dev_modes);
     long long* sstr = ext + nmodes;
     unsigned long long* bad = static_cast<unsigned long long*>(dev_bad);
-    void* vargs[] = {&inb, &outb, &elements, &eb, &unit, &nmodes, &ext, &sstr, &bad};
+    long long soff = plan->src_offset, doff = plan->dst_offset;
+    const Swizzle& ssw = plan->src_swizzle;
+    const Swizzle& dsw = plan->dst_swizzle;
+    int sbits = ssw.bits, sfrom = ssw.inner ? ssw.base + ssw.shift : ssw.base,
+        sto = ssw.inner ? ssw.base : ssw.base + ssw.shift;
+    int dbits = dsw.bits, dfrom = dsw.inner ? dsw.base + dsw.shift : dsw.base,
+        dto = dsw.inner ? dsw.base : dsw.base + dsw.shift;
+    void* vargs[] = {&inb,  &outb,  &elements, &eb,  &unit, &nmodes, &ext,   &sstr, &bad,
+                     &soff, &sbits, &sfrom,    &sto, &doff, &dbits,  &dfrom, &dto};
     launch(*kverify, 8192, 256, vargs);
     unsigned long long mismatches = 0;
     CHECK(cudaMemcpy(&mismatches, dev_bad, sizeof mismatches, cudaMemcpyDeviceToHost));
@@ -314,8 +387,24 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
       return t + "]";
     };
+    // The conversion as (extent, source stride, destination stride) in elements, destination order: what
+    // a peer needs to run the same conversion (torch.as_strided(...).contiguous()).
+    std::string modes_json = "[";
+    const int64_t ue = plan->kind == ConvertKind::kTiled ? plan->unit_elems : 1;
+    for (const ConvertMode& m : plan->modes) {
+      modes_json += (modes_json.size() > 1 ? ",[" : "[") + std::to_string(m.extent) + "," +
+                    std::to_string(m.src_stride * ue) + "," + std::to_string(m.dst_stride * ue) + "]";
+    }
+    if (ue > 1) modes_json += ",[" + std::to_string(ue) + ",1,1]";
+    modes_json += "]";
     std::printf(
-        "{\"case\":\"%s\",\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\",\"vector_"
+        "{\"case\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"elem_modes\":%s,\"source_bytes\":%lld,"
+        "\"src_offset\":%lld,\"dst_offset\":%lld,\"swizzled\":%s,\"reason\":\"%s\",",
+        c.name.c_str(), c.src.c_str(), c.dst.c_str(), modes_json.c_str(), static_cast<long long>(src_bytes),
+        static_cast<long long>(plan->src_offset), static_cast<long long>(plan->dst_offset),
+        plan->src_swizzle.bits > 0 || plan->dst_swizzle.bits > 0 ? "true" : "false", plan->reason.c_str());
+    std::printf(
+        "\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\",\"vector_"
         "bytes\":%d,\"unit_bytes\":"
         "%d,"
         "\"tile\":[%lld,%lld],\"swizzle\":[%d,%d,%d],\"common_vector\":%lld,\"modes\":%zu,"
@@ -324,7 +413,7 @@ int main(int argc, char** argv) {
         "\"verified\":%s,\"mismatches\":%llu,"
         "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
         ".4f}\n",
-        c.name.c_str(), list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
+        list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
         static_cast<long long>(bytes), std::string(to_string(plan->kind)).c_str(), access_bytes(*plan),
         plan->unit_bytes, static_cast<long long>(plan->tile_a), static_cast<long long>(plan->tile_b),
         plan->staging.bits, plan->staging.base, plan->staging.shift,

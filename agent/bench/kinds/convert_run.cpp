@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/parse.hpp"
@@ -98,6 +99,19 @@ Result<ConvertCase> layout_case(const std::string& name, const std::string& src,
   c.dst = to_string(*d);
   auto plan = plan_convert(*s, *d, shape, dtype);
   if (!plan) return prefixed(plan.error(), "dst");
+  // The engine plans offset and swizzled sides (and tests/gpu/convert_lab.cpp verifies them on a GPU), but
+  // the backends' buffers and device check here follow the strided modes alone: such a request is refused,
+  // not run against a check that would misread it.
+  for (const auto& [field, offset, swizzle] :
+       {std::tuple{"params.src", plan->src_offset, plan->src_swizzle},
+        std::tuple{"params.dst", plan->dst_offset, plan->dst_swizzle}}) {
+    if (offset != 0 || swizzle.bits > 0)
+      return make_error(
+          std::string(field) +
+              ": an offset or swizzled layout is planned (layoutscope plan) but not run by the agent "
+              "yet; give the strided layout",
+          0, field);
+  }
   c.plan = std::move(plan).value();
   return c;
 }

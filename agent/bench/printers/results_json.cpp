@@ -388,7 +388,10 @@ json convert_predicted(const ConvertCase& c) {
               {"global",
                {sector_prediction("global load (source)", c.src, p.global_read),
                 sector_prediction("global store (destination)", c.dst, p.global_write)}}};
-  if (p.kind == ConvertKind::kTiled) {
+  if (p.kind == ConvertKind::kInterleave) {
+    out["shared"] = {bank_prediction("shared store (warp exchange)", "exchange", p.smem_write),
+                     bank_prediction("shared load (warp exchange)", "exchange", p.smem_read)};
+  } else if (p.kind == ConvertKind::kTiled) {
     const std::string tile = p.staging.bits > 0 ? to_string(p.staging) + " staging tile" : "staging tile";
     out["shared"] = {bank_prediction("shared store (staging tile)", tile, p.smem_write),
                      bank_prediction("shared load (staging tile)", tile, p.smem_read)};
@@ -448,7 +451,7 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                  {"nvrtc_options", s.nvrtc_options},
                  {"threads", c.plan.threads},
                  {"blocks", c.plan.blocks},
-                 {"shared_bytes", c.plan.kind == ConvertKind::kTiled ? c.plan.staging_bytes : 0}}},
+                 {"shared_bytes", c.plan.kind != ConvertKind::kVector ? c.plan.staging_bytes : 0}}},
                {"times",
                 {{"plan_s", s.times.plan_s},
                  {"cached_plan_s", s.times.cached_plan_s},

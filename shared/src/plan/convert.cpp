@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "layoutscope/checked.hpp"
 #include "layoutscope/memory_access.hpp"
@@ -26,16 +27,27 @@ struct Strided {
   int64_t stride;
 };
 
-// The layout as plain (extent, stride) modes on @m, or the reason it is not one.
-Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::string& field) {
+// The layout as plain (extent, stride) modes on @m, or the reason it is not one; its offset on @m and its
+// swizzle, which the plan applies to each side's element offsets.
+Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::string& field, int64_t& offset,
+                                           Swizzle& swizzle) {
   auto refuse = [&](const std::string& what) {
     return make_error(field + " layout: " + what + "; a conversion needs a shard on @m alone", 0, field);
   };
   if (!layout.replicas.empty()) return refuse("it has replicas (R[...]): an element would be written twice");
   if (!layout.partials.empty()) return refuse("it holds partial sums (P[...]): reduce them first");
-  if (layout.swizzle) return refuse("it is swizzled");
+  offset = 0;
+  swizzle = Swizzle{};
+  if (layout.swizzle) {
+    if (auto e = check_swizzle(*layout.swizzle))
+      return make_error(field + " layout: " + e->message, 0, field);
+    swizzle = *layout.swizzle;
+  }
   for (const AxisStride& o : layout.offset) {
-    if (o.k != 0) return refuse("it has an offset (" + to_string(o) + ")");
+    if (o.k == 0) continue;
+    if (o.axis != kMemoryAxis) return refuse("it has an offset on " + o.axis + " (" + to_string(o) + ")");
+    if (o.k < 0) return refuse("its offset " + to_string(o) + " is negative");
+    offset += o.k;
   }
   std::vector<Strided> modes;
   for (const Mode& m : layout.shard) {
@@ -44,6 +56,13 @@ Result<std::vector<Strided>> strided_modes(const Layout& layout, const std::stri
     modes.push_back({m.extent, m.stride.k});
   }
   return modes;
+}
+
+// The lowest bit a swizzle changes (an access of 2^that elements, so aligned, stays whole), and the bits it
+// changes.
+int swizzle_low_bit(const Swizzle& s) { return s.inner ? s.base : s.base + s.shift; }
+int64_t swizzle_changed_mask(const Swizzle& s) {
+  return s.bits <= 0 ? 0 : ((int64_t{1} << s.bits) - 1) << swizzle_low_bit(s);
 }
 
 // Suffix products of the extents: P[i] = e[i] * ... * e[n-1], P[n] = 1 (mode i holds the digit (x / P[i+1]) %
@@ -126,13 +145,19 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       }
     } else if (t < plan.tile_a / r * nb) {
       const LoadBlock b = load_block(plan, t);
-      lanes.global_read.push_back((group_a_src(plan, b.ba * r) + b.bb * v) * ub + piece);
+      lanes.global_read.push_back(
+          side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
+              plan.elem_bytes +
+          piece);
       lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v, piece));
     }
     if (t < plan.tile_b * na) {
       const StoreItem s = store_item(plan, t);
       lanes.smem_read.push_back(staging_offset(plan, s.ia, s.ib, piece));
-      lanes.global_write.push_back((group_a_dst(plan, s.ia) + group_b_dst(plan, s.ib)) * ub + piece);
+      lanes.global_write.push_back(
+          side_element(plan, false, (group_a_dst(plan, s.ia) + group_b_dst(plan, s.ib)) * plan.unit_elems) *
+              plan.elem_bytes +
+          piece);
     }
   }
   return lanes;
@@ -188,6 +213,9 @@ void choose_staging(ConvertPlan& plan) {
   Swizzle best_swizzle{};
   const int access_bits = log2_exact(std::max(access_bytes(plan), 1));
   const int unit_bits = log2_exact(plan.unit_bytes);
+  // Up to 8 chunks of 16 B share a row of the 32 banks (3 bits); accesses of a word or less (odd extents
+  // that no vector packs) spread over up to 32 words, 5 bits of their row index.
+  const int max_bits = access_bytes(plan) <= 4 ? 5 : 3;
   for (int chunk_bits = access_bits; chunk_bits <= std::max(access_bits, unit_bits); ++chunk_bits) {
     auto consider = [&](int bits, int shift) {
       plan.staging = Swizzle{bits, chunk_bits, shift, true, SwizzleSpelling::kCute};
@@ -198,14 +226,14 @@ void choose_staging(ConvertPlan& plan) {
       }
     };
     // Chunks swap places within their row, by bits of the row index.
-    for (int bits = 1; bits <= 3 && chunk_bits + bits <= row_bits; ++bits) {
+    for (int bits = 1; bits <= max_bits && chunk_bits + bits <= row_bits; ++bits) {
       for (int shift = row_bits - chunk_bits; chunk_bits + shift + bits <= tile_bits; ++shift)
         consider(bits, shift);
     }
     // A row of one chunk has nothing to swap with: chunks swap with those of other rows instead (still a
     // permutation of the tile's chunks; both passes address the tile through it).
     if (row_bits == chunk_bits) {
-      for (int bits = 1; bits <= 3; ++bits) {
+      for (int bits = 1; bits <= max_bits; ++bits) {
         for (int shift = bits; chunk_bits + shift + bits <= tile_bits; ++shift) consider(bits, shift);
       }
     }
@@ -233,8 +261,8 @@ void predict(ConvertPlan& plan) {
     for (int lane = 0; lane < 32; ++lane) {
       const int64_t d = int64_t{lane} * plan.vector_units * plan.unit_elems;
       if (d >= plan.elements) break;
-      dst.push_back(d * plan.elem_bytes);
-      src.push_back(gather_offset(plan, d) * plan.elem_bytes);
+      dst.push_back(side_element(plan, false, d) * plan.elem_bytes);
+      src.push_back(side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes);
     }
     plan.global_read = global_cost(src, width);
     plan.global_write = global_cost(dst, width);
@@ -249,18 +277,44 @@ void predict(ConvertPlan& plan) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// What every access's start and length must divide on a side with an offset or a swizzle: the offset, and
+// the 2^M-element granule below the bits the swizzle changes. Empty where neither side has either.
+std::vector<int64_t> side_granules(const ConvertPlan& plan) {
+  std::vector<int64_t> g;
+  for (const auto& [offset, swizzle] :
+       {std::pair{plan.src_offset, plan.src_swizzle}, std::pair{plan.dst_offset, plan.dst_swizzle}}) {
+    if (offset != 0) g.push_back(offset);
+    if (swizzle.bits > 0) g.push_back(int64_t{1} << swizzle_low_bit(swizzle));
+  }
+  return g;
+}
+
 }  // namespace
 
-std::string_view to_string(ConvertKind kind) { return kind == ConvertKind::kVector ? "vector" : "tiled"; }
+std::string_view to_string(ConvertKind kind) {
+  switch (kind) {
+    case ConvertKind::kVector:
+      return "vector";
+    case ConvertKind::kTiled:
+      return "tiled";
+    case ConvertKind::kInterleave:
+      return "interleave";
+  }
+  return "vector";
+}
 
-Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
-                                 DType dtype) {
-  auto src_modes = strided_modes(src, "src");
+namespace {
+
+// The vector or tiled plan; `element_modes` receives the fused modes in elements (destination order), which
+// the interleave candidate starts from.
+Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype, std::vector<ConvertMode>& element_modes) {
+  ConvertPlan plan;
+  auto src_modes = strided_modes(src, "src", plan.src_offset, plan.src_swizzle);
   if (!src_modes) return src_modes.error();
-  auto dst_modes = strided_modes(dst, "dst");
+  auto dst_modes = strided_modes(dst, "dst", plan.dst_offset, plan.dst_swizzle);
   if (!dst_modes) return dst_modes.error();
 
-  ConvertPlan plan;
   plan.shape = shape;
   plan.dtype = dtype;
   plan.elem_bytes = dtype_bytes(dtype);
@@ -310,6 +364,17 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     }
     expect *= m.extent;
   }
+  // A swizzle permutes the offsets inside aligned blocks of 2^(its highest bit + 1): the destination stays a
+  // bijection onto [offset, offset + n) only where such blocks tile that range.
+  if (plan.dst_swizzle.bits > 0) {
+    const int64_t block =
+        int64_t{1} << (plan.dst_swizzle.base + plan.dst_swizzle.shift + plan.dst_swizzle.bits);
+    if (n % block != 0 || plan.dst_offset % block != 0)
+      return make_error("dst layout: its swizzle permutes blocks of " + std::to_string(block) +
+                            " elements, which do not tile the " + std::to_string(n) + " elements at offset " +
+                            std::to_string(plan.dst_offset),
+                        0, "dst");
+  }
   std::reverse(pieces.begin(), pieces.end());  // destination order, outermost first
   plan.modes = pieces;
   // Fuse neighbours contiguous on both sides (the destination side always is).
@@ -324,6 +389,7 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   if (fused.empty()) fused.push_back({1, 1, 1});
   plan.modes = fused;
   plan.common_vector = plan.modes.back().src_stride == 1 ? plan.modes.back().extent : 1;
+  element_modes = plan.modes;
 
   const int eb = plan.elem_bytes;
   std::vector<int64_t> strides;  // every stride of both sides but the innermost mode's
@@ -331,6 +397,11 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     strides.push_back(plan.modes[i].src_stride);
     strides.push_back(plan.modes[i].dst_stride);
   }
+  // An offset or a swizzle on a side: every access stays aligned to the offset and inside the granules the
+  // swizzle keeps whole.
+  const std::vector<int64_t> granules = side_granules(plan);
+  strides.insert(strides.end(), granules.begin(), granules.end());
+  const bool transformed = !granules.empty();
 
   // Each lane copies 16 B of the shared run: neighbouring lanes fill whole sectors, but a warp touches a
   // cache line per run. A run of four or more vectors (64 B) keeps that to 8 lines per 512 B: a vector plan
@@ -355,7 +426,10 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
 
   // A short shared run moves as one unit of up to 32 B (a whole number of elements, a power of two); a unit
   // wider than 16 B is carried by two lanes.
-  plan.unit_elems = largest_common_pow2(std::max(1, 2 * kVectorBytes / eb), {plan.common_vector}, strides);
+  // (At most 16 B where a side is offset or swizzled: the two 16 B pieces of a wider unit are not addressed
+  // through the side's map.)
+  plan.unit_elems = largest_common_pow2(std::max(1, (transformed ? 1 : 2) * kVectorBytes / eb),
+                                        {plan.common_vector}, strides);
   plan.unit_bytes = eb * plan.unit_elems;
   plan.unit_lanes = std::max(1, plan.unit_bytes / kVectorBytes);
   const int64_t u = plan.unit_elems;
@@ -445,6 +519,7 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
     }
   }
   if (plan.folded_a > 0) other.push_back(contiguous_a);
+  for (int64_t g : granules) other.push_back(g / u);
   plan.vector_units =
       largest_common_pow2(std::max(1, kVectorBytes / plan.unit_bytes), {plan.extent_a, plan.extent_b}, other);
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
@@ -470,7 +545,7 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   // Records of 16 B, one per row of a block, next to each other in the source: a lane per row would read half
   // a sector per access (twice the sectors of a copy); lane pairs read whole sectors.
   const ConvertMode& first_a = units[plan.group_a.front()];
-  plan.paired = plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
+  plan.paired = !transformed && plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
                 plan.unit_bytes >= 2 && plan.tile_b == plan.vector_units &&
                 plan.extent_b % plan.tile_b == 0 && first_a.src_stride * plan.unit_bytes == kVectorBytes &&
                 first_a.extent % plan.vector_units == 0;
@@ -483,6 +558,214 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   choose_staging(plan);
   predict(plan);
   return plan;
+}
+
+}  // namespace
+
+namespace {
+
+// Modes of at most kSmallExtent units (channels, record fields, heads) are small enough to sit whole in one
+// thread: C vectors of 16 B in registers.
+constexpr int64_t kSmallExtent = 16;
+// An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
+// 128 threads): static shared memory stays under 48 KiB.
+constexpr int64_t kExchangeBytes = 32768;
+
+// Item t of an interleave plan: the offsets of its first unit on both sides (chunk start of the long mode,
+// plane 0), and whether it holds V whole units.
+struct InterleaveItem {
+  int64_t src = 0, dst = 0, units = 0;
+  bool live = false;
+};
+
+InterleaveItem interleave_item(const ConvertPlan& p, int64_t t) {
+  InterleaveItem it;
+  if (t >= p.items) return it;
+  it.live = true;
+  const int64_t chunk = t % p.chunks;
+  int64_t batch = t / p.chunks;
+  for (int i : convert_batch_modes(p)) {
+    const ConvertMode& m = p.modes[i];
+    it.src += (batch % m.extent) * m.src_stride;
+    it.dst += (batch % m.extent) * m.dst_stride;
+    batch /= m.extent;
+  }
+  const ConvertMode& l = p.modes[p.long_mode];
+  const int64_t b0 = chunk * p.vector_units;
+  it.src += b0 * l.src_stride;
+  it.dst += b0 * l.dst_stride;
+  it.units = std::min<int64_t>(p.vector_units, p.long_extent - b0);
+  return it;
+}
+
+// Lane addresses (bytes) of the plan's four warp accesses for warp 0 of block 0: the planar side's access
+// of plane 0 and the exchange's first chunk on each side. Lanes whose item is not whole are left out.
+TiledLanes interleave_lanes(const ConvertPlan& p) {
+  TiledLanes lanes;
+  const int64_t eb = p.elem_bytes, c = p.small_extent;
+  for (int lane = 0; lane < 32; ++lane) {
+    const InterleaveItem mine = interleave_item(p, lane);
+    const int64_t owner = lane / c, j = lane % c;
+    const InterleaveItem theirs = interleave_item(p, owner);
+    const bool whole = mine.live && mine.units == p.vector_units;
+    const bool owner_whole = theirs.live && theirs.units == p.vector_units;
+    if (p.packed_dst) {
+      if (whole) {
+        lanes.global_read.push_back(side_element(p, true, mine.src) * eb);
+        lanes.smem_write.push_back(exchange_byte(p, lane, 0));
+      }
+      if (owner_whole) {
+        lanes.smem_read.push_back(exchange_byte(p, owner, j));
+        lanes.global_write.push_back(side_element(p, false, theirs.dst + j * p.vector_units) * eb);
+      }
+    } else {
+      if (owner_whole) {
+        lanes.global_read.push_back(side_element(p, true, theirs.src + j * p.vector_units) * eb);
+        lanes.smem_write.push_back(exchange_byte(p, owner, j));
+      }
+      if (whole) {
+        lanes.smem_read.push_back(exchange_byte(p, lane, 0));
+        lanes.global_write.push_back(side_element(p, false, mine.dst) * eb);
+      }
+    }
+  }
+  return lanes;
+}
+
+// The interleave candidate, where one side's innermost mode is small and the mode contiguous on the other
+// side follows it on the first (its stride there is the small extent): NCHW <-> NHWC with few channels,
+// AoS <-> SoA with few fields. None where there is no such pair or no 4 B access keeps both sides aligned.
+std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::vector<ConvertMode>& modes) {
+  const int n = static_cast<int>(modes.size());
+  if (n < 2) return std::nullopt;
+  ConvertPlan p;
+  p.shape = base.shape;
+  p.dtype = base.dtype;
+  p.elem_bytes = base.elem_bytes;
+  p.elements = base.elements;
+  p.common_vector = base.common_vector;
+  p.modes = modes;
+  const ConvertMode& last = modes[n - 1];  // the destination's innermost (stride 1)
+  auto small = [](int64_t e) { return e >= 2 && e <= kSmallExtent; };
+  if (small(last.extent) && last.src_stride != 1) {
+    for (int i = 0; i + 1 < n; ++i) {
+      if (modes[i].src_stride == 1 && modes[i].dst_stride == last.extent) {
+        p.small_mode = n - 1;
+        p.long_mode = i;
+        p.packed_dst = true;
+      }
+    }
+  }
+  if (p.small_mode < 0) {
+    for (int i = 0; i + 1 < n; ++i) {
+      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride == modes[i].extent) {
+        p.small_mode = i;
+        p.long_mode = n - 1;
+        p.packed_dst = false;
+      }
+    }
+  }
+  if (p.small_mode < 0) return std::nullopt;
+  const ConvertMode& sm = modes[p.small_mode];
+  p.small_extent = sm.extent;
+  p.long_extent = modes[p.long_mode].extent;
+  p.plane_stride = p.packed_dst ? sm.src_stride : sm.dst_stride;
+  // V units per lane: 16 B where the planar side's planes and every batch index keep V-unit chunks aligned
+  // on both sides (the packed side's chunks are C x V units, aligned with them).
+  p.src_offset = base.src_offset;
+  p.dst_offset = base.dst_offset;
+  p.src_swizzle = base.src_swizzle;
+  p.dst_swizzle = base.dst_swizzle;
+  std::vector<int64_t> strides = side_granules(p);
+  strides.push_back(p.plane_stride);
+  int64_t batch = 1;
+  for (int i = 0; i < n; ++i) {
+    if (i == p.small_mode || i == p.long_mode) continue;
+    strides.push_back(modes[i].src_stride);
+    strides.push_back(modes[i].dst_stride);
+    batch *= modes[i].extent;
+  }
+  p.vector_units = largest_common_pow2(std::max(1, kVectorBytes / p.elem_bytes), {}, strides);
+  if (p.vector_units * p.elem_bytes < 4) return std::nullopt;
+  p.kind = ConvertKind::kInterleave;
+  p.unit_elems = 1;
+  p.unit_bytes = p.elem_bytes;
+  p.unit_lanes = 1;
+  p.block_rows = 1;
+  p.chunks = ceil_div(p.long_extent, p.vector_units);
+  p.items = batch * p.chunks;
+  const int64_t warp_bytes = 32 * p.small_extent * p.vector_units * p.elem_bytes;
+  p.threads = warp_bytes * (kThreads / 32) <= kExchangeBytes ? kThreads : kThreads / 2;
+  p.staging_bytes = warp_bytes * (p.threads / 32);
+  p.blocks = ceil_div(p.items, p.threads);
+  TiledLanes l = interleave_lanes(p);
+  const int width = access_bytes(p);
+  p.global_read = global_cost(l.global_read, width);
+  p.global_write = global_cost(l.global_write, width);
+  p.smem_write = shared_cost(l.smem_write, width);
+  p.smem_read = shared_cost(l.smem_read, width);
+  return p;
+}
+
+std::string describe(const ConvertPlan& p) {
+  const std::string lane = std::to_string(access_bytes(p)) + " B per lane";
+  switch (p.kind) {
+    case ConvertKind::kVector:
+      return "vector: runs of " + std::to_string(p.vector_units * p.elem_bytes) +
+             " B contiguous on both sides, " + lane;
+    case ConvertKind::kTiled:
+      return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
+             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane;
+    case ConvertKind::kInterleave:
+      return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
+             (p.packed_dst ? " into " : " from ") + std::to_string(p.small_extent * p.elem_bytes) +
+             " B records, whole in each thread, " + lane + " on both global sides";
+  }
+  return "";
+}
+
+// Global sectors per byte moved, both sides together: the cost model's first measure of a candidate.
+double sectors_per_byte(const ConvertPlan& p) {
+  auto side = [](const WarpCost& c) {
+    const double bytes = static_cast<double>(c.lanes) * c.bytes_per_lane;
+    return bytes > 0 ? static_cast<double>(c.sectors) / bytes : 0.0;
+  };
+  return side(p.global_read) + side(p.global_write);
+}
+
+}  // namespace
+
+Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
+                                 DType dtype) {
+  std::vector<ConvertMode> element_modes;
+  auto strided = plan_strided(src, dst, shape, dtype, element_modes);
+  if (!strided) return strided;
+  std::optional<ConvertPlan> base = *strided;
+  base->reason = describe(*base);
+  std::optional<ConvertPlan> il = interleave_plan(*base, element_modes);
+  if (!il) return *base;
+  // The candidates by the engine's cost model: bytes per lane of the global accesses first (the instructions
+  // and requests a byte costs), then global sectors per byte; a tie keeps the vector or tiled plan. An
+  // exchange whose shared accesses take more than twice their ideal wavefronts (records of 4, 8 or 12 units:
+  // a lane stride of 64 B or more puts a quarter warp's 16 B chunks on 2 or fewer of the 8 bank groups) is
+  // not taken.
+  const int wb = access_bytes(*base), wi = access_bytes(*il);
+  const double sb = sectors_per_byte(*base), si = sectors_per_byte(*il);
+  auto conflicted = [](const WarpCost& c) { return c.wavefronts > 2 * c.ideal_wavefronts; };
+  const bool banks = conflicted(il->smem_write) || conflicted(il->smem_read);
+  const bool take = !banks && (wi > wb || (wi == wb && si < sb));
+  il->reason = describe(*il);
+  std::string why =
+      take ? "; it beat " + base->reason
+           : "; it beat " + il->reason +
+                 (banks ? " (whose exchange takes " +
+                              std::to_string(std::max(il->smem_write.wavefronts, il->smem_read.wavefronts)) +
+                              " shared wavefronts per access, ideal " +
+                              std::to_string(il->smem_read.ideal_wavefronts) + ")"
+                        : "");
+  ConvertPlan& chosen = take ? *il : *base;
+  chosen.reason += why;
+  return std::move(chosen);
 }
 
 Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm) {
@@ -604,6 +887,10 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {
 std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
   std::vector<int> batch;
   for (int i = static_cast<int>(plan.modes.size()); i-- > 0;) {
+    if (plan.kind == ConvertKind::kInterleave) {
+      if (i != plan.small_mode && i != plan.long_mode) batch.push_back(i);
+      continue;
+    }
     if (std::find(plan.group_a.begin(), plan.group_a.end(), i) == plan.group_a.end() &&
         std::find(plan.group_b.begin(), plan.group_b.end(), i) == plan.group_b.end()) {
       batch.push_back(i);
@@ -612,11 +899,21 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
   return batch;
 }
 
+int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j) {
+  return (lane * plan.small_extent + j) * plan.vector_units * plan.elem_bytes;
+}
+
 int64_t source_extent(const ConvertPlan& plan) {
   const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
   int64_t last = 0;
   for (const ConvertMode& m : plan.modes) last += (m.extent - 1) * m.src_stride;
-  return (last + 1) * u;
+  // The swizzle can set any bit it changes, never one above them.
+  return ((last * u + u - 1 + plan.src_offset) | swizzle_changed_mask(plan.src_swizzle)) + 1;
+}
+
+int64_t side_element(const ConvertPlan& plan, bool src, int64_t e) {
+  return apply_swizzle(src ? plan.src_swizzle : plan.dst_swizzle,
+                       e + (src ? plan.src_offset : plan.dst_offset));
 }
 
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
@@ -624,14 +921,85 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   const int64_t eb = plan.elem_bytes;
   if (static_cast<int64_t>(in.size()) < source_extent(plan) * eb)
     return make_error("input buffer too small", 0, "in");
-  if (static_cast<int64_t>(out.size()) < plan.elements * eb)
+  if (static_cast<int64_t>(out.size()) < (plan.elements + plan.dst_offset) * eb)
     return make_error("output buffer too small", 0, "out");
   int64_t moved = 0;
   if (plan.kind == ConvertKind::kVector) {
     const int64_t v = plan.vector_units;
     for (int64_t d = 0; d < plan.elements; d += v) {
-      std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb, static_cast<size_t>(v * eb));
+      std::memcpy(out.data() + side_element(plan, false, d) * eb,
+                  in.data() + side_element(plan, true, gather_offset(plan, d)) * eb,
+                  static_cast<size_t>(v * eb));
       moved += v;
+    }
+    return moved;
+  }
+  if (plan.kind == ConvertKind::kInterleave) {
+    // One warp at a time, as the kernel's lanes do it: the planar side's C chunks of V units per lane, the
+    // warp's exchange area of 32 x C chunks in the packed order, and the packed side's chunks in order.
+    const int64_t c = plan.small_extent, v = plan.vector_units, vb = v * eb;
+    const int64_t planar = plan.plane_stride,
+                  packed = c;  // strides of plane k, of unit i along the long mode
+    std::vector<std::byte> exchange(static_cast<size_t>(32 * c * vb));
+    for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
+      InterleaveItem it[32];
+      for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);
+      auto whole = [&](int64_t lane) { return it[lane].live && it[lane].units == v; };
+      // Unit u of record-chunk k of a lane (u < V x C in the packed order) is unit u / C of plane u % C.
+      auto planar_off = [&](int64_t u) { return (u % c) * planar + u / c; };
+      for (int lane = 0; lane < 32; ++lane) {
+        const InterleaveItem& x = it[lane];
+        if (!x.live || whole(lane)) continue;
+        // A ragged chunk: unit by unit, outside the exchange.
+        for (int64_t i = 0; i < x.units; ++i) {
+          for (int64_t k = 0; k < c; ++k) {
+            const int64_t s = plan.packed_dst ? x.src + k * planar + i : x.src + i * packed + k;
+            const int64_t d = plan.packed_dst ? x.dst + i * packed + k : x.dst + k * planar + i;
+            std::memcpy(out.data() + side_element(plan, false, d) * eb,
+                        in.data() + side_element(plan, true, s) * eb, static_cast<size_t>(eb));
+            ++moved;
+          }
+        }
+      }
+      if (plan.packed_dst) {
+        // Planes in, interleaved into the lane's C chunks of the exchange.
+        for (int lane = 0; lane < 32; ++lane) {
+          if (!whole(lane)) continue;
+          for (int64_t u = 0; u < c * v; ++u) {
+            std::memcpy(exchange.data() + exchange_byte(plan, lane, 0) + u * eb,
+                        in.data() + side_element(plan, true, it[lane].src + planar_off(u)) * eb,
+                        static_cast<size_t>(eb));
+          }
+        }
+        for (int64_t k = 0; k < c; ++k) {
+          for (int lane = 0; lane < 32; ++lane) {
+            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            if (!whole(owner)) continue;
+            std::memcpy(out.data() + side_element(plan, false, it[owner].dst + j * v) * eb,
+                        exchange.data() + exchange_byte(plan, owner, j), static_cast<size_t>(vb));
+            moved += v;
+          }
+        }
+      } else {
+        for (int64_t k = 0; k < c; ++k) {
+          for (int lane = 0; lane < 32; ++lane) {
+            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            if (!whole(owner)) continue;
+            std::memcpy(exchange.data() + exchange_byte(plan, owner, j),
+                        in.data() + side_element(plan, true, it[owner].src + j * v) * eb,
+                        static_cast<size_t>(vb));
+          }
+        }
+        // The lane's C chunks, split into planes.
+        for (int lane = 0; lane < 32; ++lane) {
+          if (!whole(lane)) continue;
+          for (int64_t u = 0; u < c * v; ++u) {
+            std::memcpy(out.data() + side_element(plan, false, it[lane].dst + planar_off(u)) * eb,
+                        exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
+            ++moved;
+          }
+        }
+      }
     }
     return moved;
   }
@@ -664,7 +1032,8 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
         const int64_t ia = a0 + ba * r + k;
         if (ia >= plan.extent_a) continue;
         const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
-        std::memcpy(block.data() + k * v * ub, in.data() + s * ub, static_cast<size_t>(v * ub));
+        std::memcpy(block.data() + k * v * ub, in.data() + side_element(plan, true, s * plan.unit_elems) * eb,
+                    static_cast<size_t>(v * ub));
       }
       for (int j = 0; j < v; ++j) {
         for (int k = 0; k < r; ++k) {
@@ -683,7 +1052,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
       const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
       for (int k = 0; k < v; ++k) {
         for (int64_t piece = 0; piece < ub; piece += pb) {
-          std::memcpy(out.data() + (d + k) * ub + piece,
+          std::memcpy(out.data() + side_element(plan, false, (d + k) * plan.unit_elems) * eb + piece,
                       tile.data() + staging_offset(plan, s.ia + k, s.ib, piece), static_cast<size_t>(pb));
         }
       }

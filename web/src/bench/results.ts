@@ -61,7 +61,7 @@ export interface ConvertInput {
 
 /** The engine's conversion plan, as `layoutscope plan` prints it (codegen/plan_json.hpp). */
 export interface ConvertPlan {
-  kind: 'vector' | 'tiled';
+  kind: 'vector' | 'tiled' | 'interleave';
   shape: number[];
   dtype: string;
   elements: number;

@@ -29,6 +29,18 @@
 //     b = 256, a 256 x 128 B tile staged as 16 slabs of 128 rows of 16 B (the destination's order): loads of
 //     128 B source rows, stores of 2 KiB destination runs, the 16 B chunks XORed across rows.
 //
+//   u8 NCHW -> NHWC (64,3,224,224) perm (0,2,3,1): modes (64: 150528, 150528) (50176: 1, 3) (3: 50176, 1):
+//     the destination's run is the 3 channels, too short for a tile row. An interleave plan instead: a
+//     thread reads 16 B of each of the 3 planes, interleaves the 48 bytes in registers (byte permutes), puts
+//     them in its warp's part of shared memory and the warp writes its 1536 contiguous bytes, 16 B per lane
+//     (the `reason` of the plan says which candidate won and why).
+//
+//   bf16 TMA SWIZZLE_128B tiles to row-major: src Swizzle<3,3,3> o S[(128,64,128,64):(524288,64,4096,1)],
+//     dst S[(128,64,128,64):(524288,8192,64,1)]: 64-element rows contiguous on both sides, and the swizzle
+//     (bits 3-5 of the element offset XORed with bits 6-8) keeps 8-element granules whole: a vector plan of
+//     16 B lanes, each load's element offset passed through the source's swizzle. An offset (`+ O[k@m]`)
+//     likewise caps every access at the largest power of two dividing it.
+//
 // Narrow types keep 16 B accesses: a thread's register block is V x V elements with V = 16 B / element size
 // (4x4 fp32, 8x8 bf16), transposed in registers by byte permutes; 1-byte units take 4 rows of 16 B (four 4x4
 // byte blocks), each of whose 16 columns goes to the tile as one 4 B word. Where a run shorter than 16 B is
@@ -61,6 +73,10 @@ struct ConvertMode {
 enum class ConvertKind {
   kVector,  // a shared run of >= 64 B (or one no tile can stage): 16 B per lane, no staging
   kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
+  // A small mode (2-16 planes, channels or record fields) whole in one thread, interleaved with the mode
+  // that is contiguous on the other side: V units of each plane in, C x V interleaved units out (or the
+  // reverse), 16 B per lane on both global sides through a per-warp exchange in shared memory.
+  kInterleave,
 };
 
 // The cost of one warp access as the engine's memory model counts it.
@@ -128,13 +144,36 @@ struct ConvertPlan {
   // Predicted per warp instruction, from the lane addresses of the plan's first block.
   WarpCost global_read;
   WarpCost global_write;
-  WarpCost smem_write;  // kTiled only
+  WarpCost smem_write;  // kTiled and kInterleave
   WarpCost smem_read;
+
+  // kInterleave. The small mode (index small_mode into `modes`, extent small_extent = C) and the long mode
+  // (long_mode, extent long_extent = L) it interleaves with. packed_dst: the small mode is the destination's
+  // innermost (planes -> records, NCHW -> NHWC); otherwise the source's (records -> planes). The packed
+  // side holds C x L contiguous units (the long mode's stride there is C); the planar side holds C runs of L
+  // units, plane_stride apart. Thread t of the grid takes item t: V units along the long mode (chunk t %
+  // chunks, chunks = ceil(L / V)) of batch index t / chunks over the other modes (innermost first). A chunk
+  // shorter than V (the last of a ragged L) moves unit by unit, outside the exchange.
+  int small_mode = -1, long_mode = -1;
+  int64_t small_extent = 0, long_extent = 0;
+  int64_t plane_stride = 0;
+  bool packed_dst = false;
+  int64_t chunks = 0, items = 0;
+  // Why this kind and shape won: the candidates the planner compared and what decided.
+  std::string reason;
+
+  // Where each side's strided offset lands: element e of the plan's map is element swz(e + offset) of the
+  // buffer (`O[k@m]`, then `Swizzle<B,M,S> o ...`; bits == 0: no swizzle). The plan's accesses stay inside
+  // the 2^M-element granules the swizzle keeps whole and aligned to the offset, so each lane's V units
+  // remain one contiguous access.
+  int64_t src_offset = 0, dst_offset = 0;
+  Swizzle src_swizzle, dst_swizzle;
 };
 
-// Plans out[dst(x)] = in[src(x)] for every x of `shape`. Both layouts: a shard on @m only (no replicas,
-// partial sums, offsets on other axes or swizzle); the destination dense (a bijection onto [0, size)), the
-// source any strided layout of the same size. Errors name the offending layout ("src", "dst") in `field`.
+// Plans out[dst(x)] = in[src(x)] for every x of `shape`. Both layouts: a shard on @m (no replicas, partial
+// sums or offsets on other axes), optionally offset on @m and swizzled; the destination dense (a bijection
+// onto [offset, offset + size)), the source any strided layout of the same size. Errors name the offending
+// layout ("src", "dst") in `field`.
 Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
                                  DType dtype);
 
@@ -184,13 +223,21 @@ enum class ColumnStep { kPerColumn, kXor, kAdd };
 ColumnStep staging_column_step(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
+// kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s C
+// chunks: lane * C + j chunks (the packed order, so that the warp's 32 x C chunks are read or written in
+// order by the coalesced pass).
+int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
+
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors
 // per warp access over the ideal, sectors x 32 B / (lanes x bytes per lane). A plan whose accesses are all
 // whole sectors moves 2 x elements x size, a copy's traffic; a 4 B lane alone in its 32 B sector counts 8x.
 int64_t convert_traffic_bytes(const ConvertPlan& plan);
 
-// Source elements needed by the plan (the source layout's cosize).
+// Source elements needed by the plan (the source layout's cosize, its offset and swizzle included).
 int64_t source_extent(const ConvertPlan& plan);
+// Element of the source (src) or destination buffer that the plan's element offset e stands for: the side's
+// swizzle of e + offset.
+int64_t side_element(const ConvertPlan& plan, bool src, int64_t e);
 
 std::string_view to_string(ConvertKind kind);
 

@@ -1,0 +1,308 @@
+// The realistic conversion corpus (tests/gpu/convert_corpus.json), scaled down, planned and run on the host
+// executor exactly as the kernel's lanes run it, every output byte checked against the definition
+// out[dst(x)] = in[src(x)] worked out here from the shapes and strides alone; and the planner's choices on
+// the corpus's small-mode shapes (channels, record fields) against the arithmetic of the access widths.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "layoutscope/parse.hpp"
+#include "layoutscope/plan/convert.hpp"
+
+#ifdef LAYOUTSCOPE_CONVERT_CORPUS
+#include <nlohmann/json.hpp>
+#endif
+
+namespace layoutscope {
+namespace {
+
+// Row-major digits of x over `extents`, dotted with `strides`.
+int64_t strided_offset(const std::vector<int64_t>& extents, const std::vector<int64_t>& strides, int64_t x) {
+  int64_t off = 0;
+  for (size_t i = extents.size(); i-- > 0;) {
+    off += (x % extents[i]) * strides[i];
+    x /= extents[i];
+  }
+  return off;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
+}
+
+// The corpus's shape made small enough for the host: the largest extent above 16 halved (an odd one stays
+// odd) until at most 2^18 elements remain, so that small modes, odd and prime extents and ragged tails keep
+// their character.
+std::vector<int64_t> scaled(std::vector<int64_t> shape) {
+  while (product(shape) > (int64_t{1} << 18)) {
+    auto big = std::max_element(shape.begin(), shape.end());
+    if (*big <= 16) break;
+    *big = *big / 2 | (*big & 1);
+  }
+  return shape;
+}
+
+// A side's offset and swizzle: m = swz(strided + offset), the swizzle as CuTe defines Swizzle<B,M,S> (bits
+// [M, M+B) XORed with bits [M+S, M+S+B)); bits == 0: none.
+struct SideMap {
+  int64_t offset = 0;
+  int bits = 0, base = 0, shift = 0;
+  int64_t operator()(int64_t o) const {
+    o += offset;
+    return bits == 0 ? o : o ^ (((o >> (base + shift)) & ((int64_t{1} << bits) - 1)) << base);
+  }
+};
+
+SideMap side_map(const Layout& l) {
+  SideMap m;
+  for (const AxisStride& o : l.offset) m.offset += o.k;
+  if (l.swizzle) {
+    EXPECT_TRUE(l.swizzle->inner);
+    m.bits = l.swizzle->bits;
+    m.base = l.swizzle->base;
+    m.shift = l.swizzle->shift;
+  }
+  return m;
+}
+
+// Runs the plan on the host and compares every byte with the definition. src/dst: extents and strides of
+// each side over the logical shape, row-major, then the side's offset and swizzle.
+void check_plan(const std::string& name, const ConvertPlan& plan, const std::vector<int64_t>& src_ext,
+                const std::vector<int64_t>& src_str, const std::vector<int64_t>& dst_ext,
+                const std::vector<int64_t>& dst_str, SideMap src_map = {}, SideMap dst_map = {}) {
+  const int64_t n = plan.elements, eb = plan.elem_bytes;
+  std::vector<int64_t> s_of(static_cast<size_t>(n)), d_of(static_cast<size_t>(n));
+  int64_t src_cosize = 0, dst_cosize = 0;
+  for (int64_t x = 0; x < n; ++x) {
+    s_of[static_cast<size_t>(x)] = src_map(strided_offset(src_ext, src_str, x));
+    d_of[static_cast<size_t>(x)] = dst_map(strided_offset(dst_ext, dst_str, x));
+    src_cosize = std::max(src_cosize, s_of[static_cast<size_t>(x)] + 1);
+    dst_cosize = std::max(dst_cosize, d_of[static_cast<size_t>(x)] + 1);
+  }
+  EXPECT_GE(source_extent(plan), src_cosize) << name;
+  std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * eb)),
+      out(static_cast<size_t>(dst_cosize * eb)), want(static_cast<size_t>(dst_cosize * eb));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 2654435761u) >> 11);
+  std::fill(want.begin(), want.end(), std::byte{0xA5});  // what the offset leaves alone stays
+  for (int64_t x = 0; x < n; ++x) {
+    std::memcpy(want.data() + d_of[static_cast<size_t>(x)] * eb,
+                in.data() + s_of[static_cast<size_t>(x)] * eb, static_cast<size_t>(eb));
+  }
+  std::fill(out.begin(), out.end(), std::byte{0xA5});
+  auto moved = execute_convert_host(plan, in, out);
+  ASSERT_TRUE(moved.ok()) << name;
+  EXPECT_EQ(*moved, n) << name;
+  EXPECT_TRUE(out == want) << name << ": " << to_string(plan.kind) << " plan, " << plan.reason;
+  EXPECT_FALSE(plan.reason.empty()) << name;
+}
+
+#ifdef LAYOUTSCOPE_CONVERT_CORPUS
+TEST(ConvertCorpus, EveryCasePlansAndVerifiesOnTheHostScaledDown) {
+  std::ifstream file(LAYOUTSCOPE_CONVERT_CORPUS);
+  ASSERT_TRUE(file.good());
+  const nlohmann::json corpus = nlohmann::json::parse(file);
+  int planned = 0, refused = 0, interleaved = 0;
+  for (const auto& c : corpus["cases"]) {
+    const std::string name = c["name"];
+    auto dtype = parse_dtype(std::string(c["dtype"]));
+    ASSERT_TRUE(dtype.ok()) << name;
+    if (c.contains("perm")) {
+      const std::vector<int64_t> shape = scaled(c["shape"].get<std::vector<int64_t>>());
+      const auto perm = c["perm"].get<std::vector<int64_t>>();
+      auto plan = plan_permute(shape, perm, *dtype);
+      ASSERT_TRUE(plan.ok()) << name << ": " << plan.error().message;
+      // Source: row-major over shape. Destination: row-major over the permuted shape, so dimension perm[k]
+      // of the source has the stride of position k there.
+      std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+      for (size_t i = shape.size(), s = 1; i-- > 0;)
+        src_str[i] = static_cast<int64_t>(std::exchange(s, s * static_cast<size_t>(shape[i])));
+      for (size_t k = shape.size(), s = 1; k-- > 0;) {
+        dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(s);
+        s *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+      }
+      check_plan(name, *plan, shape, src_str, shape, dst_str);
+      interleaved += plan->kind == ConvertKind::kInterleave;
+      ++planned;
+      continue;
+    }
+    auto src_parsed = parse_layout(std::string(c["src"]));
+    auto dst_parsed = parse_layout(std::string(c["dst"]));
+    ASSERT_TRUE(src_parsed.ok() && dst_parsed.ok()) << name;
+    Layout src_layout = *src_parsed, dst_layout = *dst_parsed;
+    Layout* src = &src_layout;
+    Layout* dst = &dst_layout;
+    std::vector<int64_t> shape = c["shape"].get<std::vector<int64_t>>();
+    // Scaled down: the destination's outermost dimension (largest stride) shortened, which keeps the
+    // destination dense and the source strided (one mode per dimension on both sides).
+    ASSERT_EQ(src->shard.size(), shape.size()) << name;
+    ASSERT_EQ(dst->shard.size(), shape.size()) << name;
+    size_t outer = 0;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (dst->shard[k].stride.k > dst->shard[outer].stride.k) outer = k;
+    }
+    while (product(shape) > (int64_t{1} << 20) && shape[outer] > 1) {
+      shape[outer] = (shape[outer] + 1) / 2;
+      src->shard[outer].extent = dst->shard[outer].extent = shape[outer];
+    }
+    auto plan = plan_convert(*src, *dst, shape, *dtype);
+    if (!plan.ok()) {
+      // A refusal names the layout it refuses.
+      EXPECT_TRUE(plan.error().field == "src" || plan.error().field == "dst") << name;
+      ++refused;
+      continue;
+    }
+    std::vector<int64_t> se, ss, de, ds;
+    for (const Mode& m : src->shard) se.push_back(m.extent), ss.push_back(m.stride.k);
+    for (const Mode& m : dst->shard) de.push_back(m.extent), ds.push_back(m.stride.k);
+    check_plan(name, *plan, se, ss, de, ds, side_map(*src), side_map(*dst));
+    ++planned;
+  }
+  EXPECT_GE(planned + refused, 60);
+  EXPECT_EQ(refused, 0);  // the corpus's offset and swizzled layouts plan
+  EXPECT_GT(interleaved, 10);
+}
+#endif
+
+// NCHW -> NHWC with 3 channels of u8: the channels are the destination's innermost mode (3 units), far too
+// short for a tile row; a thread takes 16 B of each plane (3 loads of 16 B), and the warp writes 32 x 48 B =
+// 1536 contiguous bytes, 16 B per lane: 16 sectors of 32 B per 512 B request on both sides.
+TEST(ConvertCorpus, ThreeChannelsOfBytesInterleaveSixteenBytesPerLane) {
+  auto plan = plan_permute({64, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 3);
+  EXPECT_EQ(plan->long_extent, 224 * 224);
+  EXPECT_EQ(plan->plane_stride, 224 * 224);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  // 224 * 224 / 16 = 3136 chunks per image, 64 images, 256 threads a block.
+  EXPECT_EQ(plan->items, 3136 * 64);
+  EXPECT_EQ(plan->blocks, 3136 * 64 / 256);
+  // The exchange: 8 warps x 32 lanes x 48 B. A lane's 3 chunks are 48 B apart: the 8 lanes of a quarter
+  // warp start at chunks 0, 3, ..., 21, distinct modulo 8 (3 is odd), so each 16 B store is 4 wavefronts.
+  EXPECT_EQ(plan->staging_bytes, 8 * 32 * 48);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  EXPECT_NE(plan->reason.find("interleave"), std::string::npos);
+  EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;  // what it beat
+}
+
+// AoS of 5 B records -> SoA: the records are the source's innermost mode; a warp reads 32 x 5 x 16 B
+// contiguous, a thread splits its 80 bytes into 5 planes of 16 B.
+TEST(ConvertCorpus, FiveByteRecordsDeinterleave) {
+  auto plan = plan_permute({1 << 20, 5}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_FALSE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 5);
+  EXPECT_EQ(plan->plane_stride, 1 << 20);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->staging_bytes, 8 * 32 * 80);
+}
+
+// Odd and ragged planes. A dense planar side has planes L units apart, so V (a power of two dividing every
+// stride) divides L; a padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart take V
+// = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Odd plane strides (1001 f32)
+// leave V = 1, 4 B, the narrowest access an interleave keeps.
+TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
+  for (const auto& [shape, perm, dtype] :
+       std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, DType>>{
+           {{4, 3, 1000}, {0, 2, 1}, DType::kU8},
+           {{3, 1001}, {1, 0}, DType::kF32},
+           {{1001, 3}, {1, 0}, DType::kBF16},
+           {{2, 6, 52}, {0, 2, 1}, DType::kBF16},
+           {{7, 13, 40}, {0, 2, 1}, DType::kU8},
+           {{4000, 10}, {1, 0}, DType::kBF16},
+           {{10, 4000}, {1, 0}, DType::kU8},
+       }) {
+    auto plan = plan_permute(shape, perm, dtype);
+    ASSERT_TRUE(plan.ok());
+    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+    for (size_t i = shape.size(), s = 1; i-- > 0;)
+      src_str[i] = static_cast<int64_t>(std::exchange(s, s * static_cast<size_t>(shape[i])));
+    for (size_t k = shape.size(), s = 1; k-- > 0;) {
+      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(s);
+      s *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+    }
+    check_plan(std::to_string(shape[0]) + "x" + std::to_string(shape[1]), *plan, shape, src_str, shape,
+               dst_str);
+  }
+  auto odd = plan_permute({3, 1001}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(odd.ok());
+  if (odd->kind == ConvertKind::kInterleave) {
+    EXPECT_EQ(odd->vector_units, 1);
+    EXPECT_EQ(odd->chunks, 1001);
+  }
+  // Padded planes: 3 planes of 1000 bytes at a 1024 B pitch, into 1000 records of 3 B.
+  auto src = parse_layout("S[(3,1000):(1024,1)]");
+  auto dst = parse_layout("S[(3,1000):(1,3)]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto padded = plan_convert(*src, *dst, {3, 1000}, DType::kU8);
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ(padded->kind, ConvertKind::kInterleave);
+  EXPECT_EQ(padded->vector_units, 16);
+  EXPECT_EQ(padded->chunks, 63);  // ceil(1000 / 16)
+  check_plan("padded planes", *padded, {3, 1000}, {1024, 1}, {3, 1000}, {1, 3});
+  // And back: 1000 records of 3 B into planes at a 1024 B pitch is refused (the destination has gaps).
+  EXPECT_FALSE(plan_convert(*dst, *src, {3, 1000}, DType::kU8).ok());
+}
+
+// Offsets and swizzles on either side. Every access must start on a multiple of the offset's largest power
+// of two (offset 3 f32: 4 B lanes; offset 4096: 16 B) and stay inside the granule the swizzle keeps whole
+// (Swizzle<2,1,3> on f32 elements: 2 elements, 8 B lanes; Swizzle<3,3,3> on bf16: 8 elements, 16 B).
+TEST(ConvertCorpus, OffsetAndSwizzledSidesKeepAccessesWholeAndVerify) {
+  struct Case {
+    const char *src, *dst;
+    std::vector<int64_t> shape;
+    DType dtype;
+    int lane_bytes;
+  };
+  const Case cases[] = {
+      {"S[(64,64):(64,1)] + O[3@m]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 4},
+      {"S[(64,64):(64,1)] + O[4096@m]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 16},
+      {"S[(64,64):(64,1)]", "S[(64,64):(1,64)] + O[8@m]", {64, 64}, DType::kF32, 16},
+      {"Swizzle<2,1,3> o S[(64,64):(64,1)]", "S[(64,64):(1,64)]", {64, 64}, DType::kF32, 8},
+      {"Swizzle<3,3,3> o S[(64,64):(64,1)]", "S[(64,64):(64,1)]", {64, 64}, DType::kBF16, 16},
+      {"S[(64,64):(64,1)]", "Swizzle<3,3,3> o S[(64,64):(1,64)]", {64, 64}, DType::kBF16, 16},
+      {"S[(3,512):(512,1)]", "Swizzle<2,4,3> o S[(3,512):(1,3)]", {3, 512}, DType::kU8, 16},
+  };
+  for (const Case& c : cases) {
+    auto src = parse_layout(c.src);
+    auto dst = parse_layout(c.dst);
+    ASSERT_TRUE(src.ok() && dst.ok()) << c.src << " " << c.dst;
+    auto plan = plan_convert(*src, *dst, c.shape, c.dtype);
+    ASSERT_TRUE(plan.ok()) << c.src << " -> " << c.dst << ": " << plan.error().message;
+    EXPECT_EQ(access_bytes(*plan), c.lane_bytes) << c.src << " -> " << c.dst;
+    std::vector<int64_t> se, ss, de, ds;
+    for (const Mode& m : src->shard) se.push_back(m.extent), ss.push_back(m.stride.k);
+    for (const Mode& m : dst->shard) de.push_back(m.extent), ds.push_back(m.stride.k);
+    check_plan(std::string(c.src) + " -> " + c.dst, *plan, se, ss, de, ds, side_map(*src), side_map(*dst));
+  }
+  // A destination swizzle permutes blocks of 2^(3+3+3) = 512 elements: 8 x 60 = 480 elements are not a
+  // union of such blocks, so some offsets would be written twice and others never.
+  auto src = parse_layout("S[(8,60):(60,1)]");
+  auto dst = parse_layout("Swizzle<3,3,3> o S[(8,60):(60,1)]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto refused = plan_convert(*src, *dst, {8, 60}, DType::kF32);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "dst");
+  EXPECT_NE(refused.error().message.find("512"), std::string::npos) << refused.error().message;
+  // An offset on a mesh axis is no memory offset.
+  auto mesh = parse_layout("S[(8,60):(60,1)] + O[1@gpuid_x]");
+  ASSERT_TRUE(mesh.ok());
+  auto on_mesh = plan_convert(*mesh, *src, {8, 60}, DType::kF32);
+  ASSERT_FALSE(on_mesh.ok());
+  EXPECT_EQ(on_mesh.error().field, "src");
+}
+
+}  // namespace
+}  // namespace layoutscope

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The realistic conversion corpus (tests/gpu/convert_corpus.json): its cases for the lab, and its report.
+
+    python3 tests/gpu/convert_corpus.py tsv [CORPUS.json] > corpus.tsv
+        one line per case for `convert_lab --corpus`: name, dtype, shape, perm, src, dst (tab-separated)
+    python3 tests/gpu/convert_corpus.py report LAB.jsonl PEERS.json [--ncu PRED.jsonl NCU.csv] [--md]
+        per case: the fraction of the fastest copy of the same bytes in the same call (the lab's float4 copy
+        and cudaMemcpy, PyTorch copy_) for ours and every peer, the refusals, and the summary against the
+        targets (median >= 0.90, none below 0.75, none behind a peer)
+
+Standard library only.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEERS = ["eager", "compile", "compile_max_autotune", "cupy", "channels_last"]
+
+
+def corpus(path=None):
+    return json.load(open(path or os.path.join(HERE, "convert_corpus.json")))["cases"]
+
+
+def tsv(path=None):
+    for c in corpus(path):
+        j = lambda v: ",".join(str(x) for x in v)  # noqa: E731
+        print("\t".join([c["name"], c["dtype"], j(c["shape"]), j(c.get("perm", [])), c.get("src", ""), c.get("dst", "")]))
+
+
+def ncu_rows(path):
+    rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
+    if not rows:
+        return []
+    hdr = rows[0]
+    out = []
+    for r in rows[2:]:
+        if not r or not r[0].isdigit():
+            continue
+        d = dict(zip(hdr, r))
+        f = lambda k: float(d[k].replace(",", ""))  # noqa: E731
+        per = lambda a, b: f(a) / f(b) if f(b) else 0.0  # noqa: E731
+        out.append((per("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+                    per("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+                    per("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
+                    per("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum")))
+    return out
+
+
+def report(args):
+    md = "--md" in args
+    args = [a for a in args if a != "--md"]
+    ncu = None
+    if "--ncu" in args:
+        i = args.index("--ncu")
+        ncu = (args[i + 1], args[i + 2])
+        del args[i:i + 3]
+    lab = [json.loads(l) for l in open(args[0]) if l.startswith("{")]
+    peers = {}
+    if len(args) > 1 and os.path.exists(args[1]):
+        text = open(args[1]).read()
+        if '"cases"' in text[:200]:
+            peers = {c["case"]: c for c in json.loads(text)["cases"]}
+        else:
+            peers = {c["case"]: c for c in (json.loads(l) for l in text.splitlines() if l.startswith("{"))}
+    ours, refused, behind, rows = [], [], [], []
+    for r in lab:
+        if "error" in r:
+            refused.append((r["case"], r["error"]))
+            continue
+        if "kernel_s" not in r:
+            continue
+        p = peers.get(r["case"], {})
+        copies = [r["copy16_s"], r["memcpy_s"]] + ([p["copy_"]] if p.get("copy_") else [])
+        best = min(copies)
+        frac = best / r["kernel_s"]
+        # A peer that returned its input (no conversion: a permutation of size-1 dimensions) is not compared.
+        pf = {k: best / p[k] for k in PEERS if p.get(k) and not p.get(k + "_aliases")}
+        ours.append(frac)
+        fastest_peer = max(pf.items(), key=lambda kv: kv[1]) if pf else (None, 0)
+        if fastest_peer[1] > frac:
+            behind.append((r["case"], frac, fastest_peer))
+        rows.append((r["case"], r["dtype"], r["bytes"], r["kind"], r["vector_bytes"], r["unit_bytes"], r["verified"], frac, pf,
+                     r.get("first_use_s"), p.get("eager_first_s")))
+    if md:
+        print("| case | dtype | MiB | plan | B/lane | verified | ours | " + " | ".join(PEERS) + " | first use ms | eager first ms |")
+        print("|" + "---|" * (7 + len(PEERS) + 2))
+        for (name, dt, b, kind, vb, ub, ok, frac, pf, fu, ef) in rows:
+            cells = [f"{pf[k]:.3f}" if k in pf else "" for k in PEERS]
+            print(f"| {name} | {dt} | {b / 2**20:.1f} | {kind} | {vb} | {'yes' if ok else '**NO**'} | **{frac:.3f}** | " + " | ".join(cells)
+                  + f" | {fu * 1e3 if fu else 0:.0f} | {ef * 1e3 if ef else 0:.1f} |")
+    else:
+        for row in rows:
+            print(json.dumps(row))
+    verified = sum(1 for r in rows if r[6])
+    print()
+    if ours:
+        print(f"cases timed {len(ours)}, verified {verified}, refused {len(refused)}; ours median {statistics.median(ours):.3f}, "
+              f"min {min(ours):.3f}, below 0.75: {sum(1 for f in ours if f < 0.75)}, below 0.90: {sum(1 for f in ours if f < 0.90)}, "
+              f"behind a peer: {len(behind)}")
+        for k in PEERS:
+            v = [r[8][k] for r in rows if k in r[8]]
+            if v:
+                print(f"  {k}: median {statistics.median(v):.3f} over {len(v)} cases")
+    for name, frac, (k, v) in behind:
+        print(f"  behind: {name} ours {frac:.3f} < {k} {v:.3f}")
+    for name, err in refused:
+        print(f"  refused: {name}: {err}")
+    if ncu:
+        pred = [json.loads(l) for l in open(ncu[0]) if l.startswith("{") and "profiled" in l]
+        meas = ncu_rows(ncu[1])
+        equal = 0
+        for p, m in zip(pred, meas):
+            want = (p["pred_sectors_read"], p["pred_sectors_write"], p["pred_smem_write"], p["pred_smem_read"])
+            same = all(abs(a - b) < 0.05 for a, b in zip(want, m) if a or b)
+            equal += same
+            if not same:
+                print(f"  ncu differs: {p['case']} predicted {want} measured {tuple(round(x, 2) for x in m)}")
+        print(f"ncu: {equal} of {len(pred)} kernels as predicted ({len(meas)} profiled)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "tsv":
+        tsv(sys.argv[2] if len(sys.argv) > 2 else None)
+    elif len(sys.argv) > 2 and sys.argv[1] == "report":
+        report(sys.argv[2:])
+    else:
+        print(__doc__)
+        sys.exit(2)

@@ -149,7 +149,7 @@ test('bank conflicts: the padded case, a 32x32 fp32 column read: 32 cycles at 32
   // bank r -> all 32 banks distinct, one pass
   assert.match(
     await page.locator('ls-bank-conflicts .live').textContent(),
-    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] \(padded\) 1 cycles/,
+    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] \(padded\) 1 cycle\b/,
   );
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'banks-padded.png') });
   await page.click('ls-bank-conflicts button.case-toy');

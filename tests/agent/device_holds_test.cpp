@@ -1,6 +1,6 @@
-// The run store's device set logic (agent/src/device_holds.hpp): a run over several devices holds all of
+// The run store's device set logic (agent/jobs/device_holds.hpp): a run over several devices holds all of
 // them, claims are all or none, and finishing a run frees exactly its devices.
-#include "device_holds.hpp"
+#include "jobs/device_holds.hpp"
 
 #include <gtest/gtest.h>
 

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "access_kernel.hpp"
+#include "backends/cuda/nvrtc.hpp"
 #include "lab_check.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/parse.hpp"
-#include "nvrtc.hpp"
 
 using namespace layoutscope;
 

@@ -26,8 +26,8 @@ if [[ -z "$lab" ]]; then
     -DLAYOUTSCOPE_BENCH=OFF >>"$log" 2>&1 &&
     cmake --build build-gpu-lab -j"$(nproc)" --target layoutscope_codegen >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
   lab=build-gpu-lab/access_lab
-  g++ -std=c++20 -O2 -Ishared/include -Iagent/codegen -Iagent/src -I"$cuda/include" tests/gpu/access_lab.cpp \
-    agent/src/nvrtc.cpp build-gpu-lab/agent/codegen/liblayoutscope_codegen.a build-gpu-lab/shared/liblayoutscope_engine.a \
+  g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I"$cuda/include" tests/gpu/access_lab.cpp \
+    agent/backends/cuda/nvrtc.cpp build-gpu-lab/codegen/liblayoutscope_codegen.a build-gpu-lab/shared/liblayoutscope_engine.a \
     -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -ldl -o "$lab" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

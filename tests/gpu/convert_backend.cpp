@@ -6,11 +6,11 @@
 //   convert_backend SHAPE PERM DTYPE      one case, e.g. 16,4096,32,32 0,2,1,3 bf16
 //
 // Build (from the repository root; ENGINE = the engine's and the code generator's .o files):
-//   nvcc -c -std=c++17 -arch=sm_90 agent/src/cuda_kernels.cu
-//   g++ -std=c++20 -O2 -Ishared/include -Iagent/codegen -Iagent/src -I$CUDA/include
+//   nvcc -c -std=c++17 -arch=sm_90 agent/backends/cuda/cuda_kernels.cu
+//   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I$CUDA/include
 //   tests/gpu/convert_backend.cpp
-//       agent/src/{cuda_backend,convert_run,nvml,nvrtc,stats,benchmark}.cpp cuda_kernels.o ENGINE
-//       -L$CUDA/lib64 -lcudart -ldl -lpthread
+//       {agent/backends/cuda/cuda_backend,agent/bench/kinds/convert_run,agent/backends/cuda/nvml,agent/backends/cuda/nvrtc,agent/bench/stats,agent/bench/benchmark}.cpp
+//       cuda_kernels.o ENGINE -L$CUDA/lib64 -lcudart -ldl -lpthread
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "benchmark.hpp"
-#include "convert_run.hpp"
+#include "bench/benchmark.hpp"
+#include "bench/kinds/convert_run.hpp"
 
 using namespace layoutscope;
 using namespace layoutscope::agent;

@@ -11,11 +11,11 @@ mkdir -p "$out"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 obj="$(mktemp -d)"
 export CUDA_INCLUDE="$cuda/include" OBJ="$obj"
-ls shared/src/*.cpp shared/src/*/*.cpp agent/codegen/*.cpp tests/gpu/convert_backend.cpp \
-  agent/src/{cuda_backend,convert_run,nvml,nvrtc,stats,benchmark}.cpp |
-  xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 -Ishared/include -Iagent/codegen -Iagent/src \
+ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_backend.cpp \
+  {agent/backends/cuda/cuda_backend,agent/bench/kinds/convert_run,agent/backends/cuda/nvml,agent/backends/cuda/nvrtc,agent/bench/stats,agent/bench/benchmark}.cpp |
+  xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent \
     -I"$CUDA_INCLUDE" -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
-"$cuda/bin/nvcc" -c -std=c++17 -O3 -lineinfo -arch=sm_90 agent/src/cuda_kernels.cu -o "$obj/cuda_kernels.o" || exit 1
+"$cuda/bin/nvcc" -c -std=c++17 -O3 -lineinfo -arch=sm_90 agent/backends/cuda/cuda_kernels.cu -o "$obj/cuda_kernels.o" || exit 1
 g++ "$obj"/*.o -L"$cuda/lib64" -lcudart_static -lrt -ldl -lpthread -o "$obj/convert_backend" || exit 1
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/convert-backend-env.txt" 2>&1

@@ -9,8 +9,8 @@
 // tampered file is compiled again) and checks every kernel it gets against the host executor.
 //
 // Build (from the repository root, with the engine built in build/):
-//   g++ -std=c++20 -O2 -Ishared/include -Iagent/codegen -Iagent/src -I$CUDA/include tests/gpu/convert_lab.cpp
-//       agent/src/convert_run.cpp agent/src/nvrtc.cpp agent/codegen/convert_kernel.cpp
+//   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I$CUDA/include tests/gpu/convert_lab.cpp
+//       agent/bench/kinds/convert_run.cpp agent/backends/cuda/nvrtc.cpp codegen/convert_kernel.cpp
 //       build/shared/liblayoutscope_engine.a -L$CUDA/lib64 -lcudart -ldl -lpthread -o build/bin/convert_lab
 //
 // The suite: the 8 permutations of the conversion benchmark x {f32, bf16, u8} at 256 MiB each way (bf16 and
@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/nvrtc.hpp"
+#include "bench/kinds/convert_run.hpp"
 #include "convert_kernel.hpp"
-#include "convert_run.hpp"
 #include "lab_check.hpp"
 #include "layoutscope/plan/convert.hpp"
-#include "nvrtc.hpp"
 
 using namespace layoutscope;
 

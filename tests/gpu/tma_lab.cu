@@ -17,8 +17,8 @@
 //   tma_lab                 the sweep (exit 2 if any case read or landed wrong)
 //   tma_lab --metrics       the ncu metric names the sweep's instructions use, comma-separated
 //   tma_lab --ceiling [MiB] the copy ceilings at MiB (default 256): cudaMemcpy, the agent's copy_vec4 and
-//                           copy_tma (agent/src/cuda_kernels.cu) and copy_tma at other chunk sizes and
-//                           depths, each verified exactly and timed interleaved; one JSON line per copy
+//                           copy_tma (agent/backends/cuda/cuda_kernels.cu) and copy_tma at other chunk sizes
+//                           and depths, each verified exactly and timed interleaved; one JSON line per copy
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "access_kernel.hpp"
-#include "cuda_kernels.hpp"
+#include "backends/cuda/cuda_kernels.hpp"
 #include "lab_check.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/memory_access.hpp"

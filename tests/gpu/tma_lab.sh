@@ -30,8 +30,8 @@ if [[ -z "$lab" ]]; then
     -DLAYOUTSCOPE_BENCH=OFF >>"$log" 2>&1 &&
     cmake --build build-gpu-lab -j"$(nproc)" --target layoutscope_codegen >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
   lab=build-gpu-lab/tma_lab
-  nvcc -std=c++20 -O2 -arch=sm_90a -Ishared/include -Iagent/codegen -Iagent/src tests/gpu/tma_lab.cu \
-    agent/src/cuda_kernels.cu build-gpu-lab/agent/codegen/liblayoutscope_codegen.a \
+  nvcc -std=c++20 -O2 -arch=sm_90a -Ishared/include -Icodegen -Iagent tests/gpu/tma_lab.cu \
+    agent/backends/cuda/cuda_kernels.cu build-gpu-lab/codegen/liblayoutscope_codegen.a \
     build-gpu-lab/shared/liblayoutscope_engine.a -o "$lab" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -109,6 +109,8 @@ const FIGURES: Record<string, () => Promise<unknown>> = {
   'ls-fragment': () => import('./figures/fragment.js'),
   'ls-tmem': () => import('./figures/tmem.js'),
   'ls-scale-factors': () => import('./figures/scale-factors.js'),
+  'ls-tcgen05-atom': () => import('./figures/tcgen05-atom.js'),
+  'ls-block-scaled': () => import('./figures/block-scaled.js'),
   'ls-mesh': () => import('./figures/mesh.js'),
   'ls-bank-conflicts': () => import('./figures/bank-conflicts.js'),
   'ls-advisor': () => import('./figures/advisor.js'),

@@ -22,7 +22,7 @@ export interface ResultsDoc {
   }[];
 }
 
-/** One warp access of a kernel as the agent declared it (agent/src/predict.cpp) with the engine's cost. Results
+/** One warp access of a kernel as the agent declared it (agent/bench/predict.cpp) with the engine's cost. Results
  * written before schema 1.2.0 carry only access, layout and the cost; later ones also the WarpAccess itself:
  * shape, dtype, instruction and the first logical element each lane moves (lane_elements, -1 idle). */
 export interface PredictedAccess {
@@ -59,7 +59,7 @@ export interface ConvertInput {
   perm: number[] | null;
 }
 
-/** The engine's conversion plan, as `layoutscope plan` prints it (agent/codegen/plan_json.hpp). */
+/** The engine's conversion plan, as `layoutscope plan` prints it (codegen/plan_json.hpp). */
 export interface ConvertPlan {
   kind: 'vector' | 'tiled';
   shape: number[];

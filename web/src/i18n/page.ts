@@ -6,6 +6,8 @@ export const PAGE_ZH: Record<string, string> = {
   'nav.fragment': '2 寄存器 fragment',
   'nav.tmem': '3 张量内存 TMEM',
   'nav.sf': '4 缩放因子',
+  'nav.atom5': '4b tcgen05 原子',
+  'nav.bs': '4c 块缩放',
   'nav.mesh': '5 GPU 网格',
   'nav.banks': '6 Bank 冲突',
   'nav.advisor': '7 布局顾问',
@@ -23,6 +25,16 @@ export const PAGE_ZH: Record<string, string> = {
   'p.tmem': '完整绘制 128 lanes × 512 columns。点击 TMEM cell：显示位于该处的逻辑元素。',
   'h.sf': '4. TMEM 中的 Scale factors（.warpx4）',
   'p.sf': '点击 SFA[64, 2]：四个副本 (0,2,2) (32,2,2) (64,2,2) (96,2,2)，即 (TLane, TCol, byte)。',
+  'h.atom5': '4b. tcgen05.ld / tcgen05.st：线程 × 寄存器 对 TMEM',
+  'p.atom5':
+    '选择 shape、重复次数 .xN 和 TMEM lane：左边每个寄存器、右边每个 TMEM 单元联动高亮；下方显示哪些 warp 可以发出该指令。',
+  'c.atom5':
+    '读图：左边是一个 warp 的 32 个线程 × 寄存器，格中为它持有的 TMEM (lane, column)；右边是该指令访问的 TMEM lanes × 32-bit columns，格中 “T6.1” 表示线程 6 的寄存器 1。颜色为线程 mod 8。warp w 只能访问 32·(w%4) 起的 32 个 lane。',
+  'h.bs': '4c. Block-scaled MMA：一个 scale factor 从 (M, K) 到 TMEM',
+  'p.bs':
+    '点击任意 scale factor：它在共享内存中的 byte、tcgen05.cp.32x128b.warpx4 后在 TMEM 中的四个副本，以及读取它的 MMA 和 sf_id。',
+  'c.bs':
+    '读图：左边是逻辑 scale 矩阵（128 行 × K/vec），中间是共享内存中 512 B 的 128×4 atom（每行 16 B），右边是 TMEM lanes ×（column, byte），四个 32-lane 分区是 .warpx4 的副本。颜色为 atom 内的 TCol（即 M group）。',
   'h.mesh': '5. GPU mesh：分片、副本与偏移',
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',

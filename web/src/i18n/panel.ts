@@ -278,7 +278,7 @@ export function panelText(key: PanelKey, zh: boolean, vars: Record<string, strin
 }
 
 /** The agent's fixed sentences in Chinese: the descriptions of the accesses it declares for each kernel (every
- * result carries them, agent/src/predict.cpp) and of the benchmarks' parameters (GET /v1/benchmarks). Keyed by
+ * result carries them, agent/bench/predict.cpp) and of the benchmarks' parameters (GET /v1/benchmarks). Keyed by
  * the agent's exact English, so a sentence the agent rewords is shown as the agent wrote it, never a stale
  * translation. */
 const AGENT_ZH: Record<string, string> = {

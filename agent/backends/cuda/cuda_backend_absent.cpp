@@ -1,0 +1,39 @@
+// Built when CMake found no CUDA compiler: the CUDA backend exists and says why it cannot run.
+#include <stdexcept>
+
+#include "bench/benchmark.hpp"
+#include "jobs/fault_injection.hpp"
+
+namespace layoutscope::agent {
+namespace {
+
+class AbsentCudaBackend final : public Backend {
+ public:
+  std::string kind() const override { return "cuda"; }
+  std::optional<std::string> unavailable() const override {
+    return "this layoutscope-agent was built without CUDA (no nvcc found at configure time)";
+  }
+  std::vector<DeviceInfo> devices() override { return {}; }
+  int64_t memory_budget_bytes(int) override { return 0; }
+  Result<AosSoaMeasurement> run_aos_soa(int, const AosSoaParams&, RunControl&) override {
+    return make_error(*unavailable());
+  }
+  Result<TransposeMeasurement> run_transpose(int, const TransposeParams&, RunControl&) override {
+    return make_error(*unavailable());
+  }
+  Result<ConvertMeasurement> run_convert(int, const ConvertParams&, RunControl&) override {
+    return make_error(*unavailable());
+  }
+};
+
+}  // namespace
+
+void cuda_allocation_probe(int, int64_t) {
+  throw std::runtime_error("device allocation of the test probe failed: this agent was built without CUDA");
+}
+
+std::unique_ptr<Backend> make_cuda_backend(std::filesystem::path) {
+  return std::make_unique<AbsentCudaBackend>();
+}
+
+}  // namespace layoutscope::agent

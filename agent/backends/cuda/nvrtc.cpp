@@ -1,0 +1,241 @@
+#include "backends/cuda/nvrtc.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+namespace layoutscope::agent {
+namespace {
+
+// The few NVRTC entry points used, resolved from the shared library at first use.
+struct Nvrtc {
+  using Program = void*;
+  int (*create)(Program*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  int (*compile)(Program, int, const char* const*) = nullptr;
+  int (*cubin_size)(Program, size_t*) = nullptr;
+  int (*cubin)(Program, char*) = nullptr;
+  int (*log_size)(Program, size_t*) = nullptr;
+  int (*log)(Program, char*) = nullptr;
+  int (*destroy)(Program*) = nullptr;
+  int (*version)(int*, int*) = nullptr;
+  const char* (*error)(int) = nullptr;
+  std::string missing;  // why it could not be loaded
+};
+
+const Nvrtc& nvrtc() {
+  static const Nvrtc lib = [] {
+    Nvrtc n;
+    void* h = nullptr;
+    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) {
+      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    }
+    if (h == nullptr) {
+      n.missing =
+          "NVRTC (libnvrtc.so, CUDA Toolkit) is not installed on this machine: generated kernels cannot be "
+          "compiled";
+      return n;
+    }
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (fn == nullptr && n.missing.empty()) n.missing = std::string("NVRTC lacks ") + name;
+    };
+    sym(n.create, "nvrtcCreateProgram");
+    sym(n.compile, "nvrtcCompileProgram");
+    sym(n.cubin_size, "nvrtcGetCUBINSize");
+    sym(n.cubin, "nvrtcGetCUBIN");
+    sym(n.log_size, "nvrtcGetProgramLogSize");
+    sym(n.log, "nvrtcGetProgramLog");
+    sym(n.destroy, "nvrtcDestroyProgram");
+    sym(n.version, "nvrtcVersion");
+    sym(n.error, "nvrtcGetErrorString");
+    return n;
+  }();
+  return lib;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string hex(uint64_t h) {
+  std::ostringstream o;
+  o << std::hex << h;
+  return o.str();
+}
+
+Result<std::vector<char>> compile(const codegen::KernelSource& source, const std::string& arch,
+                                  std::string& log) {
+  const Nvrtc& n = nvrtc();
+  if (!n.missing.empty()) return make_error(n.missing, 0, "nvrtc");
+  Nvrtc::Program prog = nullptr;
+  const std::string file = "layoutscope_" + hex(source.hash) + ".cu";
+  if (int rc = n.create(&prog, source.text.c_str(), file.c_str(), 0, nullptr, nullptr); rc != 0) {
+    return make_error(std::string("nvrtcCreateProgram: ") + n.error(rc), 0, "nvrtc");
+  }
+  const std::string arch_opt = "--gpu-architecture=" + arch;
+  // -minimal (NVRTC 12.4 and later) leaves out the texture, surface and device-runtime declarations the
+  // generated kernels never use: the same CUBIN, byte for byte, in less time (measured in
+  // docs/results/h200-convert.md); then the kernel's own options. An NVRTC that refuses one of them
+  // (NVRTC_ERROR_INVALID_OPTION; --Ofast-compile needs 12.8) compiles again without any.
+  constexpr int kInvalidOption = 5;
+  std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device"};
+  const size_t required = opts.size();
+  opts.push_back("-minimal");
+  for (const std::string& o : source.options) opts.push_back(o.c_str());
+  int rc = n.compile(prog, static_cast<int>(opts.size()), opts.data());
+  if (rc == kInvalidOption) {  // an older NVRTC: compile again with the required options only
+    n.destroy(&prog);
+    if (int c = n.create(&prog, source.text.c_str(), file.c_str(), 0, nullptr, nullptr); c != 0) {
+      return make_error(std::string("nvrtcCreateProgram: ") + n.error(c), 0, "nvrtc");
+    }
+    rc = n.compile(prog, static_cast<int>(required), opts.data());
+  }
+  size_t size = 0;
+  n.log_size(prog, &size);
+  log.assign(size, '\0');
+  if (size > 0) n.log(prog, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  if (rc != 0) {
+    n.destroy(&prog);
+    return make_error(
+        std::string("NVRTC could not compile the generated kernel (") + n.error(rc) + "): " + log, 0,
+        "nvrtc");
+  }
+  n.cubin_size(prog, &size);
+  std::vector<char> cubin(size);
+  n.cubin(prog, cubin.data());
+  n.destroy(&prog);
+  return cubin;
+}
+
+// The disk cache's file: a header line naming what the CUBIN is, then the CUBIN. Anything that does not match
+// (a truncated write, another kernel's file renamed, another architecture, random bytes) reads as absent and
+// is compiled again.
+constexpr const char* kDiskMagic = "layoutscope-cubin 1";
+
+std::string disk_header(uint64_t hash, const std::string& arch, const std::vector<char>& cubin) {
+  return std::string(kDiskMagic) + " hash=" + hex(hash) + " arch=" + arch +
+         " bytes=" + std::to_string(cubin.size()) +
+         " fnv=" + hex(codegen::source_hash(std::string(cubin.begin(), cubin.end()))) + "\n";
+}
+
+std::vector<char> read_disk(const std::filesystem::path& file, uint64_t hash, const std::string& arch) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  std::string header;
+  if (!std::getline(in, header) || header.size() > 256) return {};
+  std::vector<char> cubin(std::istreambuf_iterator<char>(in), {});
+  if (cubin.empty() || header + "\n" != disk_header(hash, arch, cubin)) return {};
+  return cubin;
+}
+
+void write_disk(const std::filesystem::path& dir, const std::filesystem::path& file, uint64_t hash,
+                const std::string& arch, const std::vector<char>& cubin) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  // A unique temporary name, renamed over the file: a reader never sees half a file.
+  const std::filesystem::path tmp = file.string() + "." + std::to_string(::getpid()) + "-" +
+                                    hex(reinterpret_cast<uintptr_t>(&cubin)) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const std::string header = disk_header(hash, arch, cubin);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;  // a full disk costs the next run a compile, nothing else
+    }
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+Result<std::pair<cudaLibrary_t, cudaKernel_t>> load(const std::vector<char>& cubin, const std::string& name) {
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  if (cudaError_t e = cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+      e != cudaSuccess) {
+    cudaGetLastError();
+    return make_error(std::string("cudaLibraryLoadData: ") + cudaGetErrorString(e), 0, "kernel");
+  }
+  if (cudaError_t e = cudaLibraryGetKernel(&kernel, library, name.c_str()); e != cudaSuccess) {
+    cudaGetLastError();
+    cudaLibraryUnload(library);
+    return make_error(std::string("cudaLibraryGetKernel: ") + cudaGetErrorString(e), 0, "kernel");
+  }
+  return std::make_pair(library, kernel);
+}
+
+}  // namespace
+
+Result<std::string> nvrtc_version() {
+  const Nvrtc& n = nvrtc();
+  if (!n.missing.empty()) return make_error(n.missing, 0, "nvrtc");
+  int major = 0, minor = 0;
+  n.version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+KernelCache::~KernelCache() {
+  for (auto& [key, k] : kernels_) {
+    if (k->library != nullptr) cudaLibraryUnload(k->library);
+  }
+}
+
+Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& source, int device,
+                                               KernelOrigin* origin) {
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    return make_error("cannot read the compute capability of device " + std::to_string(device), 0, "device");
+  }
+  const std::string arch = "sm_" + std::to_string(major * 10 + minor);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto key = std::make_pair(source.hash, arch);
+  if (auto it = kernels_.find(key); it != kernels_.end()) {
+    if (origin != nullptr) *origin = KernelOrigin::kMemory;
+    return it->second.get();
+  }
+
+  auto k = std::make_unique<CompiledKernel>();
+  k->name = source.name;
+  k->arch = arch;
+  k->hash = source.hash;
+  const std::filesystem::path file =
+      disk_dir_.empty() ? std::filesystem::path{} : disk_dir_ / (hex(source.hash) + "-" + arch + ".cubin");
+  if (!file.empty()) {
+    const auto t1 = std::chrono::steady_clock::now();
+    const std::vector<char> cubin = read_disk(file, source.hash, arch);
+    if (!cubin.empty()) {
+      if (auto loaded = load(cubin, source.name)) {
+        std::tie(k->library, k->kernel) = *loaded;
+        k->from_disk = true;
+        k->load_s = seconds_since(t1);
+      }
+    }
+  }
+  if (!k->from_disk) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto compiled = compile(source, arch, k->log);
+    if (!compiled) return compiled.error();
+    k->compile_s = seconds_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    auto loaded = load(*compiled, source.name);
+    if (!loaded) return loaded.error();
+    std::tie(k->library, k->kernel) = *loaded;
+    k->load_s = seconds_since(t1);
+    if (!file.empty()) write_disk(disk_dir_, file, source.hash, arch, *compiled);
+  }
+  if (origin != nullptr) *origin = k->from_disk ? KernelOrigin::kDisk : KernelOrigin::kCompiled;
+  const CompiledKernel* out = k.get();
+  kernels_.emplace(key, std::move(k));
+  return out;
+}
+
+}  // namespace layoutscope::agent

@@ -1,0 +1,70 @@
+// Test-only (--test-endpoints): a backend wrapper whose next run fails the way a GPU failure does (an
+// exception thrown from inside the benchmark, like CudaError from LS_CUDA_CHECK on out-of-memory), so the
+// HTTP tests can check on any machine that such a run ends "failed" with its reason and the agent keeps
+// serving. Armed by POST /v1/_test/fail-next-run with {"kind": "exception"} (any backend) or
+// {"kind": "device_allocation"}: a real cudaMalloc far beyond the device's memory through LS_CUDA_CHECK,
+// so on a GPU the reason is the CUDA runtime's own and the next run shows the context still works.
+// POST /v1/_test/slow-next-admission {"ms": N} makes the next memory-budget query (the bounds check of a run
+// request) take N ms, so a test can send a second request while the first is being checked.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/benchmark.hpp"
+
+namespace layoutscope::agent {
+
+// Defined by the CUDA backend (cuda_backend.cpp / cuda_backend_absent.cpp): cudaMalloc(bytes) on the device
+// through LS_CUDA_CHECK, freed again; throws on failure.
+void cuda_allocation_probe(int device, int64_t bytes);
+
+class FaultInjectingBackend final : public Backend {
+ public:
+  enum class Fault { kNone, kException, kDeviceAllocation };
+  explicit FaultInjectingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  void fail_next_run(Fault f) { armed_ = f; }
+  void slow_next_budget(std::chrono::milliseconds d) { budget_delay_ms_ = d.count(); }
+
+  std::string kind() const override { return inner_->kind(); }
+  std::optional<std::string> unavailable() const override { return inner_->unavailable(); }
+  std::vector<DeviceInfo> devices() override { return inner_->devices(); }
+  int64_t memory_budget_bytes(int d) override {
+    if (const auto ms = budget_delay_ms_.exchange(0); ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return inner_->memory_budget_bytes(d);
+  }
+  Result<AosSoaMeasurement> run_aos_soa(int d, const AosSoaParams& p, RunControl& c) override {
+    maybe_fail(d);
+    return inner_->run_aos_soa(d, p, c);
+  }
+  Result<TransposeMeasurement> run_transpose(int d, const TransposeParams& p, RunControl& c) override {
+    maybe_fail(d);
+    return inner_->run_transpose(d, p, c);
+  }
+  Result<ConvertMeasurement> run_convert(int d, const ConvertParams& p, RunControl& c) override {
+    maybe_fail(d);
+    return inner_->run_convert(d, p, c);
+  }
+
+ private:
+  void maybe_fail(int device) {
+    switch (armed_.exchange(Fault::kNone)) {
+      case Fault::kNone:
+        return;
+      case Fault::kException:
+        throw std::runtime_error(
+            "cudaMalloc(&ptr_, bytes) failed (injected by --test-endpoints): out of memory");
+      case Fault::kDeviceAllocation:
+        cuda_allocation_probe(device, int64_t{1} << 50);
+        return;  // 1 PiB
+    }
+  }
+  std::unique_ptr<Backend> inner_;
+  std::atomic<Fault> armed_{Fault::kNone};
+  std::atomic<int64_t> budget_delay_ms_{0};
+};
+
+}  // namespace layoutscope::agent

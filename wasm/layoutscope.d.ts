@@ -431,6 +431,18 @@ export interface LayoutscopeModule {
   applySwizzle(bits: number, base: number, shift: number, inner: boolean, offsets: LsInt[]): LsResult<{ offsets: number[]; inverse: number[] }>;
   mapThroughput(layout: string, passes: number): LsResult<{ mappings: number; seconds: number; checksum: number }>;
   memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /** Every element type the engine knows, narrowest first, with its bytes: the names a form offers. */
+  dtypes(): { dtype: string; bytes: number }[];
+  /** The default shared-memory bank model (32 banks of 4 B, 128 B a wavefront). */
+  bankModel(): Required<LsBankModel>;
+  /** Bytes one lane's access moves for elements of elemBytes: widened to the bank's word, at most 16. */
+  laneAccessBytes(elemBytes: number, model: LsBankModel | null): number;
+  /** The first byte of the width-byte access holding byte address `byte` (aligned down). */
+  accessStart(byte: number, width: number): number;
+  /** The shape a figure draws a layout on when none is given: rows of its last mode ((8,64) for S[(8,64):(64,1)]). */
+  drawingShape(layout: string): LsResult<{ shape: number[] }>;
+  /** "x=2,y=4" as { x: 2, y: 4 } with the axes in order; an error names the column of the bad entry. */
+  parseMesh(text: string): LsResult<{ mesh: LsMesh; axes: string[] }>;
   /**
    * CuTe's layout algebra. args: layouts ("(5,4):(4,1)", or "S[(5,4):(4,1)]" with syntax 'axe'), shapes
    * "(6,20)", integers "24", tilers "[3:4, 8:2]". Errors name the argument ("argument 2") and the column in it.

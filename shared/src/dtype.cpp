@@ -16,6 +16,10 @@ Result<DType> parse_dtype(std::string_view name) {
                     "dtype");
 }
 
+std::vector<DType> all_dtypes() {
+  return {DType::kU8, DType::kF8, DType::kF16, DType::kBF16, DType::kF32, DType::kTF32, DType::kF64};
+}
+
 std::string_view to_string(DType dtype) {
   switch (dtype) {
     case DType::kU8:

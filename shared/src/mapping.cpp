@@ -72,6 +72,16 @@ Result<std::vector<int64_t>> default_shape(const Layout& layout) {
   return std::vector<int64_t>{*n};
 }
 
+Result<std::vector<int64_t>> drawing_shape(const Layout& layout) {
+  auto d = default_shape(layout);
+  if (!d) return d.error();
+  const int64_t size = d->front();
+  if (layout.shard.size() < 2) return d;
+  const int64_t cols = layout.shard.back().extent;
+  if (cols < 2 || cols >= size || size % cols != 0) return d;
+  return std::vector<int64_t>{size / cols, cols};
+}
+
 // The mapping step by step, from the definition (layout.hpp): split x, add each digit times its stride, add
 // each holder's digits, then swizzle @m. The whole-domain tests check it against table(), the fast path.
 Result<Mapping> forward_index(const Layout& layout, const std::vector<int64_t>& shape, int64_t index) {

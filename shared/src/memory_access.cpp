@@ -16,6 +16,16 @@ Error lane_error(size_t lane, const std::string& what) {
 
 }  // namespace
 
+int lane_access_bytes(int elem_bytes, const BankModel& model) {
+  return std::clamp(elem_bytes, model.word_bytes, 16);
+}
+
+int64_t access_start(int64_t byte, int width) {
+  const int64_t w = std::max(1, width);
+  const int64_t q = byte / w - (byte % w < 0 ? 1 : 0);  // floor, for negative offsets too
+  return q * w;
+}
+
 Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const BankModel& model) {
   if (model.banks < 1 || model.word_bytes < 1 || model.wavefront_bytes < model.word_bytes) {
     return make_error("bank model needs banks >= 1 and wavefront_bytes >= word_bytes >= 1", 0, "model");

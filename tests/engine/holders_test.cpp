@@ -138,5 +138,16 @@ TEST(ErrorCodes, SayWhatKindOfFailure) {
             "overflow");
 }
 
+TEST(DrawingShape, RowsOfTheLastMode) {
+  // the layout's own split: 8 rows of 64 (a 64-element row-major tile), swizzle or not
+  EXPECT_EQ(*drawing_shape(*parse_layout("S[(8,64):(64,1)]")), (std::vector<int64_t>{8, 64}));
+  EXPECT_EQ(*drawing_shape(*parse_layout("Swizzle<3,3,3> o S[(8,64):(64,1)]")),
+            (std::vector<int64_t>{8, 64}));
+  // three modes: 2 x 4 = 8 rows of the last mode's 8
+  EXPECT_EQ(*drawing_shape(*parse_layout("S[(2,4,8):(32,8,1)]")), (std::vector<int64_t>{8, 8}));
+  // one mode is one row of its size, as default_shape
+  EXPECT_EQ(*drawing_shape(*parse_layout("S[32:1]")), (std::vector<int64_t>{32}));
+}
+
 }  // namespace
 }  // namespace layoutscope

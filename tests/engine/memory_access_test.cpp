@@ -106,5 +106,36 @@ TEST(DTypes, SwizzleAtomsInBytesAndElements) {
   EXPECT_EQ(*parse_swizzle_mode("SWIZZLE_128B"), SwizzleMode::k128B);
 }
 
+TEST(Banks, LaneAccessWidensToTheWordAndStopsAt16Bytes) {
+  // 32 banks of 4 B: a byte or a half is read as its 4 B word, f64 as 8 B; no lane access is wider than 16 B.
+  EXPECT_EQ(lane_access_bytes(1), 4);
+  EXPECT_EQ(lane_access_bytes(2), 4);
+  EXPECT_EQ(lane_access_bytes(4), 4);
+  EXPECT_EQ(lane_access_bytes(8), 8);
+  EXPECT_EQ(lane_access_bytes(32), 16);
+  // the chapter's toy model has 4 B words too; a model of 8 B words widens a float to 8
+  EXPECT_EQ(lane_access_bytes(4, BankModel{8, 8, 64}), 8);
+}
+
+TEST(Banks, AccessStartAlignsDown) {
+  // f16 elements 2 and 3 (bytes 4 and 6) share the word at byte 4; element 1 (byte 2) is in the word at 0.
+  EXPECT_EQ(access_start(2, 4), 0);
+  EXPECT_EQ(access_start(4, 4), 4);
+  EXPECT_EQ(access_start(6, 4), 4);
+  EXPECT_EQ(access_start(20, 16), 16);
+  EXPECT_EQ(access_start(-2, 4), -4);
+}
+
+TEST(DTypes, EveryTypeNarrowestFirst) {
+  std::vector<std::string> names;
+  std::vector<int> bytes;
+  for (DType d : all_dtypes()) {
+    names.emplace_back(to_string(d));
+    bytes.push_back(dtype_bytes(d));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"u8", "f8", "f16", "bf16", "f32", "tf32", "f64"}));
+  EXPECT_EQ(bytes, (std::vector<int>{1, 1, 2, 2, 4, 4, 8}));
+}
+
 }  // namespace
 }  // namespace layoutscope

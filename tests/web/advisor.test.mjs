@@ -70,7 +70,7 @@ test('the 16x32 fp32 tile written by rows and read by columns: a conflict-free X
 
   // the conflict-free one: one wavefront, 32 lanes in 32 different banks
   await page.click(`${A} [data-hit="C:0"]`);
-  assert.match(await stepText(), /1 wavefronts/);
+  assert.match(await stepText(), /1 wavefront\b/);
   const cells = await page
     .locator(A)
     .evaluate((el) =>
@@ -108,6 +108,34 @@ test('an example from the list: the 32x32 fp32 transpose, row-major 32-way on ev
   assert.equal(await page.inputValue(`${A} input[name=writer]`), 'rows;STS.32');
 });
 
+test('16 B row writes, 4 B column reads: the 4x floor is stated and the ties are marked', async () => {
+  // each 16 B vector keeps 4 consecutive floats in 4 adjacent banks, so the 32 floats of a column can sit in only
+  // 8 of the 32 banks (bank mod 4 is the column mod 4): at least 32 / 8 = 4 wavefronts per column read, 128 for 32
+  // columns where the ideal is 32; the writes, 32 rows of 128 B, need 32 wavefronts (ideal 32)
+  await page.fill(`${A} input[name=writer]`, 'rows;STS.128');
+  await page.fill(`${A} input[name=reader]`, 'columns;LDS.32');
+  await page.selectOption(`${A} select[name=dtype]`, 'f32');
+  await page.fill(`${A} input[name=tile]`, '32,32');
+  await page.click(`${A} form.inputs button[type=submit]`);
+  await page.waitForFunction(() => {
+    const el = document.querySelector('ls-advisor');
+    return el.tile === '32,32' && !el.hasAttribute('data-busy') && /STS\.128/.test(el.writer);
+  });
+  const view = page.locator(`${A} .view`);
+  await page.waitForFunction(() =>
+    /No layout of the/.test(document.querySelector('ls-advisor').shadowRoot.querySelector('.view')?.textContent ?? ''),
+  );
+  const text = await view.textContent();
+  assert.match(
+    text,
+    /the best possible is 32 write \(ideal 32\) and 128 read \(ideal 32\) wavefronts, 4× the ideal; \d+ layouts reach it/,
+  );
+  // the first rows tie: they share rank 1
+  assert.match(text, /1=/);
+  assert.match(text, /simplest first/);
+  await page.locator(A).screenshot({ path: join(artifacts, 'advisor-16B-floor.png') });
+});
+
 test('a load as the writer is an error under the writer, at the instruction', async () => {
   await page.fill(`${A} input[name=writer]`, 'rows;LDS.32');
   await page.click(`${A} button[type=submit]`);
@@ -143,6 +171,26 @@ test('measure on GPU posts the smem_access run; an agent without it answers inli
     null,
     { timeout: 30_000 },
   );
+  // the button keeps its words on one line (nothing beside it squeezes it)
+  const b = await button.evaluate((el) => ({
+    h: el.getBoundingClientRect().height,
+    sw: el.scrollWidth,
+    cw: el.clientWidth,
+  }));
+  assert.ok(b.h < 40 && b.sw <= b.cw, JSON.stringify(b));
+  // a CPU agent has no ncu: its rows are still the counters, measured empty, each with the engine's prediction
+  if (await page.locator(`${A} table.measured`).count()) {
+    const rows = await page
+      .locator(`${A} table.measured tr`)
+      .evaluateAll((trs) =>
+        trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())),
+      );
+    assert.ok(rows.length >= 2);
+    for (const [name, , predicted] of rows) {
+      assert.match(name, /^(write|read) (wavefronts|conflicts)$/);
+      assert.match(predicted, /^\d+$/, `${name} has a prediction`);
+    }
+  }
 });
 
 test('a finished run shows the measured counters beside the prediction', async () => {

@@ -48,7 +48,7 @@ test('64x64 fp32 reading column 3: unpadded 32-way in one bank column, padded co
   // default: column 3, 32 lanes on rows 0..31
   const text = await page.locator(`${B} .view`).innerHTML();
   assert.match(text, /32 cycles · 32-way/);
-  assert.match(text, /1 cycles · conflict-free/);
+  assert.match(text, /1 cycle · conflict-free/);
   // unpadded: every read cell is in bank column 3, i.e. overview column 0, rows 0..31 = block rows 0..3
   assert.deepEqual(nonzero(await blocks(0)), { '0:0': 8, '1:0': 8, '2:0': 8, '3:0': 8 });
   // padded: row r lands in bank (r + 3) mod 32. Rows 0..7: banks 3..10 -> 5 in block column 0, 3 in 1;

@@ -39,7 +39,10 @@ test('docs page: every embedded figure and the iframe figure load under the stri
   // each figure's worked example from its attributes
   assert.match(await page.locator('ls-fragment .live').textContent(), /cell 43 \(5, 3\): lane 21, slot 1/);
   assert.match(await page.locator('ls-tile-layout .live').textContent(), /\(5, 6\), x = 46 → 46@m/);
-  assert.match(await page.locator('ls-bank-conflicts .live').textContent(), /Row-major 8 cycles, XOR swizzle 1 cycles/);
+  assert.match(
+    await page.locator('ls-bank-conflicts .live').textContent(),
+    /Row-major 8 cycles, XOR swizzle 1 cycle\b/,
+  );
   assert.match(await page.locator('ls-swizzle-atom .details').textContent(), /SWIZZLE_128B/);
   await page.locator('#doc-frame').scrollIntoViewIfNeeded();
   await frame().locator('ls-scale-factors .view').waitFor({ timeout: 15_000 });

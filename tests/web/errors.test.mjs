@@ -143,7 +143,7 @@ test('<ls-bank-conflicts compare=...> without shape names the layout\'s own shap
   await page.locator(`#${id3} .view`).waitFor();
   assert.match(
     await page.locator(`#${id3} .live`).textContent(),
-    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycles/,
+    /S\[\(32,32\):\(32,1\)\] 32 cycles, S\[\(32,32\):\(33,1\)\] 1 cycle\b/,
   );
   assert.deepEqual(pageErrors, []);
 });

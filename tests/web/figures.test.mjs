@@ -165,15 +165,15 @@ test('mesh: element (1,2,3) -> m 19 on (0,1),(1,1) with a replica, on (1,1) with
 
 test('bank conflicts: column 3 is 8 cycles row-major, 1 swizzled; SWIZZLE_128B 8 vs 1; step', async () => {
   await page.click('ls-bank-conflicts [data-hit="C:3"]');
-  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycles/);
+  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycle\b/);
   await page.click('ls-bank-conflicts button.step');
   assert.match(await live('ls-bank-conflicts'), /cycle 0/);
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-toy.png') });
   await page.click('ls-bank-conflicts button.case-real');
   await page.click('ls-bank-conflicts [data-hit="C:2"]');
-  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycles/);
+  assert.match(await live('ls-bank-conflicts'), /Row-major 8 cycles, XOR swizzle 1 cycle\b/);
   await page.click('ls-bank-conflicts [data-hit="R:1"]');
-  assert.match(await live('ls-bank-conflicts'), /Row-major 1 cycles, XOR swizzle 1 cycles/);
+  assert.match(await live('ls-bank-conflicts'), /Row-major 1 cycle, XOR swizzle 1 cycle\b/);
   await page.click('ls-bank-conflicts [data-hit="C:2"]');
   await page.selectOption('ls-bank-conflicts select.width', '4');
   assert.match(await details('ls-bank-conflicts'), /32 lanes \/ wavefront/);
@@ -285,8 +285,21 @@ test('Chinese labels and dark theme toggle', async () => {
   await page.click('#theme-toggle');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   assert.match(await page.locator('#h-tile').textContent(), /Tile 布局/);
+  // every entry of the navigation has Chinese in it (names such as TMEM may stay beside it)
+  const nav = await page.locator('nav a').allTextContents();
+  assert.ok(nav.length >= 10, `${nav.length} entries`);
+  assert.deepEqual(
+    nav.filter((t) => !/[\u4e00-\u9fff]/.test(t)),
+    [],
+  );
   await page.click('ls-fragment [data-hit="L:43"]');
   assert.match(await live('ls-fragment'), /单元 43 .*lane 21, slot 1/);
+  // the bank figure's labels and badges in Chinese: 8 distinct words in one bank take 8 cycles (8-way), the XOR
+  // swizzle spreads them over 8 banks (1 cycle)
+  assert.match(await live('ls-bank-conflicts'), /行主序（row-major） 8 个周期, XOR 重排（swizzle） 1 个周期/);
+  const banksText = await page.locator('ls-bank-conflicts .view').textContent();
+  assert.match(banksText, /8 个周期 · 8 路 bank 冲突/);
+  assert.doesNotMatch(banksText, /Row-major|XOR swizzle|cycles/);
   await page.locator('ls-fragment').screenshot({ path: join(artifacts, 'fig2-fragment-dark-zh.png') });
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-dark-zh.png') });
   const axe = await new AxeBuilder({ page }).analyze();

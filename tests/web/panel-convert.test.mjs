@@ -51,8 +51,11 @@ test('convert two layouts: the agent runs it, the plan is drawn source -> tile -
   assert.equal(await page.locator(`${P} button.bench-convert`).count(), 0);
   await page.fill(`${P} fieldset.convert input[name=src]`, 'S[(256,128):(128,1)]');
   await page.fill(`${P} fieldset.convert input[name=dst]`, 'S[(256,128):(1,256)]');
-  await page.fill(`${P} fieldset.convert input[name=shape]`, '256, 128');
+  // the layouts carry their 256 x 128 shape: the form does not ask for it, the request carries it
+  assert.equal(await page.locator(`${P} fieldset.convert input[name=shape]`).count(), 0);
+  const posted = page.waitForRequest((r) => r.url().endsWith('/v1/runs') && r.method() === 'POST');
   await runConvert();
+  assert.deepEqual(JSON.parse((await posted).postData()).params.shape, [256, 128]);
   await page.waitForSelector(`${P} tr.convert-case`);
   const row = page.locator(`${P} tr.convert-case`);
   assert.equal(await row.count(), 1);
@@ -88,7 +91,6 @@ test("convert: a bad permutation is caught in the form; a bad layout is the agen
   await page.click(`${P} fieldset.convert input[value=layouts]`);
   await page.fill(`${P} fieldset.convert input[name=src]`, 'S[(8,4):(4,1)');
   await page.fill(`${P} fieldset.convert input[name=dst]`, 'S[(8,4):(1,8)]');
-  await page.fill(`${P} fieldset.convert input[name=shape]`, '8, 4');
   await page.click(`${P} .convert-button`);
   await page.waitForSelector(`${P} .convert-error`);
   const msg = await page.locator(`${P} .convert-error`).textContent();
@@ -215,7 +217,7 @@ test('中文: after the switch no English-only text is left in the panel', async
   // English words of three letters or more, outside names written the same in both languages; a token with a
   // digit in it is a name (a case, a file, a device model)
   const allowed =
-    /^(staging|out|TMA|agent|agents|token|url|json|csv|svg|png|sectors?|wavefronts?|copy|float4|ncu|profile|benchmark|kernel|kernels|lane|tile|swizzle|layoutscope|dtype|shape|perm|repetitions|warmup|seed|layouts|variants|touch_fields|dim|max_time_s|min_samples|raw_samples|sampling|target_rel_ci|min_time_s|AoS|SoA|soa|aos|fp32|GB|GiB|MiB|TB|cpu|sm|SMs|docs|results|json|DRAM|Nsight|Compute|NVIDIA|H200|convert|sector|bf16|f32|u8|f16|f64|f8|copy_|PyTorch|eager|torch|compile|CuPy|layoutscope-agent|epyc|amd|processor|core|http|https|GPU|CPU|aos_soa|aos_vec|soa_vec|cache|noise|max_samples|peers|float4|warp|transpose|naive|tiled|pad|tile64_pad|tile64_swizzle|LSU|mesh|NCCL|nccl-tests)$/i;
+    /^(staging|out|TMA|agent|agents|token|url|json|csv|svg|png|sectors?|wavefronts?|copy|float4|ncu|profile|benchmark|kernel|kernels|lane|tile|swizzle|layoutscope|dtype|shape|perm|layouts|variants|touch_fields|dim|sampling|AoS|SoA|soa|aos|fp32|GB|GiB|MiB|TB|cpu|sm|SMs|docs|results|json|DRAM|Nsight|Compute|NVIDIA|H200|convert|sector|bf16|f32|u8|f16|f64|f8|copy_|PyTorch|eager|torch|compile|CuPy|layoutscope-agent|epyc|amd|processor|core|http|https|GPU|CPU|aos_soa|aos_vec|soa_vec|peers|float4|warp|transpose|naive|tiled|pad|tile64_pad|tile64_swizzle|LSU|mesh|NCCL|nccl-tests)$/i;
   const bad = leftovers.filter((s) =>
     (s.replace(/[\w./-]*\d[\w./-]*/g, ' ').match(/[A-Za-z][A-Za-z_-]{2,}/g) ?? []).some((w) => !allowed.test(w)),
   );
@@ -324,7 +326,7 @@ test('an AoS kernel that loads and stores with one pattern: both ncu counters ch
   const dir = mkdtempSync(join(tmpdir(), 'ls-web-aos-'));
   writeFileSync(join(dir, 'aos-run1.json'), JSON.stringify(doc));
   await page.setInputFiles(`${P} input.file`, join(dir, 'aos-run1.json'));
-  const cell = page.locator(`${P} tr.prediction`).filter({ hasText: 'aos-run1' }).locator('td.vs-ncu');
+  const cell = page.locator(`${P} tr.prediction[data-source^="aos-run1"] td.vs-ncu`);
   await cell.waitFor();
   assert.match(await cell.textContent(), /ld 32 = 32\.00 ✓\s*st 32 = 32\.00 ✓/);
 });

@@ -94,13 +94,28 @@ test('a small AoS/SoA sweep: progress reaches 100%, 8 bars (2 layouts x 4 touch 
   assert.equal((await page.locator(`${P} tr.prediction[data-variant^="AOS"] td.sectors`).textContent()).trim(), '32');
   assert.equal((await page.locator(`${P} tr.prediction[data-variant^="SOA"] td.sectors`).textContent()).trim(), '4');
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0, 'the agent and the page agree');
+  // a CPU run's captions speak of this run, never of another device
+  const captions = await page.locator(`${P} figure.plot figcaption`).allTextContents();
+  assert.ok(captions.length >= 2);
+  for (const c of captions) assert.doesNotMatch(c, /H200/);
   runId = (await agent.fetch('/v1/runs').then((r) => r.json())).runs.at(-1).id;
   await page.locator(P).screenshot({ path: join(artifacts, 'panel-aos.png') });
 });
 
 test('clicking a variant draws its lanes from the results; a what-if layout is re-costed by the page', async () => {
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.click(`${P} tr.prediction[data-variant^="AOS"] .open-figure`);
   const host = page.locator(`${P} .figure-host`);
+  // the figure opens below the table: the page scrolls to it and its heading takes the focus
+  await page.waitForFunction(() => {
+    const h = document.querySelector('ls-bench-panel').shadowRoot.querySelector('.figure-host');
+    const r = h?.getBoundingClientRect();
+    return r && r.top >= 0 && r.top < window.innerHeight;
+  });
+  assert.equal(
+    await page.evaluate(() => document.querySelector('ls-bench-panel').shadowRoot.activeElement?.className),
+    'grow figure-title',
+  );
   // the results' own numbers: AoS lanes 32 B apart (element i of 8 floats), 4 B each -> one sector per lane
   assert.match(
     await host.locator('.cost.from-results').textContent(),
@@ -200,7 +215,7 @@ test('transpose: 4 variants; tiled predicts 32 wavefronts, pad 1; the column rea
   await host.locator('button.recost').click();
   assert.match(
     await host.locator('.cost.what-if').textContent(),
-    /1 wavefronts per instruction \(ideal 1, 0 conflicts\)/,
+    /1 wavefront per instruction \(ideal 1, 0 conflicts\)/,
   );
   await page.locator(P).screenshot({ path: join(artifacts, 'panel-transpose.png') });
 });
@@ -303,10 +318,7 @@ test('offline: a profile run shows the measured sectors per request next to the 
   // The document's NCU table: naive transpose loads 4 sectors/request (a warp reads 128 contiguous bytes) and
   // stores 32 (each lane writes a different row, one sector each); the tiled kernel is 4 / 4.
   const cell = (variant) =>
-    page
-      .locator(`${P} tr.prediction[data-variant="${variant}"]`)
-      .filter({ hasText: 'h200-profile-transpose' })
-      .locator('td.measured');
+    page.locator(`${P} tr.prediction[data-variant="${variant}"][data-source^="h200-profile-transpose"] td.measured`);
   await page.waitForFunction(() =>
     [...document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('tr.prediction td.measured')].some((td) =>
       /\d/.test(td.textContent),
@@ -341,10 +353,19 @@ test("offline: the reference-runs button opens the four committed H200 runs, and
     (s) => s.axis_values.variant === 'tile64_pad' && s.axis_values.dim === 16384,
   );
   const bw = st.summaries.find((x) => x.tag.endsWith('bw/global/bytes_per_second')).value;
-  const row = (variant, file) =>
-    page.locator(`${P} tr.prediction[data-variant="${variant}"]`).filter({ hasText: file });
+  const row = (variant, file) => page.locator(`${P} tr.prediction[data-variant="${variant}"][data-source^="${file}"]`);
+  // each source named once, above its rows, not in every row
+  const heads = await page.locator(`${P} table.predictions tr.source-row`).allTextContents();
+  assert.deepEqual(
+    heads
+      .map((h) => h.trim().split(' · ')[0])
+      .filter((h) => h.startsWith('h200-'))
+      .sort(),
+    ['h200-aos_soa.json', 'h200-profile-aos_soa.json', 'h200-profile-transpose.json', 'h200-transpose.json'],
+  );
+  assert.equal(await page.locator(`${P} tr.prediction td`, { hasText: /h200-.*\.json/ }).count(), 0);
   assert.equal(
-    (await row('tile64_pad 16384', 'h200-transpose.json').locator('td:nth-child(7)').textContent()).trim(),
+    (await row('tile64_pad 16384', 'h200-transpose.json').locator('td:nth-child(6)').textContent()).trim(),
     (bw / 1e9).toFixed(1),
   );
   // ncu on the H200: tile64 loads 32 lanes x 16 B = 512 B = 16 sectors per request; its stores are bulk copies,

@@ -103,6 +103,124 @@ test('SWIZZLE_128B on fp16 moves logical columns: Swizzle<3,3,3> o S[(8,64):(64,
   await page.mouse.move(0, 0);
 });
 
+test('no shape typed: a swizzled 8x64 tile is drawn 8x64 (rows of its last mode), not as one row of 512', async () => {
+  await show('Swizzle<3,3,3> o S[(8,64):(64,1)]', '', '', 'f16');
+  const html = await page.locator(`${PG} .view`).innerHTML();
+  assert.match(html, /Logical \(8×64\)/);
+  assert.doesNotMatch(html, /Logical \(512\)/);
+  // element 72 is row 1, column 8 of the 8x64 grid: one row below element 8, in its column
+  const l72 = await box('L:72'),
+    l8 = await box('L:8');
+  assert.equal(l72.x, l8.x);
+  assert.ok(l72.y > l8.y);
+  // the form says which shape it drew on
+  assert.equal(await page.locator(`${PG} input[name=shape]`).getAttribute('placeholder'), '8,64');
+  await page.locator(PG).screenshot({ path: join(artifacts, 'play-inferred-shape.png') });
+});
+
+test('export: until a syntax is picked, the first that can say the layout is shown, with no error', async () => {
+  // CuTe has no spelling for lane axes: the lane layout is shown in Triton's linear layout instead of an error
+  await show('S[(8,4,2):(4@laneid,1@laneid,1@reg)]', '8,8');
+  assert.equal(await page.locator(`${PG} .formats .input-error`).count(), 0);
+  assert.equal(await page.locator(`${PG} select.export-to`).inputValue(), 'triton');
+  assert.match(await page.locator(`${PG} output.exported`).textContent(), /#ttg\.linear/);
+  // a row-major memory layout is CuTe's: rows of stride 8, columns of stride 1 (CuTe's (row, col) coordinate)
+  await show('S[(8,8):(8,1)]', '8,8');
+  assert.equal(await page.locator(`${PG} select.export-to`).inputValue(), 'cute');
+  assert.equal((await page.locator(`${PG} output.exported`).textContent()).trim(), '(8,8):(8,1)');
+});
+
+// WCAG 2's contrast ratio of two #rrggbb colours (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
+function contrast(a, b) {
+  const lum = (hex) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+    const lin = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** Every number drawn on a cell of the view, with the cell's fill under it. */
+const numbersOnCells = () =>
+  page.locator(`${PG} .view svg`).evaluate((svg) => {
+    const rects = [...svg.querySelectorAll('rect[data-hit]')].map((r) => ({
+      x: +r.getAttribute('x'),
+      y: +r.getAttribute('y'),
+      w: +r.getAttribute('width'),
+      h: +r.getAttribute('height'),
+      fill: r.getAttribute('fill'),
+    }));
+    const out = [];
+    for (const t of svg.querySelectorAll('text')) {
+      if (!/^\d+$/.test(t.textContent)) continue;
+      const x = +t.getAttribute('x'),
+        y = +t.getAttribute('y');
+      const under = rects.find((r) => x > r.x && x < r.x + r.w && y > r.y && y < r.y + r.h);
+      if (under) out.push({ s: t.textContent, ink: getComputedStyle(t).fill, fill: under.fill });
+    }
+    return out;
+  });
+
+test('dark mode: every number on a cell contrasts at least 4.5:1 with its cell', async () => {
+  await page.click('#theme-toggle');
+  try {
+    await show('S[(8,8):(8,1)]', '8,8');
+    const cells = await numbersOnCells();
+    assert.ok(cells.length >= 64, `${cells.length} numbers on cells`);
+    const rgbHex = (c) =>
+      c.startsWith('#')
+        ? c
+        : '#' +
+          c
+            .match(/\d+/g)
+            .slice(0, 3)
+            .map((v) => (+v).toString(16).padStart(2, '0'))
+            .join('');
+    const low = cells.filter((c) => contrast(rgbHex(c.ink), rgbHex(c.fill)) < 4.5);
+    assert.deepEqual(
+      low.map((c) => `${c.s}: ${c.ink} on ${c.fill}`),
+      [],
+    );
+    await page.locator(PG).screenshot({ path: join(artifacts, 'play-dark.png') });
+  } finally {
+    await page.click('#theme-toggle');
+  }
+});
+
+/** Overlaps between neighbours on the legend's row of the drawn scene, text widths measured by the browser. */
+const legendOverlaps = () =>
+  page.locator(PG).evaluate((el) => {
+    const items = el.scene.items;
+    const title = items.find((it) => it.t === 'text' && /^(Colour|颜色): /.test(it.s));
+    const ctx = document.createElement('canvas').getContext('2d');
+    const row = items
+      .filter((it) => Math.abs((it.t === 'text' ? it.y : it.y + 6) - title.y) < 3 && it.x >= title.x)
+      .map((it) => {
+        if (it.t !== 'text') return { s: 'rect', x: it.x, right: it.x + it.w };
+        ctx.font = `${it.size ?? 11}px sans-serif`;
+        const w = ctx.measureText(it.s).width;
+        const x = it.anchor === 'end' ? it.x - w : it.x;
+        return { s: it.s, x, right: x + w };
+      })
+      .sort((a, b) => a.x - b.x);
+    const out = [];
+    // the colour ramp's 40 rects touch one another by design; every other neighbour must not overlap
+    for (let i = 1; i < row.length; ++i)
+      if (!(row[i].s === 'rect' && row[i - 1].s === 'rect') && row[i].x < row[i - 1].right - 0.5)
+        out.push(`${row[i - 1].s} | ${row[i].s}`);
+    return { out, last: row.map((r) => r.s) };
+  });
+
+test('the legend of a layout coloured by index: 0 to 1048575 in full for 1024x1024, nothing overlapping', async () => {
+  await page.selectOption(`${PG} select.colour`, 'index');
+  await show('S[(1024,1024):(1024,1)]', '1024,1024');
+  let r = await legendOverlaps();
+  assert.ok(r.last.includes('1048575'), r.last.join(' '));
+  assert.deepEqual(r.out, []);
+  await page.selectOption(`${PG} select.colour`, 'col');
+});
+
 test('an offset stays where it puts the elements: + O[8@laneid] leaves lanes 0-7 empty and crosses lane 32', async () => {
   await show('S[(8,4):(4@laneid,1@laneid)] + O[8@laneid]', '8,4');
   // x = 0 sits at lane 8; nothing sits at lane 0..7

@@ -25,6 +25,8 @@ Result<DType> parse_dtype(std::string_view name);
 std::string_view to_string(DType dtype);
 int dtype_bits(DType dtype);  // storage bits (tf32 is stored in 32)
 int dtype_bytes(DType dtype);
+// Every element type, narrowest first (u8, f8, f16, bf16, f32, tf32, f64): the names a form offers.
+std::vector<DType> all_dtypes();
 
 enum class SwizzleMode { kNone, k32B, k64B, k128B, k128BAtom32B, kInterleave16B };
 

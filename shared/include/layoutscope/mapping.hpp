@@ -64,6 +64,12 @@ struct Mapping {
 // Default logical shape when none is given: one dimension of layout_size().
 Result<std::vector<int64_t>> default_shape(const Layout& layout);
 
+// The shape a figure draws a layout on when the user gives none: rows of the shard's last mode, so the
+// picture shows the layout's own split (the row-major split of x is the same on it as on default_shape):
+//   S[(8,64):(64,1)] -> {8, 64}   Swizzle<3,3,3> o S[(8,64):(64,1)] -> {8, 64}   S[(2,4,8):(32,8,1)] -> {8,
+//   8} S[32:1] -> {32} (one mode: one row)
+Result<std::vector<int64_t>> drawing_shape(const Layout& layout);
+
 // One mapping lists every holder of the element; layouts with more replicas (times partial-sum holders) than
 // this are refused.
 inline constexpr int64_t kMaxForwardReplicas = int64_t{1} << 16;

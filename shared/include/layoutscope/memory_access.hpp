@@ -43,6 +43,15 @@ struct BankAccess {
 // and every address aligned to it.
 Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const BankModel& model = {});
 
+// The bytes one lane's access moves for elements of elem_bytes: the element, widened to the bank's word (a
+// sub-word type is read a word at a time) and at most 16 B (the widest shared-memory access):
+//   u8 -> 4, f16 -> 4, f32 -> 4, f64 -> 8 (32 banks of 4 B).
+int lane_access_bytes(int elem_bytes, const BankModel& model = {});
+
+// The first byte of the `width`-byte access that holds byte address `byte`: two f16 elements share one 4 B
+// word, hence one bank (bytes 0..3 -> 0, 6 -> 4 at width 4; 20 -> 16 at width 16).
+int64_t access_start(int64_t byte, int width);
+
 struct SectorAccess {
   int64_t sectors = 0;               // distinct 32 B sectors
   int64_t bytes = 0;                 // bytes requested by the lanes

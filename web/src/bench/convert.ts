@@ -45,6 +45,12 @@ export function convertParams(
   f: { src?: string; dst?: string; shape?: string; perm?: string; dtype?: string },
 ): { params: Record<string, unknown> } | FieldError {
   if (mode === 'suite') return { params: { suite: 'permutations' } };
+  // two layouts: the shape is theirs (the caller reads it from them); none when neither layout reads
+  if (mode === 'layouts' && !f.shape?.trim())
+    return {
+      message: `src: neither layout reads as the notation, so their shape is unknown (e.g. S[(64,32):(32,1)])`,
+      field: 'params.src',
+    };
   const shape = intList(f.shape ?? '', 'shape');
   if (!Array.isArray(shape)) return shape;
   if (shape.some((x) => x < 1)) return { message: 'shape: every extent must be at least 1', field: 'params.shape' };

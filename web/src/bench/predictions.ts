@@ -38,9 +38,14 @@ export function renderPredictions(panel: LsBenchPanel, rows: Row[]): TemplateRes
     <p class="muted">${panel.pt('predNote')}</p>
     <div class="scroll" tabindex="0">
       <table class="predictions">
-        <thead><tr><th class="l">${panel.pt('source')}</th><th class="l">${panel.pt('variant')}</th><th class="l">${panel.pt('access32')}</th><th class="l">${panel.pt('layout')}</th><th>${panel.pt('predSectors')}</th><th>${panel.pt('predWavefronts')}</th><th>${panel.pt('measuredGbps')}</th><th>${panel.pt('ncuCounters')}</th><th class="l">${panel.pt('vsNcu')}</th></tr></thead>
+        <thead><tr><th class="l">${panel.pt('variant')}</th><th class="l">${panel.pt('access32')}</th><th class="l">${panel.pt('layout')}</th><th>${panel.pt('predSectors')}</th><th>${panel.pt('predWavefronts')}</th><th>${panel.pt('measuredGbps')}</th><th>${panel.pt('ncuCounters')}</th><th class="l">${panel.pt('vsNcu')}</th></tr></thead>
         <tbody>
-          ${list.map((r) => {
+          ${list.map((r, i) => {
+            // the source once, as a row above its variants, rather than in every row
+            const head =
+              i === 0 || list[i - 1].source !== r.source
+                ? html`<tr class="source-row"><th class="l" colspan="8" scope="rowgroup">${r.source}</th></tr>`
+                : nothing;
             const label =
               r.benchmark === 'aos_soa'
                 ? `${r.variant.toUpperCase()}${r.touch !== null ? ` (t=${r.touch})` : ''}`
@@ -48,12 +53,11 @@ export function renderPredictions(panel: LsBenchPanel, rows: Row[]): TemplateRes
             const p = r.state.predicted;
             const acc = accessesOf(r.state);
             if (p.error || !acc.length)
-              return html`<tr class="prediction" data-variant=${label}><td>${r.source}</td><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${panel.pt('engineError')}: ${p.error}` : p.note ? agentWords(panel, p.note) : panel.pt('noAccesses')}</td></tr>`;
+              return html`${head}<tr class="prediction" data-variant=${label} data-source=${r.source}><td class="l">${label}</td><td class="l ${p.error ? 'error' : 'muted'}" colspan="7">${p.error ? `${panel.pt('engineError')}: ${p.error}` : p.note ? agentWords(panel, p.note) : panel.pt('noAccesses')}</td></tr>`;
             const g = acc.filter((a) => a.space === 'global');
             const sh = acc.filter((a) => a.space === 'shared');
-            return html`<tr class="prediction" data-variant=${label}>
-              <td>${r.source}</td>
-              <td class="l"><button type="button" class="link open-figure" @click=${() => openAccess(panel, r, 0)}>${label}</button></td>
+            return html`${head}<tr class="prediction" data-variant=${label} data-source=${r.source}>
+              <td class="l"><button type="button" class="link open-figure" @click=${() => openAccess(panel, r, 0, true)}>${label}</button></td>
               <td class="l agent-text">${acc.map((a) => html`${agentWords(panel, a.access)}<br />`)}</td>
               <td class="l mono">${[...new Set(acc.map((a) => a.layout))].map((l) => html`${l}<br />`)}</td>
               <td class="sectors">${g.map((a) => a.sectors_per_request).join(' / ')}</td>
@@ -91,10 +95,19 @@ export function counterName(panel: LsBenchPanel, c: string): string {
   return c.replace('smem', panel.pt('smem'));
 }
 
-export function openAccess(panel: LsBenchPanel, r: Row, index: number) {
+/** Opens an access's figure; from the table (reveal) the page scrolls to it, below the table, and its title takes
+ * the focus, so that the click visibly does something and a keyboard user lands on what opened. */
+export function openAccess(panel: LsBenchPanel, r: Row, index: number, reveal = false) {
   const a = accessesOf(r.state)[index];
   if (!a) return;
   panel.figure = { key: rowKey(r), index, layout: a.layout, instr: a.instr ?? '' };
+  if (!reveal) return;
+  void panel.updateComplete.then(() => {
+    const title = panel.shadowRoot?.querySelector<HTMLElement>('.figure-host .figure-title');
+    if (!title) return;
+    title.scrollIntoView({ block: 'center', behavior: 'instant' });
+    title.focus({ preventScroll: true });
+  });
 }
 
 export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothing {
@@ -163,7 +176,7 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
   }
   return html`<h3>${panel.pt('accessPattern')}</h3>
     <div class="figure-host">
-      <div class="row"><strong class="grow figure-title">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (panel.figure = null)}>${panel.pt('close')}</button></div>
+      <div class="row"><strong class="grow figure-title" tabindex="-1">${r.source} · ${r.variant}${r.dim !== null ? ` ${r.dim}` : ''}</strong><button type="button" @click=${() => (panel.figure = null)}>${panel.pt('close')}</button></div>
       <div class="row access-choice" role="group" aria-label=${panel.pt('accessPattern')}>
         ${all.map((x, i) => html`<button type="button" aria-pressed=${i === f.index} @click=${() => openAccess(panel, r, i)}>${x.instr ?? panel.pt(x.space === 'global' ? 'spaceGlobal' : 'spaceShared')} · <span class="agent-text">${agentWords(panel, x.access.split(':')[0])}</span></button>`)}
       </div>

@@ -144,12 +144,12 @@ export function renderOffline(panel: LsBenchPanel): TemplateResult {
       @drop=${(e: DragEvent) => onDrop(panel, e)}
     >
       ${panel.pt('drop1')}<code>docs/results/*.json</code>${panel.pt('drop2')}
-      <label>${panel.pt('chooseFile')} <input type="file" class="file" accept=".json,application/json" @change=${(
-        e: Event,
-      ) => {
-        const f = (e.target as HTMLInputElement).files?.[0];
-        if (f) void openFile(panel, f);
-      }} /></label>
+      <label class="file-pick"
+        ><input type="file" class="file" accept=".json,application/json" @change=${(e: Event) => {
+          const f = (e.target as HTMLInputElement).files?.[0];
+          if (f) void openFile(panel, f);
+        }} /><span class="file-button">${panel.pt('chooseFile')}</span></label
+      >
     </div>
     <form class="row" @submit=${(e: SubmitEvent) => openUrl(panel, e)}>
       <label class="grow">${panel.pt('orUrl')} <input name="resultsUrl" class="grow" size="40" placeholder="./results/h200-transpose.json" /></label>
@@ -293,7 +293,7 @@ export function renderAos(panel: LsBenchPanel, rows: Row[], shown: Dataset[]): T
       panel,
       'aos-speedup',
       aosSpeedup(speed, bound, o),
-      panel.pt('capRatio').replace('{f}', String(DRAM_BOUND_FRACTION * 100)),
+      panel.pt('capRatio', { f: DRAM_BOUND_FRACTION * 100 }) + ratioMissing(panel, bound),
     )}
     <div class="scroll" tabindex="0">
       <table class="speedup-table">
@@ -432,4 +432,21 @@ export async function fetchPeers(panel: LsBenchPanel) {
     // the page without its results folder (a bare build): the plot shows ours alone and says so
     panel.peers = [];
   }
+}
+
+/** The cases of this run where the sector ratio is not drawn (the AoS kernel is not DRAM-bound), named from the
+ * data: "aos at 4, 8 fields in <source>"; empty when it is drawn everywhere. */
+function ratioMissing(panel: LsBenchPanel, bound: BoundPoint[]): string {
+  const groups = new Map<string, { kernel: string; source: string; touch: number[] }>();
+  for (const b of bound.filter((x) => Number.isFinite(x.bound) && !x.applies)) {
+    const k = `${b.source}|${b.pair}`;
+    const g = groups.get(k) ?? { kernel: PAIRS[b.pair as keyof typeof PAIRS].aos, source: b.source, touch: [] };
+    g.touch.push(b.touch);
+    groups.set(k, g);
+  }
+  if (!groups.size) return '';
+  const missing = [...groups.values()]
+    .map((g) => panel.pt('fieldsIn', { kernel: g.kernel, touch: g.touch.join(', '), source: g.source }))
+    .join('; ');
+  return panel.pt('capRatioMissing', { missing });
 }

@@ -3,7 +3,7 @@
 import type { LsBenchPanel } from './panel.js';
 import { html, nothing, type TemplateResult } from 'lit';
 import { styleProps } from '../core/style-props.js';
-import { PANEL_TEXT, agentSentence, type PanelKey } from '../i18n/panel.js';
+import { PANEL_TEXT, agentSentence, paramName, type PanelKey } from '../i18n/panel.js';
 import { AgentError } from './client.js';
 import type { ResultsDoc } from './results.js';
 import { convertParams } from './convert.js';
@@ -241,7 +241,7 @@ export function renderConvertForm(panel: LsBenchPanel): TemplateResult | typeof 
       ${
         mode !== 'suite'
           ? html`<div class="row">
-              <label>${panel.pt('cvShape')} <input name="shape" size="14" inputmode="numeric" placeholder="64, 32" aria-invalid=${inv('shape')} /></label>
+              ${mode === 'perm' ? html`<label>${panel.pt('cvShape')} <input name="shape" size="14" inputmode="numeric" placeholder="64, 32" aria-invalid=${inv('shape')} /></label>` : nothing}
               ${mode === 'perm' ? html`<label>${panel.pt('cvPermLabel')} <input name="perm" size="10" inputmode="numeric" placeholder="1, 0" aria-invalid=${inv('perm')} /></label>` : nothing}
               <label>dtype <select name="dtype">${['f32', 'bf16', 'f16', 'f8', 'u8', 'f64'].map((d) => html`<option>${d}</option>`)}</select></label>
             </div>`
@@ -265,10 +265,19 @@ export async function onConvert(panel: LsBenchPanel, e: SubmitEvent) {
   const form = e.target as HTMLFormElement;
   const d = new FormData(form);
   const text = (k: string) => String(d.get(k) ?? '');
+  // two layouts carry their shape: the engine's drawing shape of the source (rows of its last mode), else of the
+  // destination (when the source does not parse, the agent names the source's error)
+  const carried = () => {
+    for (const k of ['src', 'dst']) {
+      const s = panel.eng?.drawingShape(text(k).trim());
+      if (s?.ok) return s.shape.join(',');
+    }
+    return '';
+  };
   const r = convertParams(panel.convertMode, {
     src: text('src'),
     dst: text('dst'),
-    shape: text('shape'),
+    shape: panel.convertMode === 'layouts' ? carried() : text('shape'),
     perm: text('perm'),
     dtype: text('dtype'),
   });
@@ -306,21 +315,26 @@ export async function onConvert(panel: LsBenchPanel, e: SubmitEvent) {
 
 export function renderParam(panel: LsBenchPanel, name: string, p: ParamSpec): TemplateResult {
   const invalid = panel.formError?.field === `params.${name}`;
+  // the agent's name as the request spells it, after the Chinese name in Chinese
+  const zhName = paramName(name, panel.zh);
+  const label = zhName
+    ? html`${zhName} <span class="mono param-name" lang="en">${name}</span>`
+    : html`<span class="param-name">${name}</span>`;
   const desc = agentSentence(p.description ?? '', panel.zh).text;
   const title = `${desc}${p.minimum !== undefined ? ` (${p.minimum}–${p.maximum})` : ''}`;
   if (p.enum && p.type.includes('array')) {
     const def = Array.isArray(p.default) ? p.default : [p.default];
-    return html`<span role="group" aria-label=${name} title=${title}>${name}:
+    return html`<span role="group" aria-label=${zhName ?? name} title=${title}>${label}:
       ${p.enum.map((v) => html`<label><input type="checkbox" name=${name} value=${v} ?checked=${def.includes(v)} />${v}</label>`)}</span>`;
   }
   if (p.type === 'boolean')
-    return html`<label title=${title}><input type="checkbox" name=${name} ?checked=${p.default === true} />${name}</label>`;
+    return html`<label title=${title}><input type="checkbox" name=${name} ?checked=${p.default === true} />${label}</label>`;
   if (p.enum)
-    return html`<label title=${title}>${name}
+    return html`<label title=${title}>${label}
       <select name=${name}>${p.enum.map((v) => html`<option ?selected=${v === p.default}>${v}</option>`)}</select></label>`;
   const def = p.default === null ? '' : Array.isArray(p.default) ? p.default.join(', ') : String(p.default);
   const isList = p.type.includes('array');
-  return html`<label title=${title}>${name}
+  return html`<label title=${title}>${label}
     <input
       name=${name}
       .value=${def}

@@ -5,6 +5,31 @@ import { controlStyles } from '../core/control-styles.js';
 export const panelStyles = [
   controlStyles,
   css`
+    /* the file input's own button speaks the browser's language, not the panel's: it is hidden (still focusable
+       and announced through its label) and the label is drawn as the button */
+    .file-pick {
+      position: relative;
+      display: inline-block;
+    }
+    .file-pick input.file {
+      position: absolute;
+      inset: 0;
+      opacity: 0;
+      width: 100%;
+      cursor: pointer;
+    }
+    .file-pick .file-button {
+      display: inline-block;
+      padding: 4px 10px;
+      border: 1px solid var(--ls-border, #888);
+      border-radius: 4px;
+      background: var(--ls-bg, #fff);
+    }
+    .file-pick:focus-within .file-button {
+      outline: 2px solid var(--ls-select, #0072b2);
+      outline-offset: 2px;
+    }
+
   fieldset {
     border: 1px solid var(--ls-border, #888);
     border-radius: 6px;

@@ -153,6 +153,29 @@ export class Engine {
   applySwizzle(s: { bits: number; base: number; shift: number; inner: boolean }, offsets: number[]) {
     return this.m.applySwizzle(s.bits, s.base, s.shift, s.inner, offsets);
   }
+  /** The engine's element type names, narrowest first (what the dtype menus offer). */
+  dtypeNames(): string[] {
+    return this.m.dtypes().map((d) => d.dtype);
+  }
+  /** The default bank model: 32 banks of 4 B, 128 B a wavefront. */
+  bankModel(): Required<LsBankModel> {
+    return this.m.bankModel();
+  }
+  /** Bytes one lane's access moves for elements of elemBytes (widened to the bank's word, at most 16). */
+  laneAccessBytes(elemBytes: number, model: LsBankModel | null = null): number {
+    return this.m.laneAccessBytes(elemBytes, model);
+  }
+  /** The first byte of the width-byte access holding byte address `byte`. */
+  accessStart(byte: number, width: number): number {
+    return this.m.accessStart(byte, width);
+  }
+  /** The shape a figure draws a layout on when none is given (rows of its last mode). */
+  drawingShape(layout: string) {
+    return this.m.drawingShape(layout);
+  }
+  parseMesh(text: string) {
+    return this.m.parseMesh(text);
+  }
 }
 
 /** The calls that may run for a second or more on large inputs; offMain runs them in a Worker (engine-worker.ts). */

@@ -7,7 +7,7 @@ import { saveFile } from './save-file.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { engine, EngineError, type Engine } from './engine.js';
-import { resolveLang, t, type Lang, type StringKey } from '../i18n/strings.js';
+import { counted, resolveLang, t, type Lang, type StringKey } from '../i18n/strings.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
@@ -162,6 +162,14 @@ export abstract class LsFigure extends LitElement {
       max-width: 100%;
       height: auto;
     }
+    /* on a phone, never narrower than the drawing's readable width (minDisplayWidth): the view scrolls instead
+       (min-width wins over max-width) */
+    @media (max-width: 600px) {
+      .view svg,
+      .view canvas {
+        min-width: var(--ls-scene-min, 0);
+      }
+    }
     .view [data-hit] {
       cursor: pointer;
     }
@@ -244,6 +252,10 @@ export abstract class LsFigure extends LitElement {
   }
   get language(): Lang {
     return resolveLang(this.lang);
+  }
+  /** A count and its noun in the figure's language ("1 cycle", "8 cycles"). */
+  count(n: number, key: 'cycles' | 'wavefronts'): string {
+    return counted(this.language, n, key);
   }
   tr(key: StringKey): string {
     return t(this.language, key);
@@ -506,6 +518,25 @@ export abstract class LsFigure extends LitElement {
     drawScene(ctx, scene);
   }
 
+  /** The narrowest the drawing may be shown on a phone: wide enough that its smallest text is 11 px and its
+   * smallest clickable cell 24 px (WCAG 2.2's target size), at most 3 times its scene size. The figure then
+   * scrolls inside its own box instead of shrinking its labels and cells below what a finger can read and tap. */
+  protected minDisplayWidth(): number {
+    const scene = this.scene!;
+    let text = Infinity,
+      target = Infinity;
+    for (const it of scene.items) {
+      if (it.t === 'text') text = Math.min(text, it.size ?? 11);
+      else if (it.t === 'rect' && it.hit) target = Math.min(target, it.w, it.h);
+    }
+    const k = Math.max(
+      1,
+      Number.isFinite(text) ? 11 / text : 1,
+      Number.isFinite(target) && target > 0 ? 24 / target : 1,
+    );
+    return Math.ceil(scene.width * Math.min(3, k));
+  }
+
   protected renderView(): TemplateResult {
     const scene = this.scene!;
     if (this.useCanvas())
@@ -547,7 +578,7 @@ export abstract class LsFigure extends LitElement {
         role="application"
         aria-roledescription="interactive figure"
         aria-label=${this.title_()}
-        ${styleProps({ background: p.bg })}
+        ${styleProps({ background: p.bg, '--ls-scene-min': `${this.minDisplayWidth()}px` })}
         @keydown=${this.onKey}
         @pointerdown=${this.onViewDown}
         @pointerup=${this.onViewUp}

@@ -102,3 +102,19 @@ export function watchHostTheme(changed: () => void) {
   else document.addEventListener('DOMContentLoaded', body, { once: true });
   window.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', changed);
 }
+
+/** WCAG 2 relative luminance of an sRGB colour (https://www.w3.org/TR/WCAG21/#dfn-relative-luminance). */
+export function luminance([r, g, b]: [number, number, number]): number {
+  const lin = (v: number) => {
+    const c = v / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+/** Black or white, whichever contrasts more with the fill: at least 4.58:1 on any colour (the worse fill, of
+ * luminance 0.179, gives both (0.179 + 0.05) / 0.05 and 1.05 / 0.229). */
+export function inkOn(rgb: [number, number, number]): '#000000' | '#ffffff' {
+  const l = luminance(rgb);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
+}

@@ -25,13 +25,12 @@ import {
 } from '../core/engine.js';
 import { LsFigure, renderInputError } from '../core/figure.js';
 import type { Item, Scene } from '../core/scene.js';
-import type { Palette } from '../core/theme.js';
+import { inkOn, type Palette } from '../core/theme.js';
 import { small } from './draw.js';
 import { hex, hueRgb } from '../core/physical.js';
 
 /** Candidates drawn (the search holds hundreds; the best few are what a reader compares). */
 const SHOWN = 10;
-const DTYPES = ['f8', 'f16', 'bf16', 'f32', 'f64'];
 /** Writer and reader pairs to start from: [label (English, 中文), writer, reader, dtype, tile]. */
 const EXAMPLES: [[string, string], string, string, string, string][] = [
   [
@@ -93,6 +92,8 @@ interface Measured {
   state: 'running' | 'done' | 'error';
   message: string;
   counters: [string, number | null][];
+  /** why a counter was not measured (a CPU agent has no Nsight Compute), one line per access */
+  notes?: string[];
 }
 
 /** "LANES;INSTR" split at its last ';' (a thread layout holds none); no ';' is an instruction alone. */
@@ -108,6 +109,15 @@ function shownOf(a: LsAdvice): number[] {
   const plain = a.candidates.findIndex((c) => c.kind === 'plain');
   if (plain >= SHOWN) shown.push(plain);
   return shown;
+}
+
+/** A candidate's rank, shared by candidates with the same wavefronts and bytes ("1=", "1=", ...). */
+function rankLabel(cands: LsCandidate[], i: number): string {
+  const c = cands[i];
+  const same = (d: LsCandidate) =>
+    d.writeWavefronts === c.writeWavefronts && d.readWavefronts === c.readWavefronts && d.sharedBytes === c.sharedBytes;
+  const first = cands.findIndex(same);
+  return cands.filter(same).length > 1 ? `${first + 1}=` : String(i + 1);
 }
 
 type LsAccessCostResult = ReturnType<Engine['accessCost']>;
@@ -155,6 +165,17 @@ export class LsAdvisor extends LsFigure {
         .spinner {
           animation: none;
         }
+      }
+      .measure-box {
+        display: flex;
+        flex-direction: column;
+        align-items: flex-start;
+        gap: 0.4rem;
+        margin: 0.5rem 0;
+      }
+      button.measure {
+        white-space: nowrap;
+        flex: none;
       }
       table.measured {
         width: 100%;
@@ -361,8 +382,8 @@ export class LsAdvisor extends LsFigure {
     const rowH = 30,
       top = 44,
       x0 = 8;
-    const cols = [x0, x0 + 24, x0 + 190, x0 + 290, x0 + 390];
-    const stripX = x0 + 470,
+    const cols = [x0, x0 + 34, x0 + 200, x0 + 300, x0 + 400];
+    const stripX = x0 + 480,
       bw = 5;
     items.push({ t: 'text', x: x0, y: 14, s: this.tr('candidates'), size: 13, fill: p.fg, weight: 'bold' });
     const heads = ['#', this.tr('layoutName'), this.tr('writeWf'), this.tr('readWf'), this.tr('sharedBytes')];
@@ -390,7 +411,7 @@ export class LsAdvisor extends LsFigure {
       });
       const cy = y + rowH / 2;
       const ok = c.conflictFree;
-      items.push({ t: 'text', x: cols[0], y: cy, s: String(i + 1), size: 12, fill: p.fg });
+      items.push({ t: 'text', x: cols[0], y: cy, s: rankLabel(a.candidates, i), size: 12, fill: p.fg });
       items.push({
         t: 'text',
         x: cols[1],
@@ -435,6 +456,31 @@ export class LsAdvisor extends LsFigure {
     let bottom = top + this.shown.length * rowH;
     small(items, p, x0, bottom + 10, this.tr('advisorLegend'), 'start');
     bottom += 20;
+    // the floor: when no candidate is conflict-free, how far above the ideal the best is and how many reach it
+    const best = a.candidates[0];
+    if (best && !best.conflictFree) {
+      const atBest = a.candidates.filter(
+        (c) => c.writeWavefronts === best.writeWavefronts && c.readWavefronts === best.readWavefronts,
+      ).length;
+      const k = Math.max(
+        best.writeWavefronts / Math.max(1, best.writeIdeal),
+        best.readWavefronts / Math.max(1, best.readIdeal),
+      );
+      const note = this.tr('floorNote')
+        .replace('{n}', String(a.searched))
+        .replace('{w}', String(best.writeWavefronts))
+        .replace('{wi}', String(best.writeIdeal))
+        .replace('{r}', String(best.readWavefronts))
+        .replace('{ri}', String(best.readIdeal))
+        .replace('{k}', k.toFixed(1).replace(/\.0$/, ''))
+        .replace('{t}', String(atBest));
+      items.push({ t: 'text', x: x0, y: bottom + 6, s: note, size: 11, fill: p.fg });
+      bottom += 18;
+    }
+    if (this.shown.some((i) => rankLabel(a.candidates, i).endsWith('='))) {
+      small(items, p, x0, bottom + 6, this.tr('tiesNote'), 'start');
+      bottom += 18;
+    }
     // the selected candidate's wavefronts, step by step
     const s = this.stepped;
     const st = s?.steps[this.instr];
@@ -510,7 +556,7 @@ export class LsAdvisor extends LsFigure {
             y: gy + w * ch + ch / 2,
             s: lanes.length > 1 ? `${lanes[0]}+` : String(lanes[0]),
             size: 10,
-            fill: lit ? (dark ? '#fff' : '#000') : p.muted,
+            fill: lit && lanes ? inkOn(hueRgb(lanes[0] / 32, dark)) : p.muted,
             anchor: 'middle',
           });
       }
@@ -587,7 +633,7 @@ export class LsAdvisor extends LsFigure {
         set({ state: 'error', message: rec.error ?? rec.status, counters: [] });
         return;
       }
-      set({ state: 'done', message: '', counters: profileCounters(rec.result) });
+      set({ state: 'done', message: '', ...profileCounters(rec.result) });
     } catch (err) {
       set({ state: 'error', message: (err as Error).message, counters: [] });
     }
@@ -666,7 +712,7 @@ export class LsAdvisor extends LsFigure {
         <label
           >${this.tr('dtype')}
           <select name="dtype">
-            ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
+            ${(this.eng?.dtypeNames() ?? [this.dtype]).map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
           </select></label
         >
         <label>${this.tr('tile')} <input name="tile" size="6" spellcheck="false" .value=${this.tile} /></label>
@@ -717,12 +763,12 @@ export class LsAdvisor extends LsFigure {
       </p>
       ${
         agent
-          ? html`<p>
+          ? html`<div class="measure-box">
             <button type="button" class="measure" ?disabled=${m?.state === 'running'} @click=${() => void this.measure()}>
               ${this.tr('measureGpu')}
             </button>
             ${this.measuredView(c, m)}
-          </p>`
+          </div>`
           : html`<p class="no-agent">${this.tr('noAgentAdvisor')}</p>`
       }`;
   }
@@ -734,7 +780,7 @@ export class LsAdvisor extends LsFigure {
     const lanes =
       this.wave < 0 ? '' : st.bank.laneCycle.flatMap((w, k) => (w === this.wave ? [st.active[k]] : [])).join(', ');
     return this.wave < 0
-      ? `${this.tr('instruction')} ${this.instr + 1}: ${st.bank.cycles} ${this.tr('wavefronts')} (${this.tr('ideal')} ${st.ideal})`
+      ? `${this.tr('instruction')} ${this.instr + 1}: ${this.count(st.bank.cycles, 'wavefronts')} (${this.tr('ideal')} ${st.ideal})`
       : `${this.tr('instruction')} ${this.instr + 1}, ${this.tr('wavefronts').replace(/s$/, '')} ${this.wave + 1}/${st.bank.cycles}: lanes ${lanes}`;
   }
 
@@ -750,11 +796,12 @@ export class LsAdvisor extends LsFigure {
       'read conflicts': c.readWavefronts - c.readIdeal,
     };
     return html`<table class="measured">
-      <tr><th>${this.tr('counter')}</th><th>${this.tr('measuredCol')}</th><th>${this.tr('predictedCol')}</th></tr>
-      ${m.counters.map(
-        ([k, v]) => html`<tr><td class="mono">${k}</td><td>${v ?? '—'}</td><td>${predicted[k] ?? ''}</td></tr>`,
-      )}
-    </table>`;
+        <tr><th>${this.tr('counter')}</th><th>${this.tr('measuredCol')}</th><th>${this.tr('predictedCol')}</th></tr>
+        ${m.counters.map(
+          ([k, v]) => html`<tr><td class="mono">${k}</td><td>${v ?? '—'}</td><td>${predicted[k] ?? ''}</td></tr>`,
+        )}
+      </table>
+      ${m.notes?.length ? html`<p class="measure-notes muted">${this.tr('notMeasured')}: ${m.notes.join('; ')}</p>` : nothing}`;
   }
 
   protected exportData() {
@@ -771,8 +818,9 @@ export class LsAdvisor extends LsFigure {
 
 /** The counters an agent measured for each access of a result document (benchmarks[].states[].measured, one
  * state per access: "write" and "read"), or why they are missing. */
-function profileCounters(result: unknown): [string, number | null][] {
+function profileCounters(result: unknown): { counters: [string, number | null][]; notes: string[] } {
   const out: [string, number | null][] = [];
+  const notes: string[] = [];
   type State = { axis_values?: { access?: string }; measured?: Record<string, unknown> | null };
   const doc = result as { benchmarks?: { states?: State[] }[] } | null;
   for (const b of doc?.benchmarks ?? [])
@@ -781,13 +829,15 @@ function profileCounters(result: unknown): [string, number | null][] {
       const who = s.axis_values?.access ?? '';
       if (!m) continue;
       if (m.available === false) {
-        out.push([`${who}: ${String(m.reason ?? '')}`, null]);
+        // not measured: the counters are still listed, with the prediction beside an empty measurement
+        for (const k of ['wavefronts', 'conflicts']) out.push([`${who} ${k}`, null]);
+        notes.push(`${who}: ${String(m.reason ?? '')}`);
         continue;
       }
       for (const k of ['wavefronts', 'conflicts'])
         if (typeof m[k] === 'number' || m[k] === null) out.push([`${who} ${k}`, m[k] as number | null]);
     }
-  return out;
+  return { counters: out, notes };
 }
 
 customElements.define('ls-advisor', LsAdvisor);

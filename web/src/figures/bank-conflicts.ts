@@ -280,10 +280,15 @@ export class LsBankConflicts extends LsFigure {
       });
   }
 
-  /** Drawn cells in one row of banks (the engine's default model: 32 banks of 4 B). */
+  /** The case's bank model: its own (the toy's 8 banks), else the engine's default (32 banks of 4 B). */
+  private bankModel(): { banks: number; wordBytes: number } {
+    return this.c.model ?? this.eng!.bankModel();
+  }
+
+  /** Drawn cells in one row of banks. */
   private cellsPerBankRow(): number {
     const c = this.c;
-    const m = c.model ?? { banks: 32, wordBytes: 4 };
+    const m = this.bankModel();
     return Math.max(1, (m.banks * m.wordBytes) / (c.perCell * c.elemBytes));
   }
 
@@ -372,8 +377,8 @@ export class LsBankConflicts extends LsFigure {
     label(items, p, ox, 14, name);
     const badge =
       a.maxWays > 1
-        ? `${a.cycles} ${this.tr('cycles')} · ${a.maxWays}${this.tr('way')}`
-        : `${a.cycles} ${this.tr('cycles')} · ${this.tr('conflictFree')}`;
+        ? `${this.count(a.cycles, 'cycles')} · ${a.maxWays}${this.tr('way')}`
+        : `${this.count(a.cycles, 'cycles')} · ${this.tr('conflictFree')}`;
     items.push({ t: 'rect', x: ox, y: 24, w: 200, h: 18, fill: a.maxWays > 1 ? p.conflict : p.ok, rx: 9 });
     items.push({ t: 'text', x: ox + 100, y: 33, s: badge, size: 11, fill: '#000', anchor: 'middle', weight: 'bold' });
   }
@@ -441,7 +446,8 @@ export class LsBankConflicts extends LsFigure {
         `${this.tr('row')} ${R0 * br}–${R0 * br + br - 1}, ${this.tr('bankColumn')} ${C0 * bc}–${C0 * bc + bc - 1}`,
         12,
       );
-      for (let j = 0; j < bc; ++j) small(items, p, ox + j * cs + cs / 2, dy - 8, c.bankLabel((C0 * bc + j) % 32));
+      for (let j = 0; j < bc; ++j)
+        small(items, p, ox + j * cs + cs / 2, dy - 8, c.bankLabel((C0 * bc + j) % this.bankModel().banks));
       for (let r = R0 * br; r < (R0 + 1) * br; ++r) {
         const y = dy + (r - R0 * br) * cs;
         if (s === 0) {
@@ -547,7 +553,13 @@ export class LsBankConflicts extends LsFigure {
       this.sideHeader(items, p, ox, names[s], a);
       const perLine = this.cellsPerBankRow();
       for (let b = 0; b < ncell; ++b)
-        small(items, p, ox + b * cs + cs / 2, oy - 8, c.bankLabel((b % perLine) * ((c.perCell * c.elemBytes) / 4)));
+        small(
+          items,
+          p,
+          ox + b * cs + cs / 2,
+          oy - 8,
+          c.bankLabel((b % perLine) * ((c.perCell * c.elemBytes) / this.bankModel().wordBytes)),
+        );
       // read cells: which drawn cells lanes touch, and in which cycle each is served
       const served = new Map<string, number>();
       for (const l of side.lanes) {
@@ -670,11 +682,11 @@ export class LsBankConflicts extends LsFigure {
         : op === 'col'
           ? `${this.tr('readColumn')} ${i}`
           : `${this.tr('readRow')} ${i}`;
-      return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${sd.access.cycles} ${this.tr('cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
+      return `${what}: ${this.sides.map((sd, k) => `${this.c.names![k]} ${this.count(sd.access.cycles, 'cycles')}`).join(', ')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
     }
     if (!b) return '';
     const what = op === 'col' ? `${this.tr('readColumn')} ${i}` : `${this.tr('readRow')} ${i}`;
-    return `${what}: ${this.tr('rowMajor')} ${a.cycles} ${this.tr('cycles')}, ${this.tr('swizzled')} ${b.cycles} ${this.tr('cycles')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
+    return `${what}: ${this.tr('rowMajor')} ${this.count(a.cycles, 'cycles')}, ${this.tr('swizzled')} ${this.count(b.cycles, 'cycles')}${this.step >= 0 ? `; ${this.tr('cycle')} ${this.step}` : ''}`;
   }
 
   protected details() {

@@ -10,7 +10,6 @@ import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 const MODES = ['128B', '64B', '32B', 'interleave'] as const;
-const DTYPES = ['f8', 'f16', 'f32'] as const;
 
 export class LsSwizzleAtom_ extends LsFigure {
   static override properties = {
@@ -39,7 +38,7 @@ export class LsSwizzleAtom_ extends LsFigure {
   }
   protected override applyExtraState(s: Record<string, string>) {
     if (s.mode && (MODES as readonly string[]).includes(s.mode)) this.mode = s.mode;
-    if (s.dtype && (DTYPES as readonly string[]).includes(s.dtype)) this.dtype = s.dtype;
+    if (s.dtype) this.dtype = s.dtype;
   }
 
   protected override recompute() {
@@ -184,7 +183,7 @@ export class LsSwizzleAtom_ extends LsFigure {
       >
       <label>${this.tr('dtype')}
         <select class="dtype" @change=${(e: Event) => this.set('dtype', (e.target as HTMLSelectElement).value)}>
-          ${DTYPES.map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
+          ${(this.eng?.dtypeNames() ?? [this.dtype]).map((d) => html`<option value=${d} ?selected=${this.dtype === d}>${d}</option>`)}
         </select></label
       >`;
   }

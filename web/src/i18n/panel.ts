@@ -24,7 +24,7 @@ export const PANEL_TEXT = {
   ],
   drop1: ["Drop a results JSON here (from an agent's export or ", '把结果 JSON 拖到这里（agent 导出的文件或 '],
   drop2: ['), or', '），或'],
-  chooseFile: ['choose a file', '选择文件'],
+  chooseFile: ['Choose a results file…', '选择结果文件…'],
   refNote1: ['measured on an NVIDIA H200 and committed in ', '在 NVIDIA H200 上测得并提交在 '],
   refNote2: [
     ': transpose and AoS/SoA, and their Nsight Compute profiles',
@@ -37,9 +37,14 @@ export const PANEL_TEXT = {
   ],
   capWhiskers: ['Whiskers: the first to third quartile of the samples.', '须线：样本的第一到第三四分位数。'],
   capRatio: [
-    'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s); where it is missing (scalar AoS at 4 and 8 fields on the H200), AoS is limited by its load instructions and may beat the ratio.',
-    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制；缺失处（H200 上 4 和 8 个字段的标量 AoS）AoS 受加载指令数限制，可能超过该比值。',
+    'Dashed: the sector-model ratio (AoS moves the engine’s sectors per request once per element, SoA t times its own: 8/t), which is the speedup when both kernels are DRAM-bound. It is drawn only where the AoS kernel moves at least {f}% of the copy ceiling (ratio × its useful GB/s).',
+    '虚线：sector 模型的比值（AoS 每个元素搬运引擎算出的每请求 sectors 一次，SoA 搬运自己的 t 次：8/t），即两个 kernel 都受 DRAM 带宽限制时的加速比。只在 AoS kernel 的搬运量达到 copy 上限的 {f}% 以上（比值 × 其有效 GB/s）时绘制。',
   ],
+  capRatioMissing: [
+    ' Where it is missing ({missing}), AoS is limited by its load instructions and may beat the ratio.',
+    '缺失处（{missing}）AoS 受加载指令数限制，可能超过该比值。',
+  ],
+  fieldsIn: ['{kernel} at {touch} fields in {source}', '{source} 中 {touch} 个字段的 {kernel}'],
   capTransposeCopy: [
     'Dashed: copy of the same run and size (the ceiling). Whiskers: the first to third quartile of the samples.',
     '虚线：同一次运行、同一尺寸的 copy（上限）。须线：样本的第一到第三四分位数。',
@@ -82,7 +87,7 @@ export const PANEL_TEXT = {
     '{lanes} 个 lane × {bytes} B：每请求 {n} 个 32 B sector',
   ],
   costShared: [
-    '{n} wavefronts per instruction (ideal {ideal}, {conflicts} conflicts)',
+    '{n} wavefront{s:n} per instruction (ideal {ideal}, {conflicts} conflict{s:conflicts})',
     '每条指令 {n} 个 wavefront（理想 {ideal}，冲突 {conflicts}）',
   ],
   whatIf: ['what-if (engine, this page)', '假设（本页引擎计算）'],
@@ -265,8 +270,11 @@ export const PANEL_TEXT = {
 export type PanelKey = keyof typeof PANEL_TEXT;
 
 /** The text of key in English or Chinese, each {name} replaced by vars[name]. */
+// {name} is the value of vars.name; {s:name} is the English plural's "s" unless vars.name is 1.
 export function panelText(key: PanelKey, zh: boolean, vars: Record<string, string | number> = {}): string {
-  return PANEL_TEXT[key][zh ? 1 : 0].replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
+  return PANEL_TEXT[key][zh ? 1 : 0].replace(/\{(s:)?(\w+)\}/g, (m, s: string | undefined, k: string) =>
+    !(k in vars) ? m : s ? (Number(vars[k]) === 1 ? '' : 's') : String(vars[k]),
+  );
 }
 
 /** The agent's fixed sentences in Chinese: the descriptions of the accesses it declares for each kernel (every
@@ -372,4 +380,45 @@ export function agentSentence(text: string, zh: boolean): { text: string; known:
   if (!zh) return { text, known: true };
   const t = AGENT_ZH[text.trim()];
   return t ? { text: t, known: true } : { text, known: false };
+}
+
+/** The Chinese names of the agent's benchmark parameters (GET /v1/benchmarks); the form shows the agent's own
+ * name beside them, since that is what a request and a results file carry. */
+const PARAM_ZH: Record<string, string> = {
+  n: '元素数',
+  touch_fields: '访问字段数',
+  layouts: '布局',
+  dim: '维度',
+  variants: '变体',
+  repetitions: '重复次数',
+  warmup: '预热次数',
+  seed: '随机种子',
+  min_samples: '最少样本数',
+  max_samples: '最多样本数',
+  max_time_s: '最长时间（秒）',
+  noise: '噪声阈值',
+  raw_samples: '保留原始样本',
+  cache: '缓存',
+  layout: '布局',
+  shape: '形状',
+  dtype: '数据类型',
+  instr: '指令',
+  lanes: 'lanes',
+  source: '来源',
+  writer: '写入方',
+  reader: '读取方',
+  tile: 'tile',
+  candidate: '候选',
+  from: '源布局',
+  to: '目标布局',
+  mesh: '设备网格',
+  busbw_gbps: '总线带宽（GB/s）',
+  op: '操作',
+  sizes: '大小',
+  gpus: 'GPU 数',
+};
+
+/** A parameter's label in the panel's language: in Chinese its Chinese name, else null (the agent's name alone). */
+export function paramName(name: string, zh: boolean): string | null {
+  return zh ? (PARAM_ZH[name] ?? null) : null;
 }

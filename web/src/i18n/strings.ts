@@ -54,11 +54,11 @@ const STRINGS = {
   laneAccess: ['The given lane accesses', '给定的各 lane 访问'],
   readRow: ['Read row', '读取行'],
   width: ['Access width', '访问宽度'],
-  rowMajor: ['Row-major', 'Row-major'],
-  swizzled: ['XOR swizzle', 'XOR swizzle'],
-  cycles: ['cycles', 'cycles'],
-  wavefronts: ['wavefronts', 'wavefronts'],
-  way: ['-way conflict', '-way bank conflict'],
+  rowMajor: ['Row-major', '行主序（row-major）'],
+  swizzled: ['XOR swizzle', 'XOR 重排（swizzle）'],
+  cycles: ['cycles', '个周期'],
+  wavefronts: ['wavefronts', '个 wavefront'],
+  way: ['-way conflict', ' 路 bank 冲突'],
   conflictFree: ['conflict-free', '无冲突'],
   step: ['Step', '单步'],
   play: ['Play', '播放'],
@@ -126,6 +126,14 @@ const STRINGS = {
     'Numbers: wavefronts (L1 shared wavefronts, as Nsight Compute counts them). Bars: wavefronts a bank needs (green: one; orange: more, a conflict).',
     '数字：wavefronts（Nsight Compute 统计的 L1 共享内存 wavefront）。条形：每个 bank 需要的 wavefront 数（绿色：一个；橙色：多于一个，即冲突）。',
   ],
+  floorNote: [
+    'No layout of the {n} searched is conflict-free here: the best possible is {w} write (ideal {wi}) and {r} read (ideal {ri}) wavefronts, {k}× the ideal; {t} layouts reach it, so they tie.',
+    '搜索的 {n} 种布局都无法在此无冲突：最好也要 {w} 个写入（理想 {wi}）和 {r} 个读取（理想 {ri}）wavefront，为理想值的 {k} 倍；有 {t} 种布局达到这一下限，因此并列。',
+  ],
+  tiesNote: [
+    '“=”: the same wavefronts and bytes as the rank it shares; ties are listed simplest first (TMA, then a swizzle, then padding).',
+    '“=”：与并列名次的 wavefront 数和字节数相同；并列者按最简单的在前排列（TMA、swizzle、填充）。',
+  ],
   instruction: ['instruction', '指令'],
   noBankCounter: [
     'No bank counter for this access (TMA writes bypass the LSU).',
@@ -143,6 +151,7 @@ const STRINGS = {
   nextWave: ['next wavefront', '下一个 wavefront'],
   allWaves: ['all', '全部'],
   measureGpu: ['Measure on GPU', '在 GPU 上测量'],
+  notMeasured: ['not measured', '未测量'],
   noAgentAdvisor: [
     'Connect an agent in the benchmark panel to measure a candidate on the GPU.',
     '在 Benchmarks 面板连接 agent 后，可在 GPU 上测量候选布局。',
@@ -238,6 +247,15 @@ export type StringKey = keyof typeof STRINGS;
 
 export function t(lang: Lang, key: StringKey): string {
   return STRINGS[key][lang === 'zh' ? 1 : 0];
+}
+
+/** The singular of the counted nouns (English only: Chinese counts without a plural). */
+const ONE: Partial<Record<StringKey, string>> = { cycles: 'cycle', wavefronts: 'wavefront' };
+
+/** "1 cycle", "8 cycles", "8 个周期": a count and its noun in the language. */
+export function counted(lang: Lang, n: number, key: 'cycles' | 'wavefronts'): string {
+  const word = lang === 'en' && n === 1 ? ONE[key]! : t(lang, key);
+  return `${n} ${word}`;
 }
 
 export function resolveLang(attr: string | null | undefined): Lang {

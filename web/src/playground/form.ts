@@ -4,7 +4,6 @@ import type { LsPlayground } from './playground.js';
 import { html, nothing } from 'lit';
 import type { LsError, LsFormat } from '../core/engine.js';
 import { renderInputError, type InputError } from '../core/figure.js';
-import { DTYPES } from './model.js';
 import { FORMATS, EXPORT_FORMATS } from './notation.js';
 
 /** The error with its caret under the input it is about: the shape field's errors under the shape. */
@@ -24,14 +23,13 @@ export function errorView(pg: LsPlayground, err: LsError): InputError {
 export function formatView(pg: LsPlayground) {
   if (!pg.read.length || !pg.eng) return nothing;
   const names = [pg.tr('layout'), pg.tr('compare')];
-  // asked once per inputs and syntax, not on every render (a click re-renders the form)
-  const exKey = JSON.stringify([pg.exportTo, pg.read[0].layout, pg.shapeNow, pg.meshNow]);
-  if (pg.exported?.key !== exKey)
-    pg.exported = {
-      key: exKey,
-      r: pg.eng.exportLayout(pg.exportTo, pg.read[0].layout, pg.shapeNow, pg.meshNow),
-    };
-  const ex = pg.exported.r;
+  // asked once per inputs and syntax, not on every render (a click re-renders the form). Until the user picks a
+  // syntax, the first one that can say the layout is shown (CuTe has no spelling for lane axes, JAX none for a
+  // swizzle): an export the user did not ask for is no error.
+  const shown = pg.exportChosen
+    ? pg.exportTo
+    : ([pg.exportTo, ...EXPORT_FORMATS].find((f) => exportOf(pg, f).ok) ?? pg.exportTo);
+  const ex = exportOf(pg, shown);
   return html`<div class="formats full">
     ${pg.read.map(
       (n, k) =>
@@ -47,10 +45,11 @@ export function formatView(pg: LsPlayground) {
         class="export-to"
         @change=${(e: Event) => {
           pg.exportTo = (e.target as HTMLSelectElement).value as LsFormat;
+          pg.exportChosen = true;
           pg.saveState();
         }}
       >
-        ${EXPORT_FORMATS.map((f) => html`<option value=${f} ?selected=${pg.exportTo === f}>${FORMATS[f]}</option>`)}
+        ${EXPORT_FORMATS.map((f) => html`<option value=${f} ?selected=${shown === f}>${FORMATS[f]}</option>`)}
       </select></label
     >
     ${
@@ -75,7 +74,7 @@ export function renderControls(pg: LsPlayground) {
   const memory = pg.sides.some((s) => s.arr.width > 0 && s.arr.down[0] === 'm');
   return html`<form class="inputs" @submit=${pg.apply}>
       <label>${pg.tr('layout')} <input name="layout" size="44" spellcheck="false" .value=${pg.layout} /></label>
-      <label>${pg.tr('shape')} <input name="shape" size="8" spellcheck="false" .value=${pg.shape} /></label>
+      <label>${pg.tr('shape')} <input name="shape" size="8" spellcheck="false" placeholder=${pg.shape.trim() ? '' : String(pg.shapeNow ?? '')} .value=${pg.shape} /></label>
       <label>${pg.tr('compare')} <input name="compare" size="30" spellcheck="false" placeholder=${pg.tr('compareHint')} .value=${pg.compare} /></label>
       <label
         >${pg.tr('format')}
@@ -91,7 +90,7 @@ export function renderControls(pg: LsPlayground) {
     <label
       >${pg.tr('dtype')}
       <select class="dtype" @change=${(e: Event) => pg.setOption('dtype', (e.target as HTMLSelectElement).value)}>
-        ${DTYPES.map((d) => html`<option value=${d} ?selected=${pg.dtype === d}>${d}</option>`)}
+        ${pg.eng!.dtypeNames().map((d) => html`<option value=${d} ?selected=${pg.dtype === d}>${d}</option>`)}
       </select></label
     >
     ${
@@ -129,4 +128,16 @@ export function renderControls(pg: LsPlayground) {
                 : html`<p>${pg.tr('noFindings')}</p>`
       }
     </div>`;
+}
+
+/** The engine's export of the first layout to one syntax, cached per inputs. */
+function exportOf(pg: LsPlayground, to: LsFormat) {
+  const key = JSON.stringify([to, pg.read[0].layout, pg.shapeNow, pg.meshNow]);
+  let r = pg.exported.get(key);
+  if (!r) {
+    if (pg.exported.size > 32) pg.exported.clear();
+    r = pg.eng!.exportLayout(to, pg.read[0].layout, pg.shapeNow, pg.meshNow);
+    pg.exported.set(key, r);
+  }
+  return r;
 }

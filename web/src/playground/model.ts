@@ -17,7 +17,6 @@ export const VALIDATE_HERE = 1 << 16;
 export const OFF_MAIN_CELLS = 1 << 17;
 /** Raster cells filled per task while a large layout is prepared. */
 export const FILL_SLICE = 1 << 18;
-export const DTYPES = ['f8', 'f16', 'f32', 'f64'] as const;
 
 export type Colour = 'col' | 'row' | 'index';
 

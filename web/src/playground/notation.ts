@@ -45,21 +45,13 @@ export function toNotation(
   return { layout: r.layout, format, shape: r.shape, notes: r.notes };
 }
 
-/** "x=2,y=4" as { x: 2, y: 4 } (axis names major first); empty text is no mesh. An error names the column. */
-export function parseMesh(text: string): LsMesh | null | LsError {
-  if (!text.trim()) return null;
-  const mesh: LsMesh = {};
-  let at = 0;
-  for (const part of text.split(',')) {
-    const col = at + (part.length - part.trimStart().length) + 1;
-    at += part.length + 1;
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([0-9]+)\s*$/.exec(part);
-    const bad = (message: string) => ({ message, column: col, field: 'mesh', code: 'syntax' });
-    if (!m) return bad(`expected "axis=size" (e.g. x=2), got "${part.trim()}"`);
-    const n = Number(m[2]);
-    if (!Number.isSafeInteger(n) || n < 1) return bad(`the size of axis ${m[1]} must be a positive integer`);
-    if (m[1] in mesh) return bad(`axis ${m[1]} is named twice`);
-    mesh[m[1]] = n;
-  }
-  return mesh;
+/** "x=2,y=4" as { x: 2, y: 4 } (axis names major first), read by the engine; empty text is no mesh. An error
+ * names the column in the text as typed. */
+export function parseMesh(eng: Engine, text: string): LsMesh | null | LsError {
+  const src = text.trim();
+  if (!src) return null;
+  const r = eng.parseMesh(src);
+  if (r.ok) return r.mesh;
+  const lead = text.length - text.trimStart().length;
+  return { ...r.error, field: 'mesh', column: r.error.column > 0 ? r.error.column + lead : 0 };
 }

@@ -30,7 +30,6 @@ import {
   VALIDATE_HERE,
   OFF_MAIN_CELLS,
   FILL_SLICE,
-  DTYPES,
   type Colour,
   type RasterSource,
   type Inputs,
@@ -119,8 +118,11 @@ export class LsPlayground extends LsFigure {
     if (s.cmp !== undefined) this.compare = s.cmp;
     if (s.mesh !== undefined) this.mesh = s.mesh;
     if (s.fmt && s.fmt in FORMATS) this.from = s.fmt as LsFormat;
-    if (s.ex && (EXPORT_FORMATS as string[]).includes(s.ex)) this.exportTo = s.ex as LsFormat;
-    if (s.dt && (DTYPES as readonly string[]).includes(s.dt)) this.dtype = s.dt;
+    if (s.ex && (EXPORT_FORMATS as string[]).includes(s.ex)) {
+      this.exportTo = s.ex as LsFormat;
+      this.exportChosen = true;
+    }
+    if (s.dt) this.dtype = s.dt; // an unknown name is the engine's error, under the form
     if (s.w) this.rowWidth = s.w;
     if (s.c === 'row' || s.c === 'index' || s.c === 'col') this.colour = s.c;
   }
@@ -172,7 +174,8 @@ export class LsPlayground extends LsFigure {
   readInputs(): Inputs | (LsError & { source: 'layout' | 'compare' | 'mesh' }) {
     const eng = this.eng!;
     const eb = eng.dtypeBytes(this.dtype);
-    const mesh = parseMesh(this.mesh);
+    if (!eb.ok) return { ...eb.error, source: 'layout' };
+    const mesh = parseMesh(eng, this.mesh);
     if (mesh && 'message' in mesh) return { ...(mesh as LsError), source: 'mesh' };
     const r: Inputs = {
       read: [],
@@ -193,6 +196,12 @@ export class LsPlayground extends LsFigure {
       r.read.push(n);
       // an import defines the layout on its shape; the compare layout is read on the same one
       if (n.shape && source === 'layout') r.shapeNow = n.shape.join(',');
+      // no shape typed or imported: the engine's drawing shape (rows of the layout's last mode, 8x64 for
+      // S[(8,64):(64,1)]) rather than one long row
+      if (!r.shapeNow && source === 'layout') {
+        const d = eng.drawingShape(n.layout);
+        if (d.ok) r.shapeNow = d.shape.join(',');
+      }
       const parsed = eng.parse(n.layout);
       const ps = r.shapeNow ? eng.parseShape(String(r.shapeNow)) : parsed;
       const shape = ps.ok ? ('shape' in ps ? ps.shape : ps.defaultShape) : [];
@@ -573,7 +582,9 @@ export class LsPlayground extends LsFigure {
       : { layout: this.layout, error: this.err };
   }
 
-  exported?: { key: string; r: ReturnType<Engine['exportLayout']> };
+  exported = new Map<string, ReturnType<Engine['exportLayout']>>();
+  /** the user picked the export syntax (or the address names one): shown even when it cannot say the layout */
+  exportChosen = false;
 
   protected override controls() {
     return renderControls(this);

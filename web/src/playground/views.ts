@@ -2,7 +2,7 @@
 // the selection, and the readout of a cell.
 import type { LsPlayground } from './playground.js';
 import type { Item, Scene } from '../core/scene.js';
-import type { Palette } from '../core/theme.js';
+import { inkOn, type Palette } from '../core/theme.js';
 import { hex, hueRgb } from '../core/physical.js';
 import { RASTER_CELLS, RASTER_AREA, MAX_MARKS, type RasterSource } from './model.js';
 import { type Colours, fillRaster, hexRgb } from './raster.js';
@@ -133,7 +133,7 @@ export function drawGrid(
         y: y + r * ch + ch / 2,
         s: lab,
         size: Math.min(11, ch * 0.55),
-        fill: dark ? '#fff' : '#000',
+        fill: inkOn(rgb),
         anchor: 'middle',
       });
   }
@@ -396,35 +396,37 @@ export function banksOfColumns(pg: LsPlayground, cols: number): number[] {
   return out;
 }
 
-/** The access width bankAccess is asked about: one element, at least a 4 B word. */
+/** The access width bankAccess is asked about: one element, widened to the bank's word (the engine's). */
 export function bankWidth(pg: LsPlayground): number {
-  return Math.max(4, Math.min(16, pg.elemBytes));
+  return pg.eng!.laneAccessBytes(pg.elemBytes);
 }
 
 /** A byte address aligned down to that width (two fp16 elements share one 4 B word, hence one bank). */
 export function wordAddress(pg: LsPlayground, byte: number): number {
-  const w = bankWidth(pg);
-  return Math.floor(byte / w) * w;
+  return pg.eng!.accessStart(byte, bankWidth(pg));
 }
 
 export function legend(pg: LsPlayground, items: Item[], p: Palette, x: number, y: number, dark: boolean): number {
   const by = pg.colour === 'col' ? pg.tr('byCol') : pg.colour === 'row' ? pg.tr('byRow') : pg.tr('byIndex');
   const n = pg.colour === 'col' ? pg.cols : pg.colour === 'row' ? pg.rows : pg.rows * pg.cols;
-  items.push({ t: 'text', x, y, s: `${pg.tr('colourBy')}: ${by}`, size: 11, fill: p.fg });
-  const gx = x + 150;
+  const title = `${pg.tr('colourBy')}: ${by}`;
+  items.push({ t: 'text', x, y, s: title, size: 11, fill: p.fg });
+  const gx = x + Math.max(150, textWidth(title, 11) + 24);
   for (let i = 0; i < 40; ++i)
     items.push({ t: 'rect', x: gx + i * 3, y: y - 6, w: 3, h: 12, fill: hex(hueRgb(i / 40, dark)) });
   items.push({ t: 'text', x: gx - 4, y, s: '0', size: 10, fill: p.muted, anchor: 'end' });
-  items.push({ t: 'text', x: gx + 124, y, s: String(n - 1), size: 10, fill: p.muted });
-  let lx = gx + 160;
+  const last = String(n - 1);
+  items.push({ t: 'text', x: gx + 124, y, s: last, size: 10, fill: p.muted });
+  // each entry starts after the widest the one before can be (a 1024x1024 index legend ends at 1048575)
+  let lx = gx + 124 + textWidth(last, 10) + 16;
   items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: p.cell, stroke: p.grid, sw: 0.5 });
   items.push({ t: 'text', x: lx + 16, y, s: pg.tr('emptyPos'), size: 11, fill: p.fg });
-  lx += 16 + pg.tr('emptyPos').length * 6.5 + 16;
+  lx += 16 + textWidth(pg.tr('emptyPos'), 11) + 16;
   items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: 'none', stroke: p.select, sw: 2, dash: '3 2' });
   items.push({ t: 'text', x: lx + 16, y, s: pg.tr('outOfRange'), size: 11, fill: p.fg });
-  lx += 16 + pg.tr('outOfRange').length * 6.5 + 16;
+  lx += 16 + textWidth(pg.tr('outOfRange'), 11) + 16;
   items.push({ t: 'text', x: lx, y, s: pg.tr('numbersAre'), size: 11, fill: p.fg });
-  lx += pg.tr('numbersAre').length * 6.5;
+  lx += textWidth(pg.tr('numbersAre'), 11);
   const reps = pg.sides[0].t.replicas;
   if (reps > 1) items.push({ t: 'text', x: lx + 16, y, s: `${reps} ${pg.tr('replicas')}`, size: 11, fill: p.fg });
   return lx + 80 - x;
@@ -456,4 +458,12 @@ export function readout(pg: LsPlayground, hit: string): string {
     return pos.join(' ') + bank;
   });
   return `x = ${x} ${coord} → ${parts.join(' | ')}${xs.length > 1 ? ` (+${xs.length - 1} more here)` : ''}`;
+}
+
+/** A generous estimate of a label's width: CJK characters are about as wide as the font size, others about 0.62
+ * of it (the page's sans-serif digits and letters), so that entries placed after it never overlap it. */
+export function textWidth(s: string, size: number): number {
+  let w = 0;
+  for (const ch of s) w += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? size : 0.62 * size;
+  return w;
 }

@@ -1,0 +1,100 @@
+// A phone's 390 px: every figure stays readable and tappable. Text at least 11 px and clickable cells at least
+// 24 px on screen (WCAG 2.2 target size, 2.5.8), measured from what the browser drew: the SVG's font sizes and
+// cell sizes times its scale on the page. A figure wider than the screen scrolls inside its own box; the page
+// itself never scrolls sideways.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { launch, root } from './browser.mjs';
+import { start } from './serve.mjs';
+
+const artifacts = join(root, 'build', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+let server, browser, page;
+
+before(async () => {
+  server = await start(join(root, 'web', 'dist'));
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(server.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The smallest text and the smallest clickable cell of a figure's drawing, in CSS pixels on the page. */
+async function sizes(tag) {
+  const el = page.locator(tag);
+  await el.scrollIntoViewIfNeeded();
+  await page.locator(`${tag} .view svg`).waitFor({ timeout: 20_000 });
+  return el.evaluate((e) => {
+    const svg = e.shadowRoot.querySelector('.view svg');
+    const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const text = [...svg.querySelectorAll('text')].map((t) => Number(t.getAttribute('font-size')) * k);
+    const cells = [...svg.querySelectorAll('rect[data-hit]')].map(
+      (c) => Math.min(Number(c.getAttribute('width')), Number(c.getAttribute('height'))) * k,
+    );
+    return { text: Math.min(...text), cell: Math.min(...cells), cells: cells.length };
+  });
+}
+
+for (const [tag, name] of [
+  ['ls-tile-layout', 'tile cells'],
+  ['ls-swizzle-atom', 'swizzle-atom cells'],
+  ['ls-playground', 'playground'],
+  ['ls-advisor', 'advisor rows'],
+  ['ls-fragment', 'fragment'],
+  ['ls-bank-conflicts', 'bank cells'],
+])
+  test(`390 px: ${name} read at 11 px or more and tap at 24 px or more`, async () => {
+    const s = await sizes(tag);
+    assert.ok(s.cells > 0, `${tag} draws clickable cells`);
+    assert.ok(s.text >= 11 - 1e-6, `${tag}: smallest text ${s.text.toFixed(1)} px`);
+    assert.ok(s.cell >= 24 - 1e-6, `${tag}: smallest cell ${s.cell.toFixed(1)} px`);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
+    await page.locator(tag).screenshot({ path: join(artifacts, `phone-${tag.slice(3)}.png`) });
+  });
+
+test('中文: the playground legend has no overlaps (CJK labels are wider per character)', async () => {
+  const wide = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  try {
+    await wide.goto(server.url + '#fig=play&lang=zh');
+    const PG = 'ls-playground';
+    await wide.locator(`${PG} .view`).waitFor({ timeout: 20_000 });
+    await wide.selectOption(`${PG} select.colour`, 'index');
+    await wide.fill(`${PG} input[name=layout]`, 'S[(64,64):(64,1)]');
+    await wide.fill(`${PG} input[name=shape]`, '64,64');
+    await wide.click(`${PG} button[type=submit]`);
+    await wide.locator(`${PG}:not([aria-busy])`).waitFor();
+    await wide.waitForFunction(() =>
+      document.querySelector('ls-playground').scene?.items.some((it) => it.s === '4095'),
+    );
+    const out = await wide.locator(PG).evaluate((el) => {
+      const items = el.scene.items;
+      const title = items.find((it) => it.t === 'text' && /^颜色: /.test(it.s));
+      const ctx = document.createElement('canvas').getContext('2d');
+      const row = items
+        .filter((it) => Math.abs((it.t === 'text' ? it.y : it.y + 6) - title.y) < 3 && it.x >= title.x)
+        .map((it) => {
+          if (it.t !== 'text') return { s: 'rect', x: it.x, right: it.x + it.w };
+          ctx.font = `${it.size ?? 11}px sans-serif`;
+          const w = ctx.measureText(it.s).width;
+          const x = it.anchor === 'end' ? it.x - w : it.x;
+          return { s: it.s, x, right: x + w };
+        })
+        .sort((a, b) => a.x - b.x);
+      const bad = [];
+      for (let i = 1; i < row.length; ++i)
+        if (!(row[i].s === 'rect' && row[i - 1].s === 'rect') && row[i].x < row[i - 1].right - 0.5)
+          bad.push(`${row[i - 1].s} | ${row[i].s}`);
+      return bad;
+    });
+    assert.deepEqual(out, []);
+    await wide.locator(PG).screenshot({ path: join(artifacts, 'play-legend-zh.png') });
+  } finally {
+    await wide.close();
+  }
+});

@@ -129,9 +129,9 @@ function preloadFirstFigure(): Plugin {
 
 // The modules the tile figure needs besides what the page's entry loads (the engine, the URL state).
 const FIRST_FIGURE =
-  /\/src\/(figure|scene|theme|i18n|dtype|control-styles|save-file|style-props|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
+  /\/src\/(core\/(figure|scene|theme|dtype|control-styles|save-file|style-props)|i18n\/strings|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
 
-// What both builds share: relative URLs, the engine's worker (src/engine-worker.ts) an ES module as the Emscripten
+// What both builds share: relative URLs, the engine's worker (src/core/engine-worker.ts) an ES module as the Emscripten
 // module it imports, the .wasm and other assets as files in dist/assets/.
 const shared = { base: './', worker: { format: 'es' as const } };
 const sharedBuild = { target: 'es2022', outDir: 'dist', assetsInlineLimit: 0 };

@@ -7,7 +7,7 @@
 //   frame.contentWindow.postMessage({ type: 'layoutscope:theme', theme: 'dark' }, origin)
 // so the figure can follow the host page's light/dark switch.
 import './embed.js';
-import { SETTINGS_EVENT } from './figure.js';
+import { SETTINGS_EVENT } from './core/figure.js';
 
 const FIGURES: Record<string, string> = {
   tile: 'ls-tile-layout',

@@ -14,11 +14,11 @@ import './figures/scale-factors.js';
 import './figures/mesh.js';
 import './figures/bank-conflicts.js';
 import './figures/swizzle-atom.js';
-import './figures/playground.js';
+import './playground/playground.js';
 import './figures/advisor.js';
 
-export { LsFigure, SETTINGS_EVENT } from './figure.js';
-export { engine, loadEngine } from './engine.js';
+export { LsFigure, SETTINGS_EVENT } from './core/figure.js';
+export { engine, loadEngine } from './core/engine.js';
 
 /** Tag names of the elements this module defines. */
 export const ELEMENTS = [

@@ -3,11 +3,11 @@
 // and theme toggles (which the figures follow through the document's data-ls-lang / data-theme and the
 // ls-settings event; both are kept in the URL fragment, lang=zh, theme=dark, so a shared link opens the same
 // view), and loads every other figure's code, and the benchmark panel's, when it is needed.
-import { compileEngine } from './engine-compile.js';
-import { loadEngine } from './engine.js';
-import { showFirst } from './first-figure.js';
-import { SETTINGS_EVENT } from './settings-event.js';
-import { readFragment, writeKey } from './state.js';
+import { compileEngine } from './core/engine-compile.js';
+import { loadEngine } from './core/engine.js';
+import { showFirst } from './core/first-figure.js';
+import { SETTINGS_EVENT } from './core/settings-event.js';
+import { readFragment, writeKey } from './core/state.js';
 
 // a failure is each figure's to show (it asks for the same promise)
 loadEngine().catch(() => {});
@@ -177,7 +177,7 @@ const FIGURES: Record<string, () => Promise<unknown>> = {
   'ls-bank-conflicts': () => import('./figures/bank-conflicts.js'),
   'ls-advisor': () => import('./figures/advisor.js'),
   'ls-swizzle-atom': () => import('./figures/swizzle-atom.js'),
-  'ls-playground': () => import('./figures/playground.js'),
+  'ls-playground': () => import('./playground/playground.js'),
 };
 const defined = new Map<string, Promise<unknown>>();
 function define(el: Element): Promise<unknown> {

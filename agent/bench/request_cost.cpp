@@ -51,6 +51,14 @@ std::optional<Error> check_request_cost(const json& body, const RunRequest& requ
                               std::to_string(kMaxSpanFactor) + " times as many past " +
                               std::to_string(kSpanFloor) +
                               "): the unread span would be allocated and filled");
+      const int64_t held = (span + 3 * c.plan.elements) * c.plan.elem_bytes;
+      if (backend_kind == "cpu" && held > kCpuConvertHostBytes)
+        return cost_error(
+            request.convert.suite.empty() ? "params.shape" : "params.suite",
+            c.name + " holds " + std::to_string(held) +
+                " bytes on the host (source, destination and the two copy-ceiling buffers), the "
+                "cpu backend allows " +
+                std::to_string(kCpuConvertHostBytes));
     }
   }
   return std::nullopt;

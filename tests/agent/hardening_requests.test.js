@@ -98,6 +98,18 @@ describe('crafted requests', () => {
     assert.ok(e.message.includes('4294967292'), e.message);
   });
 
+  test('a CPU convert that would hold 1 GiB on the host (8192 x 8192 f32): 422 naming params.shape', async () => {
+    const r = await postRun(a, {
+      benchmark: 'convert',
+      params: { shape: [8192, 8192], perm: [1, 0], dtype: 'f32' },
+    });
+    assert.equal(r.status, 422);
+    const e = (await r.json()).error;
+    assert.equal(e.field, 'params.shape');
+    // source, destination and the two copy-ceiling buffers: 4 x 8192^2 x 4 B
+    assert.ok(e.message.includes(String(4 * 8192 ** 2 * 4)), e.message);
+  });
+
   test('a reshard mesh of 6,500 size-1 axes (51 KB): 422 naming params.mesh, answered at once', async () => {
     const mesh = Array.from({ length: 6500 }, (_, i) => `a${i}=1`).join(',');
     const t0 = performance.now();

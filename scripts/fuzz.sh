@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 and fuzzes each for SECONDS split between them (default 30 in all):
+#   scan       the TTGIR dump scanner (scan_fuzz.cpp, seeded from tests/fuzz/corpus-scan)
 #   parse      every importer and the notation's parser (tests/fuzz/parse_fuzz.cpp)
 #   roundtrip  a layout exported to every format imports back to the same layout (roundtrip_fuzz.cpp)
 #   agent      run record files and request bodies as the agent reads them (agent_input_fuzz.cpp; needs
@@ -13,7 +14,7 @@ only=${2:-}
   CXX=clang++-14 cmake -S . -B build-fuzz -DLAYOUTSCOPE_FUZZ=ON -DLAYOUTSCOPE_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"${JOBS:-$(nproc)}" >/dev/null
 targets=()
-for t in parse roundtrip agent-input; do
+for t in scan parse roundtrip agent-input; do
   [[ -z "$only" || "$t" == "$only"* ]] || continue
   [[ -x build-fuzz/bin/layoutscope-fuzz-$t ]] && targets+=("$t")
 done
@@ -26,7 +27,10 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   seeds=()
   [[ "$t" == parse && -d tests/fuzz/corpus ]] && seeds=(tests/fuzz/corpus)
-  if build-fuzz/bin/layoutscope-fuzz-$t -max_total_time="$each" -max_len=512 -timeout=5 -rss_limit_mb=2048 \
+  [[ "$t" == scan && -d tests/fuzz/corpus-scan ]] && seeds=(tests/fuzz/corpus-scan)
+  max_len=512
+  [[ "$t" == scan ]] && max_len=4096
+  if build-fuzz/bin/layoutscope-fuzz-$t -max_total_time="$each" -max_len="$max_len" -timeout=5 -rss_limit_mb=2048 \
     -artifact_prefix=build-fuzz/$t- "$corpus" "${seeds[@]}" >build-fuzz/last-run-$t.log 2>&1; then
     echo "$t: $(tail -n1 build-fuzz/last-run-$t.log)"
     passed=$((passed + 1))

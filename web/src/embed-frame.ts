@@ -22,6 +22,8 @@ const FIGURES: Record<string, string> = {
   'swizzle-atom': 'ls-swizzle-atom',
   play: 'ls-playground',
   playground: 'ls-playground',
+  'tcgen05-atom': 'ls-tcgen05-atom',
+  'block-scaled': 'ls-block-scaled',
 };
 const ATTRIBUTES = [
   'layout',
@@ -35,6 +37,11 @@ const ATTRIBUTES = [
   'compare',
   'access',
   'n',
+  'num',
+  'lane',
+  'op',
+  'kind',
+  'k',
   'state-key',
 ];
 

@@ -18,12 +18,17 @@ const ZH: Record<string, string> = {
   'nav.fragment': '2 Register fragment',
   'nav.tmem': '3 TMEM',
   'nav.sf': '4 Scale factors',
+  'nav.atom5': '4b tcgen05 atoms',
+  'nav.bs': '4c Block scaling',
   'nav.mesh': '5 GPU mesh',
   'nav.banks': '6 Bank conflict',
   'nav.advisor': '7 布局顾问',
   'nav.atom': '8 Swizzle atom',
   'nav.play': '9 Playground',
   'nav.bench': '10 Benchmarks',
+  'h.scan': '扫描 Triton dump',
+  'p.scan':
+    '粘贴或拖入 kernel 的 TTGIR：列出其中每个布局，以及每个在布局之间搬运数据的 op 与其 shared memory 代价，代价高的在前。',
   'h.bench': '10. Benchmarks：实测与预测',
   'p.bench':
     '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
@@ -35,6 +40,16 @@ const ZH: Record<string, string> = {
   'p.tmem': '完整绘制 128 lanes × 512 columns。点击 TMEM cell：显示位于该处的逻辑元素。',
   'h.sf': '4. TMEM 中的 Scale factors（.warpx4）',
   'p.sf': '点击 SFA[64, 2]：四个副本 (0,2,2) (32,2,2) (64,2,2) (96,2,2)，即 (TLane, TCol, byte)。',
+  'h.atom5': '4b. tcgen05.ld / tcgen05.st：线程 × 寄存器 对 TMEM',
+  'p.atom5':
+    '选择 shape、重复次数 .xN 和 TMEM lane：左边每个寄存器、右边每个 TMEM 单元联动高亮；下方显示哪些 warp 可以发出该指令。',
+  'c.atom5':
+    '读图：左边是一个 warp 的 32 个线程 × 寄存器，格中为它持有的 TMEM (lane, column)；右边是该指令访问的 TMEM lanes × 32-bit columns，格中 “T6.1” 表示线程 6 的寄存器 1。颜色为线程 mod 8。warp w 只能访问 32·(w%4) 起的 32 个 lane。',
+  'h.bs': '4c. Block-scaled MMA：一个 scale factor 从 (M, K) 到 TMEM',
+  'p.bs':
+    '点击任意 scale factor：它在共享内存中的 byte、tcgen05.cp.32x128b.warpx4 后在 TMEM 中的四个副本，以及读取它的 MMA 和 sf_id。',
+  'c.bs':
+    '读图：左边是逻辑 scale 矩阵（128 行 × K/vec），中间是共享内存中 512 B 的 128×4 atom（每行 16 B），右边是 TMEM lanes ×（column, byte），四个 32-lane 分区是 .warpx4 的副本。颜色为 atom 内的 TCol（即 M group）。',
   'h.mesh': '5. GPU mesh：分片、副本与偏移',
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',
@@ -173,11 +188,14 @@ const FIGURES: Record<string, () => Promise<unknown>> = {
   'ls-fragment': () => import('./figures/fragment.js'),
   'ls-tmem': () => import('./figures/tmem.js'),
   'ls-scale-factors': () => import('./figures/scale-factors.js'),
+  'ls-tcgen05-atom': () => import('./figures/tcgen05-atom.js'),
+  'ls-block-scaled': () => import('./figures/block-scaled.js'),
   'ls-mesh': () => import('./figures/mesh.js'),
   'ls-bank-conflicts': () => import('./figures/bank-conflicts.js'),
   'ls-advisor': () => import('./figures/advisor.js'),
   'ls-swizzle-atom': () => import('./figures/swizzle-atom.js'),
   'ls-playground': () => import('./playground/playground.js'),
+  'ls-scan': () => import('./scan/scan-view.js'),
 };
 const defined = new Map<string, Promise<unknown>>();
 function define(el: Element): Promise<unknown> {

@@ -152,7 +152,6 @@ int main(int argc, char** argv) {
   }
 
   RunStore runs(opt.results_dir, *backend);
-  for (const auto& problem : runs.load()) std::fprintf(stderr, "layoutscope-agent: %s\n", problem.c_str());
 
   // Every connection holds a descriptor; the soft limit (often 1,024) would refuse connections long before
   // the thread cap does.
@@ -193,6 +192,11 @@ int main(int argc, char** argv) {
   install_routes(server, policy, *backend, runs,
                  ApiConfig{opt.device, opt.web_dir, opt.test_endpoints, faults, opt.max_streams});
 
+  // Listening before the history is read (a folder of large records takes seconds): /healthz answers, and
+  // /readyz says what is loading, until the URL below is printed.
+  std::thread listener([&server] { server.listen_after_bind(); });
+  for (const auto& problem : runs.load()) std::fprintf(stderr, "layoutscope-agent: %s\n", problem.c_str());
+
   std::fprintf(stderr, "layoutscope-agent %s: backend %s%s, results in %s\n",
                std::string(build_info().version).c_str(), backend->kind().c_str(),
                backend->unavailable() ? " (unavailable)" : "", opt.results_dir.c_str());
@@ -201,7 +205,6 @@ int main(int argc, char** argv) {
   std::printf("layoutscope-agent: open http://%s:%d/#token=%s\n", shown_host.c_str(), port, token->c_str());
   std::fflush(stdout);
 
-  std::thread listener([&server] { server.listen_after_bind(); });
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::fprintf(stderr, "layoutscope-agent: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

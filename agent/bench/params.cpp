@@ -7,6 +7,7 @@
 
 #include "bench/kinds/convert_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
+#include "bench/request_cost.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {
@@ -874,6 +875,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     req.resolved["params"].update(sampling_resolved(t.sampling));
   }
   req.resolved["profile"] = req.profile;
+  if (auto e = check_request_cost(body, req, backend_kind)) return *e;
   return req;
 }
 

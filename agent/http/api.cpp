@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -88,7 +89,10 @@ void get_healthz(const Routes&, const httplib::Request&, httplib::Response& res)
 
 void get_readyz(const Routes& r, const httplib::Request&, httplib::Response& res) {
   const auto skipped = r.runs.skipped();
-  if (auto why = r.backend.unavailable()) {
+  auto why = r.backend.unavailable();
+  if (!why) why = r.runs.loading();
+  if (!why) why = r.runs.unwritable();
+  if (why) {
     send_json(
         res, 503,
         {{"ready", false}, {"backend", r.backend.kind()}, {"reason", *why}, {"skipped_records", skipped}});
@@ -210,6 +214,14 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
   json request = *body;
   if (request.is_object() && !request.contains("device")) request["device"] = r.config.default_device;
   const int device_count = static_cast<int>(r.backend.devices().size());
+  // Parsed and planned first with no memory bound, holding nothing: a slow or refused request never keeps
+  // a device from the others.
+  if (auto unbounded = parse_run_request(request, r.backend.kind(), device_count,
+                                         [](int) { return std::numeric_limits<int64_t>::max(); });
+      !unbounded) {
+    send_error(res, 422, "invalid_parameter", unbounded.error().message, unbounded.error().field);
+    return;
+  }
   // One job per device: claim the device before the bounds check, which asks the device's free memory, so
   // that no run can start on it in between (RunStore::Claim).
   std::optional<RunStore::Claim> claim;
@@ -245,7 +257,12 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
                    "; one job per device at a time");
     return;
   }
-  const std::string id = r.runs.submit(std::move(*claim), std::move(parsed).value());
+  auto submitted = r.runs.submit(std::move(*claim), std::move(parsed).value());
+  if (!submitted) {  // 507 Insufficient Storage (RFC 4918): the results folder cannot take the record
+    send_error(res, 507, "results_unwritable", submitted.error().message, "results_dir");
+    return;
+  }
+  const std::string id = *submitted;
   res.set_header("Location", "/v1/runs/" + id);
   send_json(res, 202, {{"id", id}, {"status", "queued"}, {"location", "/v1/runs/" + id}});
 }
@@ -296,7 +313,16 @@ void get_run(const Routes& r, const httplib::Request& req, httplib::Response& re
       send_error(res, 409, "no_result", "run " + id + " has no result (status " + record.status + ")");
       return;
     }
-    res.set_content(results_csv(record.result), "text/csv; charset=utf-8");
+    // A stored record is untrusted input: one the loader accepts may still lack a member a CSV row needs.
+    std::string csv;
+    try {
+      csv = results_csv(record.result);
+    } catch (const json::exception& e) {
+      send_error(res, 409, "result_not_tabular",
+                 "the stored result of run " + id + " lacks what a CSV row needs: " + e.what());
+      return;
+    }
+    res.set_content(csv, "text/csv; charset=utf-8");
     res.set_header("Content-Disposition", "attachment; filename=\"" + id + ".csv\"");
     return;
   }
@@ -389,6 +415,45 @@ void post_test_slow_next_admission(const Routes& r, const httplib::Request& req,
   send_json(res, 200, {{"armed", "slow_admission"}, {"ms", ms}});
 }
 
+// A later step of a record write fails with ENOSPC or kills the agent (RecordWriteFault): {"step": "open" |
+// "write" | "fsync" | "rename" | "folder_sync", "action": "enospc" | "kill", "skip": steps to let pass,
+// "times": steps to fail}.
+void post_test_fail_record_write(const Routes& r, const httplib::Request& req, httplib::Response& res) {
+  auto body = r.policy.parse_json_body(req.body.empty() ? "{}" : req.body);
+  if (!body || !body->is_object()) {
+    send_error(res, 422, "invalid_parameter", "expected an object", "body");
+    return;
+  }
+  const json step = body->value("step", json("write"));
+  const auto named = step.is_string() ? write_step_named(step.get<std::string>()) : std::nullopt;
+  if (!named) {
+    send_error(res, 422, "invalid_parameter", "step: expected open, write, fsync, rename or folder_sync",
+               "step");
+    return;
+  }
+  const json action = body->value("action", json("enospc"));
+  if (action != "enospc" && action != "kill") {
+    send_error(res, 422, "invalid_parameter", "action: expected enospc or kill", "action");
+    return;
+  }
+  const json skip = body->value("skip", json(0));
+  if (!skip.is_number_integer() || skip.get<int64_t>() < 0 || skip.get<int64_t>() > 1000) {
+    send_error(res, 422, "invalid_parameter", "skip: expected an integer from 0 to 1000", "skip");
+    return;
+  }
+  const json times = body->value("times", json(1));
+  if (!times.is_number_integer() || times.get<int64_t>() < 1 || times.get<int64_t>() > 1000) {
+    send_error(res, 422, "invalid_parameter", "times: expected an integer from 1 to 1000", "times");
+    return;
+  }
+  r.runs.write_fault().arm(
+      *named, action == "kill" ? RecordWriteFault::Action::kKill : RecordWriteFault::Action::kNoSpace,
+      static_cast<int>(skip.get<int64_t>()), static_cast<int>(times.get<int64_t>()));
+  send_json(
+      res, 200,
+      {{"armed", "record_write"}, {"step", step}, {"action", action}, {"skip", skip}, {"times", times}});
+}
+
 using Route = void (*)(const Routes&, const httplib::Request&, httplib::Response&);
 
 }  // namespace
@@ -409,6 +474,7 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
 
   if (config.test_endpoints) {
     server.Get("/v1/_test/throw", bind(get_test_throw));
+    server.Post("/v1/_test/fail-record-write", bind(post_test_fail_record_write));
     if (config.faults) {
       server.Post("/v1/_test/fail-next-run", bind(post_test_fail_next_run));
       server.Post("/v1/_test/slow-next-admission", bind(post_test_slow_next_admission));

@@ -111,9 +111,20 @@ httplib::Server::HandlerResponse RequestPolicy::pre_route(const httplib::Request
   auto& headers = const_cast<httplib::Headers&>(req.headers);
   set_request_accept_encoding(req.get_header_value("Accept-Encoding"));
   headers.erase("Accept-Encoding");
+  // 0. No NUL byte in any header value: code that reads a value as a C string would see only its start
+  // ("Bearer TOKEN\0xyz", "Host: 127.0.0.1:PORT\0evil"), so a value with one is never looked at.
+  for (const auto& [name, value] : req.headers)
+    if (value.find('\0') != std::string::npos || name.find('\0') != std::string::npos)
+      return refuse(400, "nul_in_header", "the header " + escape_for_log(name) + " holds a NUL byte");
   // 1. Host: exactly one (RFC 9112 section 3.2: several Host fields are a 400)
   if (req.get_header_value_count("Host") > 1)
     return refuse(400, "duplicate_host", "the request has more than one Host header");
+  // The other fields a rule below reads: one of each, or which one a rule saw would be a guess.
+  for (const char* name : {"Authorization", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding",
+                           "Content-Encoding", "Access-Control-Request-Private-Network", "Cookie"})
+    if (req.get_header_value_count(name) > 1)
+      return refuse(400, "duplicate_header",
+                    std::string("the request has more than one ") + name + " header");
   const std::string host = req.get_header_value("Host");
   if (host.empty()) return refuse(403, "host_not_allowed", "the Host header is missing or empty");
   if (std::find(config_.allowed_hosts.begin(), config_.allowed_hosts.end(), lower(host)) ==
@@ -198,6 +209,10 @@ void RequestPolicy::decorate(const httplib::Request& req, httplib::Response& res
 Result<json> RequestPolicy::parse_json_body(const std::string& body) const {
   if (body.size() > config_.max_body_bytes) return make_error("the body is too large", 0, "body");
   // RFC 8259 section 8.1: a sender must not add a byte order mark; nlohmann would skip it silently.
+  // A NUL ends a C string: the parser would read the JSON before it and ignore the rest ("{...}\0garbage").
+  if (const size_t nul = body.find('\0'); nul != std::string::npos)
+    return make_error("the body holds a NUL byte at offset " + std::to_string(nul), static_cast<int>(nul) + 1,
+                      "body");
   if (body.rfind("\xEF\xBB\xBF", 0) == 0)
     return make_error("the body starts with a UTF-8 byte order mark; send plain UTF-8 JSON", 1, "body");
   if (json_nesting_depth(body) > config_.max_json_depth)

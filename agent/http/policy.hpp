@@ -4,6 +4,9 @@
 // time of the head and body) is enforced below, in connections.hpp.
 //
 // Order of the pre-routing checks, each answered before any handler runs and before the body is read:
+//   0. No NUL byte in a header name or value (400); at most one Authorization, Origin, Content-Type,
+//      Content-Length, Transfer-Encoding, Content-Encoding and Cookie field (400): every rule below reads
+//      one.
 //   1. Exactly one Host, one of the allowed host:port strings (403; empty or missing Host too: DNS rebinding,
 //      Ollama CVE-2024-28224; two Host fields: 400, RFC 9112 section 3.2).
 //   2. Origin, when present, must equal an allowed origin exactly (403; Jupyter's regex matching was
@@ -17,10 +20,11 @@
 //   7. POST needs Content-Type: application/json (415): a page cannot send that cross-origin without a
 //      preflight, so a "simple" form post cannot start a run.
 // The hook also takes Accept-Encoding out of the request, so that cpp-httplib never compresses an answer per
-// request (static files come precompressed). Afterwards: the JSON body is parsed without a byte order mark,
-// with a nesting limit (400) and without duplicate keys (422); API answers carry nosniff and no-store, pages
-// (text/html) a CSP frame-ancestors of this origin and the allowed origins; an exception becomes a JSON 500
-// without internals; keep-alive is off (one request per connection); log lines escape control bytes.
+// request (static files come precompressed). Afterwards: the JSON body is parsed without a NUL byte (400) or
+// a byte order mark, with a nesting limit (400) and without duplicate keys (422); API answers carry nosniff
+// and no-store, pages (text/html) a CSP frame-ancestors of this origin and the allowed origins; an exception
+// becomes a JSON 500 without internals; keep-alive is off (one request per connection); log lines escape
+// control bytes.
 #pragma once
 
 #include <httplib.h>

@@ -6,11 +6,22 @@
 // so on a GPU the reason is the CUDA runtime's own and the next run shows the context still works.
 // POST /v1/_test/slow-next-admission {"ms": N} makes the next memory-budget query (the bounds check of a run
 // request) take N ms, so a test can send a second request while the first is being checked.
+// POST /v1/_test/fail-record-write {"step": "write", "action": "enospc" | "kill", "skip": N, "times": M}
+// makes a later step of record writes (RecordWriteFault below) fail as a full disk does, or kills the agent
+// there with SIGKILL, so the tests can check a full results disk and a crash at every write step on any file
+// system.
 #pragma once
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "bench/benchmark.hpp"
@@ -20,6 +31,52 @@ namespace layoutscope::agent {
 // Defined by the CUDA backend (cuda_backend.cpp / cuda_backend_absent.cpp): cudaMalloc(bytes) on the device
 // through LS_CUDA_CHECK, freed again; throws on failure.
 void cuda_allocation_probe(int device, int64_t bytes);
+
+// The steps of one record write (RunStore::persist), in order.
+enum class WriteStep { kOpen, kWrite, kFsync, kRename, kFolderSync };
+
+inline std::optional<WriteStep> write_step_named(std::string_view name) {
+  if (name == "open") return WriteStep::kOpen;
+  if (name == "write") return WriteStep::kWrite;
+  if (name == "fsync") return WriteStep::kFsync;
+  if (name == "rename") return WriteStep::kRename;
+  if (name == "folder_sync") return WriteStep::kFolderSync;
+  return std::nullopt;
+}
+
+// One armed fault: once a record write has reached `step` `skip` times, the next `times` writes that reach
+// it fail there with ENOSPC (kNoSpace; the step is not done), or the process is killed with SIGKILL before
+// the step (kKill).
+class RecordWriteFault {
+ public:
+  enum class Action { kNoSpace, kKill };
+  void arm(WriteStep step, Action action, int skip, int times) {
+    std::lock_guard lock(mutex_);
+    step_ = step;
+    action_ = action;
+    skip_ = skip;
+    times_ = times;
+  }
+  // Called by persist before each step: false (errno = ENOSPC) when the step must fail.
+  bool pass(WriteStep step) {
+    std::lock_guard lock(mutex_);
+    if (times_ == 0 || step_ != step) return true;
+    if (skip_ > 0) {
+      --skip_;
+      return true;
+    }
+    --times_;
+    if (action_ == Action::kKill) ::kill(::getpid(), SIGKILL);
+    errno = ENOSPC;
+    return false;
+  }
+
+ private:
+  std::mutex mutex_;
+  WriteStep step_ = WriteStep::kOpen;
+  Action action_ = Action::kNoSpace;
+  int skip_ = 0, times_ = 0;
+};
 
 class FaultInjectingBackend final : public Backend {
  public:

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <random>
@@ -68,136 +70,7 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
-json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-
-// Reads a record file: a regular file (no link followed) of at most kMaxRecordBytes, JSON no deeper than
-// kMaxRecordDepth (checked by a linear scan before any recursive parse), a valid record.
-Result<RunRecord> read_record_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return make_error("cannot be opened (a link, or unreadable)", 0, "file");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error("not a regular file", 0, "file");
-  }
-  if (static_cast<size_t>(st.st_size) > RunStore::kMaxRecordBytes) {
-    ::close(fd);
-    return make_error("larger than " + std::to_string(RunStore::kMaxRecordBytes) + " bytes", 0, "file");
-  }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + off, text.size() - off);
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  text.resize(off);
-  if (json_nesting_depth(text) > RunStore::kMaxRecordDepth)
-    return make_error("JSON nested deeper than " + std::to_string(RunStore::kMaxRecordDepth) + " levels", 0,
-                      "file");
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return make_error("not valid JSON", 0, "file");
-  return parse_run_record(j);
-}
-
 }  // namespace
-
-json run_record_json(const RunRecord& r) {
-  return {{"id", r.id},
-          {"benchmark", r.benchmark},
-          {"device", r.device},
-          {"backend", r.backend},
-          {"status", r.status},
-          {"created_at", r.created_at},
-          {"started_at", optional_string(r.started_at)},
-          {"finished_at", optional_string(r.finished_at)},
-          {"progress", r.progress},
-          {"message", r.message},
-          {"error", optional_string(r.error)},
-          {"request", r.request},
-          {"result", r.result}};
-}
-
-RunSummary summarize(const RunRecord& r) {
-  return {r.id,      r.benchmark, r.backend,     r.status, r.created_at,
-          r.message, r.device,    r.finished_at, r.error,  r.progress};
-}
-
-json run_summary_json(const RunSummary& s) {
-  return {{"id", s.id},
-          {"benchmark", s.benchmark},
-          {"device", s.device},
-          {"backend", s.backend},
-          {"status", s.status},
-          {"created_at", s.created_at},
-          {"finished_at", optional_string(s.finished_at)},
-          {"error", optional_string(s.error)}};
-}
-
-json progress_json(const RunSummary& s) {
-  return {{"id", s.id},
-          {"status", s.status},
-          {"progress", s.progress},
-          {"message", s.message},
-          {"error", optional_string(s.error)}};
-}
-
-Result<RunRecord> parse_run_record(const json& j) {
-  if (!j.is_object()) return make_error("a run record is a JSON object", 0, "record");
-  RunRecord r;
-  auto text = [&](const char* key, std::string& out) -> bool {
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) return false;
-    out = it->get<std::string>();
-    return true;
-  };
-  auto text_or_null = [&](const char* key, std::optional<std::string>& out) -> bool {
-    const auto it = j.find(key);
-    if (it == j.end()) return false;
-    if (it->is_null()) return true;
-    if (!it->is_string()) return false;
-    out = it->get<std::string>();
-    return true;
-  };
-  for (const auto& [key, out] : {std::pair{"id", &r.id}, std::pair{"benchmark", &r.benchmark},
-                                 std::pair{"backend", &r.backend}, std::pair{"status", &r.status},
-                                 std::pair{"created_at", &r.created_at}, std::pair{"message", &r.message}})
-    if (!text(key, *out)) return make_error(std::string(key) + ": expected a string", 0, key);
-  for (const auto& [key, out] : {std::pair{"started_at", &r.started_at},
-                                 std::pair{"finished_at", &r.finished_at}, std::pair{"error", &r.error}})
-    if (!text_or_null(key, *out)) return make_error(std::string(key) + ": expected a string or null", 0, key);
-  static const std::set<std::string> kStatuses = {"queued", "running",   "succeeded",
-                                                  "failed", "cancelled", "interrupted"};
-  if (!kStatuses.count(r.status)) return make_error("status: not a run status", 0, "status");
-  const auto device = j.find("device");
-  if (device == j.end() || !device->is_number_integer() || device->get<int64_t>() < 0 ||
-      device->get<int64_t>() > 1023)
-    return make_error("device: expected an integer from 0 to 1023", 0, "device");
-  r.device = device->get<int>();
-  const auto progress = j.find("progress");
-  if (progress == j.end() || !progress->is_number() || !(progress->get<double>() >= 0) ||
-      progress->get<double>() > 1)
-    return make_error("progress: expected a number from 0 to 1", 0, "progress");
-  r.progress = progress->get<double>();
-  const auto request = j.find("request");
-  if (request == j.end() || !request->is_object())
-    return make_error("request: expected an object", 0, "request");
-  r.request = *request;
-  const auto result = j.find("result");
-  if (result == j.end() || !(result->is_null() || result->is_object()))
-    return make_error("result: expected an object or null", 0, "result");
-  if (result->is_object()) {
-    // The results schema's required members (schemas/results.schema.json), with their types.
-    if (!result->contains("schema_version") || !(*result)["schema_version"].is_string() ||
-        !result->contains("meta") || !(*result)["meta"].is_object() || !result->contains("devices") ||
-        !(*result)["devices"].is_array() || !result->contains("benchmarks") ||
-        !(*result)["benchmarks"].is_array())
-      return make_error("result: expected schema_version, meta, devices and benchmarks", 0, "result");
-  }
-  r.result = *result;
-  return r;
-}
 
 class RunStore::Control final : public RunControl {
  public:
@@ -249,6 +122,7 @@ bool RunStore::terminal(const std::string& s) {
 }
 
 std::vector<std::string> RunStore::load() {
+  loading_ = true;
   std::vector<std::string> problems;
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -260,8 +134,12 @@ std::vector<std::string> RunStore::load() {
       if (::unlink(p.c_str()) != 0) problems.push_back(p.string() + ": stale temporary file, cannot remove");
       continue;
     }
+    if (name == std::string(kProbeId) + ".json") {  // a readiness probe left by a kill
+      ::unlink(p.c_str());
+      continue;
+    }
     if (p.extension() != ".json" || name.front() == '.') continue;
-    auto read = read_record_file(p);
+    auto read = read_run_record_file(p);
     if (!read) {
       problems.push_back(p.string() + ": not a run record (" + read.error().message + "), skipped");
       continue;
@@ -277,7 +155,7 @@ std::vector<std::string> RunStore::load() {
       record.status = "interrupted";
       record.error = "the agent stopped before this run finished";
       record.finished_at = iso8601_now();
-      persist(record);
+      if (auto why = persist(record)) problems.push_back(*why);
     }
     std::lock_guard lock(mutex_);
     index_[record.id] = summarize(record);
@@ -285,6 +163,7 @@ std::vector<std::string> RunStore::load() {
   if (ec) problems.push_back(dir_.string() + ": cannot list the folder: " + ec.message());
   std::lock_guard lock(mutex_);
   skipped_ = problems;
+  loading_ = false;
   return problems;
 }
 
@@ -332,21 +211,24 @@ std::optional<RunStore::Busy> RunStore::extend(Claim& claim, const std::vector<i
   return std::nullopt;
 }
 
-std::string RunStore::submit(Claim claim, RunRequest request) {
+Result<std::string> RunStore::submit(Claim claim, RunRequest request) {
   if (claim.store_ != this || claim.device_ != request.device)
     throw std::logic_error("RunStore::submit: the request's device is not the claimed one");
   RunRecord record;
+  record.id = new_run_id();
+  record.benchmark = request.benchmark;
+  record.device = request.device;
+  record.backend = backend_.kind();
+  record.status = "queued";
+  record.created_at = iso8601_now();
+  record.message = "queued";
+  record.request = request.resolved;
+  // On disk before it is accepted: a run the folder cannot take is refused (the claim, dropped, frees the
+  // device), never queued to be lost.
+  if (auto why = persist(record)) return make_error(*why, 0, "results_dir");
   {
     std::lock_guard lock(mutex_);
     claim.store_ = nullptr;  // handed to the run here, under the same lock that queues it
-    record.id = new_run_id();
-    record.benchmark = request.benchmark;
-    record.device = request.device;
-    record.backend = backend_.kind();
-    record.status = "queued";
-    record.created_at = iso8601_now();
-    record.message = "queued";
-    record.request = request.resolved;
     auto run = std::make_shared<Run>();
     run->record = record;
     run->request = std::move(request);
@@ -354,7 +236,6 @@ std::string RunStore::submit(Claim claim, RunRequest request) {
     index_[record.id] = summarize(record);
     holds_.assign(claim.devices_, record.id);
   }
-  persist(record);
   changed_.notify_all();
   return record.id;
 }
@@ -397,7 +278,15 @@ void RunStore::execute(const std::string& id) {
     running = run->record;
   }
   changed_.notify_all();
-  persist(running);
+  if (auto why = persist(running)) {  // a run whose start cannot be recorded does not start
+    finish(id, [&](RunRecord& r) {
+      r.status = "failed";
+      r.finished_at = iso8601_now();
+      r.message = "failed";
+      r.error = *why;
+    });
+    return;
+  }
 
   const RunRequest& req = run->request;
   RunContext ctx;
@@ -471,42 +360,103 @@ void RunStore::finish(const std::string& id, const std::function<void(RunRecord&
   change(final_record);
   // On disk first: once the run reads as finished, GET serves it from its file, and its device is free in
   // the same instant (no 409 for a submission that follows the "succeeded" it just read).
-  persist(final_record);
+  bool on_disk = true;
+  if (auto why = persist(final_record)) {
+    // Nothing reads "succeeded" unless its record is on disk: the run fails, naming the folder, and the
+    // smaller record (no result) is tried once more. Failing that, memory keeps it until the agent stops.
+    final_record.status = "failed";
+    final_record.message = "failed";
+    final_record.error = *why + "; the run's result is lost";
+    final_record.result = nullptr;
+    on_disk = !persist(final_record).has_value();
+  }
   {
     std::lock_guard lock(mutex_);
     index_[id] = summarize(final_record);
+    if (!on_disk) unwritten_[id] = std::make_shared<const RunRecord>(final_record);
     active_.erase(id);
     holds_.finish(id);
   }
   changed_.notify_all();
 }
 
-bool RunStore::persist(const RunRecord& record) const {
+std::optional<std::string> RunStore::persist(const RunRecord& record) const {
   std::lock_guard lock(write_mutex_);
   const fs::path final_path = dir_ / (record.id + ".json");
   const fs::path tmp = dir_ / ("." + record.id + ".json.tmp");
   const std::string text = run_record_json(record).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // What went wrong, naming the folder (the disk a user has to look at) and the system's reason.
+  auto failed = [&](const char* step) {
+    const std::string why = std::strerror(errno);
+    std::string message = "the results folder " + dir_.string() + " cannot take the record of run " +
+                          record.id + " (" + step + ": " + why + ")";
+    std::fprintf(stderr, "layoutscope-agent: %s\n", message.c_str());
+    last_write_failed_ = true;
+    return std::optional<std::string>(std::move(message));
+  };
   // A new file, never an existing one or a link's target: whatever sits at the temporary name (a planted
   // link, a file left by a kill) is removed (unlink does not follow links) and the name created afresh.
   constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  int fd = ::open(tmp.c_str(), kFlags, 0644);
-  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = ::open(tmp.c_str(), kFlags, 0644);
-  if (fd < 0) {
-    std::fprintf(stderr, "layoutscope-agent: cannot write %s\n", tmp.c_str());
-    return false;
+  int fd = -1;
+  if (write_fault_.pass(WriteStep::kOpen)) {
+    fd = ::open(tmp.c_str(), kFlags, 0644);
+    if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = ::open(tmp.c_str(), kFlags, 0644);
   }
-  const bool ok = write_all(fd, text) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || std::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    std::fprintf(stderr, "layoutscope-agent: cannot write %s\n", final_path.c_str());
+  if (fd < 0) return failed("create");
+  const char* step = nullptr;
+  if (!write_fault_.pass(WriteStep::kWrite) || !write_all(fd, text))
+    step = "write";
+  else if (!write_fault_.pass(WriteStep::kFsync) || ::fsync(fd) != 0)
+    step = "fsync";
+  else if (::close(std::exchange(fd, -1)) != 0)
+    step = "close";
+  else if (!write_fault_.pass(WriteStep::kRename) || std::rename(tmp.c_str(), final_path.c_str()) != 0)
+    step = "rename";
+  if (step) {
+    const int saved = errno;
+    if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
-    return false;
+    errno = saved;
+    return failed(step);
   }
-  if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);  // the rename itself is durable only once the folder is synced
-    ::close(dfd);
-  }
-  return true;
+  // The rename itself is durable only once the folder is synced: until then the record is not on disk.
+  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const bool synced = dfd >= 0 && write_fault_.pass(WriteStep::kFolderSync) && ::fsync(dfd) == 0;
+  const int saved = errno;
+  if (dfd >= 0) ::close(dfd);
+  errno = saved;
+  if (!synced) return failed("folder fsync");
+  last_write_failed_ = false;
+  return std::nullopt;
+}
+
+std::optional<std::string> RunStore::loading() const {
+  if (!loading_) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  return "reading the results history in " + dir_.string() + " (" + std::to_string(index_.size()) +
+         " runs so far)";
+}
+
+std::optional<std::string> RunStore::unwritable() const {
+  // Room for a record: a typical record is a few KiB, one with many states some hundreds.
+  struct statvfs vfs {};
+  if (::statvfs(dir_.c_str(), &vfs) != 0)
+    return "the results folder " + dir_.string() + " cannot be examined: " + std::strerror(errno);
+  const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  if (free_bytes < kMinFreeBytes)
+    return "the results folder " + dir_.string() + " has " + std::to_string(free_bytes) +
+           " bytes free, less than the " + std::to_string(kMinFreeBytes) + " a record may need";
+  if (::access(dir_.c_str(), W_OK) != 0)
+    return "the results folder " + dir_.string() + " is not writable: " + std::strerror(errno);
+  if (!last_write_failed_) return std::nullopt;
+  // The last record write failed: a probe record (written, synced, removed) tells whether it would now.
+  RunRecord probe;
+  probe.id = kProbeId;
+  probe.status = "failed";
+  probe.message = std::string(4096, ' ');
+  if (auto why = persist(probe)) return why;
+  ::unlink((dir_ / (std::string(kProbeId) + ".json")).c_str());
+  return std::nullopt;
 }
 
 RunStore::Lookup RunStore::get(const std::string& id, std::shared_ptr<const RunRecord>& out) const {
@@ -514,6 +464,10 @@ RunStore::Lookup RunStore::get(const std::string& id, std::shared_ptr<const RunR
     std::lock_guard lock(mutex_);
     if (const auto it = active_.find(id); it != active_.end()) {
       out = std::make_shared<const RunRecord>(it->second->record);
+      return Lookup::kFound;
+    }
+    if (const auto it = unwritten_.find(id); it != unwritten_.end()) {
+      out = it->second;
       return Lookup::kFound;
     }
     if (!index_.count(id)) return Lookup::kNotFound;
@@ -530,17 +484,30 @@ RunStore::Lookup RunStore::get(const std::string& id, std::shared_ptr<const RunR
       return Lookup::kFound;
     }
   }
-  auto record = read_record_file(path);
+  // A parsed document is several times its file: large records are read one at a time, so that concurrent
+  // GETs of crafted 16 MiB records cannot multiply that.
+  std::unique_lock<std::mutex> one_large;
+  if (static_cast<size_t>(st.st_size) > kLargeRecordBytes) one_large = std::unique_lock(large_read_mutex_);
+  auto record = read_run_record_file(path);
   if (!record || record.value().id != id) return Lookup::kUnreadable;
   out = std::make_shared<const RunRecord>(std::move(record.value()));
+  if (static_cast<size_t>(st.st_size) > kLargeRecordBytes) return Lookup::kFound;  // never cached
   std::lock_guard lock(cache_mutex_);
-  if (!cache_.count(id)) {
-    cache_order_.push_back(id);
-    if (cache_order_.size() > kCachedRecords) {
-      cache_.erase(cache_order_.front());
-      cache_order_.pop_front();
-    }
+  if (const auto old = cache_.find(id); old != cache_.end()) {
+    cache_bytes_ -= static_cast<size_t>(old->second.size);
+    cache_.erase(old);
+    cache_order_.erase(std::find(cache_order_.begin(), cache_order_.end(), id));
   }
+  // Bounded in entries and in bytes (of the files; their parsed documents are a few times larger).
+  while (!cache_order_.empty() &&
+         (cache_order_.size() + 1 > kCachedRecords || cache_bytes_ + st.st_size > kCachedBytes)) {
+    const auto first = cache_.find(cache_order_.front());
+    cache_bytes_ -= static_cast<size_t>(first->second.size);
+    cache_.erase(first);
+    cache_order_.pop_front();
+  }
+  cache_order_.push_back(id);
+  cache_bytes_ += static_cast<size_t>(st.st_size);
   cache_[id] = Cached{mtime_ns, static_cast<int64_t>(st.st_size), out};
   return Lookup::kFound;
 }

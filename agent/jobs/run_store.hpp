@@ -6,6 +6,7 @@
 // run (about 200 bytes); finished records are read from their files when asked for.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -26,47 +27,11 @@
 #include "bench/benchmark.hpp"
 #include "bench/params.hpp"
 #include "jobs/device_holds.hpp"
+#include "jobs/fault_injection.hpp"
+#include "jobs/run_record.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {
-
-std::string iso8601_now();
-
-// A run id is 1-64 of [A-Za-z0-9-] (new_run_id makes "20261120T123456Z-1a2b3c4d"; the /v1/runs/{id} routes
-// match the same alphabet): safe as a file name in the results folder and in a URL.
-bool valid_run_id(const std::string& id);
-
-// The run record, typed; JSON only where it meets HTTP and the disk (run_record_json, parse_run_record).
-struct RunRecord {
-  std::string id;
-  std::string benchmark;
-  int device = 0;
-  std::string backend;
-  std::string status;  // queued | running | succeeded | failed | cancelled | interrupted
-  std::string created_at;
-  std::optional<std::string> started_at, finished_at;
-  double progress = 0;
-  std::string message;
-  std::optional<std::string> error;
-  nlohmann::json request;  // the resolved request document
-  nlohmann::json result;   // the results document (schemas/results.schema.json), null until there is one
-};
-
-// What a list, a progress event and the history index need of a run (no request, no result).
-struct RunSummary {
-  std::string id, benchmark, backend, status, created_at, message;
-  int device = 0;
-  std::optional<std::string> finished_at, error;
-  double progress = 0;
-};
-
-nlohmann::json run_record_json(const RunRecord& r);
-nlohmann::json run_summary_json(const RunSummary& s);
-nlohmann::json progress_json(const RunSummary& s);  // id, status, progress, message, error
-RunSummary summarize(const RunRecord& r);
-// A record read from disk: every field present with its type, a result (when present) with the results
-// document's required members. The error names the first field at fault.
-Result<RunRecord> parse_run_record(const nlohmann::json& j);
 
 class RunStore {
  public:
@@ -78,11 +43,13 @@ class RunStore {
   // Reads the results folder: removes stale temporary files, indexes every valid record, and skips (and
   // lists, see skipped()) anything else: directories, links, files over kMaxRecordBytes, JSON deeper than
   // kMaxRecordDepth, records with missing or mistyped fields.
+  // The agent listens while it loads: until load() returns, loading() says so (/readyz answers 503).
   std::vector<std::string> load();
+  std::optional<std::string> loading() const;
   std::vector<std::string> skipped() const;
 
-  static constexpr size_t kMaxRecordBytes = 16 << 20;
-  static constexpr int kMaxRecordDepth = 64;
+  static constexpr size_t kMaxRecordBytes = agent::kMaxRecordBytes;
+  static constexpr int kMaxRecordDepth = agent::kMaxRecordDepth;
 
   struct Busy {
     int retry_after_s;
@@ -116,9 +83,18 @@ class RunStore {
   // Adds `devices` to the claim, all or none: Busy (naming the first taken device's run) when one of them is
   // taken, and then the claim is as before.
   std::optional<Busy> extend(Claim& claim, const std::vector<int>& devices);
-  // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id.
+  // Queues the request on the claimed device (request.device must be the claimed one) and returns the run id,
+  // once its first record is on disk; an error naming the results folder when that record cannot be written.
   // The claim guarantees the device is free: only submit() queues, and only with a claim.
-  std::string submit(Claim claim, RunRequest request);
+  Result<std::string> submit(Claim claim, RunRequest request);
+
+  // Why the results folder cannot take a record now (less than kMinFreeBytes free, not writable, or the
+  // last write failed and a probe write fails too); nothing when it can. A record write that fails fails its
+  // run (status "failed", the error naming the folder): no run is reported finished without its record.
+  std::optional<std::string> unwritable() const;
+  static constexpr uint64_t kMinFreeBytes = 256 << 10;
+  // Test-only (--test-endpoints): a fault armed in the next record writes (fault_injection.hpp).
+  RecordWriteFault& write_fault() { return write_fault_; }
 
   // The full record: from memory while the run is queued or running, from its file afterwards.
   // Finished records read from disk are kept in a small cache (kCachedRecords, FIFO), each checked against
@@ -126,6 +102,8 @@ class RunStore {
   enum class Lookup { kFound, kNotFound, kUnreadable };
   Lookup get(const std::string& id, std::shared_ptr<const RunRecord>& out) const;
   static constexpr size_t kCachedRecords = 32;
+  static constexpr size_t kCachedBytes = 16 << 20;      // of record files; their documents are larger
+  static constexpr size_t kLargeRecordBytes = 1 << 20;  // read one at a time and never cached
   bool exists(const std::string& id) const;
 
   // A page of the history, oldest first: at most `limit` runs whose ids sort after `after` (empty: from the
@@ -160,7 +138,9 @@ class RunStore {
   std::optional<Busy> busy_locked(const std::vector<int>& devices, const std::set<int>& mine = {}) const;
   void worker(int device);
   void execute(const std::string& id);
-  bool persist(const RunRecord& record) const;  // writes atomically; false (and logged) when it could not
+  // Writes atomically and durably (file and folder synced); the reason (logged) when it could not.
+  std::optional<std::string> persist(const RunRecord& record) const;
+  static constexpr const char* kProbeId = "readiness-probe";
   void update(const std::string& id, const std::function<void(Run&)>& change, bool write);
   // The run's final state: written to disk, then (under one lock) visible, out of memory and its device free.
   void finish(const std::string& id, const std::function<void(RunRecord&)>& change);
@@ -180,9 +160,16 @@ class RunStore {
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, Cached> cache_;  // finished records, read from their files
   mutable std::deque<std::string> cache_order_;  // FIFO eviction
+  mutable size_t cache_bytes_ = 0;
+  mutable std::mutex large_read_mutex_;
+  std::atomic<bool> loading_{false};
+  // Finished runs whose record could not be written even without its result: served from here.
+  std::map<std::string, std::shared_ptr<const RunRecord>> unwritten_;
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   mutable std::mutex write_mutex_;
+  mutable std::atomic<bool> last_write_failed_{false};
+  mutable RecordWriteFault write_fault_;
 };
 
 }  // namespace layoutscope::agent

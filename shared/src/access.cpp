@@ -544,8 +544,11 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
 namespace {
 
 Result<int64_t> checked_size(const std::vector<int64_t>& shape) {
+  const bool positive =
+      !shape.empty() && std::all_of(shape.begin(), shape.end(), [](int64_t e) { return e > 0; });
+  if (!positive) return make_error("the shape needs positive extents", 0, "shape");
   const int64_t n = product(shape);
-  if (shape.empty() || n < 1) return make_error("the shape needs positive extents", 0, "shape");
+  if (n < 1) return make_error("the shape has more than 2^40 elements", 0, "shape");
   return n;
 }
 

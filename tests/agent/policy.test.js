@@ -329,7 +329,7 @@ describe('parameter bounds -> 422 naming the field', () => {
     });
   }
   test("a size beyond the CPU backend's memory budget -> 422 and no allocation (peak RSS stays small)", async () => {
-    // 2^28 structs x 32 B; two 32768^2 fp32 matrices: both over the CPU backend's 4 GiB budget
+    // 2^28 structs x 32 B; two 32768^2 fp32 matrices: both over the CPU backend's 512 MiB budget
     // aos_soa needs the structs and the destination of the copy ceilings: 2 x 32 B per element
     for (const [body, field, bytes] of [
       [{ benchmark: 'aos_soa', params: { n: 2 ** 28 } }, 'params.n', 2 ** 28 * 64],

@@ -1,8 +1,10 @@
 // Soak test of layoutscope-agent: many concurrent clients mixing every endpoint against one agent (CPU
 // backend, its own free port and folder), no new runs. Targets: 0 failed requests, /healthz p99 <= 50 ms and
-// max <= 200 ms, RSS flat within 10% from the end of the warm-up (the first 10% of requests) to the end.
+// max <= 200 ms, RSS flat within 10% from the end of the warm-up (the first 10% of requests) to the end, and
+// within 5% from the end of the first of --phases equal phases after the warm-up to the end of the last.
 //
 //   node tests/agent/soak.js                                            # full: 1,000 clients, 100,000 requests
+//   node tests/agent/soak.js --clients 1000 --requests 60000 --phases 3 # clients and phases given
 //   node tests/agent/soak.js --clients 200 --requests 6000 --rate 400   # the short form run.sh runs
 //
 // Each client opens a new connection per request (the agent closes after every answer) and waits a random
@@ -67,7 +69,7 @@ function request(port, host, { method = 'GET', path, headers = {}, body }) {
   });
 }
 
-export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = {}) {
+export async function soak({ clients = 1000, requests = 100000, rate = 1500, phases = 3 } = {}) {
   const agent = await startAgent([]);
   try {
     // One finished run for the run routes to read; none is started during the soak.
@@ -120,6 +122,11 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
     const warmAt = Math.floor(requests / 10);
     let rssWarm = 0;
     let rssMax = 0;
+    // RSS at the end of each phase: the requests after the warm-up in `phases` equal parts
+    const phaseEnds = Array.from({ length: phases }, (_, k) =>
+      Math.floor(warmAt + ((k + 1) * (requests - warmAt)) / phases),
+    );
+    const rssPhases = [];
     const think = (clients / rate) * 1000; // mean ms between one client's requests
     const t0 = performance.now();
     const agentCpu0 = cpuSeconds(agent.proc.pid);
@@ -132,6 +139,7 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
       while (issued < requests) {
         const n = ++issued;
         if (n === warmAt) rssWarm = rssKiB(agent.proc.pid);
+        if (phaseEnds.includes(n)) rssPhases.push(rssKiB(agent.proc.pid));
         const [, req, expect] = pick();
         const r = await request(agent.port, host, req);
         all.push(r.ms);
@@ -171,7 +179,14 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
         p99_ms: +quantile(all, 0.99).toFixed(2),
         max_ms: +all.at(-1).toFixed(2),
       },
-      rss_kib: { warm: rssWarm, end: rssEnd, max: rssMax, change: +((rssEnd - rssWarm) / rssWarm).toFixed(3) },
+      rss_kib: {
+        warm: rssWarm,
+        end: rssEnd,
+        max: rssMax,
+        change: +((rssEnd - rssWarm) / rssWarm).toFixed(3),
+        phases: rssPhases,
+        phase_growth: rssPhases.length > 1 ? +((rssPhases.at(-1) - rssPhases[0]) / rssPhases[0]).toFixed(3) : 0,
+      },
       runs_after: runs.runs.length,
       cpu_s: { agent: +agentCpu.toFixed(1), client: +((clientCpu.user + clientCpu.system) / 1e6).toFixed(1) },
       load_average: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
@@ -181,6 +196,7 @@ export async function soak({ clients = 1000, requests = 100000, rate = 1500 } = 
       figures.healthz.p99_ms <= 50 &&
       figures.healthz.max_ms <= 200 &&
       Math.abs(figures.rss_kib.change) <= 0.1 &&
+      figures.rss_kib.phase_growth <= 0.05 &&
       figures.runs_after === 1;
     return figures;
   } finally {
@@ -193,6 +209,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     clients: arg('clients', 1000),
     requests: arg('requests', 100000),
     rate: arg('rate', 1000),
+    phases: arg('phases', 3),
   });
   console.log(JSON.stringify(figures));
   process.exit(figures.ok ? 0 : 1);

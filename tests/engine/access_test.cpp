@@ -68,6 +68,19 @@ TEST(AccessInstruction, ParsesTheCatalogue) {
   EXPECT_EQ(ncu_wavefront_metric(Op::kLdg), "");
 }
 
+// A shape of positive extents too large to enumerate (2^24 x 2^24 = 2^48 elements) is refused for its size,
+// not as a shape without positive extents.
+TEST(AccessLanes, AHugeShapeIsRefusedForItsSize) {
+  const Instruction lds = parse_instruction("LDS.32").value();
+  auto huge = row_lanes({int64_t{1} << 24, int64_t{1} << 24}, DType::kF32, lds);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().field, "shape");
+  EXPECT_NE(huge.error().message.find("2^40 elements"), std::string::npos) << huge.error().message;
+  auto zero = row_lanes({0, 4}, DType::kF32, lds);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("positive extents"), std::string::npos);
+}
+
 TEST(AccessInstruction, ErrorsPointAtTheToken) {
   auto width = parse_instruction("LDS.96");
   ASSERT_FALSE(width.ok());

@@ -664,6 +664,31 @@ TEST(FormatSharding, ErrorsPointAtTheConstruct) {
   EXPECT_EQ(r.error().field, "dimension 0");
 }
 
+// Any text holding two shardings is refused by every importer that has a spec of one value: JAX (a second
+// PartitionSpec) and HLO (a second sharding, here an operand's after the instruction's), at the second one.
+TEST(FormatSharding, ASecondShardingIsRefused) {
+  const std::string hlo = "%p = f32[8]{0} parameter(0), sharding={devices=[4]<=[4]}, x={replicated}";
+  Error e = must_fail(Format::kHlo, hlo, {});
+  EXPECT_EQ(e.field, "sharding");
+  EXPECT_EQ(e.column, column_of(hlo, "{replicated}"));
+  e = must_fail(Format::kHlo, "{devices=[2]0,1} {devices=[2]1,0}", {{8}, {}});
+  EXPECT_EQ(e.column, 18);
+  e = must_fail(Format::kJax, "P('x') P(None)", {{8}, {{"x", 2}}});
+  EXPECT_NE(e.message.find("second"), std::string::npos);
+}
+
+// A size-1 partial term over a size-1 mesh dimension keeps its term through DTensor: exported as
+// Partial("sum") (one value summed is itself), imported back as the same P[1:1@r].
+TEST(FormatSharding, DtensorSizeOnePartialRoundTrips) {
+  const Layout l = must_parse("S[(2,8):(1@x,1)] + P[1:1@r]");
+  const FormatContext ctx{{16}, {{"x", 2}, {"r", 1}}};
+  const std::string text = must_export(Format::kDtensor, l, {16}, ctx);
+  EXPECT_NE(text.find("Partial(\"sum\")"), std::string::npos) << text;
+  const Imported back = must_import(Format::kDtensor, text, {{16}, {}});
+  ASSERT_EQ(back.layout.partials.size(), 1u) << to_string(back.layout);
+  EXPECT_EQ(back.layout.partials[0], (std::vector<Mode>{Mode{1, AxisStride{1, "r"}}}));
+}
+
 TEST(FormatSharding, ShardyOpenDimensionsReplicatedAndUnreduced) {
   const Imported got =
       must_import(Format::kShardy,

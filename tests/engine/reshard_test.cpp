@@ -352,6 +352,32 @@ TEST(Reshard, ParseMesh) {
   ASSERT_FALSE(zero.ok());
 }
 
+// A mesh of size-1 axes is checked in one pass and bounded in length: 64 axes are a mesh, the 65th is refused
+// at its own column (entry k of "a0=1,a1=1,..." starts after the k earlier entries), and so is a 51 KB
+// mesh of 6,500 axes, at the same entry.
+TEST(Reshard, ParseMeshBoundsTheAxes) {
+  auto axes = [](int n) {
+    std::string t;
+    for (int k = 0; k < n; ++k) t += (k ? ",a" : "a") + std::to_string(k) + "=1";
+    return t;
+  };
+  auto ok = parse_mesh(axes(64));
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->size(), 64u);
+  const std::string first64 = axes(64);
+  for (int n : {65, 6500}) {
+    auto over = parse_mesh(axes(n));
+    ASSERT_FALSE(over.ok());
+    EXPECT_EQ(over.error().field, "mesh");
+    EXPECT_EQ(over.error().code, "range");
+    EXPECT_EQ(over.error().column, static_cast<int>(first64.size()) + 2);  // past "...,a63=1,"
+  }
+  // A name repeated after many others is still found (each name checked against all before it).
+  auto twice = parse_mesh(axes(40) + ",a3=2");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().code, "mesh-axis");
+}
+
 // ---- the sweep -------------------------------------------------------------------------------------------
 
 // One mesh axis's placement in a generated layout of a 2-D tensor.

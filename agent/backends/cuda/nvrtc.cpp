@@ -1,11 +1,15 @@
 #include "backends/cuda/nvrtc.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
+#include <cstdio>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -113,47 +117,95 @@ Result<std::vector<char>> compile(const codegen::KernelSource& source, const std
   return cubin;
 }
 
-// The disk cache's file: a header line naming what the CUBIN is, then the CUBIN. Anything that does not match
-// (a truncated write, another kernel's file renamed, another architecture, random bytes) reads as absent and
-// is compiled again.
-constexpr const char* kDiskMagic = "layoutscope-cubin 1";
+// The disk cache's file, named by its key: a header line naming what the CUBIN is, then the CUBIN. The key is
+// the SHA-256 of everything the compile used (the source text, NVRTC's options, the architecture); the header
+// repeats it and carries the SHA-256 of the CUBIN. Anything that does not match (a truncated write, another
+// kernel's file renamed, another architecture, random bytes) reads as absent and is compiled again. The
+// folder is untrusted input: a link, a FIFO, a device, a file over kMaxCubinBytes, or a file or folder that
+// another user owns or may write is never read.
+constexpr const char* kDiskMagic = "layoutscope-cubin 2";
+constexpr size_t kMaxHeaderBytes = 512;
+constexpr size_t kMaxCubinBytes = 64 << 20;
 
-std::string disk_header(uint64_t hash, const std::string& arch, const std::vector<char>& cubin) {
-  return std::string(kDiskMagic) + " hash=" + hex(hash) + " arch=" + arch +
-         " bytes=" + std::to_string(cubin.size()) +
-         " fnv=" + hex(codegen::source_hash(std::string(cubin.begin(), cubin.end()))) + "\n";
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr) != 1) return {};
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < n; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
 }
 
-std::vector<char> read_disk(const std::filesystem::path& file, uint64_t hash, const std::string& arch) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  std::string header;
-  if (!std::getline(in, header) || header.size() > 256) return {};
-  std::vector<char> cubin(std::istreambuf_iterator<char>(in), {});
-  if (cubin.empty() || header + "\n" != disk_header(hash, arch, cubin)) return {};
-  return cubin;
+// What the compile of `source` for `arch` depends on, hashed: the cache key (and the file's name).
+std::string compile_key(const codegen::KernelSource& source, const std::string& arch) {
+  std::string what = std::string(kDiskMagic) + '\0' + arch + '\0';
+  for (const std::string& o : source.options) what += o + '\0';
+  what += source.text;
+  return sha256_hex(what);
 }
 
-void write_disk(const std::filesystem::path& dir, const std::filesystem::path& file, uint64_t hash,
+std::string disk_header(const std::string& key, const std::string& arch, std::string_view cubin) {
+  return std::string(kDiskMagic) + " key=" + key + " arch=" + arch +
+         " bytes=" + std::to_string(cubin.size()) + " sha256=" + sha256_hex(cubin) + "\n";
+}
+
+// A file this user owns that no one else may write, in a folder of the same kind.
+bool trusted(const struct stat& st) { return st.st_uid == ::geteuid() && (st.st_mode & 022) == 0; }
+
+std::vector<char> read_disk(const std::filesystem::path& dir, const std::filesystem::path& file,
+                            const std::string& key, const std::string& arch) {
+  struct stat dst {};
+  if (::lstat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode) || !trusted(dst)) return {};
+  // O_NONBLOCK: a FIFO planted at the name must not block the open; fstat refuses it afterwards.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  std::string bytes;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted(st) && st.st_size > 0 &&
+      static_cast<size_t>(st.st_size) <= kMaxHeaderBytes + kMaxCubinBytes) {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t off = 0;
+    while (off < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + off, bytes.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    bytes.resize(off);
+  }
+  ::close(fd);
+  const size_t eol = bytes.find('\n');
+  if (eol == std::string::npos || eol + 1 > kMaxHeaderBytes) return {};
+  const std::string_view cubin = std::string_view(bytes).substr(eol + 1);
+  if (cubin.empty() || bytes.compare(0, eol + 1, disk_header(key, arch, cubin)) != 0) return {};
+  return std::vector<char>(cubin.begin(), cubin.end());
+}
+
+void write_disk(const std::filesystem::path& dir, const std::filesystem::path& file, const std::string& key,
                 const std::string& arch, const std::vector<char>& cubin) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  // A unique temporary name, renamed over the file: a reader never sees half a file.
+  ::chmod(dir.c_str(), 0755);  // read_disk trusts only a folder no one else may write
+  // A unique temporary name, created afresh (never a planted link's target), renamed over the file: a
+  // reader never sees half a file.
   const std::filesystem::path tmp = file.string() + "." + std::to_string(::getpid()) + "-" +
                                     hex(reinterpret_cast<uintptr_t>(&cubin)) + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    const std::string header = disk_header(hash, arch, cubin);
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;  // a full disk costs the next run a compile, nothing else
-    }
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const std::string text = disk_header(key, arch, std::string_view(cubin.data(), cubin.size())) +
+                           std::string(cubin.begin(), cubin.end());
+  size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
   }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  const bool ok = off == text.size() && ::close(fd) == 0;
+  if (!ok || std::rename(tmp.c_str(), file.c_str()) != 0)
+    ::unlink(tmp.c_str());  // a full disk costs the next run a compile, nothing else
 }
 
 Result<std::pair<cudaLibrary_t, cudaKernel_t>> load(const std::vector<char>& cubin, const std::string& name) {
@@ -207,11 +259,12 @@ Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& sour
   k->name = source.name;
   k->arch = arch;
   k->hash = source.hash;
+  const std::string disk_key = disk_dir_.empty() ? std::string() : compile_key(source, arch);
   const std::filesystem::path file =
-      disk_dir_.empty() ? std::filesystem::path{} : disk_dir_ / (hex(source.hash) + "-" + arch + ".cubin");
+      disk_key.empty() ? std::filesystem::path{} : disk_dir_ / (disk_key + "-" + arch + ".cubin");
   if (!file.empty()) {
     const auto t1 = std::chrono::steady_clock::now();
-    const std::vector<char> cubin = read_disk(file, source.hash, arch);
+    const std::vector<char> cubin = read_disk(disk_dir_, file, disk_key, arch);
     if (!cubin.empty()) {
       if (auto loaded = load(cubin, source.name)) {
         std::tie(k->library, k->kernel) = *loaded;
@@ -230,7 +283,7 @@ Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& sour
     if (!loaded) return loaded.error();
     std::tie(k->library, k->kernel) = *loaded;
     k->load_s = seconds_since(t1);
-    if (!file.empty()) write_disk(disk_dir_, file, source.hash, arch, *compiled);
+    if (!file.empty()) write_disk(disk_dir_, file, disk_key, arch, *compiled);
   }
   if (origin != nullptr) *origin = k->from_disk ? KernelOrigin::kDisk : KernelOrigin::kCompiled;
   const CompiledKernel* out = k.get();

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -52,11 +53,41 @@ struct CachedPlan {
   codegen::KernelSource source;
 };
 
-// Plans already made by this process, by request key (the first request of a key fills it).
+// Plans already made by this process, by request key (the first request of a key fills it), bounded in
+// entries and in the bytes of their kernel texts: the oldest key goes first (each key costs some KiB, and
+// a stream of distinct requests would otherwise grow the process without end).
+constexpr size_t kCachedPlans = 256;
+constexpr size_t kCachedPlanBytes = 8 << 20;
 std::mutex plan_cache_mutex;
 std::map<std::string, CachedPlan>& plan_cache() {
   static std::map<std::string, CachedPlan> cache;
   return cache;
+}
+std::deque<std::string>& plan_cache_order() {
+  static std::deque<std::string> order;
+  return order;
+}
+size_t plan_cache_bytes = 0;
+
+size_t cached_plan_bytes(const std::string& key, const CachedPlan& c) {
+  return key.size() + c.source.text.size() + sizeof(CachedPlan);
+}
+
+// Under plan_cache_mutex.
+void cache_plan(const std::string& key, CachedPlan entry) {
+  auto& cache = plan_cache();
+  if (cache.count(key)) return;
+  auto& order = plan_cache_order();
+  const size_t bytes = cached_plan_bytes(key, entry);
+  while (!order.empty() && (order.size() + 1 > kCachedPlans || plan_cache_bytes + bytes > kCachedPlanBytes)) {
+    const auto first = cache.find(order.front());
+    plan_cache_bytes -= cached_plan_bytes(first->first, first->second);
+    cache.erase(first);
+    order.pop_front();
+  }
+  order.push_back(key);
+  plan_cache_bytes += bytes;
+  cache.emplace(key, std::move(entry));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -203,7 +234,7 @@ Result<PreparedConvert> prepare_convert(const ConvertCase& c) {
   p.times.plan_s = seconds_since(t0);
   {
     std::lock_guard<std::mutex> lock(plan_cache_mutex);
-    plan_cache().try_emplace(key, CachedPlan{*plan, p.source});
+    cache_plan(key, CachedPlan{*plan, p.source});
   }
   // A repeated request: the key is built from the request and looked up; the plan and text are reused.
   const auto t1 = std::chrono::steady_clock::now();

@@ -215,7 +215,8 @@ Result<Layout> shard_layout(const std::vector<std::vector<Segment>>& dims, std::
   for (auto& modes : per_dim) out.shard.insert(out.shard.end(), modes.begin(), modes.end());
   if (out.shard.empty()) out.shard.push_back(Mode{1, AxisStride{1, std::string(kMemoryAxis)}});
   std::erase_if(replicas, [](const Mode& m) { return m.extent <= 1; });
-  std::erase_if(partials, [](const Mode& m) { return m.extent <= 1; });
+  // A partial term of one holder (Partial() over a size-1 mesh dimension) stays: the value is still partial,
+  // as canonicalize keeps it, so a P[1:...] term exported and imported back keeps its term.
   if (!replicas.empty()) out.replicas.push_back(std::move(replicas));
   for (Mode& p : partials) out.partials.push_back({std::move(p)});
   return out;

@@ -465,9 +465,12 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
   }
   for (const auto& group : layout.partials) {
     for (const Mode& m : group) {
-      if (m.extent <= 1) continue;
+      // A size-1 partial term over a size-1 mesh dimension is kept as Partial("sum"), which imports back as
+      // that term (one holder: its stride multiplies nothing); written as Replicate() it would be lost.
       const size_t i = index_of(m.stride.axis);
-      if (i == mesh->size() || m.stride.k != 1 || m.extent != (*mesh)[i].second) {
+      const bool one_holder = m.extent == 1 && i < mesh->size() && (*mesh)[i].second == 1;
+      if (m.extent <= 1 && !one_holder) continue;
+      if (!one_holder && (i == mesh->size() || m.stride.k != 1 || m.extent != (*mesh)[i].second)) {
         return make_error("partial P[" + std::to_string(m.extent) + ":" + to_string(m.stride) +
                               "] is not a whole mesh dimension: Partial() covers one entire mesh dimension",
                           0, "partial");

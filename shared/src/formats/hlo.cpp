@@ -168,6 +168,22 @@ Fit fit(const std::vector<int64_t>& devices, const Factors& f) {
 Result<Imported> import_hlo(std::string_view text, const FormatContext& context) {
   auto tokens = tokenize(text);
   if (!tokens) return tokens.error();
+  // One value's sharding: a text that opens a second one (another instruction, an operand's, a repeat) is
+  // refused, as the JAX and Shardy importers refuse a second spec, rather than one of them silently used.
+  {
+    const std::vector<Tok>& all = *tokens;
+    int opened = 0;
+    for (size_t i = 0; i + 1 < all.size(); ++i) {
+      const bool opens = all[i].kind == TokKind::kPunct && all[i].text == "{" &&
+                         all[i + 1].kind == TokKind::kIdent &&
+                         (all[i + 1].text == "devices" || all[i + 1].text == "replicated" ||
+                          all[i + 1].text == "maximal" || all[i + 1].text == "manual");
+      if (opens && i > 0 && all[i - 1].kind == TokKind::kPunct && all[i - 1].text == "{")
+        break;  // a tuple sharding, refused below
+      if (opens && ++opened == 2)
+        return error_at(all[i], "a second sharding: give the sharding of one value", "sharding");
+    }
+  }
   Cursor c(std::move(tokens).value());
   Imported out;
   out.from = Format::kHlo;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <span>
+#include <string_view>
 
 #include "layoutscope/canonical.hpp"
 #include "layoutscope/checked.hpp"
@@ -27,22 +29,31 @@ int mesh_index(const Mesh& mesh, const std::string& axis) {
   return -1;
 }
 
-Result<int64_t> check_mesh(const Mesh& mesh) {
-  if (mesh.empty()) return make_error("mesh: no axes", 0, "mesh", "mesh-axis");
-  int64_t devices = 1;
-  for (size_t i = 0; i < mesh.size(); ++i) {
+// Checks the mesh's axes [from, mesh.size()) given the names and device count of those before: each axis in
+// constant time (a set of names), so a mesh is checked in one pass however it is built up.
+Result<int64_t> check_axes(const Mesh& mesh, size_t from, std::set<std::string_view>& names,
+                           int64_t devices) {
+  if (mesh.size() > kMaxMeshAxes)
+    return make_error("mesh: more than " + std::to_string(kMaxMeshAxes) + " axes", 0, "mesh", "range");
+  for (size_t i = from; i < mesh.size(); ++i) {
     const auto& [name, size] = mesh[i];
     if (name.empty() || name == kMemoryAxis)
       return make_error("mesh: axis " + std::to_string(i) + " needs a name other than 'm' (local memory)", 0,
                         "mesh", "mesh-axis");
     if (size < 1)
       return make_error("mesh: axis " + name + " has size " + std::to_string(size), 0, "mesh", "range");
-    if (mesh_index(mesh, name) != static_cast<int>(i))
+    if (!names.insert(name).second)
       return make_error("mesh: axis " + name + " is named twice", 0, "mesh", "mesh-axis");
     if (mul_overflows(devices, size, &devices))
       return make_error("mesh: too many devices", 0, "mesh", "overflow");
   }
   return devices;
+}
+
+Result<int64_t> check_mesh(const Mesh& mesh) {
+  if (mesh.empty()) return make_error("mesh: no axes", 0, "mesh", "mesh-axis");
+  std::set<std::string_view> names;
+  return check_axes(mesh, 0, names, 1);
 }
 
 // One layout read per mesh axis: its shard modes, which mesh axis owns each (kLocal for @m), and the axes'
@@ -285,6 +296,10 @@ std::string to_string(const Placement& p) {
 
 Result<Mesh> parse_mesh(std::string_view text) {
   Mesh mesh;
+  std::set<std::string_view> names;  // views of the names in `mesh`'s strings, which never move: reserved
+  mesh.reserve(
+      std::min<size_t>(static_cast<size_t>(std::count(text.begin(), text.end(), ',')) + 1, kMaxMeshAxes + 1));
+  int64_t devices = 1;
   size_t i = 0;
   while (i <= text.size()) {
     const size_t end = std::min(text.find(',', i), text.size());
@@ -302,11 +317,13 @@ Result<Mesh> parse_mesh(std::string_view text) {
                           column + static_cast<int>(k), "mesh", "syntax");
     }
     mesh.emplace_back(std::string(entry.substr(0, eq)), size);
-    if (auto ok = check_mesh(mesh); !ok) {
+    auto ok = check_axes(mesh, mesh.size() - 1, names, devices);
+    if (!ok) {
       Error e = ok.error();
       e.column = column;
       return e;
     }
+    devices = *ok;
     i = end + 1;
   }
   return mesh;

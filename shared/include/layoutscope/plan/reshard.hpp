@@ -157,7 +157,10 @@ Result<ReshardPlan> plan_reshard(const Layout& from, const Layout& to, const std
                                  const Mesh& mesh, DType dtype = DType::kF32,
                                  const ReshardBandwidths& bandwidths = {});
 
-// "gpuid_x=2,gpuid_y=4" -> the mesh; errors carry the 1-based column of the bad entry.
+// "gpuid_x=2,gpuid_y=4" -> the mesh; errors carry the 1-based column of the bad entry. A mesh has at most
+// kMaxMeshAxes axes (a device mesh of size-1 axes is otherwise unbounded in length: each axis is one more
+// mode every plan walks); checked in one pass, each axis once.
+inline constexpr size_t kMaxMeshAxes = 64;
 Result<Mesh> parse_mesh(std::string_view text);
 
 // What the host run checked.

@@ -9,6 +9,7 @@
 
 #include "backends/cuda/nccl.hpp"
 #include "backends/cuda/nvml.hpp"
+#include "bench/engine_calls.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
 #include "build_info.hpp"
@@ -120,11 +121,12 @@ void get_openapi(const Routes&, const httplib::Request&, httplib::Response& res)
 }
 
 // Every GPU NVML sees (whatever the backend runs on), how each pair is linked, and NCCL's version: what a
-// reshard or collective run will use. CUDA device indices are matched by PCI bus id.
+// reshard or collective run will use. The backend's devices with a PCI bus id (GPUs) are matched to NVML's by
+// it.
 void add_gpu_topology(json& body, Backend& backend) {
   const GpuTopology topo = read_gpu_topology();
   std::vector<std::pair<std::string, int>> cuda_bus;
-  if (backend.kind() == "cuda" && !backend.unavailable())
+  if (!backend.unavailable())
     for (const auto& d : backend.devices())
       if (d.pci_bus_id) cuda_bus.emplace_back(*d.pci_bus_id, d.id);
   // NVML writes an 8-digit PCI domain ("00000000:19:00.0"), CUDA a 4-digit one ("0000:19:00.0").
@@ -192,7 +194,7 @@ void get_devices(const Routes& r, const httplib::Request&, httplib::Response& re
 }
 
 void get_benchmarks(const Routes& r, const httplib::Request&, httplib::Response& res) {
-  send_json(res, 200, benchmark_catalogue(r.backend.kind()));
+  send_json(res, 200, benchmark_catalogue(r.backend.traits()));
 }
 
 void post_run(const Routes& r, const httplib::Request& req, httplib::Response& res) {
@@ -229,7 +231,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
       claim.emplace(std::move(std::get<RunStore::Claim>(claimed)));
     }
   }
-  auto parsed = parse_run_request(request, r.backend.kind(), device_count,
+  auto parsed = parse_run_request(request, r.backend.traits(), device_count,
                                   [&](int d) { return r.backend.memory_budget_bytes(d); });
   if (!parsed) {
     send_error(res, 422, "invalid_parameter", parsed.error().message, parsed.error().field);
@@ -237,7 +239,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
   }
   if (!claim) throw std::logic_error("POST /v1/runs: a valid request without a claimed device");
   // A run over several devices holds them all: a run on any of them waits for it (409), and it for them.
-  if (auto busy = r.runs.extend(*claim, run_devices(*parsed, r.backend.kind()))) {
+  if (auto busy = r.runs.extend(*claim, run_devices(*parsed, r.backend.traits()))) {
     res.set_header("Retry-After", std::to_string(busy->retry_after_s));
     send_error(res, 409, "device_busy",
                "device " + std::to_string(busy->device) + ", which this run needs, is " +
@@ -389,6 +391,13 @@ void post_test_slow_next_admission(const Routes& r, const httplib::Request& req,
   send_json(res, 200, {{"armed", "slow_admission"}, {"ms", ms}});
 }
 
+// How often the agent has called the engine's layout parser and conversion planners since it started (a
+// test checks that a convert request is parsed and planned once, and a repeated one not again).
+void get_test_engine_calls(const Routes&, const httplib::Request&, httplib::Response& res) {
+  const EngineCalls& c = engine_calls();
+  send_json(res, 200, {{"layout_parses", c.layout_parses.load()}, {"convert_plans", c.convert_plans.load()}});
+}
+
 using Route = void (*)(const Routes&, const httplib::Request&, httplib::Response&);
 
 }  // namespace
@@ -409,6 +418,7 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
 
   if (config.test_endpoints) {
     server.Get("/v1/_test/throw", bind(get_test_throw));
+    server.Get("/v1/_test/engine-calls", bind(get_test_engine_calls));
     if (config.faults) {
       server.Post("/v1/_test/fail-next-run", bind(post_test_fail_next_run));
       server.Post("/v1/_test/slow-next-admission", bind(post_test_slow_next_admission));

@@ -42,6 +42,9 @@ void add_access_command(CLI::App& app);
 void add_advise_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
+void add_completion_command(CLI::App& app);  // completion, man-page (hidden)
+void add_tcgen05_command(CLI::App& app);  // tcgen05
+void add_desc_command(CLI::App& app);     // desc
 
 constexpr const char* kFooter =
     R"(EXPR is a layout such as 'S[(8,4,2):(4@laneid,1@laneid,1@reg)] + R[2:1@gpuid_x]' (README.md, "The
@@ -92,6 +95,24 @@ int no_command(const CLI::App& app) {
   return 2;
 }
 
+// help [COMMAND]: the program's help, or the command's (the same text as COMMAND --help).
+int print_help(const CLI::App& app, const std::string& topic) {
+  if (topic.empty()) {
+    std::cout << app.get_formatter()->make_help(&app, "layoutscope", CLI::AppFormatMode::Normal);
+    return 0;
+  }
+  std::string commands;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
+    if (c->get_name() == topic) {
+      std::cout << c->help("layoutscope");
+      return 0;
+    }
+    commands += (commands.empty() ? "" : ", ") + c->get_name();
+  }
+  print_failure({make_error("no command '" + printable(topic) + "' (" + commands + ")", 0, "command"), {}});
+  return 2;
+}
+
 }  // namespace
 }  // namespace layoutscope::cli
 
@@ -121,9 +142,15 @@ int main(int argc, char** argv) {
   cli::add_advise_command(app);
   cli::add_plan_command(app);
   cli::add_reshard_command(app);
+  cli::add_completion_command(app);
+  cli::add_tcgen05_command(app);
+  cli::add_desc_command(app);
 
   bool help = false;
-  app.add_subcommand("help", "This text")->callback([&help] { help = true; });
+  std::string topic;
+  CLI::App* help_command = app.add_subcommand("help", "This text, or a command's help: help COMMAND");
+  help_command->add_option("COMMAND", topic, "The command whose options and examples to show")->type_name("");
+  help_command->callback([&help] { help = true; });
   app.footer(cli::kFooter);
 
   try {
@@ -134,10 +161,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cli::report(app, e);
   }
-  if (help) {
-    std::cout << app.get_formatter()->make_help(&app, "layoutscope", CLI::AppFormatMode::Normal);
-    return 0;
-  }
+  if (help) return cli::print_help(app, topic);
   if (app.get_subcommands().empty()) return cli::no_command(app);
   return 0;
 }

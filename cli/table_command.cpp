@@ -1,6 +1,9 @@
-// table: every element's positions, streamed. The layout is compiled once and each row is written as it
-// is mapped, so memory stays a few kilobytes however large the table; the output is the JSON object
-// {"layout", "shape", "axes", "elements", "replicas", "rows": [{"index", "positions"}, ...]} on one line.
+// table: every element's positions, streamed as JSON lines (NDJSON): first the header
+// {"layout", "shape", "axes", "elements", "replicas"} (and "partials" when the layout has P[...]), then one
+// line
+// {"index", "positions": [{axis: value, ...}, ...]} per element in flat order. The layout is compiled once
+// and each row is written as it is mapped, so memory stays a few kilobytes however large the table, and a
+// reader (jq, a line-by-line parser) holds one row at a time instead of one object of the whole table.
 #include <charconv>
 #include <cstdio>
 
@@ -89,11 +92,11 @@ int run(const TableArgs& args, const std::string& text) {
     out.put(",\"partials\":");  // positions are listed holder by holder: h = replica * partials + partial
     out.put(c.partials());
   }
-  out.put(",\"rows\":[");
+  out.put("}\n");
   std::vector<int64_t> positions(n * static_cast<size_t>(c.holders()) + 1);
   for (int64_t x = 0; x < c.size(); ++x) {
     c.map_replicas(x, positions.data());
-    out.put(x ? ",{\"index\":" : "{\"index\":");
+    out.put("{\"index\":");
     out.put(x);
     out.put(",\"positions\":[");
     for (int64_t r = 0; r < c.holders(); ++r) {
@@ -105,9 +108,8 @@ int run(const TableArgs& args, const std::string& text) {
       }
       out.put("}");
     }
-    out.put("]}");
+    out.put("]}\n");
   }
-  out.put("]}\n");
   return 0;
 }
 
@@ -115,10 +117,10 @@ int run(const TableArgs& args, const std::string& text) {
 
 void add_table_command(CLI::App& app) {
   auto args = std::make_shared<TableArgs>();
-  CLI::App* command =
-      add_command(app, "table", "Every element's positions, as one JSON object (streamed)",
-                  "  layoutscope table 'S[(4,2,2,4):(16,4,8,1)]' --shape 8,8\n"
-                  "  layoutscope table 'S[(2048,2048):(2048,1)]' | jq '.rows[5].positions'\n");
+  CLI::App* command = add_command(
+      app, "table", "Every element's positions, streamed: a header line, then one JSON line per element",
+      "  layoutscope table 'S[(4,2,2,4):(16,4,8,1)]' --shape 8,8\n"
+      "  layoutscope table 'S[(2048,2048):(2048,1)]' | jq -c 'select(.index == 5) | .positions'\n");
   args->layout_option =
       command->add_option("EXPR", args->layout, "The layout; - reads layouts from standard input, one a line")
           ->type_name("");

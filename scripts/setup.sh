@@ -15,6 +15,9 @@ packages=(
   chromium                             # browser tests (driven by playwright-core)
   python3-dev python3-pybind11 python3-setuptools python3-pip python3-pytest python3-numpy python3-pandas python3-nbconvert python3-ipykernel jupyter-notebook  # python/
   fonts-wqy-microhei                   # CJK glyphs in the 中文 screenshots
+  python3-build python3-wheel          # python/: the sdist and the wheel built from it (tests/python/test_packaging.py)
+  mkdocs mkdocs-material python3-sphinx furo  # docs/embedding.md's recipes, built by tests/python/test_docs_recipes.py
+  zsh fish                             # the CLI's completion scripts, parsed by the shells they are for
 )
 
 missing=()

@@ -287,6 +287,119 @@ export interface LsAdvice {
   rules: { rule: string; choice: string; reason: string; candidate: LsCandidate | null }[];
 }
 
+// ---- Blackwell tensor memory and the tcgen05 descriptors (wasm/tcgen05_bindings.cpp) ----------------------
+
+export interface LsTmemAccessOptions {
+  /** 32x32b, 16x64b, 16x128b, 16x256b, 16x32bx2 (default 32x32b). */
+  shape?: string;
+  /** .xN: 1, 2, 4 ... 128 (at most 128 registers per thread). */
+  num?: number;
+  store?: boolean;
+  lane?: number;
+  column?: number;
+  /** 16x32bx2's immHalfSplitoff in columns (default: num). */
+  halfSplit?: number;
+  /** The issuing warp (default: the warp of the lane's slab). */
+  warp?: number;
+  allocatedColumns?: number;
+}
+
+export interface LsTmemAccess {
+  instruction: string;
+  /** Logical footprint (lanes, 32-bit columns). */
+  shape: number[];
+  registers: number;
+  warp: number;
+  /** lane / 32: warps with warp % 4 == slab may issue it. */
+  slab: number;
+  lanes: number[];
+  columns: number[];
+  /** logical -> (laneid, reg) + O[warp@warpid] */
+  threads: string;
+  /** logical -> (TLane, TCol) */
+  tmem: string;
+  maxNum: number;
+  /** Six numbers per element, row-major over shape: row, col, laneid, reg, TLane, TCol. */
+  cells: Int32Array;
+}
+
+export interface LsTmemCopy {
+  instruction: string;
+  shape: number[];
+  rowBytes: number;
+  replicas: number;
+  tmem: string;
+}
+
+export interface LsScaleFactorTrace {
+  m: number;
+  k: number;
+  atom: number;
+  smemByte: number;
+  copyRow: number;
+  copyByte: number;
+  tlanes: number[];
+  tcol: number;
+  byte: number;
+  /** (TCol - first column) * 4 + byte */
+  byteOffset: number;
+  mma: number;
+  sfId: number;
+  mmaColumn: number;
+}
+
+export interface LsScaleFactors {
+  kind: string;
+  vec: number;
+  shape: number[];
+  atoms: number[];
+  mmaK: number;
+  scalesPerMma: number;
+  bytes: number;
+  columns: number;
+  copy: string;
+  smem: string;
+  tmem: string;
+  trace?: LsScaleFactorTrace;
+}
+
+export interface LsSmemDescriptor {
+  hex: string;
+  startAddress: number;
+  leadingByteOffset: number;
+  strideByteOffset: number;
+  baseOffset: number;
+  lboMode: 'relative' | 'absolute';
+  swizzle: string;
+  swizzleCode: number;
+  version: number;
+  /** From a layout: the fields no element pins. */
+  unused?: string[];
+}
+
+export interface LsInstrDescriptor {
+  hex: string;
+  kind: string;
+  aType: string;
+  bType: string;
+  dType: string;
+  m: number;
+  n: number;
+  aMajor: 'K' | 'MN';
+  bMajor: 'K' | 'MN';
+  negateA: boolean;
+  negateB: boolean;
+  saturate: boolean;
+  sparse: boolean;
+  sparseSelector: number;
+  maxShift: number;
+  blockScaled: boolean;
+  scaleType: string;
+  sfaId: number;
+  sfbId: number;
+  kSize: number;
+}
+
 export interface LayoutscopeModule {
   version(): string;
   parseLayout(text: string): LsResult<LsParsedLayout>;
@@ -358,6 +471,37 @@ export interface LayoutscopeModule {
     mesh: LsReshardMesh,
     options: LsReshardOptions | null,
   ): LsResult<LsReshardPlan>;
+  /** tcgen05.ld / tcgen05.st: threads x registers against TMEM; errors name the rule (slab, range, ...). */
+  tmemAccess(options: LsTmemAccessOptions): LsResult<LsTmemAccess>;
+  /** tcgen05.cp: where a shared-memory matrix lands in TMEM (shape "32x128b.warpx4", ...). */
+  tmemCopy(options: {
+    shape?: string;
+    lane?: number;
+    column?: number;
+    allocatedColumns?: number;
+  }): LsResult<LsTmemCopy>;
+  /** Block-scaled MMA scale factors (kind mxf8f6f4 | mxf4 | mxf4nvf4), optionally following SF[at[0], at[1]]. */
+  scaleFactors(options: {
+    kind?: string;
+    vec?: number;
+    m?: number;
+    k?: number;
+    column?: number;
+    at?: number[] | null;
+  }): LsResult<LsScaleFactors>;
+  /** Shared memory descriptor: { decode: "0x..." }, the fields, or { layout, shape, dtype, major, startAddress }. */
+  smemDescriptor(options: Record<string, unknown>): LsResult<LsSmemDescriptor>;
+  /** Whether a shared memory descriptor describes a tile layout; differences name the field. */
+  smemDescriptorCheck(
+    word: string,
+    tile: { layout: string; shape?: string; dtype?: string; major?: string },
+  ): LsResult<{
+    matches: boolean;
+    differences: { field: string; descriptor: number; layout: number }[];
+    descriptor: LsSmemDescriptor;
+  }>;
+  /** Instruction descriptor: { kind, decode: "0x..." } or { kind, aType, bType, dType, m, n, ... }. */
+  instrDescriptor(options: Record<string, unknown>): LsResult<LsInstrDescriptor>;
 }
 
 export interface LayoutscopeModuleOptions {

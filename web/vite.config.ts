@@ -10,8 +10,16 @@ import { PEER_RUNS, REFERENCE_RUNS } from './src/bench/reference-runs';
 //                              needed, and the benchmark panel, loaded on demand) and embed.html (iframe mode for
 //                              docs sites that cannot load scripts: /embed.html#figure=tile&...)
 //   vite build --mode library  layoutscope.js (src/embed.ts): the one module script a docs site loads; it
-//                              registers every <ls-*> element and is a single file (the npm package of the elements
-//                              ships it alone, with its .wasm). Stable name at the root of dist/, next to assets/.
+//                              registers every <ls-*> element and is a single file. Stable name at the root of
+//                              dist/, next to assets/.
+//   vite build --mode library-worker
+//                              engine-worker.js (src/core/engine-worker.ts) next to layoutscope.js: the worker it starts
+//                              as new Worker(new URL('./engine-worker.js', import.meta.url)), the form a site's
+//                              bundler (Vite, webpack 5) follows, so the site's build bundles the worker and its .wasm.
+//   vite build --mode library-node
+//                              layoutscope.node.js: the same module for a server-side render (the npm package's
+//                              "node" export): Lit's server build, so that importing it in Node defines the elements
+//                              into Lit's DOM shim instead of throwing; no figure is drawn there.
 // Two builds because one bundle cannot be both: a chunk shared by the page's entries would be imported by
 // layoutscope.js too. web/examples/ is copied as it is to dist/examples/: those pages are written the way a docs
 // author writes them (a plain <script type="module" src="../layoutscope.js">), so Vite must not rewrite them.
@@ -129,9 +137,9 @@ function preloadFirstFigure(): Plugin {
 
 // The modules the tile figure needs besides what the page's entry loads (the engine, the URL state).
 const FIRST_FIGURE =
-  /\/src\/(figure|scene|theme|i18n|dtype|control-styles|save-file|style-props|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
+  /\/src\/(core\/(figure|scene|theme|dtype|control-styles|save-file|style-props)|i18n\/strings|figures\/(tile-layout|draw))\.ts$|\/node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//;
 
-// What both builds share: relative URLs, the engine's worker (src/engine-worker.ts) an ES module as the Emscripten
+// What both builds share: relative URLs, the engine's worker (src/core/engine-worker.ts) an ES module as the Emscripten
 // module it imports, the .wasm and other assets as files in dist/assets/.
 const shared = { base: './', worker: { format: 'es' as const } };
 const sharedBuild = { target: 'es2022', outDir: 'dist', assetsInlineLimit: 0 };
@@ -158,9 +166,46 @@ const pages: UserConfig = {
   },
 };
 
+// The library's worker is a file of its own next to layoutscope.js (engine-worker.js, built by the library-worker
+// mode), started by a URL a site's bundler can follow: new URL('./engine-worker.js', import.meta.url). Vite's own
+// worker handling would instead emit assets/engine-worker-<hash>.js behind a computed URL, which a site's bundler
+// copies as an opaque file (or not at all): its .wasm reference then points nowhere and every slow call falls back
+// to the main thread. The comment keeps Vite from resolving the URL in this build; the minifier drops it.
+const WORKER_URL = "new URL('./engine-worker.ts', import.meta.url)";
+function workerBesideModule(): Plugin {
+  let found = false;
+  return {
+    name: 'layoutscope-worker-beside-module',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.startsWith(resolve(here, 'src')) || !code.includes(WORKER_URL)) return null;
+      found = true;
+      return code.replace(WORKER_URL, "new URL(/* @vite-ignore */ './engine-worker.js', import.meta.url)");
+    },
+    buildEnd() {
+      // a renamed worker must not leave the package with Vite's own, unreachable one
+      if (!found) this.error(`no module of src/ starts the engine's worker with ${WORKER_URL}`);
+    },
+  };
+}
+
+// In the server build no file is fetched, and a site's server bundle must not try to resolve the browser's files
+// (webpack and Vite follow every new URL('literal', import.meta.url)): the base becomes a value they do not read.
+function noFileUrlsOnTheServer(): Plugin {
+  const re = /new URL\((\s*(['"`])[^'"`]+\2\s*),\s*import\.meta\.url\s*\)/g;
+  return {
+    name: 'layoutscope-no-file-urls-on-the-server',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.startsWith(resolve(here, 'src'))) return null;
+      return code.replace(re, 'new URL($1, String(import.meta.url))');
+    },
+  };
+}
+
 const library: UserConfig = {
   ...shared,
-  plugins: [precompress()],
+  plugins: [workerBesideModule(), precompress()],
   // public/ is the page build's
   publicDir: false,
   build: {
@@ -174,4 +219,35 @@ const library: UserConfig = {
   },
 };
 
-export default defineConfig(({ mode }) => (mode === 'library' ? library : pages));
+const libraryWorker: UserConfig = {
+  ...shared,
+  plugins: [precompress()],
+  publicDir: false,
+  build: {
+    ...sharedBuild,
+    emptyOutDir: false,
+    rollupOptions: {
+      input: { 'engine-worker': resolve(here, 'src/core/engine-worker.ts') },
+      output: { entryFileNames: 'engine-worker.js' },
+    },
+  },
+};
+
+const libraryNode: UserConfig = {
+  base: './',
+  publicDir: false,
+  plugins: [noFileUrlsOnTheServer()],
+  // everything bundled (the package has no dependencies), Lit resolved with its "node" condition
+  ssr: { noExternal: true, target: 'node' },
+  build: {
+    ssr: resolve(here, 'src/embed.ts'),
+    target: 'es2022',
+    outDir: 'dist',
+    emptyOutDir: false,
+    minify: true,
+    rollupOptions: { output: { entryFileNames: 'layoutscope.node.js' } },
+  },
+};
+
+const MODES: Record<string, UserConfig> = { library, 'library-worker': libraryWorker, 'library-node': libraryNode };
+export default defineConfig(({ mode }) => MODES[mode] ?? pages);

@@ -11,10 +11,10 @@ ask the same engine. Modules: :mod:`layoutscope.memory` (banks, sectors, swizzle
 agent's HTTP API), :mod:`layoutscope.figures` (notebook figures).
 """
 
-from . import _engine, figures, live
+from . import _engine, figures, live, tmem
 from ._layout import ElementMapping, Finding, Hit, Layout, detect_format, formats
 from .agent import Agent, AgentError, to_dataframe
-from .errors import FeatureUnavailable, LayoutError
+from .errors import FeatureUnavailable, LayoutError, LayoutIndexError
 from .memory import BankAccess, SectorAccess, SwizzleAtom, SwizzledOffset, banks, sectors, swizzle
 
 __version__ = "0.1.0"
@@ -56,6 +56,7 @@ __all__ = [
     "Hit",
     "Finding",
     "LayoutError",
+    "LayoutIndexError",
     "FeatureUnavailable",
     "banks",
     "sectors",

@@ -6,11 +6,12 @@ Python values.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _engine
-from .errors import FeatureUnavailable, LayoutError
+from .errors import FeatureUnavailable, LayoutError, LayoutIndexError
 
 Position = Dict[str, int]
 ShapeLike = Union[Sequence[int], str, int, None]
@@ -65,8 +66,19 @@ def _mesh(mesh: Any) -> List[Tuple[str, int]]:
         from . import live
 
         return live.jax_mesh(mesh) if hasattr(mesh, "axis_names") else live.device_mesh(mesh)
+    if isinstance(mesh, str):  # "dp=2,tp=4", as the page and the CLI write a mesh
+        return [(str(name), int(size)) for name, size in _engine.parse_mesh(mesh)]
     items = mesh.items() if isinstance(mesh, Mapping) else mesh
-    return [(str(name), int(size)) for name, size in items]
+    out = []
+    for i, item in enumerate(items):
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise LayoutError(
+                f"mesh entry {i} is {item!r}; give the mesh as {{'x': 2, 'y': 4}}, [('x', 2), ('y', 4)] or \"x=2,y=4\"",
+                field="mesh",
+            )
+        name, size = item
+        out.append((str(name), int(size)))
+    return out
 
 
 def _require_formats() -> None:
@@ -173,11 +185,43 @@ class Layout:
     def __hash__(self) -> int:
         return hash((self.text, self.shape))
 
+    def __reduce__(self):
+        # pickled as its text and shape (the text is canonical: parsing it gives back the same layout), so a
+        # layout crosses multiprocessing and joblib; what an importer noted comes along
+        return (_restore, (self.text, self.shape, tuple(self.notes)))
+
     # -- forward and inverse ------------------------------------------------------------------------------
     def __getitem__(self, key: Union[int, Tuple[int, ...]]) -> List[Position]:
         """Positions of one element, one dict per replica: ``L[5, 3]`` (a coordinate) or ``L[43]`` (a
-        flat index; for a one-dimensional shape the two are the same)."""
-        return self.map(*key if isinstance(key, tuple) else (key,)).positions
+        flat index; for a one-dimensional shape the two are the same). As for a sequence, a negative index
+        counts from the end and one outside the shape raises IndexError.
+
+        >>> L = Layout("S[(8,4,2):(4@laneid,1@laneid,1@reg)]", shape=(8, 8))
+        >>> L[-1, -1] == L[7, 7] == L[63]
+        True
+        >>> L[8, 0]
+        Traceback (most recent call last):
+        ...
+        layoutscope.errors.LayoutIndexError: coord: index 8 is out of range for dimension 0 of size 8
+        """
+        coord = key if isinstance(key, tuple) else (key,)
+        if len(coord) == 1 and len(self.shape) != 1:
+            bounds: Tuple[int, ...] = (self.size,)
+            what, field = "the flat index of {} elements", "index"
+        elif len(coord) == len(self.shape):
+            bounds = self.shape
+            what, field = "dimension {i} of size {}", "coord"
+        else:
+            raise LayoutIndexError(
+                f"{len(coord)} indices for a layout of {len(self.shape)} dimensions {self.shape}", field="coord"
+            )
+        fixed = []
+        for i, (c, n) in enumerate(zip(coord, bounds)):
+            c = operator.index(c)
+            if not -n <= c < n:
+                raise LayoutIndexError(f"index {c} is out of range for " + what.format(n, i=i), field=field)
+            fixed.append(c + n if c < 0 else c)
+        return self.map(*fixed).positions
 
     def __iter__(self) -> Iterator[List[Position]]:
         """Positions of every element in flat (row-major) order."""
@@ -200,6 +244,10 @@ class Layout:
     def inverse(self, cell_limit: Optional[int] = None, **axes: int) -> List[Hit]:
         """Every (element, replica) whose position has the given axis values; axes not named match any
         value. ``L.inverse(laneid=21)`` lists the elements lane 21 holds."""
+        for name in axes:
+            if name not in self.axes:
+                # as the CLI's inverse says it: an axis the layout does not have matches nothing, which is a mistake
+                raise LayoutError(f"the layout has no axis '{name}' (its axes: {', '.join(self.axes)})", field=name)
         query = [(name, int(value)) for name, value in axes.items()]
         hits = self._bound.inverse(query, cell_limit or _engine.DEFAULT_CELL_LIMIT)
         return [Hit(**h) for h in hits]
@@ -331,6 +379,11 @@ class Layout:
 
         return layout_html(self)
 
+    def _repr_svg_(self) -> str:
+        from .figures import layout_svg
+
+        return layout_svg(self)
+
 
 def detect_format(text: str) -> str:
     """The notation a pasted text is most likely written in (``"axe"`` when nothing else matches)."""
@@ -341,6 +394,12 @@ def detect_format(text: str) -> str:
 def formats() -> List[str]:
     """The format names :meth:`Layout.from_format` and :meth:`Layout.to` accept (empty without them)."""
     return list(_engine.formats()) if _engine.HAS_FORMATS else []
+
+
+def _restore(text: str, shape: Tuple[int, ...], notes: Sequence[str]) -> Layout:
+    layout = Layout(text, shape)
+    layout.notes = list(notes)
+    return layout
 
 
 def _numpy(want: Optional[bool]):

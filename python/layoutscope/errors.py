@@ -44,5 +44,11 @@ class LayoutError(ValueError):
         return head
 
 
+class LayoutIndexError(LayoutError, IndexError):
+    """An element index or coordinate outside the layout's shape: an IndexError, as a sequence raises (so
+    ``for``-style loops and ``except IndexError`` work), and a LayoutError with ``field`` ``"coord"`` or
+    ``"index"``."""
+
+
 class FeatureUnavailable(RuntimeError):
     """A part of layoutscope that this build of the extension does not contain (it names which)."""

@@ -22,6 +22,7 @@
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
+#include "layoutscope/plan/reshard.hpp"
 #include "layoutscope/validate.hpp"
 
 #ifdef LAYOUTSCOPE_PY_FORMATS
@@ -241,6 +242,10 @@ const Layout& bound_layout(const py::object& bound) { return bound.cast<const Bo
 
 }  // namespace layoutscope::python
 
+namespace layoutscope::python {
+void bind_tcgen05(py::module_& m);  // tcgen05.cpp
+}  // namespace layoutscope::python
+
 PYBIND11_MODULE(_engine, m) {
   namespace lp = layoutscope::python;
   namespace py = pybind11;
@@ -268,7 +273,10 @@ PYBIND11_MODULE(_engine, m) {
   m.def("hardware_axes", &lp::hardware_axis_list);
   m.def("parse_shape",
         [](const std::string& text) { return lp::take(layoutscope::parse_shape(text), text); });
+  // "dp=2,tp=4" -> [("dp", 2), ("tp", 4)], the engine's reading of a mesh (errors name the column)
+  m.def("parse_mesh", [](const std::string& text) { return lp::take(layoutscope::parse_mesh(text), text); });
   m.attr("DEFAULT_CELL_LIMIT") = layoutscope::kDefaultCellLimit;
+  lp::bind_tcgen05(m);
 #ifdef LAYOUTSCOPE_PY_FORMATS
   lp::bind_formats(m);
   m.attr("HAS_FORMATS") = true;

@@ -36,7 +36,7 @@ test(
         { encoding: 'utf8' },
       );
       assert.equal(gen.status, 0, gen.stderr);
-      const panel = path.join(repoRoot, 'web', 'src', 'bench', 'panel.ts');
+      const panel = path.join(repoRoot, 'web', 'src', 'bench', 'types.ts');
       const results = path.join(repoRoot, 'web', 'src', 'bench', 'results.ts');
       const page =
         ['Device', 'ParamSpec', 'BenchSpec', 'RunSummary'].map((n) => interfaceText(panel, n)).join('') +

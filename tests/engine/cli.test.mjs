@@ -43,7 +43,8 @@ test('eval: mesh element (1,2,3) with replica and offset', () => {
 test('table: tile rows 0 and 1', () => {
   const { code, lines } = run('table', 'S[(4,2,2,4):(16,4,8,1)]', '--shape', '8,8');
   assert.equal(code, 0);
-  const m = lines[0].rows.map((r) => r.positions[0].m);
+  assert.equal(lines.length, 1 + 64); // the header, then a line per element
+  const m = lines.slice(1).map((r) => r.positions[0].m);
   assert.deepEqual(m.slice(0, 8), [0, 1, 2, 3, 8, 9, 10, 11]);
   assert.deepEqual(m.slice(8, 16), [4, 5, 6, 7, 12, 13, 14, 15]);
 });
@@ -313,7 +314,7 @@ test('control bytes and invalid UTF-8 from the input never reach the terminal ra
   assert.match(bad.stderr.toString(), /S\[\\xff\]\n {4}\^/);
 });
 
-test('table: every replica of every element, streamed as one object', () => {
+test('table: every replica of every element, a header line and one line per element', () => {
   // x = 2*c0 + c1; laneid = c0 + 2r, m = 4*c1.
   const { code, lines } = run('table', 'S[(2,2):(1@laneid,4@m)] + R[2:2@laneid]');
   assert.equal(code, 0);
@@ -329,12 +330,14 @@ test('table: every replica of every element, streamed as one object', () => {
       { laneid: lane + 2, m },
     ],
   }));
-  assert.deepEqual(lines[0], {
-    layout: 'S[(2,2):(1@laneid,4)] + R[2:2@laneid]',
-    shape: [4],
-    axes: ['laneid', 'm'],
-    elements: 4,
-    replicas: 2,
-    rows,
-  });
+  assert.deepEqual(lines, [
+    {
+      layout: 'S[(2,2):(1@laneid,4)] + R[2:2@laneid]',
+      shape: [4],
+      axes: ['laneid', 'm'],
+      elements: 4,
+      replicas: 2,
+    },
+    ...rows,
+  ]);
 });

@@ -51,13 +51,86 @@ def test_attributes_are_escaped_and_the_script_loads_the_bundle():
     figures.use_bundle("https://docs.example/static/layoutscope.js")
     html = Layout("S[(2,4):(4,1)] + O[5@m]", shape=(2, 4))._repr_html_()
     assert html.startswith('<script>import("https://docs.example/static/layoutscope.js");</script>')
-    assert "<pre>S[(2,4):(4,1)] + O[5]  (shape 2x4)</pre>" in html
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="layoutscope-figure"' in html  # the static picture inside
     figures.use_bundle("layoutscope.js")  # next to an exported page: import() needs it as a relative path
     assert Layout("S[8:1]")._repr_html_().startswith('<script>import("./layoutscope.js");</script>')
     f = figures.Figure("ls-bank-conflicts", layout='S[(32,32):(32,1)]"><x', selection="C:3")
     assert 'layout="S[(32,32):(32,1)]&quot;&gt;&lt;x"' in f._repr_html_()
     with pytest.raises(ValueError):
         figures.figure_html("script", {})
+
+
+def _cells(svg: str) -> dict:
+    """{logical coordinate: label} of the static SVG, read from each cell's tooltip and text."""
+    import re
+
+    found = re.findall(r"<title>element (\d+) \(([\d, ]+)\): [^<]*</title><rect [^>]*/><text [^>]*>([^<]*)</text>", svg)
+    return {tuple(int(c) for c in coord.split(",")): label for _, coord, label in found}
+
+
+def test_the_static_svg_labels_each_cell_with_its_position():
+    # fragment: (5, 3) -> lane 21, slot 1 (the chapter); (0, 0) -> lane 0, slot 0; (7, 7) -> lane 31, slot 1
+    L = Layout(FRAGMENT, shape=(8, 8))
+    svg = L._repr_svg_()
+    assert svg.startswith("<svg ") and svg.endswith("</svg>")
+    cells = _cells(svg)
+    assert len(cells) == 64
+    assert cells[(5, 3)] == "21,1" and cells[(0, 0)] == "0,0" and cells[(7, 7)] == "31,1"
+    assert "each cell: (laneid, reg)" in svg
+    # the 8x8 in 2x4 tiles: (5, 6) -> offset 46, row 1 -> 4 5 6 7 12 13 14 15
+    tiles = _cells(Layout("S[(4,2,2,4):(16,4,8,1)]", shape=(8, 8))._repr_svg_())
+    assert tiles[(5, 6)] == "46"
+    assert [tiles[(1, c)] for c in range(8)] == ["4", "5", "6", "7", "12", "13", "14", "15"]
+    # a large layout: its top-left 32 x 32 block, said so
+    big = Layout("S[(1024,1024):(1024,1)]")._repr_svg_()
+    assert len(_cells(big)) == 32 * 32 and "rows 0-31 of 32768, columns 0-31 of 32" in big
+    big2 = Layout("S[(1024,1024):(1024,1)]", shape=(1024, 1024))._repr_svg_()
+    assert _cells(big2)[(31, 31)] == str(31 * 1024 + 31) and "rows 0-31 of 1024, columns 0-31 of 1024" in big2
+    # replicated: replica 0, said so
+    mesh = Layout("S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]", shape=(2, 4, 8))._repr_svg_()
+    assert "replica 0 of 2" in mesh and _cells(mesh)[(1, 2, 3)] == "1,19,0"  # gpuid_y 1, m 19, gpuid_x 0
+
+
+def test_an_exported_notebook_shows_the_figure_without_a_server_or_script(tmp_path, root, monkeypatch):
+    """nbconvert's HTML of a notebook that loads no bundle, opened from disk (file://, no server): the static SVG
+    is on the page and visible, cell (5, 3) reading lane 21, slot 1."""
+    nbformat = pytest.importorskip("nbformat", reason="nbformat missing (Debian: python3-nbconvert)")
+    nbconvert = pytest.importorskip("nbconvert", reason="nbconvert missing (Debian: python3-nbconvert)")
+    pytest.importorskip("ipykernel", reason="no Jupyter kernel to execute the notebook (Debian: python3-ipykernel)")
+    node = _browser(root)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"import layoutscope\nlayoutscope.Layout({FRAGMENT!r}, shape=(8, 8))")]
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    _kernel_sees_this_package(monkeypatch)
+    ExecutePreprocessor(timeout=120, kernel_name="python3").preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    data = nb.cells[0].outputs[0]["data"]
+    assert "image/svg+xml" in data and "text/html" in data
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    page = tmp_path / "notebook.html"
+    page.write_text(body)
+    script = """
+const { createRequire } = require('node:module');
+const req = createRequire(process.argv[1]);
+const { chromium } = req('playwright-core');
+(async () => {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const page = await browser.newPage();
+  await page.goto(process.argv[2]);
+  const svg = page.locator('svg.layoutscope-figure').first();
+  const box = await svg.boundingBox();
+  const cell = await svg.locator('g', { hasText: '21,1' }).first().locator('title').textContent();
+  console.log(JSON.stringify({ width: box && box.width, visible: await svg.isVisible(), cell }));
+  await browser.close();
+})();
+"""
+    run = subprocess.run([node, "-e", script, str(root / "web" / "package.json"), page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["visible"] and result["width"] > 300
+    assert result["cell"] == "element 43 (5, 3): laneid=21, reg=1"
 
 
 def _dist(root: Path) -> Path:
@@ -122,6 +195,8 @@ def test_figure_in_an_nbconvert_html_export_draws_in_chromium(tmp_path, root, mo
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     (tmp_path / "notebook.html").write_text(body)
     shutil.copy(dist / "layoutscope.js", tmp_path / "layoutscope.js")
+    if (dist / "engine-worker.js").is_file():
+        shutil.copy(dist / "engine-worker.js", tmp_path / "engine-worker.js")
     shutil.copytree(dist / "assets", tmp_path / "assets")
 
     class Quiet(http.server.SimpleHTTPRequestHandler):

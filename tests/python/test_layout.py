@@ -165,10 +165,63 @@ def test_shape_mismatch_names_the_shape():
         (lambda L: L[64], "index"),
     ],
 )
-def test_out_of_range_queries_raise(call, field):
-    with pytest.raises(LayoutError) as e:
+def test_out_of_range_queries_raise_index_error(call, field):
+    # as a sequence does: IndexError (also a LayoutError naming what is out of range)
+    with pytest.raises(IndexError) as e:
         call(Layout(FRAGMENT, shape=(8, 8)))
-    assert e.value.field == field
+    assert isinstance(e.value, LayoutError) and e.value.field == field
+
+
+def test_negative_indices_count_from_the_end():
+    L = Layout(FRAGMENT, shape=(8, 8))
+    # (7, 7): x = 63 = unflatten (7, 3, 1): lane 7*4 + 3 = 31, slot 1
+    assert L[-1, -1] == L[7, 7] == L[63] == L[-1] == [{"laneid": 31, "reg": 1}]
+    with pytest.raises(IndexError):
+        L[-9, 0]
+    # iteration ends at the last element
+    assert len(list(L)) == 64
+
+
+def test_inverse_of_an_axis_the_layout_lacks_is_an_error_naming_it():
+    # as `layoutscope inverse ... nosuch=1` says, not an empty answer
+    with pytest.raises(LayoutError) as e:
+        Layout(FRAGMENT, shape=(8, 8)).inverse(nosuch=1)
+    assert e.value.field == "nosuch"
+    assert "no axis 'nosuch'" in e.value.message and "laneid, reg" in e.value.message
+    with pytest.raises(LayoutError):
+        Layout(FRAGMENT, shape=(8, 8)).inverse(laneid=21, m=0)
+
+
+def test_a_mesh_given_as_text():
+    pytest.importorskip("layoutscope._engine")
+    if not layoutscope.formats():
+        pytest.skip("this build has no format importers")
+    # JAX P('dp', None) over dp=2, tp=4: rows split over dp (4 rows each), tp replicates: row 5 is on dp 1
+    text = Layout.from_jax("P('dp', None)", shape=(8, 4), mesh="dp=2,tp=4")
+    same = Layout.from_jax("P('dp', None)", shape=(8, 4), mesh={"dp": 2, "tp": 4})
+    assert text == same
+    assert {p["dp"] for p in text[5, 3]} == {1} and sorted(p["tp"] for p in text[5, 3]) == [0, 1, 2, 3]
+    with pytest.raises(LayoutError) as e:
+        Layout.from_jax("P('dp', None)", shape=(8, 4), mesh="dp=2,tp")
+    assert e.value.column == 6 and "mesh" in str(e.value)
+    with pytest.raises(LayoutError) as e:
+        Layout.from_jax("P('dp', None)", shape=(8, 4), mesh=[("dp", 2), "tp"])
+    assert e.value.field == "mesh" and "entry 1" in e.value.message
+
+
+def test_layouts_pickle_and_copy():
+    import copy
+
+    for L in (
+        Layout(FRAGMENT, shape=(8, 8)),
+        Layout("Swizzle<3,0,3> o S[(8,8):(8,1)]", shape=(8, 8)),
+        Layout("S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]", shape=(2, 4, 8)),
+    ):
+        back = pickle.loads(pickle.dumps(L))
+        assert back == L and back.text == L.text and back.shape == L.shape
+        assert list(back) == list(L)
+        assert copy.deepcopy(L) == L
+    assert pickle.loads(pickle.dumps(Layout(FRAGMENT, shape=(8, 8))))[5, 3] == [{"laneid": 21, "reg": 1}]
 
 
 def test_bad_shape_text_and_bad_type():

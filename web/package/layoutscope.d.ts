@@ -9,6 +9,14 @@
 //
 // Each property mirrors the attribute of the same name (docs/embedding.md has the table); setting one after the
 // element is on the page recomputes the figure. A bad value is shown in the figure as an error, never thrown.
+// The engine's own types (types/engine.d.ts, types/generated/layoutscope.d.ts) are declarations generated from the
+// sources when the package is assembled. React's JSX: react.d.ts (import type {} from 'layoutscope-elements/react').
+
+import type { Engine } from './types/engine.js';
+import type { LayoutscopeModule } from './types/generated/layoutscope.js';
+
+export type { Engine, EngineError } from './types/engine.js';
+export type * from './types/generated/layoutscope.js';
 
 /** What every <ls-*> element reads. */
 export interface LsFigureElement extends HTMLElement {
@@ -42,6 +50,8 @@ export interface LsFragmentElement extends LsFigureElement {
 export interface LsTmemElement extends LsFigureElement {
   /** acc, or A ... G */
   datapath: string;
+  /** the accumulator's columns (N of the MMA; default 256) */
+  n: number;
 }
 export interface LsScaleFactorsElement extends LsFigureElement {
   layout: string;
@@ -67,6 +77,8 @@ export interface LsBankConflictsElement extends LsFigureElement {
 export interface LsSwizzleAtomElement extends LsFigureElement {
   /** 128B | 64B | 32B | interleave */
   swizzle: string;
+  /** the same as swizzle (the page's name for it) */
+  mode: string;
   dtype: string;
 }
 export interface LsPlaygroundElement extends LsFigureElement {
@@ -79,6 +91,10 @@ export interface LsPlaygroundElement extends LsFigureElement {
   mesh: string;
   /** the syntax of the layout text: auto (detected) | axe | cute | cute-dsl | triton | tirx | jax | shardy | hlo | dtensor */
   from: string;
+  /** the physical view's row width: banks (32 words, the default) or a number of elements (attribute row-width) */
+  rowWidth: string;
+  /** what the colours of the cells mean: col | row | index */
+  colour: string;
 }
 export interface LsAdvisorElement extends LsFigureElement {
   /** "LANES;INSTR": rows | columns | matrices | a thread layout | empty, then an instruction (STS.32, ldmatrix.x4, ...) */
@@ -104,6 +120,62 @@ export declare const ELEMENTS: readonly [
 
 /** Dispatched on window when the page's language or theme changes; every figure re-renders on it. */
 export declare const SETTINGS_EVENT: 'ls-settings';
+
+/** The base class of every <ls-*> element: `el instanceof LsFigure` tells a layoutscope figure. */
+export declare const LsFigure: abstract new () => LsFigureElement;
+
+/** The engine's WebAssembly module, loaded once and shared with the figures (fetches assets/layoutscope-*.wasm). */
+export declare function loadEngine(): Promise<LayoutscopeModule>;
+
+/** The loaded engine with the figures' defaults (every layout answer the figures draw comes from it):
+ *
+ *    const e = await engine();
+ *    e.forward('S[(8,4,2):(4@laneid,1@laneid,1@reg)]', [8, 8], 43);   // { ok: true, positions: [...], ... }
+ */
+export declare function engine(): Promise<Engine>;
+
+/** The attributes of each element as they are written in HTML or JSX (all strings, as attributes are). */
+export interface LsElementAttributes {
+  'ls-tile-layout': LsCommonAttributes & { layout?: string; shape?: string; access?: string; dtype?: string };
+  'ls-fragment': LsCommonAttributes & { layout?: string; shape?: string };
+  'ls-tmem': LsCommonAttributes & { datapath?: string; n?: string | number };
+  'ls-scale-factors': LsCommonAttributes & { layout?: string; shape?: string };
+  'ls-mesh': LsCommonAttributes & {
+    mode?: 'sharded' | 'replica' | 'offset';
+    reshard?: '' | 'sharded' | 'replica' | 'offset';
+  };
+  'ls-bank-conflicts': LsCommonAttributes & {
+    layout?: string;
+    compare?: string;
+    swizzle?: string;
+    shape?: string;
+    dtype?: string;
+    lanes?: string;
+  };
+  'ls-swizzle-atom': LsCommonAttributes & { swizzle?: string; mode?: string; dtype?: string };
+  'ls-playground': LsCommonAttributes & {
+    layout?: string;
+    shape?: string;
+    compare?: string;
+    dtype?: string;
+    mesh?: string;
+    from?: string;
+    'row-width'?: string;
+    colour?: 'col' | 'row' | 'index';
+  };
+  'ls-advisor': LsCommonAttributes & { writer?: string; reader?: string; dtype?: string; tile?: string };
+}
+/** What every element reads. */
+export interface LsCommonAttributes {
+  theme?: 'light' | 'dark' | 'auto';
+  lang?: 'en' | 'zh';
+  selection?: string;
+  'state-key'?: string;
+  id?: string;
+  class?: string;
+  style?: string;
+  slot?: string;
+}
 
 declare global {
   interface HTMLElementTagNameMap {

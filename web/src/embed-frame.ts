@@ -7,7 +7,7 @@
 //   frame.contentWindow.postMessage({ type: 'layoutscope:theme', theme: 'dark' }, origin)
 // so the figure can follow the host page's light/dark switch.
 import './embed.js';
-import { SETTINGS_EVENT } from './figure.js';
+import { SETTINGS_EVENT } from './core/figure.js';
 
 const FIGURES: Record<string, string> = {
   tile: 'ls-tile-layout',
@@ -22,6 +22,8 @@ const FIGURES: Record<string, string> = {
   'swizzle-atom': 'ls-swizzle-atom',
   play: 'ls-playground',
   playground: 'ls-playground',
+  'tcgen05-atom': 'ls-tcgen05-atom',
+  'block-scaled': 'ls-block-scaled',
 };
 const ATTRIBUTES = [
   'layout',
@@ -35,6 +37,11 @@ const ATTRIBUTES = [
   'compare',
   'access',
   'n',
+  'num',
+  'lane',
+  'op',
+  'kind',
+  'k',
   'state-key',
 ];
 

@@ -14,11 +14,13 @@ import './figures/scale-factors.js';
 import './figures/mesh.js';
 import './figures/bank-conflicts.js';
 import './figures/swizzle-atom.js';
-import './figures/playground.js';
+import './playground/playground.js';
 import './figures/advisor.js';
+import './figures/tcgen05-atom.js';
+import './figures/block-scaled.js';
 
-export { LsFigure, SETTINGS_EVENT } from './figure.js';
-export { engine, loadEngine } from './engine.js';
+export { LsFigure, SETTINGS_EVENT } from './core/figure.js';
+export { engine, loadEngine } from './core/engine.js';
 
 /** Tag names of the elements this module defines. */
 export const ELEMENTS = [
@@ -31,4 +33,6 @@ export const ELEMENTS = [
   'ls-swizzle-atom',
   'ls-playground',
   'ls-advisor',
+  'ls-tcgen05-atom',
+  'ls-block-scaled',
 ] as const;

@@ -3,11 +3,11 @@
 // and theme toggles (which the figures follow through the document's data-ls-lang / data-theme and the
 // ls-settings event; both are kept in the URL fragment, lang=zh, theme=dark, so a shared link opens the same
 // view), and loads every other figure's code, and the benchmark panel's, when it is needed.
-import { compileEngine } from './engine-compile.js';
-import { loadEngine } from './engine.js';
-import { showFirst } from './first-figure.js';
-import { SETTINGS_EVENT } from './settings-event.js';
-import { readFragment, writeKey } from './state.js';
+import { compileEngine } from './core/engine-compile.js';
+import { loadEngine } from './core/engine.js';
+import { showFirst } from './core/first-figure.js';
+import { SETTINGS_EVENT } from './core/settings-event.js';
+import { readFragment, writeKey } from './core/state.js';
 
 // a failure is each figure's to show (it asks for the same promise)
 loadEngine().catch(() => {});
@@ -18,6 +18,8 @@ const ZH: Record<string, string> = {
   'nav.fragment': '2 Register fragment',
   'nav.tmem': '3 TMEM',
   'nav.sf': '4 Scale factors',
+  'nav.atom5': '4b tcgen05 atoms',
+  'nav.bs': '4c Block scaling',
   'nav.mesh': '5 GPU mesh',
   'nav.banks': '6 Bank conflict',
   'nav.advisor': '7 布局顾问',
@@ -35,6 +37,16 @@ const ZH: Record<string, string> = {
   'p.tmem': '完整绘制 128 lanes × 512 columns。点击 TMEM cell：显示位于该处的逻辑元素。',
   'h.sf': '4. TMEM 中的 Scale factors（.warpx4）',
   'p.sf': '点击 SFA[64, 2]：四个副本 (0,2,2) (32,2,2) (64,2,2) (96,2,2)，即 (TLane, TCol, byte)。',
+  'h.atom5': '4b. tcgen05.ld / tcgen05.st：线程 × 寄存器 对 TMEM',
+  'p.atom5':
+    '选择 shape、重复次数 .xN 和 TMEM lane：左边每个寄存器、右边每个 TMEM 单元联动高亮；下方显示哪些 warp 可以发出该指令。',
+  'c.atom5':
+    '读图：左边是一个 warp 的 32 个线程 × 寄存器，格中为它持有的 TMEM (lane, column)；右边是该指令访问的 TMEM lanes × 32-bit columns，格中 “T6.1” 表示线程 6 的寄存器 1。颜色为线程 mod 8。warp w 只能访问 32·(w%4) 起的 32 个 lane。',
+  'h.bs': '4c. Block-scaled MMA：一个 scale factor 从 (M, K) 到 TMEM',
+  'p.bs':
+    '点击任意 scale factor：它在共享内存中的 byte、tcgen05.cp.32x128b.warpx4 后在 TMEM 中的四个副本，以及读取它的 MMA 和 sf_id。',
+  'c.bs':
+    '读图：左边是逻辑 scale 矩阵（128 行 × K/vec），中间是共享内存中 512 B 的 128×4 atom（每行 16 B），右边是 TMEM lanes ×（column, byte），四个 32-lane 分区是 .warpx4 的副本。颜色为 atom 内的 TCol（即 M group）。',
   'h.mesh': '5. GPU mesh：分片、副本与偏移',
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',
@@ -173,11 +185,13 @@ const FIGURES: Record<string, () => Promise<unknown>> = {
   'ls-fragment': () => import('./figures/fragment.js'),
   'ls-tmem': () => import('./figures/tmem.js'),
   'ls-scale-factors': () => import('./figures/scale-factors.js'),
+  'ls-tcgen05-atom': () => import('./figures/tcgen05-atom.js'),
+  'ls-block-scaled': () => import('./figures/block-scaled.js'),
   'ls-mesh': () => import('./figures/mesh.js'),
   'ls-bank-conflicts': () => import('./figures/bank-conflicts.js'),
   'ls-advisor': () => import('./figures/advisor.js'),
   'ls-swizzle-atom': () => import('./figures/swizzle-atom.js'),
-  'ls-playground': () => import('./figures/playground.js'),
+  'ls-playground': () => import('./playground/playground.js'),
 };
 const defined = new Map<string, Promise<unknown>>();
 function define(el: Element): Promise<unknown> {

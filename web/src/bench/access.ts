@@ -7,7 +7,7 @@
 //   checkMeasured(state, measured);      // [{ counter: 'ld', predicted: 32, measured: 32, ok: true }, ...]
 //   whatIf(engine, a, a.layout, 'LDG.128'); // the engine's cost of the same lanes moving 16 B each
 import { svg, type TemplateResult } from 'lit';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../core/engine.js';
 import type { LsAccessCost, LsResult } from '../generated/layoutscope.js';
 import type { Measured, PredictedAccess, State } from './results.js';
 

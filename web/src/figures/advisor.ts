@@ -22,12 +22,12 @@ import {
   type LsCandidate,
   type LsError,
   type Engine,
-} from '../engine.js';
-import { LsFigure, renderInputError } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+} from '../core/engine.js';
+import { LsFigure, renderInputError } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { small } from './draw.js';
-import { hex, hueRgb } from './physical.js';
+import { hex, hueRgb } from '../core/physical.js';
 
 /** Candidates drawn (the search holds hundreds; the best few are what a reader compares). */
 const SHOWN = 10;

@@ -2,11 +2,11 @@
 // 16 B sectors). Read a column or a row with and without the XOR swizzle; the engine gives the addresses
 // (lane_addresses), the banks and the cycle of every lane (bank_access); the figure steps through cycles.
 import { html } from 'lit';
-import { EngineError, must, type LsBankAccess } from '../engine.js';
-import { accessBytes, elementBytes, elementDtype } from '../dtype.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import { EngineError, must, type LsBankAccess } from '../core/engine.js';
+import { accessBytes, elementBytes, elementDtype } from '../core/dtype.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 interface Case {

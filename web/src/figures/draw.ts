@@ -1,6 +1,6 @@
 // Small drawing helpers shared by the figures: a cell with its label and its selection/related/cursor marks.
-import type { Item } from '../scene.js';
-import type { Palette } from '../theme.js';
+import type { Item } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 
 export interface CellMarks {
   hit?: string;

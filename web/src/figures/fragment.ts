@@ -1,10 +1,10 @@
 // <ls-fragment>: the m8n8 register fragment S[(8,4,2):(4@laneid,1@laneid,1@reg)]. Logical 8x8 and the warp's
 // 32 lanes x 2 slots (lanes drawn 4 per row); click a cell -> its lane and slot, click a lane -> its elements.
 import { html } from 'lit';
-import { must, type LsMapping } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import { must, type LsMapping } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, small, textOn } from './draw.js';
 
 export class LsFragment extends LsFigure {

@@ -3,10 +3,17 @@
 // "Reshard to" another mode draws both shardings side by side and the engine's plan (planReshard): each step's
 // collective with arrows between the devices of each group, and the bytes every device holds before and after.
 import { html } from 'lit';
-import { must, position, type LsMapping, type LsReshardPlan, type LsReshardStep, type LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import {
+  must,
+  position,
+  type LsMapping,
+  type LsReshardPlan,
+  type LsReshardStep,
+  type LsTable,
+} from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 import { mappingOf, selectedElements } from './selection.js';
 

@@ -2,10 +2,10 @@
 // .warpx4: S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]. Colour = TCol (Mgroup, the packing "four");
 // bands = replica r (partition, the copying "four"). Positions come from the engine's table.
 import { html } from 'lit';
-import { must, position, type LsMapping, type LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import { must, position, type LsMapping, type LsTable } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, small } from './draw.js';
 import { mappingOf, selectedElements } from './selection.js';
 

@@ -1,6 +1,6 @@
 // What a figure's selection names, resolved by the engine. A hit is "L:x" (logical element x) or a physical
 // position, "<kind>:v0:v1:..." or "P:v0,v1,...", whose numbers the figure turns into an inverse query.
-import type { Engine, LsMapping, LsShape } from '../engine.js';
+import type { Engine, LsMapping, LsShape } from '../core/engine.js';
 
 /** The logical elements `selection` names: x for "L:x", else every element the engine places at the physical
  * position that `query` builds from the hit's numbers (empty when the engine refuses the query). */

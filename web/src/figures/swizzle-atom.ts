@@ -3,10 +3,10 @@
 // The same permutation spelled as TIRx ComposeLayout, CuTe Swizzle<B,M,S> and the PTX mode, in bytes and
 // in elements (from swizzle_atom).
 import { html } from 'lit';
-import { must, type LsSwizzleAtom } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import { must, type LsSwizzleAtom } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 const MODES = ['128B', '64B', '32B', 'interleave'] as const;

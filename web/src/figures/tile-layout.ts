@@ -1,11 +1,11 @@
 // <ls-tile-layout>: the chapter's 8x8 matrix in 2x4 tiles, S[(4,2,2,4):(16,4,8,1)]. Logical grid, physical
 // memory grid (addresses wrapped 8 per row) and the memory strip; every number comes from the engine.
 import { html, nothing } from 'lit';
-import { must, type LsMapping } from '../engine.js';
-import { accessBytes, elementBytes } from '../dtype.js';
-import { LsFigure } from '../figure.js';
-import type { Item, Scene } from '../scene.js';
-import type { Palette } from '../theme.js';
+import { must, type LsMapping } from '../core/engine.js';
+import { accessBytes, elementBytes } from '../core/dtype.js';
+import { LsFigure } from '../core/figure.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
 import { cell, label, legend, small } from './draw.js';
 
 export class LsTileLayout extends LsFigure {

@@ -2,11 +2,11 @@
 // canvas). The layout is the accumulator S[(128,256):(1@TLane,1@TCol)] or one of the tcgen05 MMA datapath
 // layouts A-G (per-CTA view, as TIRx tmem_datapath_layout documents them). Click a cell -> the logical element(s) there.
 import { html } from 'lit';
-import { must, type LsMapping, type LsTable } from '../engine.js';
-import { LsFigure } from '../figure.js';
-import { drawScene, rgbOf, type Item, type RectItem, type Scene } from '../scene.js';
+import { must, type LsMapping, type LsTable } from '../core/engine.js';
+import { LsFigure } from '../core/figure.js';
+import { drawScene, rgbOf, type Item, type RectItem, type Scene } from '../core/scene.js';
 import { legend } from './draw.js';
-import type { Palette } from '../theme.js';
+import type { Palette } from '../core/theme.js';
 
 const LANES = 128;
 const COLS = 512;

@@ -1,9 +1,9 @@
 // The one place the page talks to the WASM module: loading (once), argument defaults, and turning
 // { ok: false, error } values into thrown EngineErrors for code that prefers exceptions. All layout math is
 // the C++ engine's; this file only forwards.
-import createLayoutscope from './generated/layoutscope.js';
+import createLayoutscope from '../generated/layoutscope.js';
 import { compileEngine } from './engine-compile.js';
-import { arrangedTable, type ArrangedTable, type Limits } from './figures/physical.js';
+import { arrangedTable, type ArrangedTable, type Limits } from './physical.js';
 import type {
   LayoutscopeModule,
   LayoutscopeModuleOptions,
@@ -27,7 +27,7 @@ import type {
   LsShape,
   LsSwizzleAtom,
   LsTable,
-} from './generated/layoutscope.js';
+} from '../generated/layoutscope.js';
 
 export type {
   LsAccessCost,

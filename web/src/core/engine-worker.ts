@@ -4,10 +4,10 @@
 //   main thread: offMain('validate', [layout, shape, 0]) -> Promise of the same value engine.validate returns
 //   this file:   { id, fn, args } in, { id, r } (or { id, error }) out
 // fn is an engine function, or 'arrangedTable': the playground's table of a layout with its arrangement
-// (figures/physical.ts), whose typed arrays are transferred back.
-import createLayoutscope from './generated/layoutscope.js';
-import type { LayoutscopeModule, LsShape } from './generated/layoutscope.js';
-import { arrangedTable, type Limits } from './figures/physical.js';
+// (physical.ts), whose typed arrays are transferred back.
+import createLayoutscope from '../generated/layoutscope.js';
+import type { LayoutscopeModule, LsShape } from '../generated/layoutscope.js';
+import { arrangedTable, type Limits } from './physical.js';
 
 const ready = createLayoutscope();
 

@@ -201,6 +201,37 @@ const STRINGS = {
   send: ['send', '发送'],
   recv: ['receive', '接收'],
   example: ['Example', '示例'],
+  atomTitle: ['tcgen05.ld / st atom', 'tcgen05.ld / st atom'],
+  atomThreads: ['Warp threads × registers', 'Warp 线程 × 寄存器'],
+  atomRegs: ['registers per thread:', '每线程寄存器数：'],
+  atomTmem: ['TMEM lanes × 32-bit columns', 'TMEM lanes × 32-bit columns'],
+  lanesWord: ['lanes', 'lanes'],
+  atomWarps: [
+    'Warps of a warpgroup: warp w reaches TMEM lanes 32·(w%4) … +31',
+    'Warpgroup 中的 warp：warp w 只能访问 TMEM lanes 32·(w%4) … +31',
+  ],
+  atomLegend1: [
+    'left: a cell is one register of one thread; its label is the TMEM (lane, column) it holds',
+    '左：每格是一个线程的一个寄存器；标注为它持有的 TMEM (lane, column)',
+  ],
+  atomLegend2: [
+    'right: a cell is one 32-bit TMEM cell; "T6.1" = thread 6, register 1. Colour = thread mod 8',
+    '右：每格是一个 32-bit TMEM 单元；“T6.1” 表示线程 6、寄存器 1。颜色 = 线程 mod 8',
+  ],
+  atomLegend3: ['the selection, in both grids', '所选元素（两个网格中联动）'],
+  atomOp: ['op', '操作'],
+  atomShape: ['shape', 'shape'],
+  bsTitle: ['Block-scaled MMA: one scale factor to TMEM', 'Block-scaled MMA：一个 scale factor 到 TMEM'],
+  bsLogical: ['Scale matrix (M, K/vec)', 'Scale 矩阵 (M, K/vec)'],
+  bsPer: ['one scale per', '每个 scale 覆盖'],
+  bsSmem: ['Shared memory (16 B rows)', '共享内存（每行 16 B）'],
+  bsAtom: ['one 128×4 atom each', '每个为一个 128×4 atom'],
+  bsColumn: ['its scale-factor column', '其 scale-factor 列'],
+  bsGroup: ['M group', 'M group'],
+  bsSelected: [
+    'the selected scale factor: one byte in shared memory, four copies in TMEM',
+    '所选 scale factor：共享内存中一个 byte，TMEM 中四个副本',
+  ],
 } as const;
 
 export type StringKey = keyof typeof STRINGS;

@@ -8,7 +8,7 @@
 // The URL is this chunk's own reference to the .wasm (Vite emits it once under assets/, content-hashed, and the
 // page preloads it), so the fetch is answered from the preload.
 
-const url = new URL('./generated/layoutscope.wasm', import.meta.url);
+const url = new URL('../generated/layoutscope.wasm', import.meta.url);
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 async function compileFromBytes(): Promise<WebAssembly.Module> {

@@ -7,7 +7,7 @@ import { saveFile } from './save-file.js';
 import { styleProps } from './style-props.js';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { engine, EngineError, type Engine } from './engine.js';
-import { resolveLang, t, type Lang, type StringKey } from './i18n.js';
+import { resolveLang, t, type Lang, type StringKey } from '../i18n/strings.js';
 import { drawScene, hitTest, sceneToPng, sceneToSvg, type Scene } from './scene.js';
 import { readState, writeState } from './state.js';
 import { PALETTES, resolveTheme, watchHostTheme, type Palette } from './theme.js';
@@ -197,7 +197,7 @@ export abstract class LsFigure extends LitElement {
   selection: string | null = null;
   stateKey = '';
   cursor: [number, number] = [0, 0];
-  protected eng?: Engine;
+  eng?: Engine;
   protected failure = '';
   /** What is wrong with the inputs (an attribute, the URL fragment, a form), shown in place of the figure. */
   protected inputError?: InputError;
@@ -245,7 +245,7 @@ export abstract class LsFigure extends LitElement {
   get language(): Lang {
     return resolveLang(this.lang);
   }
-  protected tr(key: StringKey): string {
+  tr(key: StringKey): string {
     return t(this.language, key);
   }
   get palette(): Palette {
@@ -311,7 +311,7 @@ export abstract class LsFigure extends LitElement {
     return [];
   }
 
-  protected saveState() {
+  saveState() {
     writeState(this.key, { ...this.extraState(), sel: this.selection });
   }
 
@@ -353,7 +353,7 @@ export abstract class LsFigure extends LitElement {
   }
 
   /** The hit key under the keyboard cursor (only while the view has focus). */
-  protected cursorHit(): string | null {
+  cursorHit(): string | null {
     if (!this.focused) return null;
     const rows = this.navRows();
     if (!rows) return null;

@@ -30,11 +30,14 @@ export function flushFragment() {
   const url = location.pathname + location.search + (hash ? '#' + hash : '');
   if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, '', url);
 }
-addEventListener('pagehide', flushFragment);
-// a fragment the user navigates to replaces what was pending
-addEventListener('hashchange', () => {
-  pending = null;
-});
+// (no window when the module is imported by a server-side render: nothing to listen to there)
+if (typeof window !== 'undefined') {
+  addEventListener('pagehide', flushFragment);
+  // a fragment the user navigates to replaces what was pending
+  addEventListener('hashchange', () => {
+    pending = null;
+  });
+}
 
 export function readState(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,0 +1,85 @@
+// The panel's values: an agent as the panel knows it, its devices and catalogue, a shown results document, a
+// running run, and small formatters.
+import { AgentClient, AgentError } from './client.js';
+import type { ResultsDoc, Row } from './results.js';
+
+/** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
+export const DRAM_BOUND_FRACTION = 0.6;
+
+export interface Device {
+  id: number;
+  name: string;
+  kind: string;
+  multiprocessors: number;
+  global_memory_bytes: number;
+  peak_bandwidth_bytes_per_second: number | null;
+  sm_version: string | null;
+}
+export interface ParamSpec {
+  type: string;
+  default: unknown;
+  minimum?: number;
+  maximum?: number;
+  enum?: (string | number)[];
+  maxItems?: number;
+  description?: string;
+}
+export interface BenchSpec {
+  name: string;
+  title: string;
+  description: string;
+  parameters: Record<string, ParamSpec>;
+}
+export interface RunSummary {
+  id: string;
+  benchmark: string;
+  device: number;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  error: string | null;
+}
+export interface Agent {
+  key: number;
+  client: AgentClient;
+  label: string;
+  state: 'connecting' | 'ready' | 'not-ready' | 'error';
+  problem?: AgentError;
+  backend?: string;
+  devices: Device[];
+  unavailable?: string;
+  catalogue: BenchSpec[];
+  runs: RunSummary[];
+  /** the cursor of the next page of runs (GET /v1/runs?after=), null when every run is loaded */
+  runsNext: string | null;
+  remember: boolean;
+}
+export interface Dataset {
+  key: string;
+  source: string;
+  doc: ResultsDoc;
+  /** the file's own text (offline), exported unchanged */
+  raw?: string;
+  agentKey?: number;
+  runId?: string;
+  shown: boolean;
+}
+export interface ActiveRun {
+  agentKey: number;
+  /** the benchmark it runs: its form shows the progress */
+  bench: string;
+  id: string;
+  status: string;
+  progress: number;
+  message: string;
+  abort: AbortController;
+}
+
+export const STORE = 'layoutscope.agents';
+/** The convert request's own parameters (its form's inputs); the rest of its catalogue entry is sampling. */
+export const CONVERT_INPUTS = ['src', 'dst', 'shape', 'perm', 'dtype', 'suite'];
+export const fmt = (v: number | null | undefined, d = 2) =>
+  v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
+export const bytes = (b: number) =>
+  b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`;
+export const rowKey = (r: Row) => `${r.source}|${r.state.name}`;

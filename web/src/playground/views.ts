@@ -1,0 +1,459 @@
+// The playground's scene: the logical and physical views as cells or rasters, their ticks and legend, the marks of
+// the selection, and the readout of a cell.
+import type { LsPlayground } from './playground.js';
+import type { Item, Scene } from '../core/scene.js';
+import type { Palette } from '../core/theme.js';
+import { hex, hueRgb } from '../core/physical.js';
+import { RASTER_CELLS, RASTER_AREA, MAX_MARKS, type RasterSource } from './model.js';
+import { type Colours, fillRaster, hexRgb } from './raster.js';
+
+/** The colour of logical element x, from a table of at most 1024 colours made once per scene (a raster of a
+ * million cells looks colours up instead of computing them). */
+export function colourOf(pg: LsPlayground, x: number, _dark?: boolean): [number, number, number] {
+  const f = pg.lutNow!;
+  return f.lut[Math.min(f.lut.length - 1, Math.floor((f.index(x) * f.lut.length) / f.n))];
+}
+
+export function prepareColours(pg: LsPlayground, dark: boolean) {
+  pg.lutNow = colourTable(pg, dark, pg.rows, pg.cols);
+}
+
+/** The colour table of a rows x cols logical shape under the current colouring. */
+export function colourTable(pg: LsPlayground, dark: boolean, rows: number, cols: number): Colours {
+  const c = pg.colour;
+  const n = Math.max(1, c === 'col' ? cols : c === 'row' ? rows : rows * cols);
+  const steps = Math.min(n, 1024);
+  const key = `${c}|${dark}|${steps}`;
+  let lut = pg.lut.get(key);
+  if (!lut) {
+    lut = Array.from({ length: steps }, (_, k) => hueRgb(k / steps, dark));
+    pg.lut.set(key, lut);
+  }
+  return {
+    lut,
+    n,
+    index: c === 'col' ? (x) => x % cols : c === 'row' ? (x) => Math.floor(x / cols) : (x) => x,
+  };
+}
+
+/** Tick labels along one edge: every k-th so that labels do not touch. */
+export function ticks(
+  pg: LsPlayground,
+  items: Item[],
+  p: Palette,
+  n: number,
+  size: number,
+  at: (i: number) => [number, number],
+  text: (i: number) => string,
+  anchor: 'end' | 'middle',
+  chars = 3,
+) {
+  const need = anchor === 'middle' ? Math.max(14, chars * 6.5) : 12;
+  const every = Math.max(1, Math.ceil(need / Math.max(size, 0.001)));
+  const step =
+    [1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024, 2048, 4096].find((s) => s >= every) ?? every;
+  for (let i = 0; i < n; i += step) {
+    const [x, y] = at(i);
+    items.push({ t: 'text', x, y, s: text(i), size: 10, fill: p.muted, anchor });
+  }
+}
+
+/** A grid of cells: one SVG rect per cell when small, else one cached raster; returns nothing, draws at (x, y). */
+export function drawGrid(
+  pg: LsPlayground,
+  items: Item[],
+  p: Palette,
+  key: string,
+  x: number,
+  y: number,
+  cw: number,
+  ch: number,
+  rows: number,
+  cols: number,
+  fillAt: (at: number) => [number, number, number] | null,
+  hitAt: (at: number) => string | undefined,
+  labelAt: (at: number) => string | undefined,
+  flagAt: (at: number) => boolean,
+  source: RasterSource,
+) {
+  const dark = p.name === 'dark';
+  if (rows * cols > RASTER_CELLS && rows * cols <= RASTER_AREA) {
+    const cacheKey = `${key}|${p.name}|${pg.colour}`;
+    let img = pg.rasterCache.get(cacheKey);
+    if (!img) {
+      let px = pg.pixelCache.get(cacheKey);
+      if (!px) {
+        px = new Uint8ClampedArray(rows * cols * 4);
+        const out = new Uint32Array(px.buffer);
+        const colours = pg.lutNow!;
+        fillRaster(out, source, colours, pg.cols, pg.colour, hexRgb(p.cell), hexRgb(p.select), 0, out.length);
+      }
+      img = {
+        t: 'image',
+        x,
+        y,
+        w: cols * cw,
+        h: rows * ch,
+        pw: cols,
+        ph: rows,
+        pixels: px,
+        hitAt: (c, r) => hitAt(r * cols + c),
+      };
+      pg.rasterCache.set(cacheKey, img);
+    }
+    items.push(img);
+    return;
+  }
+  items.push({ t: 'rect', x, y, w: cols * cw, h: rows * ch, fill: p.cell, stroke: p.grid, sw: 0.5 });
+  for (let at = 0; at < rows * cols; ++at) {
+    const rgb = fillAt(at);
+    if (!rgb) continue;
+    const r = Math.floor(at / cols),
+      c = at % cols;
+    const hit = hitAt(at);
+    const bad = flagAt(at);
+    items.push({
+      t: 'rect',
+      x: x + c * cw,
+      y: y + r * ch,
+      w: cw,
+      h: ch,
+      fill: hex(rgb),
+      stroke: bad ? p.select : p.grid,
+      sw: bad ? 2 : 0.5,
+      hit,
+      title: hit ? readout(pg, hit) : undefined,
+      dash: bad ? '3 2' : undefined,
+    });
+    const lab = labelAt(at);
+    if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2)
+      items.push({
+        t: 'text',
+        x: x + c * cw + cw / 2,
+        y: y + r * ch + ch / 2,
+        s: lab,
+        size: Math.min(11, ch * 0.55),
+        fill: dark ? '#fff' : '#000',
+        anchor: 'middle',
+      });
+  }
+  void dark;
+}
+
+/** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
+ * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
+export function fit(pg: LsPlayground, rows: number, cols: number, w: number, h: number): [number, number] {
+  const px = (v: number) => (v >= 1 ? Math.floor(v) : v);
+  const cw = px(Math.min(30, w / cols));
+  const ch = px(Math.min(24, h / rows, Math.max(cw, 12)));
+  return [cw, ch];
+}
+
+/** The marks of the selected and hovered elements (and the keyboard cursor) in every view. */
+export function drawMarks(pg: LsPlayground, items: Item[], p: Palette) {
+  const g = pg.geom.get('L');
+  if (g) marks(pg, items, p, 'L', g.x, g.y, g.cw, g.ch, pg.cols, pg.cursorHit());
+  pg.sides.forEach((s, k) => {
+    const gk = pg.geom.get(k ? 'Q' : 'P');
+    if (!gk) return;
+    const a = s.arr;
+    let n = 0;
+    for (const e of shown(pg)) {
+      if (++n > MAX_MARKS) break;
+      for (let r = 0; r < s.t.replicas; ++r) {
+        const i = e * s.t.replicas + r;
+        mark(
+          pg,
+          items,
+          p,
+          gk.x + a.colOf[i] * gk.cw,
+          gk.y + a.rowOf[i] * gk.ch,
+          gk.cw,
+          gk.ch,
+          pg.hl.has(e) ? undefined : '3 2',
+        );
+      }
+    }
+  });
+}
+
+export function buildBase(pg: LsPlayground, p: Palette): Scene {
+  const items: Item[] = [];
+  const dark = p.name === 'dark';
+  prepareColours(pg, dark);
+  const views = 1 + pg.sides.length;
+  const budget = Math.max(260, Math.floor(1100 / views) - 40);
+  const top = 74,
+    left = 56;
+  const titleW = (s: string) => s.length * 7.6;
+  let x = left;
+  let bottom = 0;
+  // logical view
+  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440);
+  const t0 = pg.sides[0].t;
+  const logicalTitle = `${pg.tr('logical')} (${t0.shape.join('×')})`;
+  items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
+  items.push({ t: 'text', x, y: 30, s: `${pg.tr('row')} ↓ · ${pg.tr('col')} →`, size: 10, fill: p.muted });
+  ticks(pg, items, p, pg.cols, lw, (c) => [x + c * lw + lw / 2, top - 8], String, 'middle', String(pg.cols).length);
+  ticks(pg, items, p, pg.rows, lh, (r) => [x - 4, top + r * lh + lh / 2], String, 'end');
+  pg.geom.set('L', { x, y: top, cw: lw, ch: lh });
+  drawGrid(
+    pg,
+    items,
+    p,
+    'L',
+    x,
+    top,
+    lw,
+    lh,
+    pg.rows,
+    pg.cols,
+    (at) => colourOf(pg, at, dark),
+    (at) => `L:${at}`,
+    (at) => String(at),
+    () => false,
+    { cellAt: null, replicas: 1, outOfRange: null },
+  );
+  bottom = Math.max(bottom, top + pg.rows * lh);
+  x += Math.max(pg.cols * lw, titleW(logicalTitle)) + 70;
+  // physical views
+  pg.sides.forEach((s, k) => {
+    const a = s.arr;
+    const [cw, ch] = fit(pg, a.rows, a.cols, budget, 440);
+    const title =
+      a.width && a.down[0] === 'm'
+        ? `${k ? pg.tr('compare') + ': ' : ''}${pg.tr('memoryRows')} ${a.width} ${pg.tr('elements')} (${a.width * pg.elemBytes} B)`
+        : a.width
+          ? `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down[0]} ${pg.tr('inRowsOf')} ${a.width}`
+          : `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
+    items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
+    items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
+    const bankRow = a.down[0] === 'm' && a.width > 0 && (a.width * pg.elemBytes) % 128 === 0;
+    const colTop = bankRow ? top - 22 : top - 8;
+    ticks(
+      pg,
+      items,
+      p,
+      a.cols,
+      cw,
+      (c) => [x + c * cw + cw / 2, colTop],
+      (c) => a.colValues(c).join(','),
+      'middle',
+      String(a.cols).length,
+    );
+    if (bankRow) {
+      const banks = banksOfColumns(pg, a.cols);
+      ticks(
+        pg,
+        items,
+        p,
+        a.cols,
+        cw,
+        (c) => [x + c * cw + cw / 2, top - 8],
+        (c) => `b${banks[c]}`,
+        'middle',
+        3,
+      );
+    }
+    ticks(
+      pg,
+      items,
+      p,
+      a.rows,
+      ch,
+      (r) => [x - 4, top + r * ch + ch / 2],
+      (r) => a.rowValues(r).join(','),
+      'end',
+    );
+    const key = k ? 'Q' : 'P';
+    pg.geom.set(key, { x, y: top, cw, ch });
+    drawGrid(
+      pg,
+      items,
+      p,
+      `${key}${k}`,
+      x,
+      top,
+      cw,
+      ch,
+      a.rows,
+      a.cols,
+      (at) => (s.cellAt[at] >= 0 ? colourOf(pg, Math.floor(s.cellAt[at] / s.t.replicas), dark) : null),
+      (at) => (s.cellAt[at] >= 0 ? `${key}:${pg.posKey(s, s.cellAt[at])}` : undefined),
+      (at) => (s.cellAt[at] >= 0 ? String(Math.floor(s.cellAt[at] / s.t.replicas)) : undefined),
+      (at) => s.cellAt[at] >= 0 && s.arr.outOfRange[s.cellAt[at]] === 1,
+      { cellAt: s.cellAt, replicas: s.t.replicas, outOfRange: s.arr.outOfRange },
+    );
+    // a hardware range ending inside the drawn rows: a line where it ends (lane 32 of a warp)
+    if (a.down.length === 1 && !a.width) {
+      const lim = pg.limits[a.down[0]];
+      const origin = a.rowValues(0)[0];
+      if (lim !== undefined && lim - origin < a.rows) {
+        const yy = top + (lim - origin) * ch;
+        items.push({
+          t: 'line',
+          x1: x - 4,
+          y1: yy,
+          x2: x + a.cols * cw + 4,
+          y2: yy,
+          stroke: p.select,
+          sw: 2,
+          dash: '5 3',
+        });
+        items.push({
+          t: 'text',
+          x: x + a.cols * cw + 6,
+          y: yy,
+          s: `${a.down[0]} < ${lim}`,
+          size: 10,
+          fill: p.select,
+        });
+      }
+    }
+    bottom = Math.max(bottom, top + a.rows * ch);
+    x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
+  });
+  // legend
+  const ly = bottom + 22;
+  const legendW = legend(pg, items, p, left, ly, dark);
+  const width = Math.max(x - 20, left + legendW + 20);
+  return { width, height: ly + 40, background: p.bg, items };
+}
+
+/** Elements to mark: the selection and the hovered element. */
+export function shown(pg: LsPlayground): Set<number> {
+  if (pg.hoverX === null) return pg.hl;
+  return new Set([...pg.hl, pg.hoverX]);
+}
+
+export function mark(
+  pg: LsPlayground,
+  items: Item[],
+  p: Palette,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  dash?: string,
+) {
+  const mw = Math.max(w, 3),
+    mh = Math.max(h, 3);
+  items.push({
+    t: 'rect',
+    x: x - (mw - w) / 2,
+    y: y - (mh - h) / 2,
+    w: mw,
+    h: mh,
+    fill: 'none',
+    stroke: dash ? p.related : p.select,
+    sw: dash ? 2 : 2.5,
+    dash,
+  });
+}
+
+export function marks(
+  pg: LsPlayground,
+  items: Item[],
+  p: Palette,
+  _k: string,
+  x: number,
+  y: number,
+  cw: number,
+  ch: number,
+  cols: number,
+  cur: string | null,
+) {
+  let n = 0;
+  for (const e of shown(pg)) {
+    if (++n > MAX_MARKS) break;
+    mark(pg, items, p, x + (e % cols) * cw, y + Math.floor(e / cols) * ch, cw, ch, pg.hl.has(e) ? undefined : '3 2');
+  }
+  if (cur?.startsWith('L:')) {
+    const e = Number(cur.slice(2));
+    items.push({
+      t: 'rect',
+      x: x + (e % cols) * cw - 1,
+      y: y + Math.floor(e / cols) * ch - 1,
+      w: cw + 2,
+      h: ch + 2,
+      fill: 'none',
+      stroke: p.related,
+      sw: 2,
+      dash: '2 1',
+    });
+  }
+}
+
+/** The bank of each column of a memory row (byte address c * element bytes), from the engine's bank model. */
+export function banksOfColumns(pg: LsPlayground, cols: number): number[] {
+  const out: number[] = [];
+  for (let c0 = 0; c0 < cols; c0 += 32) {
+    const w = bankWidth(pg);
+    const addrs = Array.from({ length: Math.min(32, cols - c0) }, (_, i) => wordAddress(pg, (c0 + i) * pg.elemBytes));
+    const r = pg.eng!.bankAccess(addrs, w, null);
+    out.push(...(r.ok ? r.laneBank : addrs.map(() => NaN)));
+  }
+  return out;
+}
+
+/** The access width bankAccess is asked about: one element, at least a 4 B word. */
+export function bankWidth(pg: LsPlayground): number {
+  return Math.max(4, Math.min(16, pg.elemBytes));
+}
+
+/** A byte address aligned down to that width (two fp16 elements share one 4 B word, hence one bank). */
+export function wordAddress(pg: LsPlayground, byte: number): number {
+  const w = bankWidth(pg);
+  return Math.floor(byte / w) * w;
+}
+
+export function legend(pg: LsPlayground, items: Item[], p: Palette, x: number, y: number, dark: boolean): number {
+  const by = pg.colour === 'col' ? pg.tr('byCol') : pg.colour === 'row' ? pg.tr('byRow') : pg.tr('byIndex');
+  const n = pg.colour === 'col' ? pg.cols : pg.colour === 'row' ? pg.rows : pg.rows * pg.cols;
+  items.push({ t: 'text', x, y, s: `${pg.tr('colourBy')}: ${by}`, size: 11, fill: p.fg });
+  const gx = x + 150;
+  for (let i = 0; i < 40; ++i)
+    items.push({ t: 'rect', x: gx + i * 3, y: y - 6, w: 3, h: 12, fill: hex(hueRgb(i / 40, dark)) });
+  items.push({ t: 'text', x: gx - 4, y, s: '0', size: 10, fill: p.muted, anchor: 'end' });
+  items.push({ t: 'text', x: gx + 124, y, s: String(n - 1), size: 10, fill: p.muted });
+  let lx = gx + 160;
+  items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: p.cell, stroke: p.grid, sw: 0.5 });
+  items.push({ t: 'text', x: lx + 16, y, s: pg.tr('emptyPos'), size: 11, fill: p.fg });
+  lx += 16 + pg.tr('emptyPos').length * 6.5 + 16;
+  items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: 'none', stroke: p.select, sw: 2, dash: '3 2' });
+  items.push({ t: 'text', x: lx + 16, y, s: pg.tr('outOfRange'), size: 11, fill: p.fg });
+  lx += 16 + pg.tr('outOfRange').length * 6.5 + 16;
+  items.push({ t: 'text', x: lx, y, s: pg.tr('numbersAre'), size: 11, fill: p.fg });
+  lx += pg.tr('numbersAre').length * 6.5;
+  const reps = pg.sides[0].t.replicas;
+  if (reps > 1) items.push({ t: 'text', x: lx + 16, y, s: `${reps} ${pg.tr('replicas')}`, size: 11, fill: p.fg });
+  return lx + 80 - x;
+}
+
+/** The readout of a hit: the element, its coordinate, its positions in each layout, and the bank of @m. */
+export function readout(pg: LsPlayground, hit: string): string {
+  const xs = [...pg.elementsOf(hit)];
+  if (!xs.length) return '';
+  const x = xs[0];
+  const coord = pg.sides[0].t.shape.length > 1 ? `(${Math.floor(x / pg.cols)}, ${x % pg.cols})` : `(${x})`;
+  const parts = pg.sides.map((s) => {
+    const k = s.t.axes.length;
+    const pos: string[] = [];
+    for (let r = 0; r < s.t.replicas; ++r) {
+      const base = (x * s.t.replicas + r) * k;
+      pos.push(`{${s.t.axes.map((a, i) => `${a}: ${s.t.values[base + i]}`).join(', ')}}`);
+    }
+    const mi = s.t.axes.indexOf('m');
+    let bank = '';
+    if (mi >= 0) {
+      const b = pg.eng!.bankAccess(
+        [wordAddress(pg, s.t.values[x * s.t.replicas * k + mi] * pg.elemBytes)],
+        bankWidth(pg),
+        null,
+      );
+      if (b.ok) bank = ` bank ${b.laneBank[0]}`;
+    }
+    return pos.join(' ') + bank;
+  });
+  return `x = ${x} ${coord} → ${parts.join(' | ')}${xs.length > 1 ? ` (+${xs.length - 1} more here)` : ''}`;
+}

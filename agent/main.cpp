@@ -17,7 +17,7 @@
 #include "bench/benchmark.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
+#include "about/build_info.hpp"
 #include "http/api.hpp"
 #include "http/connections.hpp"
 #include "http/options.hpp"

@@ -12,7 +12,7 @@
 #include "bench/engine_calls.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
+#include "about/build_info.hpp"
 #include "http/connections.hpp"
 #include "http/static_files.hpp"
 #include "jobs/fault_injection.hpp"

@@ -13,15 +13,12 @@
 #include <stdexcept>
 #include <thread>
 
+#include "backends/cuda/allocation_probe.hpp"
 #include "bench/benchmark.hpp"
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
 
 namespace layoutscope::agent {
-
-// Defined by the CUDA backend (cuda_backend.cpp / cuda_backend_absent.cpp): cudaMalloc(bytes) on the device
-// through LS_CUDA_CHECK, freed again; throws on failure.
-void cuda_allocation_probe(int device, int64_t bytes);
 
 class FaultInjectingBackend final : public Backend {
  public:

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/json_depth.hpp"
 #include "bench/printers/results.hpp"
-#include "http/policy.hpp"
 #include "jobs/execute.hpp"
 
 namespace layoutscope::agent {

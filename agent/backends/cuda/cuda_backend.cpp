@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "backends/cuda/allocation_probe.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_kernels.hpp"
 #include "backends/cuda/cuda_traits.hpp"
@@ -29,7 +30,6 @@
 #include "bench/measure.hpp"
 #include "bench/random_input.hpp"
 #include "convert_check.hpp"
-#include "jobs/fault_injection.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {

@@ -1,11 +1,11 @@
 // Built when CMake found no CUDA compiler: the CUDA backend exists and says why it cannot run.
 #include <stdexcept>
 
+#include "backends/cuda/allocation_probe.hpp"
 #include "backends/cuda/cuda_traits.hpp"
 #include "bench/benchmark.hpp"
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
-#include "jobs/fault_injection.hpp"
 
 namespace layoutscope::agent {
 namespace {

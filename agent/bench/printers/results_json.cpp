@@ -6,7 +6,7 @@
 #include "bench/kinds/convert_run.hpp"
 #include "bench/predict.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
+#include "about/build_info.hpp"
 #include "layoutscope/parse.hpp"
 #include "plan_json.hpp"
 

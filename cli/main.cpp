@@ -42,6 +42,7 @@ void add_access_command(CLI::App& app);
 void add_advise_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_reshard_command(CLI::App& app);
+void add_scan_command(CLI::App& app);
 void add_completion_command(CLI::App& app);  // completion, man-page (hidden)
 void add_tcgen05_command(CLI::App& app);  // tcgen05
 void add_desc_command(CLI::App& app);     // desc
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
   cli::add_memory_access_command(app);
   cli::add_interop_command(app);
   cli::add_algebra_command(app);
+  cli::add_scan_command(app);
   cli::add_access_command(app);
   cli::add_advise_command(app);
   cli::add_plan_command(app);

@@ -471,6 +471,8 @@ export interface LayoutscopeModule {
     mesh: LsReshardMesh,
     options: LsReshardOptions | null,
   ): LsResult<LsReshardPlan>;
+  /** A whole TTGIR dump read for its layouts and layout-moving ops (never fails; see LsScan). */
+  scanTtgir(text: string): LsResult<LsScan>;
   /** tcgen05.ld / tcgen05.st: threads x registers against TMEM; errors name the rule (slab, range, ...). */
   tmemAccess(options: LsTmemAccessOptions): LsResult<LsTmemAccess>;
   /** tcgen05.cp: where a shared-memory matrix lands in TMEM (shape "32x128b.warpx4", ...). */
@@ -503,6 +505,47 @@ export interface LayoutscopeModule {
   /** Instruction descriptor: { kind, decode: "0x..." } or { kind, aType, bType, dType, m, n, ... }. */
   instrDescriptor(options: Record<string, unknown>): LsResult<LsInstrDescriptor>;
 }
+
+/** One side of a scanned op: the MLIR type, its layout as written and in the notation. */
+export interface LsScanSide {
+  type: string;
+  layout: string;
+  /** The layout in the chapter's notation; "" when it did not read. */
+  axe: string;
+  shape: number[];
+  dtype: string;
+  /** Why the layout did not read; "" when it did. */
+  error: string;
+}
+
+export interface LsScanOp {
+  op: string;
+  line: number;
+  /** trivial, register permutation, warp shuffle, shared round trip, shared store, shared load, global to shared, tensor memory load, tensor memory store, TMA, shared allocation, unread */
+  kind: string;
+  src: LsScanSide;
+  dst: LsScanSide;
+  sharedBytes: number;
+  instruction: string;
+  instructions: number;
+  wavefronts: number;
+  idealWavefronts: number;
+  conflicts: number;
+  sectors: number;
+  requests: number;
+  score: number;
+  note: string;
+}
+
+export interface LsScan {
+  lines: number;
+  aliases: { name: string; kind: string; text: string; line: number; uses: number }[];
+  /** By cost, highest first. */
+  ops: LsScanOp[];
+  unknownOps: { op: string; line: number; count: number }[];
+  issues: { line: number; column: number; message: string }[];
+}
+
 
 export interface LayoutscopeModuleOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;

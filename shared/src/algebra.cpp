@@ -20,24 +20,38 @@ Tiler Tiler::of_shape(const IntTuple& shape) {
 
 namespace {
 
-using Leaf = std::pair<int64_t, int64_t>;  // (extent, stride)
+// One flat mode: extent and stride, the stride a plain integer (basis -1) or CuTe's scaled basis
+// stride@basis. A zero stride is zero on every axis, so it is kept as the plain integer 0.
+struct Leaf {
+  int64_t extent = 1;
+  int64_t stride = 0;
+  int basis = -1;
+};
+
+bool same_stride(const Leaf& x, int64_t stride, int basis) {
+  if (x.stride == 0 || stride == 0) return x.stride == stride;
+  return x.stride == stride && x.basis == basis;
+}
 
 std::vector<Leaf> leaves_of(const Layout& l) {
   const auto s = flatten_leaves(l.shape);
   const auto d = flatten_leaves(l.stride);
   std::vector<Leaf> out;
-  for (size_t i = 0; i < s.size(); ++i) out.emplace_back(s[i].value, d[i].value);
+  for (size_t i = 0; i < s.size() && i < d.size(); ++i)
+    out.push_back(Leaf{s[i].value, d[i].value, d[i].value == 0 ? -1 : d[i].basis});
   return out;
 }
+
+IntTuple stride_leaf(const Leaf& x) { return IntTuple::leaf(x.stride, x.stride == 0 ? -1 : x.basis); }
 
 // A flat layout from leaves: a leaf when there is one, 1:0 when there is none.
 Layout from_leaves(const std::vector<Leaf>& leaves) {
   if (leaves.empty()) return Layout{IntTuple::leaf(1), IntTuple::leaf(0)};
-  if (leaves.size() == 1) return Layout{IntTuple::leaf(leaves[0].first), IntTuple::leaf(leaves[0].second)};
+  if (leaves.size() == 1) return Layout{IntTuple::leaf(leaves[0].extent), stride_leaf(leaves[0])};
   std::vector<IntTuple> s, d;
-  for (const auto& [e, k] : leaves) {
-    s.push_back(IntTuple::leaf(e));
-    d.push_back(IntTuple::leaf(k));
+  for (const Leaf& x : leaves) {
+    s.push_back(IntTuple::leaf(x.extent));
+    d.push_back(stride_leaf(x));
   }
   return Layout{IntTuple::of(std::move(s)), IntTuple::of(std::move(d))};
 }
@@ -54,6 +68,10 @@ Layout tuple_of(const std::vector<Layout>& parts) {
 
 // For a >= 0, b >= 1 (without the overflow of (a + b - 1) / b).
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+std::string stride_text(int64_t stride, int basis) {
+  return std::to_string(stride) + (basis >= 0 && stride != 0 ? "@" + std::to_string(basis) : "");
+}
 
 // The operations, sharing one overflow/precondition flag: the first failure is kept, later arithmetic
 // runs on harmless values and the public wrapper returns the error.
@@ -74,10 +92,14 @@ class Algebra {
   }
   int64_t size_of(const Layout& l) {
     int64_t n = 1;
-    for (const auto& [e, k] : leaves_of(l)) n = mul(n, e);
+    for (const Leaf& x : leaves_of(l)) n = mul(n, x.extent);
     return n;
   }
   int64_t cosize_of(const Layout& l) {
+    if (has_basis(l.stride)) {
+      fail("the cosize of a layout with scaled-basis strides is a coordinate, not an integer");
+      return 1;
+    }
     auto c = cosize(l);
     if (!c) {
       fail(c.error().message);
@@ -86,72 +108,86 @@ class Algebra {
     return *c;
   }
 
+  // CuTe's coalesce: extent-1 modes dropped, a mode merged into the one before it when it continues it
+  // (extent * stride of the previous equals its stride, on the same basis).
   std::vector<Leaf> coalesce_leaves(const std::vector<Leaf>& in) {
     std::vector<Leaf> out;
-    for (const auto& [e, k] : in) {
-      if (e == 1) continue;
-      if (!out.empty() && mul(out.back().first, out.back().second) == k) {
-        out.back().first = mul(out.back().first, e);
+    for (const Leaf& x : in) {
+      if (x.extent == 1) continue;
+      if (!out.empty() && same_stride(x, mul(out.back().extent, out.back().stride), out.back().basis)) {
+        out.back().extent = mul(out.back().extent, x.extent);
       } else {
-        out.emplace_back(e, k);
+        out.push_back(x);
       }
     }
     return out;
   }
   Layout coalesce(const Layout& l) { return from_leaves(coalesce_leaves(leaves_of(l))); }
 
-  // A (flattened, coalesced) composed with one leaf s:d of B.
+  // A (flattened, coalesced) composed with one integer-strided leaf s:d of B, with CuTe's weak
+  // divisibility conditions (composition_impl in include/cute/layout.hpp): a stride passes when it is a
+  // multiple of the extent or smaller than it; an extent when it is a multiple of what the mode offers.
   Layout compose_leaf(const std::vector<Leaf>& a, int64_t s, int64_t d) {
     if (d == 0) return Layout{IntTuple::leaf(s), IntTuple::leaf(0)};
-    if (a.size() == 1) return Layout{IntTuple::leaf(s), IntTuple::leaf(mul(d, a[0].second))};
+    if (a.size() == 1) return from_leaves({Leaf{s, mul(d, a[0].stride), a[0].basis}});
     std::vector<Leaf> result;
     int64_t rest_shape = s;
     int64_t rest_stride = d;
-    for (size_t i = 0; i + 1 < a.size() && rest_shape != 1; ++i) {
-      const int64_t curr_shape = a[i].first;
-      const int64_t curr_stride = a[i].second;
-      const int64_t rs = rest_stride < 0 ? -rest_stride : rest_stride;
-      if (rs % curr_shape != 0 && curr_shape % rs != 0) {
+    for (size_t i = 0; i + 1 < a.size(); ++i) {
+      const int64_t curr_shape = a[i].extent;
+      if (rest_stride % curr_shape != 0 && rest_stride >= curr_shape) {
         fail("composition: the stride divisibility condition fails: the stride " +
-             std::to_string(rest_stride) +
-             " of the right layout neither divides nor is a multiple of the extent " +
-             std::to_string(curr_shape) + " of the left layout");
+             std::to_string(rest_stride) + " of the right layout is neither a multiple of nor less than " +
+             "the extent " + std::to_string(curr_shape) + " of the left layout's mode " + std::to_string(i));
         return from_leaves({});
       }
+      const int64_t rs = rest_stride < 0 ? -rest_stride : rest_stride;
       const int64_t next_shape = ceil_div(curr_shape, rs);
       const int64_t next_stride = ceil_div(rs, curr_shape) * (rest_stride < 0 ? -1 : 1);
-      if (next_shape == 1) {
+      if (next_shape == 1 || rest_shape == 1) {
         rest_stride = next_stride;
         continue;
       }
       const int64_t new_shape = std::min(next_shape, rest_shape);
       if (rest_shape % new_shape != 0) {
-        fail("composition: the shape divisibility condition fails: the extent " + std::to_string(s) +
-             " of the right layout is not a multiple of " + std::to_string(new_shape) +
-             ", the extent left in the left layout's mode " + std::to_string(i));
+        fail("composition: the shape divisibility condition fails: the extent " + std::to_string(rest_shape) +
+             " left of the right layout is not a multiple of " + std::to_string(new_shape) +
+             ", what the left layout's mode " + std::to_string(i) + " offers");
         return from_leaves({});
       }
-      result.emplace_back(new_shape, mul(rest_stride, curr_stride));
+      result.push_back(Leaf{new_shape, mul(rest_stride, a[i].stride), a[i].basis});
       rest_shape /= new_shape;
       rest_stride = next_stride;
     }
-    if (rest_shape != 1 || result.empty()) result.emplace_back(rest_shape, mul(rest_stride, a.back().second));
-    if (result.size() == 1) return Layout{IntTuple::leaf(result[0].first), IntTuple::leaf(result[0].second)};
+    if (result.empty() || rest_shape != 1)
+      result.push_back(Leaf{rest_shape, mul(rest_stride, a.back().stride), a.back().basis});
     return from_leaves(result);
   }
 
-  // Distributes over B's modes: the result has B's nesting.
-  Layout compose_tree(const std::vector<Leaf>& a, const IntTuple& bs, const IntTuple& bd) {
-    if (bs.is_leaf()) return compose_leaf(a, bs.value, bd.value);
-    std::vector<Layout> parts;
-    for (size_t i = 0; i < bs.modes.size(); ++i) parts.push_back(compose_tree(a, bs.modes[i], bd.modes[i]));
-    return tuple_of(parts);
+  // CuTe flattens A by B's coprofile: a leaf of B with stride k@i composes with A's mode i alone.
+  Layout compose_tree(const Layout& a, const std::vector<Leaf>& flat, const IntTuple& bs,
+                      const IntTuple& bd) {
+    if (!bs.is_leaf()) {
+      std::vector<Layout> parts;
+      for (size_t i = 0; i < bs.modes.size(); ++i)
+        parts.push_back(compose_tree(a, flat, bs.modes[i], bd.modes[i]));
+      return tuple_of(parts);
+    }
+    if (bd.basis < 0 || bd.value == 0) return compose_leaf(flat, bs.value, bd.value);
+    if (static_cast<size_t>(bd.basis) >= a.rank()) {
+      fail("composition: the stride " + stride_text(bd.value, bd.basis) + " of the right layout names mode " +
+           std::to_string(bd.basis) + " of a left layout of rank " + std::to_string(a.rank()));
+      return from_leaves({});
+    }
+    auto mode = coalesce_leaves(leaves_of(a.mode(static_cast<size_t>(bd.basis))));
+    if (mode.empty()) mode.push_back(Leaf{1, 0, -1});
+    return compose_leaf(mode, bs.value, bd.value);
   }
 
   Layout composition(const Layout& a, const Layout& b) {
     auto flat = coalesce_leaves(leaves_of(a));
-    if (flat.empty()) flat.emplace_back(1, 0);
-    return compose_tree(flat, b.shape, b.stride);
+    if (flat.empty()) flat.push_back(Leaf{1, 0, -1});
+    return compose_tree(a, flat, b.shape, b.stride);
   }
 
   // A tuple tiler composes mode by mode; the modes of a it does not reach are dropped (as in CuTe).
@@ -167,53 +203,94 @@ class Algebra {
     return tuple_of(parts);
   }
 
-  Layout complement(const Layout& a, int64_t cotarget) {
+  // CuTe's complement (include/cute/layout.hpp): the stride-0 and extent-1 modes filtered out, the rest
+  // taken in increasing stride order, each gap min_stride / (extent * stride reached so far) by integer
+  // division, then the rest up to the cotarget. CuTe takes the cotarget as a shape and divides it mode by
+  // mode (ceil_div of a tuple); `cotarget` is that shape, flat. Strides on one scaled basis complement on
+  // that axis; strides on two bases have no order, which CuTe cannot sort either.
+  Layout complement(const Layout& a, const std::vector<int64_t>& cotarget) {
     std::vector<Leaf> kept;
-    for (const auto& [e, k] : leaves_of(a)) {
-      if (k < 0) {
-        fail("complement needs non-negative strides, found " + std::to_string(k));
+    int basis = -1;
+    for (const Leaf& x : leaves_of(a)) {
+      if (x.stride < 0) {
+        fail("complement needs non-negative strides, found " + std::to_string(x.stride));
         return a;
       }
-      if (k != 0 && e != 1) kept.emplace_back(e, k);
+      if (x.stride == 0 || x.extent == 1) continue;
+      if (!kept.empty() && x.basis != basis) {
+        fail("complement: the strides " + stride_text(kept.front().stride, basis) + " and " +
+             stride_text(x.stride, x.basis) + " lie on different coordinate axes, which have no order");
+        return a;
+      }
+      basis = x.basis;
+      kept.push_back(x);
     }
     kept = coalesce_leaves(kept);
-    if (kept.empty()) return coalesce(Layout{IntTuple::leaf(cotarget), IntTuple::leaf(1)});
-    std::stable_sort(kept.begin(), kept.end(),
-                     [](const Leaf& x, const Leaf& y) { return x.second < y.second; });
-    std::vector<Leaf> result;
     int64_t current = 1;  // the stride the next gap starts at
-    for (const auto& [e, k] : kept) {
-      if (k % current != 0) {
-        fail("complement: the stride " + std::to_string(k) + " is not a multiple of " +
-             std::to_string(current) +
-             ", the extent the smaller modes reach: the layout is not injective or its modes interleave");
-        return a;
+    std::vector<Leaf> result;
+    if (!kept.empty()) {
+      std::stable_sort(kept.begin(), kept.end(),
+                       [](const Leaf& x, const Leaf& y) { return x.stride < y.stride; });
+      for (const Leaf& x : kept) {
+        const int64_t gap = x.stride / current;
+        if (gap == 0) {
+          fail("complement: the stride " + stride_text(x.stride, basis) + " is less than " +
+               std::to_string(current) +
+               ", what the smaller modes reach: the layout is not injective (CuTe: Non-injective Layout "
+               "detected in complement)");
+          return a;
+        }
+        result.push_back(Leaf{gap, current, basis});
+        current = mul(x.stride, x.extent);
       }
-      result.emplace_back(k / current, current);
-      current = mul(k, e);
     }
-    result.emplace_back(ceil_div(std::max<int64_t>(cotarget, 1), current), current);
+    // ceil_div(cotarget, current) on a shape: each mode divided by what is left of the divisor.
+    int64_t rest = 1;
+    int64_t divisor = current;
+    for (int64_t e : cotarget) {
+      rest = mul(rest, ceil_div(std::max<int64_t>(e, 1), divisor));
+      divisor = ceil_div(divisor, std::max<int64_t>(e, 1));
+    }
+    result.push_back(Leaf{rest, current, basis});
     return from_leaves(coalesce_leaves(result));
+  }
+
+  // The inverses read the strides as integers on one axis: integers, or scaled bases all on one axis
+  // (then the inverse's domain is that coordinate). A layout onto two axes has no 1-D codomain to invert.
+  bool one_axis(const std::vector<Leaf>& c, const char* op) {
+    int basis = -2;
+    for (const Leaf& x : c) {
+      if (x.stride == 0) continue;
+      if (basis != -2 && x.basis != basis) {
+        fail(std::string(op) + ": the strides lie on more than one coordinate axis (" +
+             stride_text(1, basis < 0 ? -1 : basis) + " and " + stride_text(1, x.basis) +
+             "); CuTe inverts layouts into one integer codomain");
+        return false;
+      }
+      basis = x.basis;
+    }
+    return true;
   }
 
   Layout right_inverse(const Layout& l) {
     const auto c = coalesce_leaves(leaves_of(l));
+    if (!one_axis(c, "right_inverse")) return l;
     std::vector<int64_t> preprod(c.size());
     int64_t p = 1;
     for (size_t i = 0; i < c.size(); ++i) {
       preprod[i] = p;
-      p = mul(p, c[i].first);
+      p = mul(p, c[i].extent);
     }
     std::vector<size_t> order(c.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return c[x].second < c[y].second; });
+                     [&](size_t x, size_t y) { return c[x].stride < c[y].stride; });
     std::vector<Leaf> result;
     int64_t curr = 1;
     for (size_t i : order) {
-      if (c[i].second == curr) {
-        result.emplace_back(c[i].first, preprod[i]);
-        curr = mul(c[i].first, c[i].second);
+      if (c[i].stride == curr) {
+        result.push_back(Leaf{c[i].extent, preprod[i], -1});
+        curr = mul(c[i].extent, c[i].stride);
       }
     }
     return from_leaves(coalesce_leaves(result));
@@ -222,21 +299,22 @@ class Algebra {
   Layout left_inverse(const Layout& l) {
     const auto c = coalesce_leaves(leaves_of(l));
     if (c.empty()) return from_leaves({});
+    if (!one_axis(c, "left_inverse")) return l;
     std::vector<int64_t> preprod(c.size());
     int64_t p = 1;
     for (size_t i = 0; i < c.size(); ++i) {
       preprod[i] = p;
-      p = mul(p, c[i].first);
+      p = mul(p, c[i].extent);
     }
     std::vector<size_t> order(c.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return c[x].second < c[y].second; });
+                     [&](size_t x, size_t y) { return c[x].stride < c[y].stride; });
     std::vector<int64_t> shapes;
     std::vector<int64_t> strides{0};
     int64_t covered = 1;  // size of the shapes so far
     for (size_t i : order) {
-      const int64_t k = c[i].second;
+      const int64_t k = c[i].stride;
       if (k == 0) continue;
       if (k < 0) {
         fail("left_inverse needs non-negative strides, found " + std::to_string(k));
@@ -251,16 +329,24 @@ class Algebra {
       covered = mul(covered, k / covered);
       strides.push_back(preprod[i]);
     }
-    shapes.push_back(c[order.back()].first);
+    shapes.push_back(c[order.back()].extent);
     std::vector<Leaf> result;
-    for (size_t i = 0; i < shapes.size(); ++i) result.emplace_back(shapes[i], strides[i]);
+    for (size_t i = 0; i < shapes.size(); ++i) result.push_back(Leaf{shapes[i], strides[i], -1});
     return from_leaves(coalesce_leaves(result));
   }
 
+  std::vector<int64_t> flat_shape(const Layout& l) {
+    std::vector<int64_t> out;
+    for (const Leaf& x : coalesce_leaves(leaves_of(l))) out.push_back(x.extent);
+    if (out.empty()) out.push_back(1);
+    return out;
+  }
+
+  // A o (B, complement(B, shape(coalesce(A)))), as CuTe writes it.
   Layout logical_divide(const Layout& a, const Tiler& t) {
     if (t.layout) {
       const Layout& b = *t.layout;
-      return composition(a, tuple_of({b, complement(b, size_of(a))}));
+      return composition(a, tuple_of({b, complement(b, flat_shape(a))}));
     }
     return by_mode(a, t, [this](const Layout& x, const Tiler& y) { return logical_divide(x, y); });
   }
@@ -268,7 +354,7 @@ class Algebra {
   Layout logical_product(const Layout& a, const Tiler& t) {
     if (t.layout) {
       const Layout& b = *t.layout;
-      return tuple_of({a, composition(complement(a, mul(size_of(a), cosize_of(b))), b)});
+      return tuple_of({a, composition(complement(a, {mul(size_of(a), cosize_of(b))}), b)});
     }
     return by_mode(a, t, [this](const Layout& x, const Tiler& y) { return logical_product(x, y); });
   }
@@ -317,25 +403,29 @@ class Algebra {
     return tuple_of(parts);
   }
 
-  static Layout append_ones(const Layout& l, size_t rank) {
-    if (l.rank() >= rank) return l;
+  // The layout as `rank` modes: a layout of lower rank gains 1:0 modes (CuTe's append<R>); a leaf layout
+  // of rank 1 stays one mode.
+  static std::vector<Layout> modes_of(const Layout& l, size_t rank) {
     std::vector<Layout> parts;
     for (size_t i = 0; i < l.rank(); ++i) parts.push_back(l.mode(i));
     while (parts.size() < rank) parts.push_back(Layout{IntTuple::leaf(1), IntTuple::leaf(0)});
-    return tuple_of(parts);
+    return parts;
   }
 
   Layout rank_product(const Layout& a, const Layout& b, bool raked) {
     const size_t r = std::max(a.rank(), b.rank());
-    const Layout pa = append_ones(a, r);
-    const Layout pb = append_ones(b, r);
+    const std::vector<Layout> am = modes_of(a, r);
+    const std::vector<Layout> bm = modes_of(b, r);
+    const Layout pa = r == 1 ? a : tuple_of(am);
+    const Layout pb = r == 1 ? b : tuple_of(bm);
     const Layout p = logical_product(pa, Tiler::of(pb));
     if (err) return p;
+    // C = complement(A) o B has B's nesting: mode i of C belongs to mode i of B; a leaf B is one mode.
     const Layout c = p.mode(1);
     std::vector<Layout> parts;
     for (size_t i = 0; i < r; ++i) {
-      const Layout x = pa.mode(i);
-      const Layout y = c.mode(i);
+      const Layout x = am[i];
+      const Layout y = r == 1 && b.shape.is_leaf() ? c : c.mode(i);
       parts.push_back(raked ? tuple_of({y, x}) : tuple_of({x, y}));
     }
     return tuple_of(parts);
@@ -346,17 +436,12 @@ class Algebra {
     const Layout common = coalesce(composition(a, inv_b));
     *vector = 1;
     if (err) return common;
-    const auto first = leaves_of(common).front();
-    if (first.second != 1) return from_leaves({});
-    *vector = first.first;
-    return composition(inv_b, Layout{IntTuple::leaf(first.first), IntTuple::leaf(1)});
+    const Leaf first = leaves_of(common).front();
+    if (first.stride != 1 || first.basis >= 0) return from_leaves({});
+    *vector = first.extent;
+    return composition(inv_b, Layout{IntTuple::leaf(first.extent), IntTuple::leaf(1)});
   }
 };
-
-Error integer_strides_only() {
-  return make_error("the layout algebra acts on integer strides (@m); a scaled basis k@i is not accepted", 0,
-                    "stride");
-}
 
 template <class F>
 Result<Layout> run(F f) {
@@ -366,73 +451,65 @@ Result<Layout> run(F f) {
   return out;
 }
 
-bool tiler_has_basis(const Tiler& t) {
-  if (t.layout) return has_basis(t.layout->stride);
-  return std::any_of(t.modes.begin(), t.modes.end(), tiler_has_basis);
-}
-
 }  // namespace
 
 Result<Layout> coalesce(const Layout& layout) {
   return run([&](Algebra& a) { return a.coalesce(layout); });
 }
 Result<Layout> composition(const Layout& a, const Layout& b) {
-  if (has_basis(a.stride) || has_basis(b.stride)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.composition(a, b); });
 }
 Result<Layout> composition(const Layout& a, const Tiler& b) {
-  if (has_basis(a.stride) || tiler_has_basis(b)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.composition(a, b); });
 }
+Result<Layout> complement(const Layout& a, const IntTuple& cotarget) {
+  std::vector<int64_t> flat;
+  for (const IntTuple& leaf : flatten_leaves(cotarget)) {
+    if (leaf.value < 1) return make_error("the cotarget of complement must be at least 1", 0, "cotarget");
+    flat.push_back(leaf.value);
+  }
+  return run([&](Algebra& alg) { return alg.complement(a, flat); });
+}
 Result<Layout> complement(const Layout& a, int64_t cotarget) {
-  if (has_basis(a.stride)) return integer_strides_only();
-  if (cotarget < 1) return make_error("the cotarget of complement must be at least 1", 0, "cotarget");
-  return run([&](Algebra& alg) { return alg.complement(a, cotarget); });
+  return complement(a, IntTuple::leaf(cotarget));
 }
 Result<Layout> complement(const Layout& a) {
+  if (has_basis(a.stride))
+    return make_error("complement without a cotarget needs the cosize, which a scaled-basis layout lacks", 0,
+                      "cotarget");
   auto c = cosize(a);
   if (!c) return c.error();
   return complement(a, *c);
 }
 Result<Layout> right_inverse(const Layout& layout) {
-  if (has_basis(layout.stride)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.right_inverse(layout); });
 }
 Result<Layout> left_inverse(const Layout& layout) {
-  if (has_basis(layout.stride)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.left_inverse(layout); });
 }
 Result<Layout> logical_divide(const Layout& a, const Tiler& b) {
-  if (has_basis(a.stride) || tiler_has_basis(b)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.logical_divide(a, b); });
 }
 Result<Layout> zipped_divide(const Layout& a, const Tiler& b) {
-  if (has_basis(a.stride) || tiler_has_basis(b)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.zipped_divide(a, b); });
 }
 Result<Layout> tiled_divide(const Layout& a, const Tiler& b) {
-  if (has_basis(a.stride) || tiler_has_basis(b)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.tiled_divide(a, b); });
 }
 Result<Layout> logical_product(const Layout& a, const Tiler& b) {
-  if (has_basis(a.stride) || tiler_has_basis(b)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.logical_product(a, b); });
 }
 Result<Layout> blocked_product(const Layout& a, const Layout& b) {
-  if (has_basis(a.stride) || has_basis(b.stride)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.rank_product(a, b, false); });
 }
 Result<Layout> raked_product(const Layout& a, const Layout& b) {
-  if (has_basis(a.stride) || has_basis(b.stride)) return integer_strides_only();
   return run([&](Algebra& alg) { return alg.rank_product(a, b, true); });
 }
 Result<Layout> max_common_layout(const Layout& a, const Layout& b) {
-  if (has_basis(a.stride) || has_basis(b.stride)) return integer_strides_only();
   int64_t n = 1;
   return run([&](Algebra& alg) { return alg.max_common_layout(a, b, &n); });
 }
 Result<int64_t> max_common_vector(const Layout& a, const Layout& b) {
-  if (has_basis(a.stride) || has_basis(b.stride)) return integer_strides_only();
   Algebra alg;
   int64_t n = 1;
   alg.max_common_layout(a, b, &n);
@@ -535,7 +612,7 @@ Result<Layout> axe_layout(std::string_view text) {
       return make_error(
           "the layout algebra acts on strides on @m; axis " + m.stride.axis + " is not accepted", 0,
           m.stride.axis);
-    leaves.emplace_back(m.extent, m.stride.k);
+    leaves.push_back(Leaf{m.extent, m.stride.k, -1});
   }
   return from_leaves(leaves);
 }
@@ -606,6 +683,26 @@ Error with_field(Error e, const std::string& field) {
   return e;
 }
 
+// Where CuTe's weak divisibility conditions let a composition through that is not A(B(i)): the first
+// index of B's domain (within A's) where the two differ. Checked up to 2^16 elements, integer strides.
+std::string composition_note(const Layout& a, const Layout& b, const Layout& r) {
+  if (has_basis(a.stride) || has_basis(b.stride)) return {};
+  auto na = size(a);
+  auto nb = size(b);
+  if (!na || !nb || *nb > (int64_t{1} << 16)) return {};
+  for (int64_t i = 0; i < *nb; ++i) {
+    const int64_t bi = evaluate(b, i);
+    if (bi < 0 || bi >= *na) continue;
+    const int64_t want = evaluate(a, bi);
+    const int64_t got = evaluate(r, i);
+    if (want != got)
+      return "CuTe's answer, not A(B(i)): at i = " + std::to_string(i) + " the result is " +
+             std::to_string(got) + " but A(B(i)) = A(" + std::to_string(bi) + ") = " + std::to_string(want) +
+             " (B's stride passes CuTe's weak divisibility condition without dividing A's extents)";
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<AlgebraResult> algebra(std::string_view op, const std::vector<std::string>& args,
@@ -650,9 +747,7 @@ Result<AlgebraResult> algebra(std::string_view op, const std::vector<std::string
     } else {
       if (parsed[1].kind != Arg::Kind::kInt && parsed[1].kind != Arg::Kind::kShape)
         return make_error("the cotarget of complement is an integer or a shape", 0, "argument 2");
-      auto n = size(parsed[1].shape);
-      if (!n) return with_field(n.error(), "argument 2");
-      result = complement(a, *n);
+      result = complement(a, parsed[1].shape);
     }
   } else if (op == "blocked_product" || op == "raked_product" || op == "max_common_vector") {
     auto b = as_layout(parsed[1], "argument 2");
@@ -678,6 +773,8 @@ Result<AlgebraResult> algebra(std::string_view op, const std::vector<std::string
   if (!result) return result.error();
 
   AlgebraResult out;
+  if (op == "composition" && parsed[1].kind == Arg::Kind::kLayout)
+    out.note = composition_note(a, parsed[1].layout, *result);
   out.layout = *result;
   out.vector = vector;
   out.result = vector ? std::to_string(*vector) : to_string(out.layout);

@@ -333,10 +333,7 @@ class Parser {
     }
     if (accept("(")) {
       std::vector<IntTuple> modes;
-      if (is_sym(")")) {
-        fail("an empty tuple () has no modes", peek().column);
-        return std::nullopt;
-      }
+      if (accept(")")) return IntTuple::of({});  // CuTe's empty tuple: the empty layout ():() has size 1
       while (true) {
         auto m = tuple(allow_basis, depth + 1);
         if (!m) return std::nullopt;
@@ -349,6 +346,22 @@ class Parser {
         if (accept(")")) break;  // Python's trailing comma: (8,)
       }
       return IntTuple::of(std::move(modes));
+    }
+    if (is_ident("E") && is_sym("<", 1)) {  // CuTe's basis type E<i>, the stride 1@i
+      if (!allow_basis) {
+        fail("a scaled basis E<i> is a stride, not an extent", peek().column);
+        return std::nullopt;
+      }
+      p_ += 2;
+      const int basis_column = peek().column;
+      auto b = integer();
+      if (!b) return std::nullopt;
+      if (*b < 0 || *b > 64) {
+        fail("a scaled basis names coordinate axis 0..64", basis_column);
+        return std::nullopt;
+      }
+      if (!expect(">")) return std::nullopt;
+      return IntTuple::leaf(1, static_cast<int>(*b));
     }
     auto v = integer();
     if (!v) return std::nullopt;

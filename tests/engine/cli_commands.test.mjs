@@ -68,6 +68,28 @@ test("algebra: CuTe's documented composition, and an error naming the argument",
   assert.ok(bad.lines[0].error.column > 0);
 });
 
+test("algebra: a tiler written [2:1,3:2] is one argument, and '-' reads one case a line", () => {
+  // (12,(4,8)):(59,(13,1)) by mode with <3:4, 8:2>: (3,(2,4)):(236,(26,1)) (CuTe, 02_layout_algebra.md)
+  const t = run('algebra', 'composition', '--syntax', 'cute', '(12,(4,8)):(59,(13,1))', '[3:4,8:2]');
+  assert.equal(t.code, 0);
+  assert.equal(t.lines[0].result, '(3,(2,4)):(236,(26,1))');
+  const lines = [
+    'coalesce ((16,4),128):((1@0,16@0),1@1)', // 16 * 1@0 = 16@0: the first two modes merge
+    'complement (6,6,1):(2,53,6) 36', // gaps 2/1 and 53/12 (rounded down), nothing past 318
+    'bogus 1',
+  ];
+  const r = spawnSync(bin, ['algebra', '--syntax', 'cute', '-'], { input: lines.join('\n') + '\n', encoding: 'utf8' });
+  const out = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(r.status, 2);
+  assert.equal(out[0].result, '(64,128):(1@0,1@1)');
+  assert.equal(out[1].result, '(2,4):(1,12)');
+  assert.equal(out[2].error.line, 3);
+  assert.equal(out[2].error.field, 'op');
+});
+
 test('access: a 32x32 fp32 column read is 32 wavefronts an instruction, padded to 33 words 1', () => {
   const plain = run(
     'access',

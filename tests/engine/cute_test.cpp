@@ -178,7 +178,8 @@ TEST(Cute, ParseErrorsPointAtTheToken) {
       {"(4@1,8):(8,1)", 3, "scaled basis"},
       {"(4,8):(8;1)", 9, "unexpected character"},
       {"", 1, "empty"},
-      {"()", 2, "empty tuple"},
+      {"()", 3, "':' and the stride"},  // () is CuTe's empty tuple; ():() the empty layout
+      {"():(1)", 4, "nesting"},
       {"(99999999999999999999):(1)", 2, "64 bits"},
       {"cute.make_layout((4294967296,4294967296))", 18, "overflows"},
       {"Sw<3,4,3> o 0 o cute.make_composed_layout(cute.make_swizzle(1,2,3), 0, (4):(1))", 17, "swizzle"},

@@ -105,6 +105,23 @@ export interface LsAdvisorElement extends LsFigureElement {
   tile: string;
 }
 
+export interface LsTcgen05AtomElement extends LsFigureElement {
+  /** the tcgen05.ld / tcgen05.st shape: 32x32b | 16x64b | 16x128b | 16x256b | 16x32bx2 */
+  shape: string;
+  /** the repeat .xN: 1, 2, 4 ... 128 */
+  num: number;
+  /** the TMEM lane of the address */
+  lane: number;
+  /** ld | st */
+  op: string;
+}
+export interface LsBlockScaledElement extends LsFigureElement {
+  /** mxf8f6f4 | mxf4 | mxf4nvf4 */
+  kind: string;
+  /** K of the A operand in elements (128, 256, 512) */
+  k: number;
+}
+
 /** Tag names of the elements this module defines. */
 export declare const ELEMENTS: readonly [
   'ls-tile-layout',
@@ -116,6 +133,8 @@ export declare const ELEMENTS: readonly [
   'ls-swizzle-atom',
   'ls-playground',
   'ls-advisor',
+  'ls-tcgen05-atom',
+  'ls-block-scaled',
 ];
 
 /** Dispatched on window when the page's language or theme changes; every figure re-renders on it. */
@@ -164,6 +183,13 @@ export interface LsElementAttributes {
     colour?: 'col' | 'row' | 'index';
   };
   'ls-advisor': LsCommonAttributes & { writer?: string; reader?: string; dtype?: string; tile?: string };
+  'ls-tcgen05-atom': LsCommonAttributes & {
+    shape?: '32x32b' | '16x64b' | '16x128b' | '16x256b' | '16x32bx2';
+    num?: string | number;
+    lane?: string | number;
+    op?: 'ld' | 'st';
+  };
+  'ls-block-scaled': LsCommonAttributes & { kind?: 'mxf8f6f4' | 'mxf4' | 'mxf4nvf4'; k?: string | number };
 }
 /** What every element reads. */
 export interface LsCommonAttributes {
@@ -188,5 +214,7 @@ declare global {
     'ls-swizzle-atom': LsSwizzleAtomElement;
     'ls-playground': LsPlaygroundElement;
     'ls-advisor': LsAdvisorElement;
+    'ls-tcgen05-atom': LsTcgen05AtomElement;
+    'ls-block-scaled': LsBlockScaledElement;
   }
 }

@@ -27,6 +27,8 @@ declare module 'react' {
       'ls-swizzle-atom': LsJsx<'ls-swizzle-atom'>;
       'ls-playground': LsJsx<'ls-playground'>;
       'ls-advisor': LsJsx<'ls-advisor'>;
+      'ls-tcgen05-atom': LsJsx<'ls-tcgen05-atom'>;
+      'ls-block-scaled': LsJsx<'ls-block-scaled'>;
     }
   }
 }

@@ -26,6 +26,9 @@ const ZH: Record<string, string> = {
   'nav.atom': '8 Swizzle atom',
   'nav.play': '9 Playground',
   'nav.bench': '10 Benchmarks',
+  'h.scan': '扫描 Triton dump',
+  'p.scan':
+    '粘贴或拖入 kernel 的 TTGIR：列出其中每个布局，以及每个在布局之间搬运数据的 op 与其 shared memory 代价，代价高的在前。',
   'h.bench': '10. Benchmarks：实测与预测',
   'p.bench':
     '连接 layoutscope-agent（打开它打印的 URL，或粘贴到下方），运行文档中的 AoS/SoA 扫描与转置，并把 GPU 的实测结果与布局引擎的预测对照。也可以拖入结果 JSON 文件离线查看。',
@@ -192,6 +195,7 @@ const FIGURES: Record<string, () => Promise<unknown>> = {
   'ls-advisor': () => import('./figures/advisor.js'),
   'ls-swizzle-atom': () => import('./figures/swizzle-atom.js'),
   'ls-playground': () => import('./playground/playground.js'),
+  'ls-scan': () => import('./scan/scan-view.js'),
 };
 const defined = new Map<string, Promise<unknown>>();
 function define(el: Element): Promise<unknown> {

@@ -1,15 +1,20 @@
-// CuTe's layout algebra on layouts with integer strides (the chapter's @m), with CuTe's definitions
-// (CuTe's documentation, 02_layout_algebra.md, and include/cute/layout.hpp):
+// CuTe's layout algebra, with CuTe's definitions (CuTe's documentation, 02_layout_algebra.md, and
+// include/cute/layout.hpp), on integer strides (the chapter's @m) and CuTe's scaled-basis strides k@i
+// (the coordinate layouts of identity tensors and TMA):
 //
 //   composition((20):(2), (5,4):(4,1))        = (5,4):(8,2)          20:2 read as a 5x4 row-major matrix
 //   complement(4:2, 24)                       = (2,3):(1,8)          the holes of 4:2, repeated up to 24
 //   logical_divide((4,2,3):(2,1,8), 4:2)      = ((2,2),(2,3)):((4,1),(2,8))      A o (B, complement(B))
 //   logical_product((2,2):(4,1), 6:1)         = ((2,2),(2,3)):((4,1),(2,8))      (A, complement(A) o B)
 //   blocked_product((2,5):(5,1), (3,4):(1,3)) = ((2,3),(5,4)):((5,10),(1,30))
+//   coalesce(((16,4),128):((1@0,16@0),1@1))   = (64,128):(1@0,1@1)   modes merge only on one axis
+//   composition((8,128):(1@0,1@1), (4,8):(8,1)) = (4,8):(1@1,1@0)    coordinates of a 4x8 tile
 //
 // Layouts are functions of a 1-D index, colexicographic (first mode fastest). Composition checks CuTe's
-// stride and shape divisibility conditions exactly (a stride must divide an extent or be divisible by
-// it), so every result it returns satisfies R(i) == A(B(i)); CuTe's dynamic path skips that check.
+// weak divisibility conditions, the ones its static path asserts: a stride of B passes when it is a
+// multiple of A's extent or smaller than it, an extent when it divides what A's mode offers. Those let
+// through some compositions that are not A(B(i)) (CuTe answers them all the same, and so does this
+// engine); the text entry point says so in `note`. A stride k@i in B composes with A's mode i alone.
 //
 // The text entry point algebra() reads its arguments in CuTe's syntax or the chapter's and answers in
 // both; an argument in the chapter's notation has one logical dimension per mode: S[(5,4):(4,1)] is CuTe
@@ -45,8 +50,12 @@ Result<Layout> coalesce(const Layout& layout);
 // by mode (modes of A it does not reach are dropped, as in CuTe).
 Result<Layout> composition(const Layout& a, const Layout& b);
 Result<Layout> composition(const Layout& a, const Tiler& b);
-// The ordered layout that fills the offsets A leaves free, up to cotarget (cosize(A) without one).
+// The ordered layout that fills the offsets A leaves free, up to cotarget (cosize(A) without one). As in
+// CuTe, each gap is the next stride divided (rounding down) by what the smaller modes reach, so a layout
+// whose strides do not tile gets CuTe's answer, which may overlap A: complement((6,6):(2,53), 36) =
+// (2,4):(1,12). A shape cotarget is divided mode by mode, as CuTe's ceil_div of a shape does.
 Result<Layout> complement(const Layout& a, int64_t cotarget);
+Result<Layout> complement(const Layout& a, const IntTuple& cotarget);
 Result<Layout> complement(const Layout& a);
 // L(R(i)) == i for i < size(R).
 Result<Layout> right_inverse(const Layout& layout);
@@ -88,6 +97,9 @@ struct AlgebraResult {
   int64_t size = 0;
   int64_t cosize = 0;
   std::optional<int64_t> vector;  // max_common_vector only
+  // Set when the answer is CuTe's but not the function one might expect: a composition whose result
+  // differs from A(B(i)) at some i of B's domain within A's (CuTe's weak divisibility conditions).
+  std::string note;
 };
 
 // Arguments: a layout, a shape "(6,20)", an integer, or a tiler "[L0,L1]" whose entries are any of these.

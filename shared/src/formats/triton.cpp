@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "detail.hpp"
 
@@ -13,20 +15,100 @@ namespace {
 
 inline constexpr int kMaxLogicalBits = 40;
 
-// A parsed attribute value: an integer, a bool/identifier, or a list.
+struct Attr;
+
+// A parsed attribute value: an integer, a bool/identifier, a list, a nested layout attribute
+// (parent = #ttg.blocked<...>) or a reference to an alias defined elsewhere in the text (parent = #mma).
 struct Value {
-  enum Kind { kInt, kIdent, kList } kind = kInt;
+  enum Kind { kInt, kIdent, kList, kAttr, kAlias } kind = kInt;
   int64_t i = 0;
   std::string ident;
   std::vector<Value> list;
+  std::shared_ptr<Attr> attr;
   int column = 0;
 };
+
+struct Attr {
+  std::string kind;  // linear, blocked, nvidia_mma, dot_op, slice, amd_mfma, amd_wmma, swizzled_shared, ...
+  int column = 0;
+  std::map<std::string, Value> fields;
+};
+
+using Aliases = std::map<std::string, std::shared_ptr<Attr>>;
+
+// Triton's printed names (the last component of ttg.blocked, ttng.tensor_memory_encoding) and Gluon's class
+// names -> the attribute kinds read here.
+const std::map<std::string, std::string>& layout_names() {
+  static const std::map<std::string, std::string> kNames = {
+      {"linear", "linear"},
+      {"blocked", "blocked"},
+      {"nvidia_mma", "nvidia_mma"},
+      {"dot_op", "dot_op"},
+      {"slice", "slice"},
+      {"amd_mfma", "amd_mfma"},
+      {"amd_wmma", "amd_wmma"},
+      {"swizzled_shared", "swizzled_shared"},
+      {"nvmma_shared", "nvmma_shared"},
+      {"shared_linear", "shared_linear"},
+      {"padded_shared", "padded_shared"},
+      {"tensor_memory_encoding", "tensor_memory_encoding"},
+      {"tensor_memory_scales_encoding", "tensor_memory_scales_encoding"},
+      {"DistributedLinearLayout", "linear"},
+      {"BlockedLayout", "blocked"},
+      {"NVMMADistributedLayout", "nvidia_mma"},
+      {"DotOperandLayout", "dot_op"},
+      {"SliceLayout", "slice"},
+      {"AMDMFMALayout", "amd_mfma"},
+      {"AMDWMMALayout", "amd_wmma"},
+      {"SwizzledSharedLayout", "swizzled_shared"},
+      {"NVMMASharedLayout", "nvmma_shared"},
+      {"SharedLinearLayout", "shared_linear"},
+      {"PaddedSharedLayout", "padded_shared"},
+      {"TensorMemoryLayout", "tensor_memory_encoding"},
+      {"TensorMemoryScalesLayout", "tensor_memory_scales_encoding"}};
+  return kNames;
+}
+
+std::optional<std::string> layout_kind(const std::string& ident) {
+  const size_t dot = ident.rfind('.');
+  const std::string last = dot == std::string::npos ? ident : ident.substr(dot + 1);
+  auto it = layout_names().find(last);
+  if (it == layout_names().end()) return std::nullopt;
+  return it->second;
+}
+
+Result<Attr> attr_body(Cursor& c, const Tok& name_tok, const std::string& kind, int depth);
 
 Result<Value> value(Cursor& c, int depth = 0) {
   const Tok at = c.peek();
   if (depth > 8) return error_at(at, "lists nested too deeply");
   Value v;
   v.column = at.column;
+  if (c.accept('#')) {
+    const Tok name = c.peek();
+    if (name.kind != TokKind::kIdent) return error_at(name, "expected an attribute or an alias after '#'");
+    c.next();
+    if (auto kind = layout_kind(name.text); kind && (c.is('<') || c.is('('))) {
+      auto nested = attr_body(c, name, *kind, depth + 1);
+      if (!nested) return nested.error();
+      v.kind = Value::kAttr;
+      v.attr = std::make_shared<Attr>(std::move(nested).value());
+      return v;
+    }
+    v.kind = Value::kAlias;
+    v.ident = name.text;
+    return v;
+  }
+  if (at.kind == TokKind::kIdent && c.peek(1).kind == TokKind::kPunct && c.peek(1).text == "(") {
+    if (auto kind = layout_kind(at.text)) {  // a Gluon constructor as an argument: parent=BlockedLayout(...)
+      c.next();
+      auto nested = attr_body(c, at, *kind, depth + 1);
+      if (!nested) return nested.error();
+      v.kind = Value::kAttr;
+      v.attr = std::make_shared<Attr>(std::move(nested).value());
+      return v;
+    }
+  }
   if (c.accept('[') || c.accept('(')) {
     const char close = at.text == "[" ? ']' : ')';
     v.kind = Value::kList;
@@ -57,12 +139,6 @@ Result<Value> value(Cursor& c, int depth = 0) {
   return error_at(at, "expected a number or a list, found " + describe(at));
 }
 
-struct Attr {
-  std::string kind;  // linear, blocked, swizzled_shared, nvmma_shared, shared_linear
-  int column = 0;
-  std::map<std::string, Value> fields;
-};
-
 // Gluon keyword and positional names -> the MLIR field names.
 std::string canonical_key(const std::string& k) {
   static const std::map<std::string, std::string> kAlias = {{"reg_bases", "register"},
@@ -79,96 +155,207 @@ std::string canonical_key(const std::string& k) {
                                                             {"element_bitwidth", "elementBitWidth"},
                                                             {"ctas_per_cga", "CTAsPerCGA"},
                                                             {"cta_split_num", "CTASplitNum"},
-                                                            {"cta_order", "CTAOrder"}};
+                                                            {"cta_order", "CTAOrder"},
+                                                            {"instr_shape", "instrShape"},
+                                                            {"operand_index", "opIdx"},
+                                                            {"k_width", "kWidth"},
+                                                            {"transposed_mfma", "isTransposed"},
+                                                            {"col_stride", "colStride"},
+                                                            {"isTranspose", "isTransposed"}};
   auto it = kAlias.find(k);
   return it == kAlias.end() ? k : it->second;
 }
 
-Result<Attr> read_attr(std::string_view text) {
-  auto tokens = tokenize(text);
-  if (!tokens) return tokens.error();
-  Cursor c(std::move(tokens).value());
-  static const std::map<std::string, std::string> kNames = {{"linear", "linear"},
-                                                            {"blocked", "blocked"},
-                                                            {"swizzled_shared", "swizzled_shared"},
-                                                            {"nvmma_shared", "nvmma_shared"},
-                                                            {"shared_linear", "shared_linear"},
-                                                            {"DistributedLinearLayout", "linear"},
-                                                            {"BlockedLayout", "blocked"},
-                                                            {"SwizzledSharedLayout", "swizzled_shared"},
-                                                            {"NVMMASharedLayout", "nvmma_shared"},
-                                                            {"SharedLinearLayout", "shared_linear"}};
+const std::vector<std::string>& positional_names(const std::string& kind) {
   static const std::map<std::string, std::vector<std::string>> kPositional = {
       {"linear", {"register", "lane", "warp", "block", "shape"}},
       {"blocked", {"sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"}},
+      {"nvidia_mma", {"version", "warpsPerCTA", "instrShape"}},
+      {"dot_op", {"opIdx", "parent", "kWidth"}},
+      {"slice", {"dim", "parent"}},
+      {"amd_mfma", {"version", "instrShape", "isTransposed", "warpsPerCTA"}},
+      {"amd_wmma", {"version", "isTransposed", "warpsPerCTA"}},
       {"swizzled_shared", {"vec", "perPhase", "maxPhase", "order"}},
       {"nvmma_shared", {"swizzlingByteWidth", "elementBitWidth", "rank", "transposed"}},
-      {"shared_linear", {"offset", "block", "alignment"}}};
+      {"shared_linear", {"offset", "block", "alignment"}},
+      {"padded_shared", {"intervals", "offset", "block"}},
+      {"tensor_memory_encoding", {"block", "colStride"}},
+      {"tensor_memory_scales_encoding", {}}};
+  return kPositional.at(kind);
+}
+
+// [interval:+padding, ...], padded_shared's list of paddings.
+Result<Value> padding_pairs(Cursor& c) {
+  Value out;
+  out.kind = Value::kList;
+  out.column = c.peek().column;
+  c.next();  // '['
+  while (!c.is(']')) {
+    Value pair;
+    pair.kind = Value::kList;
+    pair.column = c.peek().column;
+    auto interval = c.integer("an interval");
+    if (!interval) return interval.error();
+    if (auto colon = c.expect(':', "between the interval and its padding"); !colon) return colon.error();
+    if (auto plus = c.expect('+', "before the padding"); !plus) return plus.error();
+    auto pad = c.integer("a padding");
+    if (!pad) return pad.error();
+    pair.list = {Value{Value::kInt, *interval, {}, {}, {}, pair.column},
+                 Value{Value::kInt, *pad, {}, {}, {}, pair.column}};
+    out.list.push_back(std::move(pair));
+    if (!c.accept(',')) break;
+  }
+  if (auto end = c.expect(']', "to close the paddings"); !end) return end.error();
+  return out;
+}
+
+// The fields of one attribute, after its name: <{k = v, ...}> (MLIR), <k = v, ...> or (v, k=v) (Gluon).
+Result<Attr> attr_body(Cursor& c, const Tok& name_tok, const std::string& kind, int depth) {
+  if (depth > 8) return error_at(name_tok, "layouts nested too deeply");
+  Attr attr;
+  attr.kind = kind;
+  attr.column = name_tok.column;
+  const bool mlir = c.accept('<');
+  if (!mlir && !c.accept('(')) {
+    return error_at(c.peek(),
+                    "expected '<{' or '(' after " + name_tok.text + ", found " + describe(c.peek()));
+  }
+  const char close = mlir ? '>' : ')';
+  bool braced = false;
+  size_t positional = 0;
+  if (mlir && kind == "padded_shared" && c.is('[')) {
+    auto pairs = padding_pairs(c);
+    if (!pairs) return pairs.error();
+    attr.fields["intervals"] = std::move(pairs).value();
+  }
+  while (!c.is(close) || braced) {
+    if (c.at_end())
+      return error_at(c.peek(), std::string("the attribute is not closed: expected '") + close + "'");
+    if (c.accept('{')) {
+      braced = true;
+      continue;
+    }
+    if (braced && c.accept('}')) {
+      braced = false;
+      c.accept(',');
+      continue;
+    }
+    const Tok key_at = c.peek();
+    std::string key;
+    if (key_at.kind == TokKind::kIdent && c.peek(1).kind == TokKind::kPunct && c.peek(1).text == "=") {
+      key = canonical_key(c.next().text);
+      c.next();
+    } else if (!mlir) {
+      const auto& names = positional_names(attr.kind);
+      if (positional >= names.size()) return error_at(key_at, "too many arguments");
+      key = names[positional++];
+    } else {
+      return error_at(key_at, "expected 'name = value', found " + describe(key_at));
+    }
+    auto v = value(c, depth);
+    if (!v) return v.error();
+    if (attr.fields.count(key)) return error_at(key_at, "field '" + key + "' is given twice", key);
+    attr.fields[key] = std::move(v).value();
+    if (!c.accept(',') && !c.is('}') && !c.is(close)) {
+      return error_at(c.peek(), "expected ',' between fields, found " + describe(c.peek()));
+    }
+  }
+  c.next();
+  return attr;
+}
+
+struct ReadText {
+  Attr main;
+  Aliases aliases;
+};
+
+// The layout a text gives, with the aliases it defines: a whole TTGIR file (#mma = #ttg.nvidia_mma<...>
+// lines, then types that use them) or one attribute. The first layout that is not an alias's definition is
+// the one read (a bare alias reference such as tensor<128x64xf16, #mma> counts); with none, the last
+// definition.
+Result<ReadText> read_attr(std::string_view text) {
+  auto tokens = tokenize(text);
+  if (!tokens) return tokens.error();
+  Cursor c(std::move(tokens).value());
+  ReadText out;
+  std::optional<Attr> main;
+  std::shared_ptr<Attr> last_definition;
   while (!c.at_end()) {
     const Tok t = c.peek();
-    if (t.kind != TokKind::kIdent) {
-      c.next();
-      continue;
-    }
-    const size_t dot = t.text.rfind('.');
-    const std::string last = dot == std::string::npos ? t.text : t.text.substr(dot + 1);
-    auto known = kNames.find(last);
-    if (known == kNames.end()) {
-      c.next();
-      continue;
-    }
-    c.next();
-    Attr attr;
-    attr.kind = known->second;
-    attr.column = t.column;
-    const bool mlir = c.accept('<');
-    if (!mlir && !c.accept('(')) {
-      return error_at(c.peek(), "expected '<{' or '(' after " + t.text + ", found " + describe(c.peek()));
-    }
-    const char close = mlir ? '>' : ')';
-    bool braced = false;
-    size_t positional = 0;
-    while (!c.is(close) || braced) {
-      if (c.at_end())
-        return error_at(c.peek(), std::string("the attribute is not closed: expected '") + close + "'");
-      if (c.accept('{')) {
-        braced = true;
-        continue;
-      }
-      if (braced && c.accept('}')) {
-        braced = false;
-        c.accept(',');
-        continue;
-      }
-      const Tok key_at = c.peek();
-      std::string key;
-      if (key_at.kind == TokKind::kIdent && c.peek(1).kind == TokKind::kPunct && c.peek(1).text == "=") {
-        key = canonical_key(c.next().text);
+    if (t.kind == TokKind::kPunct && t.text == "#" && c.peek(1).kind == TokKind::kIdent) {
+      const Tok name = c.peek(1);
+      const bool definition = c.peek(2).kind == TokKind::kPunct && c.peek(2).text == "=";
+      auto kind = layout_kind(name.text);
+      if (definition) {
         c.next();
-      } else if (!mlir) {
-        const auto& names = kPositional.at(attr.kind);
-        if (positional >= names.size()) return error_at(key_at, "too many arguments");
-        key = names[positional++];
-      } else {
-        return error_at(key_at, "expected 'name = value', found " + describe(key_at));
+        c.next();
+        c.next();
+        if (c.is('#') && c.peek(1).kind == TokKind::kIdent) {
+          const Tok def = c.peek(1);
+          if (auto def_kind = layout_kind(def.text)) {
+            c.next();
+            c.next();
+            auto a = attr_body(c, def, *def_kind, 0);
+            if (!a) return a.error();
+            last_definition = std::make_shared<Attr>(std::move(a).value());
+            out.aliases[name.text] = last_definition;
+          }
+        }
+        continue;
       }
-      const Tok value_at = c.peek();
-      auto v = value(c);
-      if (!v) return v.error();
-      if (attr.fields.count(key)) return error_at(key_at, "field '" + key + "' is given twice", key);
-      attr.fields[key] = std::move(v).value();
-      (void)value_at;
-      if (!c.accept(',') && !c.is('}') && !c.is(close)) {
-        return error_at(c.peek(), "expected ',' between fields, found " + describe(c.peek()));
+      if (kind && (c.peek(2).text == "<" || c.peek(2).text == "(")) {
+        c.next();
+        c.next();
+        auto a = attr_body(c, name, *kind, 0);
+        if (!a) return a.error();
+        if (!main) main = std::move(a).value();
+        continue;
+      }
+      if (!main && out.aliases.count(name.text)) main = *out.aliases.at(name.text);
+      c.next();
+      c.next();
+      continue;
+    }
+    if (t.kind == TokKind::kIdent) {
+      auto kind = layout_kind(t.text);
+      if (kind && (c.peek(1).text == "<" || c.peek(1).text == "(")) {
+        c.next();
+        auto a = attr_body(c, t, *kind, 0);
+        if (!a) return a.error();
+        if (!main) main = std::move(a).value();
+        continue;
       }
     }
     c.next();
-    return attr;
   }
-  return make_error(
-      "no Triton layout: expected #ttg.linear<...>, #ttg.blocked<...>, #ttg.swizzled_shared<...>, "
-      "#ttg.nvmma_shared<...>, #ttg.shared_linear<...> or a Gluon layout",
-      1, "layout");
+  if (!main && last_definition) main = *last_definition;
+  if (!main) {
+    return make_error(
+        "no Triton layout: expected #ttg.linear<...>, #ttg.blocked<...>, #ttg.nvidia_mma<...>, "
+        "#ttg.dot_op<...>, "
+        "#ttg.slice<...>, #ttg.amd_mfma<...>, #ttg.amd_wmma<...>, #ttg.swizzled_shared<...>, "
+        "#ttg.nvmma_shared<...>, #ttg.padded_shared<...>, #ttg.shared_linear<...>, "
+        "#ttng.tensor_memory_encoding<...> or a Gluon layout",
+        1, "layout");
+  }
+  out.main = std::move(*main);
+  return out;
+}
+
+// The attribute a field names: nested in place or an alias defined in the text.
+Result<const Attr*> attr_field(const Attr& a, const std::string& key, const Aliases& aliases) {
+  auto it = a.fields.find(key);
+  if (it == a.fields.end()) return make_error("missing field '" + key + "'", a.column, key);
+  if (it->second.kind == Value::kAttr) return it->second.attr.get();
+  if (it->second.kind == Value::kAlias) {
+    auto found = aliases.find(it->second.ident);
+    if (found == aliases.end())
+      return make_error(
+          "#" + it->second.ident + " is not defined in the text: give the whole file or the layout",
+          it->second.column, key);
+    return found->second.get();
+  }
+  return make_error("field '" + key + "' must be a layout", it->second.column, key);
 }
 
 Result<int64_t> int_field(const Attr& a, const std::string& key) {
@@ -366,19 +553,22 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
     }
     // now rows[p] = e_p and inv[p] = G(p), the offset of logical bit p
     std::optional<Swizzle> found;
-    // CuTe's direction first (high bits into low), then TIRx's swizzle_inner=False (low bits into high)
-    for (int b = 1; b <= n && !found; ++b)
-      for (int s = b; s <= n && !found; ++s)
-        for (int m = 0; m + s + b <= n && !found; ++m)
-          for (const bool inner : {true, false}) {
-            const Swizzle sw{b, m, s, inner, inner ? SwizzleSpelling::kCute : SwizzleSpelling::kTirx};
-            bool ok = !found.has_value();
-            for (int p = 0; p < n && ok; ++p) {
-              ok = popcount(static_cast<uint64_t>(
-                       unapply_swizzle(sw, static_cast<int64_t>(inv[static_cast<size_t>(p)])))) == 1;
+    // CuTe's direction first (high bits into low), then TIRx's swizzle_inner=False (low bits into high);
+    // shifts of at least the width first (CuTe's own condition), then the overlapping ones (S < B), which
+    // the notation and the exporter allow too.
+    for (const bool overlapping : {false, true})
+      for (int b = 1; b <= n && !found; ++b)
+        for (int s = overlapping ? 1 : b; s <= (overlapping ? b - 1 : n) && !found; ++s)
+          for (int m = 0; m + s + b <= n && !found; ++m)
+            for (const bool inner : {true, false}) {
+              const Swizzle sw{b, m, s, inner, inner ? SwizzleSpelling::kCute : SwizzleSpelling::kTirx};
+              bool ok = !found.has_value();
+              for (int p = 0; p < n && ok; ++p) {
+                ok = popcount(static_cast<uint64_t>(
+                         unapply_swizzle(sw, static_cast<int64_t>(inv[static_cast<size_t>(p)])))) == 1;
+              }
+              if (ok) found = sw;
             }
-            if (ok) found = sw;
-          }
     if (!found) {
       return make_error("basis of " + hw[first_xor->dim].name + " bit " + std::to_string(first_xor->bit) +
                             " XORs logical bits in a pattern that is not a Swizzle<B,M,S>: not expressible",
@@ -433,7 +623,8 @@ Result<std::vector<int64_t>> linear_shape(const Attr& a, const std::string_view 
     column = it->second.column;
   } else if (auto found = find_tensor_shape(text)) {
     text_shape = *found;
-  } else if (context.shape.empty() && (a.kind == "linear" || a.kind == "shared_linear")) {
+  } else if (context.shape.empty() &&
+             (a.kind == "linear" || a.kind == "shared_linear" || a.kind == "padded_shared")) {
     // Triton's own rule for a layout built from bases alone: each dimension as large as its bases reach
     size_t rank = 0;
     std::vector<int64_t> reach;
@@ -478,39 +669,214 @@ void identity(std::vector<Basis>& bases, size_t rank, size_t d, int64_t count, s
   cur[d] *= count;
 }
 
-Result<std::vector<HwDim>> blocked_bases(const Attr& a, const std::vector<int64_t>& shape) {
-  auto spt = ints_field(a, "sizePerThread");
-  if (!spt) return spt.error();
-  auto tpw = ints_field(a, "threadsPerWarp");
-  if (!tpw) return tpw.error();
-  auto wpc = ints_field(a, "warpsPerCTA");
-  if (!wpc) return wpc.error();
-  auto order = ints_field(a, "order");
-  if (!order) return order.error();
-  const size_t rank = shape.size();
-  for (const auto& [key, list] : {std::pair<std::string, const std::vector<int64_t>*>{"sizePerThread", &*spt},
-                                  {"threadsPerWarp", &*tpw},
-                                  {"warpsPerCTA", &*wpc},
-                                  {"order", &*order}}) {
-    const int col = a.fields.at(key).column;
-    if (list->size() != rank) {
-      return make_error(key + " has " + std::to_string(list->size()) + " entries for a tensor of rank " +
-                            std::to_string(rank),
-                        col, key);
-    }
-    if (key != "order") {
-      for (int64_t v : *list)
-        if (!is_pow2(v) || v > (1 << 20)) {
-          return make_error(key + " entries must be powers of two up to 2^20", col, key);
-        }
+// ---- Triton's linear layouts, built as Triton builds them
+// --------------------------------------------------
+//
+// A small LinearLayout (Triton's include/triton/Tools/LinearLayout.h): named input dimensions (register,
+// lane, warp, block) each with a list of bases, named output dimensions (dim0, dim1, ...) in an order, and
+// the size of each output. The product A * B appends B's bases after A's, B's coordinates scaled by A's
+// sizes on the dimensions both have; the encodings below follow lib/Dialect/TritonGPU/IR/
+// LinearLayoutConversions.cpp rule by rule (identityStandardND, nvidiaMmaTile, broadcastedDotOperandLayout,
+// combineCtaCgaWithShape with ensureLayoutNotSmallerThan / NotLargerThan).
+struct LL {
+  std::vector<std::string> outs;
+  std::vector<int64_t> size;
+  std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>> ins;
+
+  std::vector<std::vector<int64_t>>& in(const std::string& name) {
+    for (auto& [n, b] : ins)
+      if (n == name) return b;
+    ins.emplace_back(name, std::vector<std::vector<int64_t>>{});
+    return ins.back().second;
+  }
+  int out(const std::string& name) const {
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+std::string dim_name(size_t d) { return "dim" + std::to_string(d); }
+
+LL identity1d(int64_t n, const std::string& in, const std::string& out) {
+  LL l;
+  l.outs = {out};
+  l.size = {n};
+  auto& b = l.in(in);
+  for (int64_t k = 1; k < n; k *= 2) b.push_back({k});
+  return l;
+}
+
+LL zeros1d(int64_t n, const std::string& in, const std::string& out) {
+  LL l;
+  l.outs = {out};
+  l.size = {1};
+  auto& b = l.in(in);
+  for (int64_t k = 1; k < n; k *= 2) b.push_back({0});
+  return l;
+}
+
+LL mul(const LL& a, const LL& b) {
+  LL r;
+  r.outs = a.outs;
+  r.size = a.size;
+  std::vector<size_t> b_to_r(b.outs.size());
+  std::vector<int64_t> scale(b.outs.size(), 1);
+  for (size_t i = 0; i < b.outs.size(); ++i) {
+    const int at = r.out(b.outs[i]);
+    if (at >= 0) {
+      b_to_r[i] = static_cast<size_t>(at);
+      scale[i] = r.size[static_cast<size_t>(at)];
+      r.size[static_cast<size_t>(at)] *= b.size[i];
+    } else {
+      b_to_r[i] = r.outs.size();
+      r.outs.push_back(b.outs[i]);
+      r.size.push_back(b.size[i]);
     }
   }
+  for (const auto& [name, bases] : a.ins) {
+    auto& dst = r.in(name);
+    for (auto v : bases) {
+      v.resize(r.outs.size(), 0);
+      dst.push_back(v);
+    }
+  }
+  for (const auto& [name, bases] : b.ins) {
+    auto& dst = r.in(name);
+    for (const auto& v : bases) {
+      std::vector<int64_t> w(r.outs.size(), 0);
+      for (size_t i = 0; i < v.size(); ++i) w[b_to_r[i]] = v[i] * scale[i];
+      dst.push_back(w);
+    }
+  }
+  return r;
+}
+
+LL transpose_outs(const LL& l, const std::vector<std::string>& order) {
+  LL r;
+  r.outs = order;
+  std::vector<int> from(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    from[i] = l.out(order[i]);
+    r.size.push_back(from[i] >= 0 ? l.size[static_cast<size_t>(from[i])] : 1);
+  }
+  for (const auto& [name, bases] : l.ins) {
+    auto& dst = r.in(name);
+    for (const auto& v : bases) {
+      std::vector<int64_t> w(order.size(), 0);
+      for (size_t i = 0; i < order.size(); ++i)
+        if (from[i] >= 0) w[i] = v[static_cast<size_t>(from[i])];
+      dst.push_back(w);
+    }
+  }
+  return r;
+}
+
+std::vector<std::string> standard_outs(size_t rank) {
+  std::vector<std::string> o;
+  for (size_t d = 0; d < rank; ++d) o.push_back(dim_name(d));
+  return o;
+}
+
+std::vector<std::string> outs_in_order(const std::vector<int64_t>& order) {
+  std::vector<std::string> o;
+  for (int64_t d : order) o.push_back(dim_name(static_cast<size_t>(d)));
+  return o;
+}
+
+// identityStandardND: the most minor dimension (order[0]) first.
+LL identity_nd(const std::string& in, const std::vector<int64_t>& shape, const std::vector<int64_t>& order) {
+  LL l;
+  for (int64_t d : order)
+    l = mul(l, identity1d(shape[static_cast<size_t>(d)], in, dim_name(static_cast<size_t>(d))));
+  return l;
+}
+
+// broadcastedDotOperandLayout: the K dimension's threads or warps hold the same data.
+LL broadcast_dot(const std::string& in, const std::vector<int64_t>& shape, const std::vector<int64_t>& order,
+                 size_t k_dim) {
+  LL l;
+  for (int64_t d : order) {
+    const auto u = static_cast<size_t>(d);
+    l = mul(l, u == k_dim ? zeros1d(shape[u], in, dim_name(u)) : identity1d(shape[u], in, dim_name(u)));
+  }
+  return l;
+}
+
+// getMatrixOrder: [rank-1, rank-2, ..., 0], the first two swapped when column-major.
+std::vector<int64_t> matrix_order(size_t rank, bool row_major) {
+  std::vector<int64_t> o;
+  for (size_t d = rank; d-- > 0;) o.push_back(static_cast<int64_t>(d));
+  if (!row_major) std::swap(o[0], o[1]);
+  return o;
+}
+
+// getOrderForDotOperand with K the most minor dimension.
+std::vector<int64_t> dot_order(int64_t op_idx, size_t rank) { return matrix_order(rank, op_idx == 0); }
+
+// combineCtaCgaWithShape for one CTA: registers repeat (in the layout's output order) where the shape is
+// larger, the largest bases broadcast where it is smaller; then the outputs in dim0, dim1, ... order.
+LL combine(LL l, const std::vector<int64_t>& shape) {
+  l.in("register");
+  for (size_t i = 0; i < l.outs.size(); ++i) {
+    const int d = std::stoi(l.outs[i].substr(3));
+    const int64_t want = shape[static_cast<size_t>(d)];
+    if (l.size[i] < want) l = mul(l, identity1d(want / l.size[i], "register", l.outs[i]));
+  }
+  for (size_t i = 0; i < l.outs.size(); ++i) {
+    const int d = std::stoi(l.outs[i].substr(3));
+    const int64_t want = shape[static_cast<size_t>(d)];
+    int64_t actual = l.size[i];
+    if (actual <= want) continue;
+    std::vector<int64_t*> nonzero;
+    for (auto& [name, bases] : l.ins)
+      for (auto& v : bases)
+        if (v[i] != 0) nonzero.push_back(&v[i]);
+    std::stable_sort(nonzero.begin(), nonzero.end(),
+                     [](const int64_t* x, const int64_t* y) { return *x > *y; });
+    for (int64_t* v : nonzero) {
+      if (actual <= want) break;
+      *v = 0;
+      actual /= 2;
+    }
+    l.size[i] = want;
+  }
+  return transpose_outs(l, standard_outs(shape.size()));
+}
+
+Result<std::vector<int64_t>> pow2_list(const Attr& a, const std::string& key, size_t rank,
+                                       bool required = true) {
+  auto v = ints_field(a, key, required);
+  if (!v) return v.error();
+  if (v->empty() && !required) return v;
+  const int col = a.fields.count(key) ? a.fields.at(key).column : a.column;
+  if (v->size() != rank)
+    return make_error(
+        key + " has " + std::to_string(v->size()) + " entries for a tensor of rank " + std::to_string(rank),
+        col, key);
+  for (int64_t x : *v)
+    if (!is_pow2(x) || x > (1 << 20))
+      return make_error(key + " entries must be powers of two up to 2^20", col, key);
+  return v;
+}
+
+Result<std::vector<int64_t>> order_field(const Attr& a, const std::string& key, size_t rank) {
+  auto order = ints_field(a, key);
+  if (!order) return order.error();
+  const int col = a.fields.at(key).column;
+  if (order->size() != rank)
+    return make_error(key + " has " + std::to_string(order->size()) + " entries for a tensor of rank " +
+                          std::to_string(rank),
+                      col, key);
   std::vector<int64_t> sorted = *order;
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < rank; ++i)
-    if (sorted[i] != static_cast<int64_t>(i)) {
-      return make_error("order is not a permutation of the dimensions", a.fields.at("order").column, "order");
-    }
+    if (sorted[i] != static_cast<int64_t>(i))
+      return make_error(key + " is not a permutation of the dimensions", col, key);
+  return order;
+}
+
+Result<bool> one_cta(const Attr& a) {
   for (const char* key : {"CTAsPerCGA", "CTASplitNum"}) {
     auto v = ints_field(a, key, false);
     if (!v) return v.error();
@@ -520,31 +886,410 @@ Result<std::vector<HwDim>> blocked_bases(const Attr& a, const std::vector<int64_
                           a.fields.at(key).column, key);
       }
   }
-  std::vector<HwDim> hw{{"register", "reg", {}}, {"lane", "laneid", {}}, {"warp", "warpid", {}}};
-  std::vector<int64_t> cur(rank, 1);
-  const std::vector<int64_t>* per[3] = {&*spt, &*tpw, &*wpc};
-  // each hardware dimension multiplies onto the previous ones: its bases start where they stopped
-  for (size_t h = 0; h < 3; ++h) {
-    for (int64_t dim : *order) {
-      const auto d = static_cast<size_t>(dim);
-      identity(hw[h].bases, rank, d, (*per[h])[d], cur, a.column);
+  return true;
+}
+
+bool bool_field(const Attr& a, const std::string& key) {
+  auto it = a.fields.find(key);
+  if (it == a.fields.end()) return false;
+  if (it->second.kind == Value::kIdent) return it->second.ident == "true" || it->second.ident == "True";
+  return it->second.kind == Value::kInt && it->second.i != 0;
+}
+
+Result<LL> distributed_ll(const Attr& a, const std::vector<int64_t>& shape, const Aliases& aliases,
+                          int depth);
+
+Result<LL> blocked_ll(const Attr& a, const std::vector<int64_t>& shape) {
+  const size_t rank = shape.size();
+  auto spt = pow2_list(a, "sizePerThread", rank);
+  if (!spt) return spt.error();
+  auto tpw = pow2_list(a, "threadsPerWarp", rank);
+  if (!tpw) return tpw.error();
+  auto wpc = pow2_list(a, "warpsPerCTA", rank);
+  if (!wpc) return wpc.error();
+  auto order = order_field(a, "order", rank);
+  if (!order) return order.error();
+  if (auto ok = one_cta(a); !ok) return ok.error();
+  LL cta = mul(mul(identity_nd("register", *spt, *order), identity_nd("lane", *tpw, *order)),
+               identity_nd("warp", *wpc, *order));
+  return combine(cta, shape);
+}
+
+// nvidiaMmaTile: kWidth registers and 4 lanes along the inner dimension, 8 lanes along the outer, then
+// registers repeating m/8 times along the outer and n/(4 kWidth) times along the inner dimension.
+Result<LL> mma_tile(const std::vector<int64_t>& tile, int64_t k_width, const std::vector<int64_t>& order,
+                    const std::vector<int64_t>& rep_order, int column) {
+  const size_t rank = rep_order.size();
+  LL cta = identity_nd("register", std::vector<int64_t>(rank, 1), rep_order);
+  const auto inner = static_cast<size_t>(order[0]);
+  const auto outer = static_cast<size_t>(order[1]);
+  const int64_t m = tile[outer];
+  const int64_t n = tile[inner];
+  if (m % 8 != 0 || n % (k_width * 4) != 0 || m < 8 || n < k_width * 4)
+    return make_error("an MMA tile of " + std::to_string(m) + " x " + std::to_string(n) +
+                          " elements is not a multiple of 8 x " + std::to_string(4 * k_width),
+                      column, "instrShape");
+  cta = mul(cta, identity1d(k_width, "register", dim_name(inner)));
+  cta = mul(cta, identity1d(4, "lane", dim_name(inner)));
+  cta = mul(cta, identity1d(8, "lane", dim_name(outer)));
+  cta = mul(cta, identity1d(m / 8, "register", dim_name(outer)));
+  cta = mul(cta, identity1d(n / (k_width * 4), "register", dim_name(inner)));
+  return cta;
+}
+
+struct Mma {
+  int64_t major = 0;
+  std::vector<int64_t> warps;
+  std::vector<int64_t> instr;
+};
+
+Result<Mma> mma_fields(const Attr& a, size_t rank) {
+  Mma m;
+  if (auto it = a.fields.find("version"); it != a.fields.end() && it->second.kind == Value::kList) {
+    auto v = ints_field(a, "version");  // Gluon's version=[3, 0]
+    if (!v) return v.error();
+    if (v->empty()) return make_error("version must list the major version", it->second.column, "version");
+    m.major = v->front();
+  } else {
+    auto major = int_field(a, "versionMajor");
+    if (!major) return major.error();
+    m.major = *major;
+  }
+  if (m.major != 2 && m.major != 3) {
+    const int col = a.fields.count("versionMajor") ? a.fields.at("versionMajor").column : a.column;
+    return make_error(
+        "versionMajor " + std::to_string(m.major) +
+            " is not read: Triton prints NVIDIA MMA layouts of versions 2 (mma.sync) and 3 (wgmma); "
+            "Blackwell's accumulators live in tensor memory (#ttng.tensor_memory_encoding)",
+        col, "versionMajor");
+  }
+  auto w = pow2_list(a, "warpsPerCTA", rank);
+  if (!w) return w.error();
+  m.warps = *w;
+  auto instr = ints_field(a, "instrShape");
+  if (!instr) return instr.error();
+  m.instr = *instr;
+  const int col = a.fields.at("instrShape").column;
+  if (m.major == 2 && m.instr.size() != rank)
+    return make_error("instrShape of an MMA v2 layout has one entry per dimension", col, "instrShape");
+  if (m.major == 3 && (rank != 2 || m.instr.size() != 3))
+    return make_error("an MMA v3 layout is 2-D with instrShape [M, N, K]", col, "instrShape");
+  for (int64_t x : m.instr)
+    if (!is_pow2(x) && x % 8 != 0)
+      return make_error("instrShape entries must be multiples of 8", col, "instrShape");
+  if (auto ok = one_cta(a); !ok) return ok.error();
+  return m;
+}
+
+std::vector<int64_t> mma_tile_shape(const Mma& m) {
+  if (m.major == 2) return m.instr;
+  return {m.instr[0], m.instr[1]};
+}
+
+Result<LL> nvidia_mma_ll(const Attr& a, const std::vector<int64_t>& shape) {
+  const size_t rank = shape.size();
+  if (rank < 2) return make_error("an MMA layout needs a tensor of rank 2 or more", a.column, "shape");
+  auto m = mma_fields(a, rank);
+  if (!m) return m.error();
+  const auto order = matrix_order(rank, true);
+  auto cta = mma_tile(mma_tile_shape(*m), 2, order, order, a.fields.at("instrShape").column);
+  if (!cta) return cta.error();
+  const auto warp_order = matrix_order(rank, m->major != 3);
+  LL l = mul(*cta, transpose_outs(identity_nd("warp", m->warps, warp_order), cta->outs));
+  return combine(l, shape);
+}
+
+Result<LL> amd_mfma_ll(const Attr& a, const std::vector<int64_t>& shape);
+Result<LL> amd_wmma_ll(const Attr& a, const std::vector<int64_t>& shape);
+
+Result<int64_t> mfma_m_dim(const Attr& a) {
+  int64_t m_dim = 0;
+  if (auto it = a.fields.find("instrShape"); it != a.fields.end()) {
+    auto instr = ints_field(a, "instrShape");
+    if (!instr) return instr.error();
+    if (instr->size() < 2) return make_error("instrShape lists M, N and K", it->second.column, "instrShape");
+    m_dim = (*instr)[0];
+    if ((*instr)[1] != m_dim)
+      return make_error("MFMA tiles of M != N are not read", it->second.column, "instrShape");
+  } else {
+    auto md = int_field(a, "MDim");
+    if (!md) return md.error();
+    m_dim = *md;
+  }
+  if (m_dim != 32 && m_dim != 16)
+    return make_error("MFMA tiles of 32x32 and 16x16 are read, not " + std::to_string(m_dim), a.column,
+                      "instrShape");
+  return m_dim;
+}
+
+// The size of an output a tile's bases reach: the next power of two above their OR.
+int64_t reach(const std::vector<std::vector<int64_t>>& a, const std::vector<std::vector<int64_t>>& b,
+              size_t d) {
+  int64_t bits = 0;
+  for (const auto* list : {&a, &b})
+    for (const auto& v : *list) bits |= v[d];
+  int64_t size = 1;
+  while (size <= bits) size *= 2;
+  return size;
+}
+
+Result<int64_t> k_width_field(const Attr& a) {
+  auto it = a.fields.find("kWidth");
+  if (it == a.fields.end()) return int64_t{0};
+  if (it->second.kind != Value::kInt)
+    return make_error("kWidth must be a number", it->second.column, "kWidth");
+  return it->second.i;
+}
+
+Result<LL> dot_op_ll(const Attr& a, const std::vector<int64_t>& shape, const Aliases& aliases) {
+  const size_t rank = shape.size();
+  auto op = int_field(a, "opIdx");
+  if (!op) return op.error();
+  if (*op != 0 && *op != 1)
+    return make_error("opIdx must be 0 (A) or 1 (B)", a.fields.at("opIdx").column, "opIdx");
+  auto parent = attr_field(a, "parent", aliases);
+  if (!parent) return parent.error();
+  auto k_width = k_width_field(a);
+  if (!k_width) return k_width.error();
+  if (rank < 2) return make_error("a dot operand needs a tensor of rank 2 or more", a.column, "shape");
+  const size_t k_dim = *op == 0 ? rank - 1 : rank - 2;
+  const Attr& p = **parent;
+  if (p.kind == "blocked") {
+    // fmaDotToLinearLayout: the parent's registers take all of K, its lanes and warps broadcast along K.
+    auto spt = pow2_list(p, "sizePerThread", rank);
+    if (!spt) return spt.error();
+    auto tpw = pow2_list(p, "threadsPerWarp", rank);
+    if (!tpw) return tpw.error();
+    auto wpc = pow2_list(p, "warpsPerCTA", rank);
+    if (!wpc) return wpc.error();
+    auto order = order_field(p, "order", rank);
+    if (!order) return order.error();
+    if (!is_pow2(shape[k_dim])) return make_error("the K extent must be a power of two", a.column, "shape");
+    std::vector<int64_t> thread = *spt;
+    thread[k_dim] = shape[k_dim];
+    const auto rep = outs_in_order(*order);
+    LL cta = mul(mul(transpose_outs(identity_nd("register", thread, *order), rep),
+                     transpose_outs(broadcast_dot("lane", *tpw, *order, k_dim), rep)),
+                 transpose_outs(broadcast_dot("warp", *wpc, *order, k_dim), rep));
+    return combine(cta, shape);
+  }
+  if (p.kind == "nvidia_mma") {
+    auto m = mma_fields(p, rank);
+    if (!m) return m.error();
+    const int kcol = a.fields.count("kWidth") ? a.fields.at("kWidth").column : a.column;
+    if (*k_width < 1 || *k_width > 32 || !is_pow2(*k_width))
+      return make_error("kWidth must be a power of two from 1 to 32 for an MMA operand", kcol, "kWidth");
+    if (m->major == 3 && *op == 1)
+      return make_error("an MMA v3 (wgmma) operand B comes from shared memory: it has no register layout",
+                        a.fields.at("opIdx").column, "opIdx");
+    std::vector<int64_t> tile(rank, 1);
+    if (*op == 0) {
+      tile[rank - 2] = 16;
+      tile[rank - 1] = *k_width * 8;
+    } else {
+      tile[rank - 2] = *k_width * 8;
+      tile[rank - 1] = 8;
+    }
+    const auto order = dot_order(*op, rank);
+    auto cta = mma_tile(tile, *k_width, order, order, kcol);
+    if (!cta) return cta.error();
+    const auto warp_order = matrix_order(rank, m->major != 3);
+    LL l = mul(*cta, transpose_outs(broadcast_dot("warp", m->warps, warp_order, k_dim), cta->outs));
+    return combine(l, shape);
+  }
+  if (p.kind == "amd_mfma" || p.kind == "amd_wmma") {
+    const int kcol = a.fields.count("kWidth") ? a.fields.at("kWidth").column : a.column;
+    if (*k_width < 1 || *k_width > 32 || !is_pow2(*k_width))
+      return make_error("kWidth must be a power of two from 1 to 32", kcol, "kWidth");
+    if (rank != 2) return make_error("AMD dot operands are read on 2-D tensors", a.column, "shape");
+    auto w = pow2_list(p, "warpsPerCTA", rank);
+    if (!w) return w.error();
+    const auto order = dot_order(*op, rank);  // [k, non-k]
+    const int64_t k_size = shape[k_dim];
+    std::vector<std::vector<int64_t>> reg, lane;
+    for (int64_t e = 1; e < *k_width; e *= 2) reg.push_back({e, 0});
+    LL warps;
+    if (p.kind == "amd_mfma") {
+      auto m_dim = mfma_m_dim(p);
+      if (!m_dim) return m_dim.error();
+      int64_t k_tile = 0;
+      if (*m_dim == 32) {
+        lane = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {*k_width, 0}};
+        k_tile = *k_width * 2;
+      } else {
+        lane = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {*k_width, 0}, {*k_width * 2, 0}};
+        k_tile = *k_width * 4;
+      }
+      for (int64_t e = k_tile; e < k_size; e *= 2) reg.push_back({e, 0});
+      warps = identity_nd("warp", *w, matrix_order(rank, true));
+    } else {
+      auto version = int_field(p, "version");
+      if (!version) return version.error();
+      lane = {{0, 1}, {0, 2}, {0, 4}, {0, 8}};
+      if (*version == 1) {
+        lane.push_back({0, 0});
+      } else if (*version == 2) {
+        lane.push_back({*k_width, 0});
+      } else {
+        return make_error("WMMA version " + std::to_string(*version) + " is not read (1 and 2 are)",
+                          p.fields.at("version").column, "version");
+      }
+      warps = broadcast_dot("warp", *w, matrix_order(rank, true), k_dim);
+    }
+    LL tile;
+    tile.outs = {dim_name(static_cast<size_t>(order[0])), dim_name(static_cast<size_t>(order[1]))};
+    tile.size = {reach(reg, lane, 0), reach(reg, lane, 1)};
+    tile.in("register") = reg;
+    tile.in("lane") = lane;
+    const auto standard = standard_outs(rank);
+    std::vector<std::string> rep = standard;
+    if (p.kind == "amd_wmma") rep = outs_in_order(order);
+    LL cta = mul(transpose_outs(tile, rep), transpose_outs(warps, rep));
+    return combine(cta, shape);
+  }
+  return make_error(
+      "a dot operand of a " + p.kind + " layout is not read (blocked, nvidia_mma, amd_mfma, amd_wmma are)",
+      a.column, "parent");
+}
+
+// An MFMA tile: the register and lane bases of one 32x32 or 16x16 instruction on (dim(order[0]),
+// dim(order[1])), transposed within the warp when isTransposed; warps in row-major order.
+Result<LL> amd_mfma_ll(const Attr& a, const std::vector<int64_t>& shape) {
+  const size_t rank = shape.size();
+  if (rank != 2) return make_error("an MFMA layout is read on 2-D tensors", a.column, "shape");
+  auto w = pow2_list(a, "warpsPerCTA", rank);
+  if (!w) return w.error();
+  auto md = mfma_m_dim(a);
+  if (!md) return md.error();
+  const int64_t m_dim = *md;
+  if (auto ok = one_cta(a); !ok) return ok.error();
+  const bool transposed = bool_field(a, "isTransposed");
+  LL tile;
+  tile.outs = {"dim1", "dim0"};  // the MFMA order [1, 0]
+  std::vector<std::vector<int64_t>> reg, lane;
+  if (m_dim == 32) {
+    reg = {{0, 1}, {0, 2}, {0, 8}, {0, 16}};
+    lane = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}};
+  } else {
+    reg = {{0, 1}, {0, 2}};
+    lane = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 4}, {0, 8}};
+  }
+  if (transposed) {
+    for (auto* list : {&reg, &lane})
+      for (auto& v : *list) std::swap(v[0], v[1]);
+  }
+  tile.size = {m_dim, m_dim};
+  tile.in("register") = reg;
+  tile.in("lane") = lane;
+  LL cta = mul(tile, identity_nd("warp", *w, {1, 0}));
+  return combine(cta, shape);
+}
+
+Result<LL> amd_wmma_ll(const Attr& a, const std::vector<int64_t>& shape) {
+  const size_t rank = shape.size();
+  if (rank != 2) return make_error("a WMMA layout is read on 2-D tensors", a.column, "shape");
+  auto w = pow2_list(a, "warpsPerCTA", rank);
+  if (!w) return w.error();
+  auto version = int_field(a, "version");
+  if (!version) return version.error();
+  if (auto ok = one_cta(a); !ok) return ok.error();
+  const auto thread_order = matrix_order(rank, !bool_field(a, "isTransposed"));
+  LL tile;
+  tile.outs = outs_in_order(thread_order);
+  tile.size = {16, 16};
+  if (*version == 1) {
+    tile.in("register") = {{0, 2}, {0, 4}, {0, 8}};
+    tile.in("lane") = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 1}};
+  } else if (*version == 2) {
+    tile.in("register") = {{0, 1}, {0, 2}, {0, 4}};
+    tile.in("lane") = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 8}};
+  } else {
+    return make_error("WMMA version " + std::to_string(*version) + " is not read (1 and 2 are)",
+                      a.fields.at("version").column, "version");
+  }
+  const auto rep = outs_in_order(matrix_order(rank, true));
+  LL cta =
+      mul(transpose_outs(tile, rep), transpose_outs(identity_nd("warp", *w, matrix_order(rank, true)), rep));
+  return combine(cta, shape);
+}
+
+// SliceEncodingAttr: the parent on the shape with a 1 inserted at `dim`, that output dropped, and the
+// register bases left all zero removed.
+Result<LL> slice_ll(const Attr& a, const std::vector<int64_t>& shape, const Aliases& aliases, int depth) {
+  auto dim = int_field(a, "dim");
+  if (!dim) return dim.error();
+  if (*dim < 0 || *dim > static_cast<int64_t>(shape.size()))
+    return make_error(
+        "dim " + std::to_string(*dim) + " is outside a parent of rank " + std::to_string(shape.size() + 1),
+        a.fields.at("dim").column, "dim");
+  auto parent = attr_field(a, "parent", aliases);
+  if (!parent) return parent.error();
+  std::vector<int64_t> parent_shape = shape;
+  parent_shape.insert(parent_shape.begin() + static_cast<std::ptrdiff_t>(*dim), 1);
+  auto p = distributed_ll(**parent, parent_shape, aliases, depth + 1);
+  if (!p) return p.error();
+  LL out;
+  out.outs = standard_outs(shape.size());
+  out.size = shape;
+  const auto d = static_cast<size_t>(*dim);
+  for (const auto& [name, bases] : p->ins) {
+    auto& dst = out.in(name);
+    for (const auto& v : bases) {
+      std::vector<int64_t> w;
+      for (size_t i = 0; i < v.size(); ++i)
+        if (i != d) w.push_back(v[i]);
+      const bool zero = std::all_of(w.begin(), w.end(), [](int64_t x) { return x == 0; });
+      if (name == "register" && zero) continue;
+      dst.push_back(w);
     }
   }
-  // shape larger than the CTA tile: more registers, fastest dimension first
-  for (int64_t dim : *order) {
-    const auto d = static_cast<size_t>(dim);
-    if (cur[d] < shape[d]) identity(hw[0].bases, rank, d, shape[d] / cur[d], cur, a.column);
+  return out;
+}
+
+Result<LL> linear_ll(const Attr& a, const std::vector<int64_t>& shape) {
+  LL l;
+  l.outs = standard_outs(shape.size());
+  l.size = shape;
+  for (const char* name : {"register", "lane", "warp", "block"}) {
+    auto bases = bases_field(a, name, shape.size());
+    if (!bases) return bases.error();
+    auto& dst = l.in(name);
+    for (const Basis& b : *bases) dst.push_back(b.coords);
   }
-  // shape smaller: the largest bases of that dimension broadcast
-  for (size_t d = 0; d < rank; ++d) {
-    while (cur[d] > shape[d]) {
-      Basis* largest = nullptr;
-      for (HwDim& h : hw)
-        for (Basis& b : h.bases)
-          if (b.coords[d] != 0 && (!largest || b.coords[d] > largest->coords[d])) largest = &b;
-      if (!largest) break;
-      largest->coords[d] = 0;
-      cur[d] /= 2;
+  return l;
+}
+
+Result<LL> distributed_ll(const Attr& a, const std::vector<int64_t>& shape, const Aliases& aliases,
+                          int depth) {
+  if (depth > 8) return make_error("layouts nested too deeply", a.column, "parent");
+  if (a.kind == "blocked") return blocked_ll(a, shape);
+  if (a.kind == "nvidia_mma") return nvidia_mma_ll(a, shape);
+  if (a.kind == "dot_op") return dot_op_ll(a, shape, aliases);
+  if (a.kind == "slice") return slice_ll(a, shape, aliases, depth);
+  if (a.kind == "amd_mfma") return amd_mfma_ll(a, shape);
+  if (a.kind == "amd_wmma") return amd_wmma_ll(a, shape);
+  if (a.kind == "linear") return linear_ll(a, shape);
+  return make_error("a " + a.kind + " layout is not a register layout", a.column, "parent");
+}
+
+Result<std::vector<HwDim>> ll_to_hw(const LL& l, const std::vector<int64_t>& shape, int column) {
+  std::vector<HwDim> hw{
+      {"register", "reg", {}}, {"lane", "laneid", {}}, {"warp", "warpid", {}}, {"block", "block", {}}};
+  for (const auto& [name, bases] : l.ins) {
+    HwDim* h = nullptr;
+    for (HwDim& x : hw)
+      if (x.name == name) h = &x;
+    if (!h) continue;
+    for (const auto& v : bases) {
+      Basis b;
+      b.coords = v;
+      b.column = column;
+      for (size_t d = 0; d < v.size(); ++d)
+        if (v[d] < 0 || v[d] >= shape[d])
+          return make_error("the layout reaches coordinate " + std::to_string(v[d]) + " of dimension " +
+                                std::to_string(d) + " (size " + std::to_string(shape[d]) + ")",
+                            column, name);
+      h->bases.push_back(std::move(b));
     }
   }
   return hw;
@@ -654,9 +1399,38 @@ Result<std::vector<Basis>> swizzled_bases(const Attr& a, const std::vector<int64
 
 }  // namespace
 
+// padded_shared: after every `interval` elements of the linear offset, `padding` elements are skipped. The
+// linear offset's bit b (stride 2^b) then lands at 2^b + sum of padding * 2^b / interval over the intervals
+// at most 2^b: still one stride per mode, on @m, so each mode is split into its bits and each bit moved.
+Result<Layout> pad_offsets(const Layout& linear, const std::vector<std::pair<int64_t, int64_t>>& paddings) {
+  Layout out = linear;
+  out.shard.clear();
+  for (const Mode& m : linear.shard) {
+    if (m.stride.axis != kMemoryAxis || m.extent == 1) {
+      out.shard.push_back(m);
+      continue;
+    }
+    for (int64_t e = m.extent / 2, k = m.stride.k * (m.extent / 2); e >= 1; e /= 2, k /= 2) {
+      int64_t padded = k;
+      for (const auto& [interval, pad] : paddings)
+        if (k >= interval) padded += pad * (k / interval);
+      if (!out.shard.empty() && out.shard.back().stride.axis == kMemoryAxis &&
+          out.shard.back().stride.k == 2 * padded && padded * 2 == out.shard.back().stride.k) {
+        out.shard.back().extent *= 2;
+        out.shard.back().stride.k = padded;
+      } else {
+        out.shard.push_back(Mode{2, AxisStride{padded, std::string(kMemoryAxis)}});
+      }
+    }
+  }
+  return out;
+}
+
 Result<Imported> import_triton(std::string_view text, const FormatContext& context) {
-  auto attr = read_attr(text);
-  if (!attr) return attr.error();
+  auto read = read_attr(text);
+  if (!read) return read.error();
+  const Attr* attr = &read->main;
+  const Aliases& aliases = read->aliases;
   Imported out;
   out.from = Format::kTriton;
   auto shape = linear_shape(*attr, text, context, &out.notes);
@@ -664,14 +1438,16 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
   out.shape = *shape;
   if (auto ok = check_shape(*shape, attr->column); !ok) return ok.error();
   std::vector<HwDim> hw;
-  if (attr->kind == "linear") {
+  std::vector<std::pair<int64_t, int64_t>> paddings;
+  const std::string& kind = attr->kind;
+  if (kind == "linear") {  // read directly, so errors point at the basis
     for (const auto& [name, axis] : std::vector<std::pair<std::string, std::string>>{
              {"register", "reg"}, {"lane", "laneid"}, {"warp", "warpid"}, {"block", "block"}}) {
       auto bases = bases_field(*attr, name, shape->size());
       if (!bases) return bases.error();
       hw.push_back(HwDim{name, axis, std::move(bases).value()});
     }
-  } else if (attr->kind == "shared_linear") {
+  } else if (kind == "shared_linear" || (kind == "padded_shared" && attr->fields.count("offset"))) {
     auto bases = bases_field(*attr, "offset", shape->size());
     if (!bases) return bases.error();
     auto block = bases_field(*attr, "block", shape->size());
@@ -680,17 +1456,85 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
       return make_error("block bases on a shared layout are not read (one CTA only)", block->front().column,
                         "block");
     hw.push_back(HwDim{"offset", std::string(kMemoryAxis), std::move(bases).value()});
-  } else if (attr->kind == "blocked") {
-    auto b = blocked_bases(*attr, *shape);
-    if (!b) return b.error();
-    hw = std::move(b).value();
-  } else {
+  } else if (kind == "padded_shared") {
+    // {order, shape}: the identity along order, the most minor dimension first.
+    auto order = order_field(*attr, "order", shape->size());
+    if (!order) return order.error();
+    std::vector<Basis> bases;
+    std::vector<int64_t> cur(shape->size(), 1);
+    for (int64_t d : *order)
+      identity(bases, shape->size(), static_cast<size_t>(d), (*shape)[static_cast<size_t>(d)], cur,
+               attr->column);
+    hw.push_back(HwDim{"offset", std::string(kMemoryAxis), std::move(bases)});
+  } else if (kind == "swizzled_shared" || kind == "nvmma_shared") {
     auto b = swizzled_bases(*attr, *shape, &out.notes);
     if (!b) return b.error();
     hw.push_back(HwDim{"offset", std::string(kMemoryAxis), std::move(b).value()});
+  } else if (kind == "tensor_memory_encoding") {
+    auto block_m = int_field(*attr, "blockM");
+    if (!block_m) return block_m.error();
+    auto block_n = int_field(*attr, "blockN");
+    if (!block_n) return block_n.error();
+    int64_t col_stride = 1;
+    if (attr->fields.count("colStride")) {
+      auto cs = int_field(*attr, "colStride");
+      if (!cs) return cs.error();
+      col_stride = *cs;
+    }
+    if (bool_field(*attr, "unpacked")) col_stride = 1;
+    const int bm_col = attr->fields.at("blockM").column;
+    if (*block_m != 128)
+      return make_error("tensor memory blocks of " + std::to_string(*block_m) +
+                            " rows are not read: blockM = 128 puts row r in TMEM lane r",
+                        bm_col, "blockM");
+    if (col_stride != 1)
+      return make_error(
+          "colStride " + std::to_string(col_stride) +
+              " depends on the element width, which the layout text does not give; colStride = 1 "
+              "(one 32-bit element a column) is read",
+          attr->fields.at("colStride").column, "colStride");
+    if (shape->size() != 2 || (*shape)[0] != 128 || !is_pow2(*block_n) || (*shape)[1] % *block_n != 0)
+      return make_error(
+          "a tensor memory layout of blockM = 128 is read on a 128 x N tensor, N a multiple of blockN",
+          attr->column, "shape");
+    out.layout.shard = {Mode{128, AxisStride{1, "TLane"}}, Mode{(*shape)[1], AxisStride{1, "TCol"}}};
+    out.notes.push_back("tensor memory: row r in lane r, column c in 32-bit column c (one element a column)");
+    return out;
+  } else if (kind == "tensor_memory_scales_encoding") {
+    return make_error("the scale-factor layout in tensor memory is not read", attr->column, "layout");
+  } else {
+    auto ll = distributed_ll(*attr, *shape, aliases, 0);
+    if (!ll) return ll.error();
+    auto h = ll_to_hw(*ll, *shape, attr->column);
+    if (!h) return h.error();
+    hw = std::move(h).value();
+  }
+  if (kind == "padded_shared") {
+    auto it = attr->fields.find("intervals");
+    if (it == attr->fields.end())
+      return make_error("missing the paddings [interval:+pad]", attr->column, "intervals");
+    for (const Value& pair : it->second.list) {
+      if (pair.kind != Value::kList || pair.list.size() != 2 || pair.list[0].kind != Value::kInt ||
+          pair.list[1].kind != Value::kInt)
+        return make_error("a padding is interval:+pad", pair.column, "intervals");
+      const int64_t interval = pair.list[0].i;
+      const int64_t pad = pair.list[1].i;
+      if (!is_pow2(interval) || pad < 1 || pad > (1 << 20))
+        return make_error("a padding interval must be a power of two and the padding positive", pair.column,
+                          "intervals");
+      paddings.emplace_back(interval, pad);
+    }
   }
   auto layout = linear_to_layout(hw, *shape, attr->column);
   if (!layout) return layout.error();
+  if (!paddings.empty()) {
+    if (layout->swizzle)
+      return make_error("a padded layout whose offsets XOR logical bits is not read", attr->column, "offset");
+    auto padded = pad_offsets(*layout, paddings);
+    if (!padded) return padded.error();
+    layout = std::move(padded);
+    out.notes.push_back("padding: offsets skip the given elements after every interval");
+  }
   out.layout = std::move(layout).value();
   return out;
 }

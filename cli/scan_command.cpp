@@ -1,0 +1,87 @@
+// scan: a whole TTGIR dump read for its layouts: the aliases, the types that use each, and every op that
+// moves data between layouts with its cost, highest first (shared/include/layoutscope/scan.hpp).
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "layoutscope/scan.hpp"
+
+namespace layoutscope::cli {
+namespace {
+
+Json side_json(const scan::Side& s) {
+  Json j = {{"type", s.type}, {"layout", s.layout}, {"shape", s.shape}, {"dtype", s.dtype}};
+  if (!s.axe.empty()) j["axe"] = s.axe;
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
+}  // namespace
+
+void add_scan_command(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  CLI::App* command = add_command(
+      app, "scan", "Every layout and layout-moving op of a Triton dump (.ttgir / .mlir), with its cost",
+      "  layoutscope scan kernel.ttgir\n"
+      "  MLIR_ENABLE_DUMP=1 python kernel.py 2>&1 | layoutscope scan -\n");
+  CLI::Option* path = command->add_option("FILE", *file, "The dump; - reads standard input")->type_name("");
+  on_run(command, [file, path] {
+    if (path->count() == 0) fail("scan needs FILE; see layoutscope scan --help", "file");
+    std::string text;
+    if (*file == "-") {
+      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+      std::ifstream in(*file, std::ios::binary);
+      if (!in) fail(make_error("cannot read " + *file, 0, "file"), *file);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    const scan::ScanResult r = scan::scan_ttgir(text);
+    Json aliases = Json::array();
+    for (const auto& a : r.aliases)
+      aliases.push_back(
+          {{"name", a.name}, {"kind", a.kind}, {"text", a.text}, {"line", a.line}, {"uses", a.uses}});
+    Json ops = Json::array();
+    for (const auto& o : r.ops) {
+      Json j = {{"op", o.op},
+                {"line", o.line},
+                {"kind", o.kind},
+                {"src", side_json(o.src)},
+                {"dst", side_json(o.dst)},
+                {"shared_bytes", o.shared_bytes},
+                {"score", o.score}};
+      if (!o.instruction.empty()) {
+        j["instruction"] = o.instruction;
+        j["instructions"] = o.instructions;
+      }
+      if (o.wavefronts || o.ideal_wavefronts) {
+        j["wavefronts"] = o.wavefronts;
+        j["ideal_wavefronts"] = o.ideal_wavefronts;
+        j["conflicts"] = o.conflicts;
+      }
+      if (o.requests) {
+        j["sectors"] = o.sectors;
+        j["requests"] = o.requests;
+      }
+      if (!o.note.empty()) j["note"] = o.note;
+      ops.push_back(j);
+    }
+    Json unknown = Json::array();
+    for (const auto& u : r.unknown_ops)
+      unknown.push_back({{"op", u.op}, {"line", u.line}, {"count", u.count}});
+    Json issues = Json::array();
+    for (const auto& i : r.issues)
+      issues.push_back({{"line", i.line}, {"column", i.column}, {"message", i.message}});
+    emit({{"lines", r.lines},
+          {"aliases", aliases},
+          {"ops", ops},
+          {"unknown_ops", unknown},
+          {"issues", issues}});
+    return 0;
+  });
+}
+
+}  // namespace layoutscope::cli

@@ -1,0 +1,205 @@
+// <ls-scan>: a Triton dump (.ttgir / .mlir) pasted or dropped, read by the engine's scanner (scanTtgir in the
+// WASM module): its layout aliases, and every op that moves data between layouts with its cost, highest
+// first. Each op links to the playground's compare view with its two layouts. The page only lays out what the
+// engine answers.
+import { LitElement, css, html, nothing } from 'lit';
+import { loadEngine } from '../core/engine.js';
+import type { LsScan, LsScanOp } from '../generated/layoutscope.js';
+
+/** The playground's URL state for two layouts on one shape (the keys its element reads under "play."). */
+export function compareLink(op: LsScanOp): string | null {
+  if (!op.src.axe || !op.dst.axe) return null;
+  const p = new URLSearchParams();
+  p.set('fig', 'play');
+  p.set('play.layout', op.src.axe);
+  p.set('play.shape', op.dst.shape.join(','));
+  p.set('play.cmp', op.dst.axe);
+  return '#' + p.toString();
+}
+
+export class LsScanView extends LitElement {
+  static override properties = {
+    result: { state: true },
+    millis: { state: true },
+    failure: { state: true },
+  };
+  static override styles = css`
+    :host {
+      display: block;
+    }
+    textarea {
+      width: 100%;
+      min-height: 8em;
+      font-family: ui-monospace, monospace;
+      font-size: 0.85em;
+      box-sizing: border-box;
+    }
+    .drop {
+      border: 1px dashed currentColor;
+      padding: 0.5em;
+    }
+    .drop.over {
+      background: color-mix(in srgb, currentColor 10%, transparent);
+    }
+    table {
+      border-collapse: collapse;
+      font-size: 0.85em;
+      margin-top: 0.5em;
+    }
+    th,
+    td {
+      padding: 0.15em 0.5em;
+      text-align: left;
+      vertical-align: top;
+    }
+    td.num {
+      text-align: right;
+      font-variant-numeric: tabular-nums;
+    }
+    code {
+      font-size: 0.95em;
+    }
+    .issue {
+      color: #b00;
+    }
+  `;
+
+  result: LsScan | null = null;
+  millis = 0;
+  failure = '';
+  private over = false;
+
+  /** Scans a text; returns the engine's result (also drawn). */
+  async scan(text: string): Promise<LsScan | null> {
+    const m = await loadEngine();
+    const t0 = performance.now();
+    const r = m.scanTtgir(text);
+    this.millis = performance.now() - t0;
+    if (!r.ok) {
+      this.failure = r.error.message;
+      this.result = null;
+      return null;
+    }
+    this.failure = '';
+    this.result = r;
+    return r;
+  }
+
+  private async onFiles(files: FileList | null | undefined) {
+    const file = files?.[0];
+    if (!file) return;
+    const text = await file.text();
+    const area = this.renderRoot.querySelector('textarea');
+    if (area) area.value = text;
+    await this.scan(text);
+  }
+
+  private row(op: LsScanOp) {
+    const link = compareLink(op);
+    const side = (s: LsScanOp['src']) =>
+      html`<code>${s.layout || s.type}</code>${s.error ? html`<div class="issue">${s.error}</div>` : nothing}`;
+    return html`<tr>
+      <td class="num">${op.line}</td>
+      <td><code>${op.op}</code></td>
+      <td>${op.kind}</td>
+      <td>${side(op.src)} → ${side(op.dst)}</td>
+      <td class="num">${op.sharedBytes || ''}</td>
+      <td>${op.instruction}${op.instructions ? ` ×${op.instructions}` : ''}</td>
+      <td class="num">${op.wavefronts || op.idealWavefronts ? `${op.wavefronts} (${op.idealWavefronts})` : ''}</td>
+      <td class="num">${op.conflicts || ''}</td>
+      <td>${link ? html`<a href=${link}>compare</a>` : nothing}</td>
+      <td>${op.note}</td>
+    </tr>`;
+  }
+
+  override render() {
+    const r = this.result;
+    return html`
+      <div
+        class="drop ${this.over ? 'over' : ''}"
+        @dragover=${(e: DragEvent) => {
+          e.preventDefault();
+          this.over = true;
+          this.requestUpdate();
+        }}
+        @dragleave=${() => {
+          this.over = false;
+          this.requestUpdate();
+        }}
+        @drop=${(e: DragEvent) => {
+          e.preventDefault();
+          this.over = false;
+          void this.onFiles(e.dataTransfer?.files);
+        }}
+      >
+        <label
+          >TTGIR (paste, or drop a .ttgir / .mlir file)
+          <textarea
+            spellcheck="false"
+            @input=${(e: Event) => void this.scan((e.target as HTMLTextAreaElement).value)}
+          ></textarea>
+        </label>
+        <input
+          type="file"
+          accept=".ttgir,.mlir,.txt"
+          @change=${(e: Event) => void this.onFiles((e.target as HTMLInputElement).files)}
+        />
+      </div>
+      ${this.failure ? html`<p class="issue">${this.failure}</p>` : nothing}
+      ${
+        r
+          ? html`
+            <p class="summary">
+              ${r.lines} lines scanned in ${this.millis.toFixed(1)} ms: ${r.aliases.length} layouts,
+              ${r.ops.length} layout-moving ops${r.unknownOps.length ? `, ${r.unknownOps.length} unknown ops` : ''}
+            </p>
+            <table class="ops">
+              <thead>
+                <tr>
+                  <th>line</th>
+                  <th>op</th>
+                  <th>what moves</th>
+                  <th>layouts</th>
+                  <th>shared B</th>
+                  <th>instruction</th>
+                  <th>wavefronts (ideal)</th>
+                  <th>conflicts</th>
+                  <th></th>
+                  <th>note</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${r.ops.map((op) => this.row(op))}
+              </tbody>
+            </table>
+            <details>
+              <summary>${r.aliases.length} layout aliases</summary>
+              <ul>
+                ${r.aliases.map(
+                  (a) =>
+                    html`<li><code>#${a.name}</code> (line ${a.line}, ${a.uses} types): <code>${a.text}</code></li>`,
+                )}
+              </ul>
+            </details>
+            ${
+              r.unknownOps.length || r.issues.length
+                ? html`<ul class="issues">
+                  ${r.unknownOps.map((u) => html`<li>unknown op <code>${u.op}</code> (line ${u.line}, ×${u.count})</li>`)}
+                  ${r.issues.map((i) => html`<li class="issue">line ${i.line}:${i.column}: ${i.message}</li>`)}
+                </ul>`
+                : nothing
+            }
+          `
+          : nothing
+      }
+    `;
+  }
+}
+
+customElements.define('ls-scan', LsScanView);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'ls-scan': LsScanView;
+  }
+}

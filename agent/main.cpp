@@ -17,7 +17,7 @@
 #include "bench/benchmark.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
+#include "about/build_info.hpp"
 #include "http/api.hpp"
 #include "http/connections.hpp"
 #include "http/options.hpp"
@@ -50,7 +50,7 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
     return 1;
   }
   const auto devices = backend->devices();
-  auto parsed = parse_run_request(body, backend->kind(), static_cast<int>(devices.size()),
+  auto parsed = parse_run_request(body, backend->traits(), static_cast<int>(devices.size()),
                                   [&](int d) { return backend->memory_budget_bytes(d); });
   if (!parsed) {
     std::fprintf(stderr, "layoutscope-agent: %s\n", parsed.error().message.c_str());
@@ -63,7 +63,7 @@ int run_in_process(const Options& opt, std::unique_ptr<Backend> backend) {
   QuietControl control;
   RunContext ctx;
   ctx.run_id = "in-process";
-  ctx.backend = backend->kind();
+  ctx.backend = backend->traits();
   ctx.request = req->resolved;
   ctx.created_at = ctx.started_at = iso8601_now();
   nlohmann::json result;

@@ -92,12 +92,12 @@ std::string side_functions(const ConvertPlan& p, const Index& ll) {
   return o.str();
 }
 
-// Byte offset o in the staging tile, swizzled as the plan says.
+// Byte offset o in the staging tile, swizzled as the plan says: the engine's swizzle term, written out.
 std::string swizzled(const Swizzle& s, const std::string& o) {
-  if (s.bits <= 0) return "(" + o + ")";
-  const int64_t mask = (int64_t{1} << s.bits) - 1;
-  return "((" + o + ") ^ ((((" + o + ") >> " + std::to_string(s.base + s.shift) + ") & " +
-         std::to_string(mask) + ") << " + std::to_string(s.base) + "))";
+  const SwizzleTerm t = swizzle_term(s);
+  if (t.mask == 0) return "(" + o + ")";
+  return "((" + o + ") ^ ((((" + o + ") >> " + std::to_string(t.read_shift) + ") & " +
+         std::to_string(t.mask) + ") << " + std::to_string(t.write_shift) + "))";
 }
 
 // __byte_perm selectors that take half word h (0: low, 1: high) of each of two words: the low half of the

@@ -29,8 +29,13 @@
 #include <vector>
 
 #include "layoutscope/dtype.hpp"
+#include "layoutscope/layout.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "layoutscope/result.hpp"
+
+namespace layoutscope::codegen {
+struct KernelSource;  // codegen/convert_kernel.hpp
+}  // namespace layoutscope::codegen
 
 namespace layoutscope::agent {
 
@@ -87,13 +92,18 @@ struct TransposeParams {
 // shorthand), planned by the engine when the request is parsed (a planner error is a 422 naming the field).
 //   convert    out[dst(x)] = in[src(x)] for every logical x, by the kernel generated from the engine's plan
 //              (CUDA: compiled with NVRTC; CPU: the plan's host executor, lane by lane), cases in order.
+// The request is parsed once into these values (convert_run.hpp's permute_case / layout_case); the backends
+// run them as they are, and only the printers write the layouts back as text.
 struct ConvertCase {
   std::string name;            // "case0", or the suite's name ("transpose_8192x8192_f32")
-  std::string src, dst;        // the layouts' canonical text
+  Layout src, dst;             // the layouts (the shorthand's: row-major and its permutation)
   std::vector<int64_t> shape;  // the logical shape
   std::vector<int64_t> perm;   // the shorthand's permutation; empty when given as src/dst
   DType dtype = DType::kF32;
   ConvertPlan plan;
+  std::shared_ptr<const codegen::KernelSource> kernel;  // the CUDA text generated from `plan`
+  double plan_s = 0;         // parse + plan + kernel text, when this process first planned the request
+  double cached_plan_s = 0;  // the plan cache lookup a repeated request makes
 };
 
 struct ConvertParams {
@@ -186,7 +196,7 @@ struct Telemetry {
 
 struct DeviceInfo {
   int id = 0;
-  std::string kind;  // "cuda" | "cpu"
+  std::string kind;  // the backend's name (BackendTraits::name)
   std::string name;
   std::optional<std::string> sm_version;  // "9.0"
   int multiprocessors = 0;                // SMs, or hardware threads on the CPU
@@ -312,12 +322,46 @@ void for_each_ceiling(const std::string& size_text, RunControl& ctl, int& done, 
   }
 }
 
-class KernelCache;  // nvrtc.hpp: kernels compiled at run time (the CUDA backend only)
+class KernelCache;    // nvrtc.hpp: kernels compiled at run time (the CUDA backend only)
+struct AccessParams;  // access_run.hpp
+struct AccessMeasurement;
+struct ReshardParams;  // reshard_run.hpp
+struct ReshardMeasurement;
+struct CollectiveParams;
+struct CollectiveMeasurement;
+
+// What the request parser, the catalogue, the printers and the profiler know of a backend, as values: its
+// defaults, limits and clock, so that nothing outside the backends asks which backend it is by name.
+struct BackendTraits {
+  std::string name;  // "cuda" | "cpu": printed (meta.backend, the catalogue), never compared
+  // Defaults of the sampling and of the sizes (the catalogue and the request parser).
+  int64_t default_n = 0;    // aos_soa structs
+  int64_t default_dim = 0;  // transpose dimension
+  int default_warmup = 0;
+  int default_min_samples = 0;
+  double default_max_time_s = 0;
+  bool full_size_suite = false;  // the convert suite at 256 MiB per case; else each case at most 1 MiB
+  // A reshard's mesh and a collective's gpus are this machine's devices (their count and memory bound the
+  // request); false: a reshard's devices are simulated on the one device, and no collective runs.
+  bool mesh_on_devices = false;
+  std::string no_collectives;       // why no collective runs (appended to the error), or ""
+  int64_t reshard_cells_limit = 0;  // (element, holder) rows a reshard's verification table may hold
+  // What times a state: the results' tags say time/<clock>/median, their names "<clock_label> (median)".
+  std::string clock;        // "gpu" | "cpu"
+  std::string clock_label;  // "GPU Time" | "CPU Time"
+  // Why a profile or an access's measured counters are absent on this backend; "" where ncu can measure.
+  std::string no_profile;
+  std::string no_access_counters;
+  // The most bytes one convert run may hold in host memory (source span, destination and the copy ceilings'
+  // two buffers), where the backend runs on the host; 0 where its buffers live on a device.
+  int64_t convert_host_bytes = 0;
+};
 
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string kind() const = 0;                        // "cuda" | "cpu"
+  virtual const BackendTraits& traits() const = 0;
+  std::string kind() const { return traits().name; }           // "cuda" | "cpu": printed only
   virtual std::optional<std::string> unavailable() const = 0;  // why it cannot run, or nothing
   virtual std::vector<DeviceInfo> devices() = 0;               // with fresh telemetry
   // Bytes the backend can give one run on this device (bounds checks happen before any allocation).
@@ -328,6 +372,11 @@ class Backend {
   virtual Result<TransposeMeasurement> run_transpose(int device, const TransposeParams& p,
                                                      RunControl& ctl) = 0;
   virtual Result<ConvertMeasurement> run_convert(int device, const ConvertParams& p, RunControl& ctl) = 0;
+  // smem_access / global_access: the engine's access, generated and run (GPU) or on the host executor (CPU).
+  virtual Result<AccessMeasurement> run_access(int device, const AccessParams& p, RunControl& ctl) = 0;
+  // The multi-device benchmarks (reshard_run.hpp): on the machine's GPUs through NCCL, or simulated.
+  virtual Result<ReshardMeasurement> run_reshard(const ReshardParams& p, RunControl& ctl) = 0;
+  virtual Result<CollectiveMeasurement> run_collective(const CollectiveParams& p, RunControl& ctl) = 0;
   // The one cache of generated kernels every benchmark compiles through (convert, the reshard's local
   // steps); none on a backend without run-time compilation.
   virtual KernelCache* kernel_cache() { return nullptr; }

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "bench/engine_calls.hpp"
 #include "bench/kinds/convert_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
 #include "bench/request_cost.hpp"
@@ -23,12 +24,9 @@ struct Defaults {
   double max_time_s;
 };
 
-// GPU defaults: 2^26 structs = 2 GiB (> 4x the H200's 60 MiB L2); dim 4096 as in the
-// document; at least 10 samples, at most 0.25 s per state once those are in. CPU defaults are small so a
-// CI machine with 2 cores finishes a sweep in a few seconds.
-Defaults defaults_for(const std::string& backend) {
-  if (backend == "cuda") return {int64_t{1} << 26, 4096, 3, 10, 0.25};
-  return {int64_t{1} << 20, 1024, 1, 5, 0.05};
+// The backend's defaults (BackendTraits: the GPU's are sized for an H200, the CPU's for a 2-core CI machine).
+Defaults defaults_for(const BackendTraits& b) {
+  return {b.default_n, b.default_dim, b.default_warmup, b.default_min_samples, b.default_max_time_s};
 }
 
 constexpr double kDefaultNoise = 0.005;
@@ -298,7 +296,7 @@ int64_t convert_need(const ConvertCase& c) {
 
 // {"suite": "permutations"} | {"src", "dst", "shape", "dtype"} | {"shape", "perm", "dtype"}, planned here so
 // that a planner error (different sizes, an aliasing destination) is a 422 naming the field.
-Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, const std::string& backend_kind,
+Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, const BackendTraits& backend,
                                     int64_t budget) {
   std::set<std::string> known = kSamplingKeys;
   for (const char* k : {"suite", "src", "dst", "shape", "perm", "dtype"}) known.insert(k);
@@ -311,7 +309,7 @@ Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, con
     if (!p["suite"].is_string() || p["suite"] != "permutations")
       return field_error("params.suite", "expected \"permutations\"");
     out.suite = "permutations";
-    auto cases = permutation_suite(backend_kind == "cuda");
+    auto cases = permutation_suite(backend.full_size_suite);
     if (!cases) return cases.error();
     out.cases = std::move(cases).value();
   } else {
@@ -347,7 +345,7 @@ Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, con
     if (need > budget)
       return field_error(out.suite.empty() ? "params.shape" : "params.suite",
                          out.cases[i].name + " needs " + bytes_text(need) + " (source + destination), the " +
-                             backend_kind + " device has " + bytes_text(budget) + " available");
+                             backend.name + " device has " + bytes_text(budget) + " available");
   }
   return out;
 }
@@ -359,8 +357,8 @@ json convert_resolved(const ConvertParams& c) {
   if (!k.perm.empty()) {
     out["perm"] = k.perm;
   } else {
-    out["src"] = k.src;
-    out["dst"] = k.dst;
+    out["src"] = to_string(k.src);
+    out["dst"] = to_string(k.dst);
   }
   return out;
 }
@@ -398,7 +396,7 @@ int64_t table_cells(const Layout& l) {
 
 // {"from", "to", "shape", "mesh", "dtype", "busbw_gbps"}, planned here so that a planner error is a 422
 // naming the field; on the cuda backend the mesh must fit the machine's GPUs.
-Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, const std::string& backend_kind,
+Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, const BackendTraits& backend,
                                     int device_count, int64_t budget) {
   std::set<std::string> known = kSamplingKeys;
   for (const char* k : {"from", "to", "shape", "mesh", "dtype", "busbw_gbps"}) known.insert(k);
@@ -410,10 +408,10 @@ Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, con
     if (!p.contains(k)) return field_error(f, "required: a mesh layout, e.g. \"S[(8,64):(1@gpuid_x,1)]\"");
     if (!p[k].is_string()) return field_error(f, "expected a mesh layout in the notation");
   }
-  auto from = parse_layout(p["from"].get<std::string>());
+  auto from = parse_layout_counted(p["from"].get<std::string>());
   if (!from)
     return make_error("params.from: " + with_column(from.error()), from.error().column, "params.from");
-  auto to = parse_layout(p["to"].get<std::string>());
+  auto to = parse_layout_counted(p["to"].get<std::string>());
   if (!to) return make_error("params.to: " + with_column(to.error()), to.error().column, "params.to");
   auto shape = int_array(p, "shape", 1, int64_t{1} << 40);
   if (!shape) return shape.error();
@@ -437,7 +435,7 @@ Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, con
     if (devices > kMaxMeshDevices)
       return field_error("params.mesh", "at most " + std::to_string(kMaxMeshDevices) + " devices");
   }
-  if (backend_kind == "cuda" && devices > device_count)
+  if (backend.mesh_on_devices && devices > device_count)
     return field_error("params.mesh", "needs " + std::to_string(devices) + " GPUs, this machine has " +
                                           std::to_string(device_count));
   ReshardBandwidths bw;
@@ -451,7 +449,7 @@ Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, con
     return make_error(f + ": " + with_column(plan.error()), plan.error().column, f);
   }
   // Verification tables and device memory, before anything is allocated.
-  const int64_t cells_limit = backend_kind == "cuda" ? kReshardGpuCells : kReshardCpuCells;
+  const int64_t cells_limit = backend.reshard_cells_limit;
   int64_t cells = std::max(table_cells(plan->from), table_cells(plan->to));
   int64_t largest = plan->steps.empty() ? 0 : plan->steps.front().local_before.elements;
   for (const auto& s : plan->steps) {
@@ -460,10 +458,10 @@ Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, con
   }
   if (cells > cells_limit)
     return field_error("params.shape", "the verification tables would hold " + std::to_string(cells) +
-                                           " (element, holder) rows; the " + backend_kind +
+                                           " (element, holder) rows; the " + backend.name +
                                            " backend checks at most " + std::to_string(cells_limit));
   const int64_t need = 2 * largest * dtype_bytes(*dtype);
-  if (backend_kind == "cuda" && need > budget)
+  if (backend.mesh_on_devices && need > budget)
     return field_error("params.shape", "each device needs " + bytes_text(need) +
                                            " (two buffers of the largest local tensor), a device has " +
                                            bytes_text(budget) + " available");
@@ -491,7 +489,7 @@ json reshard_resolved(const ReshardParams& r) {
 // {"op", "sizes", "dtype", "gpus"}: sizes default to 1 MiB .. 4 GiB doubling; every size a multiple of
 // gpus * dtype size (nccl-tests rounds the same way).
 Result<CollectiveParams> parse_collective(const json& p, const Sampling& sampling,
-                                          const std::string& backend_kind, int device_count, int64_t budget) {
+                                          const BackendTraits& backend, int device_count, int64_t budget) {
   std::set<std::string> known = kSamplingKeys;
   for (const char* k : {"op", "sizes", "dtype", "gpus"}) known.insert(k);
   if (auto k = check_known(p, known); !k) return k.error();
@@ -509,7 +507,7 @@ Result<CollectiveParams> parse_collective(const json& p, const Sampling& samplin
   auto dtype = reshard_dtype(p);
   if (!dtype) return dtype.error();
   out.dtype = *dtype;
-  const int gpus = backend_kind == "cuda" ? device_count : 0;
+  const int gpus = backend.no_collectives.empty() ? device_count : 0;
   if (p.contains("gpus")) {
     auto g = integer(p["gpus"], "params.gpus", 2, kMaxMeshDevices);
     if (!g) return g.error();
@@ -521,7 +519,7 @@ Result<CollectiveParams> parse_collective(const json& p, const Sampling& samplin
     return field_error(p.contains("gpus") ? "params.gpus" : "benchmark",
                        "needs " + std::to_string(out.gpus) + " GPUs, this machine has " +
                            std::to_string(gpus) +
-                           (backend_kind == "cuda" ? "" : " (the cpu backend runs no collectives)"));
+                           (backend.no_collectives.empty() ? "" : " (" + backend.no_collectives + ")"));
   const int64_t unit = int64_t{out.gpus} * dtype_bytes(out.dtype);
   if (p.contains("sizes")) {
     auto s = integer_list(p["sizes"], "params.sizes", 1, kMaxCollectiveBytes, kMaxCollectiveSizes);
@@ -554,8 +552,8 @@ json collective_resolved(const CollectiveParams& c) {
 
 }  // namespace
 
-json benchmark_catalogue(const std::string& backend_kind) {
-  const Defaults d = defaults_for(backend_kind);
+json benchmark_catalogue(const BackendTraits& backend) {
+  const Defaults d = defaults_for(backend);
   json aos = sampling_catalogue(d);
   aos["n"] = {{"type", "integer or array of integers"},
               {"default", d.n},
@@ -660,7 +658,7 @@ json benchmark_catalogue(const std::string& backend_kind) {
                 {"maximum", kMaxMeshDevices},
                 {"description", "ranks (devices 0..gpus-1); absent: every GPU"}};
   return {
-      {"backend", backend_kind},
+      {"backend", backend.name},
       {"benchmarks",
        {{{"name", "aos_soa"},
          {"title", "AoS vs SoA touch_fields sweep (B-09)"},
@@ -727,7 +725,7 @@ json benchmark_catalogue(const std::string& backend_kind) {
   };
 }
 
-Result<RunRequest> parse_run_request_impl(const json& body, const std::string& backend_kind, int device_count,
+Result<RunRequest> parse_run_request_impl(const json& body, const BackendTraits& backend, int device_count,
                                           const std::function<int64_t(int)>& memory_budget) {
   if (!body.is_object()) return field_error("body", "expected a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it)
@@ -765,7 +763,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
   const json empty = json::object();
   const json& p = body.contains("params") ? body["params"] : empty;
   if (!p.is_object()) return field_error("params", "expected a JSON object");
-  const Defaults d = defaults_for(backend_kind);
+  const Defaults d = defaults_for(backend);
   auto sampling = parse_sampling(p, d);
   if (!sampling) return sampling.error();
 
@@ -773,12 +771,12 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     if (req.profile) return field_error("profile", "not available for " + req.benchmark + " (NCCL kernels)");
     json resolved;
     if (req.kind == BenchmarkKind::kReshard) {
-      auto r = parse_reshard(p, *sampling, backend_kind, device_count, memory_budget(req.device));
+      auto r = parse_reshard(p, *sampling, backend, device_count, memory_budget(req.device));
       if (!r) return r.error();
       req.reshard = std::move(r).value();
       resolved = reshard_resolved(req.reshard);
     } else {
-      auto c = parse_collective(p, *sampling, backend_kind, device_count, memory_budget(req.device));
+      auto c = parse_collective(p, *sampling, backend, device_count, memory_budget(req.device));
       if (!c) return c.error();
       req.collective = std::move(c).value();
       resolved = collective_resolved(req.collective);
@@ -792,7 +790,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     req.resolved = {{"benchmark", req.benchmark}, {"device", req.device}, {"params", req.access.input}};
     req.resolved["params"].update(sampling_resolved(req.access.sampling));
   } else if (req.kind == BenchmarkKind::kConvert) {
-    auto c = parse_convert(p, *sampling, backend_kind, memory_budget(req.device));
+    auto c = parse_convert(p, *sampling, backend, memory_budget(req.device));
     if (!c) return c.error();
     req.convert = std::move(c).value();
     req.resolved = {
@@ -833,7 +831,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     const int64_t budget = memory_budget(req.device);
     if (need > budget)
       return field_error("params.n", std::to_string(largest) + " elements need " + bytes_text(need) +
-                                         " (data + copy ceiling), the " + backend_kind + " device has " +
+                                         " (data + copy ceiling), the " + backend.name + " device has " +
                                          bytes_text(budget) + " available");
     json layouts = json::array();
     for (auto l : a.layouts) layouts.push_back(to_string(l));
@@ -865,7 +863,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     const int64_t budget = memory_budget(req.device);
     if (need > budget)
       return field_error("params.dim", "dim " + std::to_string(largest) + " needs " + bytes_text(need) +
-                                           ", the " + backend_kind + " device has " + bytes_text(budget) +
+                                           ", the " + backend.name + " device has " + bytes_text(budget) +
                                            " available");
     json variants = json::array();
     for (auto v : t.variants) variants.push_back(to_string(v));
@@ -875,15 +873,15 @@ Result<RunRequest> parse_run_request_impl(const json& body, const std::string& b
     req.resolved["params"].update(sampling_resolved(t.sampling));
   }
   req.resolved["profile"] = req.profile;
-  if (auto e = check_request_cost(body, req, backend_kind)) return *e;
+  if (auto e = check_request_cost(body, req, backend)) return *e;
   return req;
 }
 
-std::vector<int> run_devices(const RunRequest& request, const std::string& backend_kind) {
+std::vector<int> run_devices(const RunRequest& request, const BackendTraits& backend) {
   std::vector<int> out{request.device};
   int64_t n = 0;
-  if (backend_kind == "cuda" && request.kind == BenchmarkKind::kReshard) n = request.reshard.devices;
-  if (backend_kind == "cuda" && request.kind == BenchmarkKind::kCollective) n = request.collective.gpus;
+  if (backend.mesh_on_devices && request.kind == BenchmarkKind::kReshard) n = request.reshard.devices;
+  if (backend.mesh_on_devices && request.kind == BenchmarkKind::kCollective) n = request.collective.gpus;
   for (int d = 0; d < n; ++d)
     if (d != request.device) out.push_back(d);
   return out;

@@ -39,26 +39,26 @@ struct RunRequest {
   nlohmann::json resolved;  // the request with every default filled in (echoed in meta.request)
 };
 
-// Every device the run uses, its own (request.device) first: a reshard or collective on the cuda backend
-// drives the machine's first n GPUs (n = the mesh's size, or params.gpus); the cpu backend simulates a
-// reshard's devices on its one device.
-std::vector<int> run_devices(const RunRequest& request, const std::string& backend_kind);
+// Every device the run uses, its own (request.device) first: a reshard or collective on a backend whose mesh
+// is its devices (the cuda backend) drives the machine's first n GPUs (n = the mesh's size, or params.gpus);
+// otherwise (the cpu backend) a reshard's devices are simulated on the one device.
+std::vector<int> run_devices(const RunRequest& request, const BackendTraits& backend);
 
 // GET /v1/benchmarks: each benchmark, its parameters with type, default (for this backend) and bounds.
-nlohmann::json benchmark_catalogue(const std::string& backend_kind);
+nlohmann::json benchmark_catalogue(const BackendTraits& backend);
 
 // memory_budget(device) is asked only after the device index was checked.
 template <class F>
-Result<RunRequest> parse_run_request(const nlohmann::json& body, const std::string& backend_kind,
+Result<RunRequest> parse_run_request(const nlohmann::json& body, const BackendTraits& backend,
                                      int device_count, F memory_budget);
 
-Result<RunRequest> parse_run_request_impl(const nlohmann::json& body, const std::string& backend_kind,
+Result<RunRequest> parse_run_request_impl(const nlohmann::json& body, const BackendTraits& backend,
                                           int device_count, const std::function<int64_t(int)>& memory_budget);
 
 template <class F>
-Result<RunRequest> parse_run_request(const nlohmann::json& body, const std::string& backend_kind,
+Result<RunRequest> parse_run_request(const nlohmann::json& body, const BackendTraits& backend,
                                      int device_count, F memory_budget) {
-  return parse_run_request_impl(body, backend_kind, device_count, std::function<int64_t(int)>(memory_budget));
+  return parse_run_request_impl(body, backend, device_count, std::function<int64_t(int)>(memory_budget));
 }
 
 }  // namespace layoutscope::agent

@@ -136,10 +136,10 @@ Profile none(size_t states, const std::string& reason) {
 // Runs the request's states once under ncu and matches its kernel rows, in launch order, to `kernels` (the
 // kernel each state launches, in measurement order).
 Profile profile_states(
-    const RunRequest& request, const std::string& backend_kind, const std::vector<std::string>& kernels,
+    const RunRequest& request, const BackendTraits& backend, const std::vector<std::string>& kernels,
     const std::vector<std::string>& metric_list = {std::begin(kMetricList), std::end(kMetricList)},
     const std::string& kernel_regex = "aos_|soa_|transpose_|copy_vec4_unrolled|layoutscope_convert") {
-  if (backend_kind != "cuda") return none(kernels.size(), kProfileCpuReason);
+  if (!backend.no_profile.empty()) return none(kernels.size(), backend.no_profile);
   const std::string ncu = find_ncu();
   if (ncu.empty())
     return none(kernels.size(),
@@ -249,31 +249,31 @@ std::string profiled_kernel(const TransposeState& s) {
   return tile64_uses_float4(s.dim) ? "transpose_tile64_kernel" : "transpose_tile64_scalar_kernel";
 }
 
-void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const BackendTraits& backend) {
   std::vector<std::string> kernels;
   for (const auto& s : m.states) kernels.push_back(profiled_kernel(s));
-  m.profile = profile_states(request, backend_kind, kernels);
+  m.profile = profile_states(request, backend, kernels);
 }
 
-void attach_profile(TransposeMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+void attach_profile(TransposeMeasurement& m, const RunRequest& request, const BackendTraits& backend) {
   std::vector<std::string> kernels;
   for (const auto& s : m.states) kernels.push_back(profiled_kernel(s));
-  m.profile = profile_states(request, backend_kind, kernels);
+  m.profile = profile_states(request, backend, kernels);
 }
 
 // Every convert state runs the generated kernel, whose entry point is codegen::kConvertKernelName.
-void attach_profile(ConvertMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+void attach_profile(ConvertMeasurement& m, const RunRequest& request, const BackendTraits& backend) {
   std::vector<std::string> kernels;
   for (const auto& s : m.states) kernels.push_back(s.kernel_name);
-  m.profile = profile_states(request, backend_kind, kernels);
+  m.profile = profile_states(request, backend, kernels);
 }
 
 // Every access state runs the generated kernel codegen::kAccessKernelName; the counters are the ones the
 // engine names for the cases' instructions (access_metrics).
-void attach_profile(AccessMeasurement& m, const RunRequest& request, const std::string& backend_kind) {
+void attach_profile(AccessMeasurement& m, const RunRequest& request, const BackendTraits& backend) {
   std::vector<std::string> kernels(m.states.size(), codegen::kAccessKernelName);
-  m.profile = profile_states(request, backend_kind, kernels, access_metrics(request.access),
-                             codegen::kAccessKernelName);
+  m.profile =
+      profile_states(request, backend, kernels, access_metrics(request.access), codegen::kAccessKernelName);
 }
 
 }  // namespace layoutscope::agent

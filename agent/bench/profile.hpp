@@ -16,14 +16,11 @@
 
 namespace layoutscope::agent {
 
-inline constexpr const char* kProfileCpuReason =
-    "not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu backend";
-
 // Profiles every state of the measurement once under ncu and sets its `profile` (counters, or why none).
-void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const std::string& backend_kind);
-void attach_profile(TransposeMeasurement& m, const RunRequest& request, const std::string& backend_kind);
-void attach_profile(ConvertMeasurement& m, const RunRequest& request, const std::string& backend_kind);
-void attach_profile(AccessMeasurement& m, const RunRequest& request, const std::string& backend_kind);
+void attach_profile(AosSoaMeasurement& m, const RunRequest& request, const BackendTraits& backend);
+void attach_profile(TransposeMeasurement& m, const RunRequest& request, const BackendTraits& backend);
+void attach_profile(ConvertMeasurement& m, const RunRequest& request, const BackendTraits& backend);
+void attach_profile(AccessMeasurement& m, const RunRequest& request, const BackendTraits& backend);
 
 // The kernel name fragment that the state's launch shows in ncu ("aos_touch_kernel", ...).
 std::string profiled_kernel(const AosSoaState& s);

@@ -13,9 +13,9 @@ Error cost_error(const std::string& field, const std::string& message) {
 
 // A string parameter must be one of its catalogue entry's enum, when the entry has one.
 std::optional<Error> check_enums(const json& params, const std::string& benchmark,
-                                 const std::string& backend_kind) {
+                                 const BackendTraits& backend) {
   if (!params.is_object()) return std::nullopt;
-  const json catalogue = benchmark_catalogue(backend_kind);
+  const json catalogue = benchmark_catalogue(backend);
   for (const auto& b : catalogue["benchmarks"]) {
     if (b["name"] != benchmark) continue;
     const json& described = b["parameters"];
@@ -36,10 +36,10 @@ std::optional<Error> check_enums(const json& params, const std::string& benchmar
 }  // namespace
 
 std::optional<Error> check_request_cost(const json& body, const RunRequest& request,
-                                        const std::string& backend_kind) {
+                                        const BackendTraits& backend) {
   const json empty = json::object();
   const json& params = body.contains("params") ? body["params"] : empty;
-  if (auto e = check_enums(params, request.benchmark, backend_kind)) return e;
+  if (auto e = check_enums(params, request.benchmark, backend)) return e;
   if (request.kind == BenchmarkKind::kConvert) {
     for (const ConvertCase& c : request.convert.cases) {
       const int64_t span = source_extent(c.plan);
@@ -52,13 +52,12 @@ std::optional<Error> check_request_cost(const json& body, const RunRequest& requ
                               std::to_string(kSpanFloor) +
                               "): the unread span would be allocated and filled");
       const int64_t held = (span + 3 * c.plan.elements) * c.plan.elem_bytes;
-      if (backend_kind == "cpu" && held > kCpuConvertHostBytes)
+      if (backend.convert_host_bytes > 0 && held > backend.convert_host_bytes)
         return cost_error(
             request.convert.suite.empty() ? "params.shape" : "params.suite",
             c.name + " holds " + std::to_string(held) +
-                " bytes on the host (source, destination and the two copy-ceiling buffers), the "
-                "cpu backend allows " +
-                std::to_string(kCpuConvertHostBytes));
+                " bytes on the host (source, destination and the two copy-ceiling buffers), the " +
+                backend.name + " backend allows " + std::to_string(backend.convert_host_bytes));
     }
   }
   return std::nullopt;

@@ -21,13 +21,14 @@ namespace layoutscope::agent {
 // strided slices and broadcasts stay well within it; a layout that jumps over gigabytes does not.
 inline constexpr int64_t kMaxSpanFactor = 16;
 inline constexpr int64_t kSpanFloor = int64_t{1} << 24;
-// What one convert run may hold on the host with the CPU backend: its source span, its destination and the
-// copy ceilings' two buffers of the destination's size (the device budget counts only the first two), so
-// that the peak RSS of any accepted request stays within 1 GB (measured: 650 MiB at this bound).
+// What one convert run may hold on the host with the CPU backend (its BackendTraits::convert_host_bytes): its
+// source span, its destination and the copy ceilings' two buffers of the destination's size (the device
+// budget counts only the first two), so that the peak RSS of any accepted request stays within 1 GB
+// (measured: 650 MiB at this bound).
 inline constexpr int64_t kCpuConvertHostBytes = int64_t{512} << 20;
 
 // Nothing when the request is within bounds; otherwise the 422 error naming the field.
 std::optional<Error> check_request_cost(const nlohmann::json& body, const RunRequest& request,
-                                        const std::string& backend_kind);
+                                        const BackendTraits& backend);
 
 }  // namespace layoutscope::agent

@@ -8,11 +8,12 @@
 #include <optional>
 #include <stdexcept>
 
+#include "about/build_info.hpp"
 #include "backends/cuda/nccl.hpp"
 #include "backends/cuda/nvml.hpp"
+#include "bench/engine_calls.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
 #include "http/connections.hpp"
 #include "http/static_files.hpp"
 #include "jobs/fault_injection.hpp"
@@ -124,11 +125,12 @@ void get_openapi(const Routes&, const httplib::Request&, httplib::Response& res)
 }
 
 // Every GPU NVML sees (whatever the backend runs on), how each pair is linked, and NCCL's version: what a
-// reshard or collective run will use. CUDA device indices are matched by PCI bus id.
+// reshard or collective run will use. The backend's devices with a PCI bus id (GPUs) are matched to NVML's by
+// it.
 void add_gpu_topology(json& body, Backend& backend) {
   const GpuTopology topo = read_gpu_topology();
   std::vector<std::pair<std::string, int>> cuda_bus;
-  if (backend.kind() == "cuda" && !backend.unavailable())
+  if (!backend.unavailable())
     for (const auto& d : backend.devices())
       if (d.pci_bus_id) cuda_bus.emplace_back(*d.pci_bus_id, d.id);
   // NVML writes an 8-digit PCI domain ("00000000:19:00.0"), CUDA a 4-digit one ("0000:19:00.0").
@@ -196,7 +198,7 @@ void get_devices(const Routes& r, const httplib::Request&, httplib::Response& re
 }
 
 void get_benchmarks(const Routes& r, const httplib::Request&, httplib::Response& res) {
-  send_json(res, 200, benchmark_catalogue(r.backend.kind()));
+  send_json(res, 200, benchmark_catalogue(r.backend.traits()));
 }
 
 void post_run(const Routes& r, const httplib::Request& req, httplib::Response& res) {
@@ -216,7 +218,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
   const int device_count = static_cast<int>(r.backend.devices().size());
   // Parsed and planned first with no memory bound, holding nothing: a slow or refused request never keeps
   // a device from the others.
-  if (auto unbounded = parse_run_request(request, r.backend.kind(), device_count,
+  if (auto unbounded = parse_run_request(request, r.backend.traits(), device_count,
                                          [](int) { return std::numeric_limits<int64_t>::max(); });
       !unbounded) {
     send_error(res, 422, "invalid_parameter", unbounded.error().message, unbounded.error().field);
@@ -241,7 +243,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
       claim.emplace(std::move(std::get<RunStore::Claim>(claimed)));
     }
   }
-  auto parsed = parse_run_request(request, r.backend.kind(), device_count,
+  auto parsed = parse_run_request(request, r.backend.traits(), device_count,
                                   [&](int d) { return r.backend.memory_budget_bytes(d); });
   if (!parsed) {
     send_error(res, 422, "invalid_parameter", parsed.error().message, parsed.error().field);
@@ -249,7 +251,7 @@ void post_run(const Routes& r, const httplib::Request& req, httplib::Response& r
   }
   if (!claim) throw std::logic_error("POST /v1/runs: a valid request without a claimed device");
   // A run over several devices holds them all: a run on any of them waits for it (409), and it for them.
-  if (auto busy = r.runs.extend(*claim, run_devices(*parsed, r.backend.kind()))) {
+  if (auto busy = r.runs.extend(*claim, run_devices(*parsed, r.backend.traits()))) {
     res.set_header("Retry-After", std::to_string(busy->retry_after_s));
     send_error(res, 409, "device_busy",
                "device " + std::to_string(busy->device) + ", which this run needs, is " +
@@ -454,6 +456,13 @@ void post_test_fail_record_write(const Routes& r, const httplib::Request& req, h
       {{"armed", "record_write"}, {"step", step}, {"action", action}, {"skip", skip}, {"times", times}});
 }
 
+// How often the agent has called the engine's layout parser and conversion planners since it started (a
+// test checks that a convert request is parsed and planned once, and a repeated one not again).
+void get_test_engine_calls(const Routes&, const httplib::Request&, httplib::Response& res) {
+  const EngineCalls& c = engine_calls();
+  send_json(res, 200, {{"layout_parses", c.layout_parses.load()}, {"convert_plans", c.convert_plans.load()}});
+}
+
 using Route = void (*)(const Routes&, const httplib::Request&, httplib::Response&);
 
 }  // namespace
@@ -475,6 +484,7 @@ void install_routes(httplib::Server& server, const RequestPolicy& policy, Backen
   if (config.test_endpoints) {
     server.Get("/v1/_test/throw", bind(get_test_throw));
     server.Post("/v1/_test/fail-record-write", bind(post_test_fail_record_write));
+    server.Get("/v1/_test/engine-calls", bind(get_test_engine_calls));
     if (config.faults) {
       server.Post("/v1/_test/fail-next-run", bind(post_test_fail_next_run));
       server.Post("/v1/_test/slow-next-admission", bind(post_test_slow_next_admission));

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "bench/json_depth.hpp"
 #include "http/connections.hpp"
 
 namespace layoutscope::agent {
@@ -53,29 +54,6 @@ void send_error(httplib::Response& res, int status, std::string_view code, std::
                 std::string_view field) {
   res.status = status;
   res.set_content(error_body(code, message, field), "application/json");
-}
-
-int json_nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{')
-      deepest = std::max(deepest, ++depth);
-    else if (c == ']' || c == '}')
-      --depth;
-  }
-  return deepest;
 }
 
 RequestPolicy::RequestPolicy(PolicyConfig config) : config_(std::move(config)) {}

@@ -100,7 +100,4 @@ int body_error_status(const Error& e);
 // Bytes below 0x20, 0x7f, '\\' and non-ASCII as \xNN: text from a request is safe on one log line.
 std::string escape_for_log(std::string_view text);
 
-// Nesting depth of a JSON text ('[' and '{' outside strings); does not validate the rest.
-int json_nesting_depth(std::string_view text);
-
 }  // namespace layoutscope::agent

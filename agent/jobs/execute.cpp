@@ -4,8 +4,9 @@
 #include <string>
 
 #include "bench/kinds/access_run.hpp"
+#include "bench/kinds/reshard_run.hpp"
 #include "bench/profile.hpp"
-#include "jobs/run_store.hpp"
+#include "jobs/clock.hpp"
 
 namespace layoutscope::agent {
 
@@ -25,7 +26,7 @@ Result<nlohmann::json> execute_request(Backend& backend, const RunRequest& req, 
     auto m = std::move(measured).value();
     if (req.profile) {
       ctl.progress(1.0, "profiling each state once under ncu");
-      attach_profile(m, req, backend.kind());
+      attach_profile(m, req, backend.traits());
     }
     return results_json(ctx, m, params);
   };
@@ -39,20 +40,16 @@ Result<nlohmann::json> execute_request(Backend& backend, const RunRequest& req, 
   };
   switch (req.kind) {
     case BenchmarkKind::kReshard:
-      return finish_plain(run_reshard(backend.kind(), backend, req.reshard, ctl), req.reshard);
+      return finish_plain(backend.run_reshard(req.reshard, ctl), req.reshard);
     case BenchmarkKind::kCollective:
-      return finish_plain(run_collective(backend.kind(), backend, req.collective, ctl), req.collective);
+      return finish_plain(backend.run_collective(req.collective, ctl), req.collective);
     case BenchmarkKind::kAosSoa:
       return finish(backend.run_aos_soa(req.device, req.aos_soa, ctl), req.aos_soa);
     case BenchmarkKind::kTranspose:
       return finish(backend.run_transpose(req.device, req.transpose, ctl), req.transpose);
     case BenchmarkKind::kSmemAccess:
     case BenchmarkKind::kGlobalAccess:
-      // Both backends run the engine's access: the GPU through NVRTC, the CPU through the host executor.
-      return finish(backend.kind() == "cuda"
-                        ? run_access_cuda(req.device, req.access, backend.kernel_cache(), ctl)
-                        : run_access_host(req.access, ctl),
-                    req.access);
+      return finish(backend.run_access(req.device, req.access, ctl), req.access);
     case BenchmarkKind::kConvert:
       break;
   }

@@ -24,13 +24,12 @@
 #include <string_view>
 #include <thread>
 
+#include "backends/cuda/allocation_probe.hpp"
 #include "bench/benchmark.hpp"
+#include "bench/kinds/access_run.hpp"
+#include "bench/kinds/reshard_run.hpp"
 
 namespace layoutscope::agent {
-
-// Defined by the CUDA backend (cuda_backend.cpp / cuda_backend_absent.cpp): cudaMalloc(bytes) on the device
-// through LS_CUDA_CHECK, freed again; throws on failure.
-void cuda_allocation_probe(int device, int64_t bytes);
 
 // The steps of one record write (RunStore::persist), in order.
 enum class WriteStep { kOpen, kWrite, kFsync, kRename, kFolderSync };
@@ -85,7 +84,8 @@ class FaultInjectingBackend final : public Backend {
   void fail_next_run(Fault f) { armed_ = f; }
   void slow_next_budget(std::chrono::milliseconds d) { budget_delay_ms_ = d.count(); }
 
-  std::string kind() const override { return inner_->kind(); }
+  const BackendTraits& traits() const override { return inner_->traits(); }
+  KernelCache* kernel_cache() override { return inner_->kernel_cache(); }
   std::optional<std::string> unavailable() const override { return inner_->unavailable(); }
   std::vector<DeviceInfo> devices() override { return inner_->devices(); }
   int64_t memory_budget_bytes(int d) override {
@@ -104,6 +104,16 @@ class FaultInjectingBackend final : public Backend {
   Result<ConvertMeasurement> run_convert(int d, const ConvertParams& p, RunControl& c) override {
     maybe_fail(d);
     return inner_->run_convert(d, p, c);
+  }
+  // The access and multi-device benchmarks take no injected fault (they never did).
+  Result<AccessMeasurement> run_access(int d, const AccessParams& p, RunControl& c) override {
+    return inner_->run_access(d, p, c);
+  }
+  Result<ReshardMeasurement> run_reshard(const ReshardParams& p, RunControl& c) override {
+    return inner_->run_reshard(p, c);
+  }
+  Result<CollectiveMeasurement> run_collective(const CollectiveParams& p, RunControl& c) override {
+    return inner_->run_collective(p, c);
   }
 
  private:

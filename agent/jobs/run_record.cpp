@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "http/policy.hpp"
+#include "bench/json_depth.hpp"
 
 namespace layoutscope::agent {
 namespace {

@@ -11,14 +11,13 @@
 #include <string>
 #include <string_view>
 
+#include "jobs/clock.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {
 
 inline constexpr size_t kMaxRecordBytes = 16 << 20;
 inline constexpr int kMaxRecordDepth = 64;
-
-std::string iso8601_now();
 
 // A run id is 1-64 of [A-Za-z0-9-] (new_run_id makes "20261120T123456Z-1a2b3c4d"; the /v1/runs/{id} routes
 // match the same alphabet): safe as a file name in the results folder and in a URL.

@@ -17,26 +17,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/json_depth.hpp"
 #include "bench/printers/results.hpp"
-#include "http/policy.hpp"
 #include "jobs/execute.hpp"
 
 namespace layoutscope::agent {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string iso8601_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
-}
 
 bool valid_run_id(const std::string& id) {
   return !id.empty() && id.size() <= 64 &&
@@ -291,7 +278,7 @@ void RunStore::execute(const std::string& id) {
   const RunRequest& req = run->request;
   RunContext ctx;
   ctx.run_id = id;
-  ctx.backend = backend_.kind();
+  ctx.backend = backend_.traits();
   ctx.request = req.resolved;
   Control control(*this, id);
   json result;

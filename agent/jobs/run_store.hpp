@@ -26,6 +26,7 @@
 
 #include "bench/benchmark.hpp"
 #include "bench/params.hpp"
+#include "jobs/clock.hpp"
 #include "jobs/device_holds.hpp"
 #include "jobs/fault_injection.hpp"
 #include "jobs/run_record.hpp"

@@ -227,7 +227,7 @@ std::pair<std::string, size_t> op_of(std::string_view line) {
     if (eq == std::string_view::npos) return {"", 0};
     i = eq + 3;
   }
-  if (line[i] == '"') ++i;  // the generic form "ttg.convert_layout"(...)
+  if (i < line.size() && line[i] == '"') ++i;  // the generic form "ttg.convert_layout"(...)
   size_t j = i;
   while (j < line.size() && ident_char(line[j])) ++j;
   const std::string name(line.substr(i, j - i));

@@ -79,14 +79,25 @@ describe('service endpoints', () => {
 
   test('GET /openapi.json is a valid OpenAPI 3.1 document that lists every route', async () => {
     const doc = await (await fetch(`${agent.base}/openapi.json`)).json();
-    // The results document is referenced, not copied: give the validator the schema under its $id.
+    // The served document stands alone: every reference points into it, and the results schema it carries
+    // is schemas/results.schema.json (without its $id, its references re-rooted where it sits).
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1]);
+    assert.ok(refs.length > 0);
+    for (const ref of refs) {
+      assert.ok(ref.startsWith('#/'), `${ref}: a reference outside the document`);
+      let node = doc;
+      for (const part of ref.slice(2).split('/')) node = node?.[part];
+      assert.ok(node !== undefined, `${ref} resolves in the document`);
+    }
     const resultsSchema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
-    const linked = JSON.parse(
-      JSON.stringify(doc).replaceAll('"../schemas/results.schema.json', `"${resultsSchema.$id}`),
+    const { $id, $schema, ...rest } = resultsSchema;
+    assert.ok($id && $schema);
+    assert.deepEqual(
+      doc.components.schemas.Results,
+      JSON.parse(JSON.stringify(rest).replaceAll('"#/$defs/', '"#/components/schemas/Results/$defs/')),
     );
     const v = new Validator();
-    await v.addSpecRef(resultsSchema, resultsSchema.$id);
-    const res = await v.validate(linked);
+    const res = await v.validate(doc);
     assert.ok(res.valid, JSON.stringify(res.errors));
     assert.equal(doc.openapi, '3.1.0');
     const routes = {

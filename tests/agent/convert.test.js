@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-import { postRun, repoRoot, sharedAgent, summary, waitRun } from './lib/agent.js';
+import { postRun, repoRoot, sharedAgent, startAgent, summary, waitRun } from './lib/agent.js';
 
 const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
@@ -248,4 +248,49 @@ describe('convert: refusals name the field', () => {
       assert.ok(err.message.startsWith(err.field), text);
     });
   }
+});
+
+// One convert request is parsed once into values: its two layout texts go through the engine's parser once
+// each and the planner once, on the way in (nothing after that parses or plans again: the backend, the
+// check and the printers take the values); the same request again takes the plan cache's values and calls
+// neither. The agent counts its calls into the engine (GET /v1/_test/engine-calls, --test-endpoints only).
+describe('convert: each layout parsed once, the plan made once', () => {
+  let own;
+  before(async () => {
+    own = await startAgent(['--test-endpoints']);
+  });
+  after(async () => {
+    await own.stop();
+  });
+  const calls = async () => (await own.fetch('/v1/_test/engine-calls')).json();
+  async function run(params) {
+    const r = await postRun(own, { benchmark: 'convert', params: { ...params, ...fast } });
+    assert.equal(r.status, 202, await r.clone().text());
+    const rec = await waitRun(own, (await r.json()).id, 120000);
+    assert.equal(rec.status, 'succeeded', rec.error);
+    return rec.result;
+  }
+  const params = { src: 'S[(64,32):(32,1)]', dst: 'S[(64,32):(1,64)]', shape: [64, 32], dtype: 'f32' };
+
+  test('src/dst: two parses and one plan, then none for the same request', async () => {
+    const before0 = await calls();
+    const first = await run(params);
+    assert.equal(first.benchmarks[0].states[0].verification.passed, true);
+    const after1 = await calls();
+    assert.equal(after1.layout_parses - before0.layout_parses, 2);
+    assert.equal(after1.convert_plans - before0.convert_plans, 1);
+    const again = await run(params);
+    assert.equal(again.benchmarks[0].states[0].verification.passed, true);
+    const after2 = await calls();
+    assert.equal(after2.layout_parses, after1.layout_parses);
+    assert.equal(after2.convert_plans, after1.convert_plans);
+  });
+
+  test('shape + perm: no layout text to parse, one plan', async () => {
+    const before0 = await calls();
+    await run({ shape: [16, 8, 4], perm: [2, 0, 1], dtype: 'bf16' });
+    const after1 = await calls();
+    assert.equal(after1.layout_parses, before0.layout_parses);
+    assert.equal(after1.convert_plans - before0.convert_plans, 1);
+  });
 });

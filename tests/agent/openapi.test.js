@@ -3,6 +3,7 @@
 // validate against the schema documented for that status and content type (results by $ref to
 // schemas/results.schema.json).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -210,5 +211,39 @@ describe('every answer matches the OpenAPI document', () => {
     );
     assert.equal(big.status, 431);
     assert.ok(doc.paths['/healthz'].get.responses['431'], '431 documented');
+  });
+});
+
+// The live document, as a client would read it from a running agent: Redocly's linter and openapi-typescript
+// both take the URL itself (no other file is reachable through it).
+describe('GET /openapi.json read by OpenAPI tools', () => {
+  let agent;
+  before(async () => {
+    agent = await startAgent();
+  });
+  after(async () => {
+    await agent.stop();
+  });
+  const bin = (name) => path.join(repoRoot, 'tests', 'agent', 'node_modules', '.bin', name);
+  const quiet = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+
+  test('redocly lint finds no error', { timeout: 120000 }, async () => {
+    const r = spawnSync(bin('redocly'), ['lint', `${agent.base}/openapi.json`, '--format', 'summary'], {
+      encoding: 'utf8',
+      env: quiet,
+      timeout: 110000,
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  });
+
+  test('openapi-typescript generates the types from the URL', { timeout: 120000 }, async () => {
+    const out = path.join(agent.dir, 'agent-api.d.ts');
+    const r = spawnSync(bin('openapi-typescript'), [`${agent.base}/openapi.json`, '-o', out], {
+      encoding: 'utf8',
+      timeout: 110000,
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const types = fs.readFileSync(out, 'utf8');
+    assert.match(types, /Results: \{/);
   });
 });

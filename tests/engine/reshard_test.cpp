@@ -510,3 +510,27 @@ TEST(Reshard, SmallerMeshesRunExactly) {
 
 }  // namespace
 }  // namespace layoutscope
+
+namespace layoutscope {
+namespace {
+
+// S[(2,4):(1@x,1)] on x=2, y=2: elements 0..3 on x = 0, 4..7 on x = 1 (the outer digit), each at @m = its
+// inner digit; y is not named, so it sits at 0: devices 0 (x=0,y=0) and 2 (x=1,y=0), row-major over (x, y).
+TEST(MeshPlacement, PutsEachHolderOnItsDevice) {
+  auto l = parse_layout("S[(2,4):(1@x,1)]");
+  ASSERT_TRUE(l.ok());
+  const Mesh mesh = {{"x", 2}, {"y", 2}};
+  auto p = place_on_mesh(*l, {8}, mesh, 1 << 10);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->table.axes.size(), 2u);
+  const size_t na = p->table.axes.size();
+  for (int64_t x = 0; x < 8; ++x) {
+    const int64_t* pos = &p->table.values[static_cast<size_t>(x) * na];
+    EXPECT_EQ(mesh_device(*p, mesh, pos), x < 4 ? 0 : 2) << "element " << x;
+    EXPECT_EQ(pos[p->m_axis], x % 4) << "element " << x;
+  }
+  EXPECT_EQ(p->mesh_of_axis[static_cast<size_t>(1 - p->m_axis)], 0);  // the other axis is x, mesh axis 0
+}
+
+}  // namespace
+}  // namespace layoutscope

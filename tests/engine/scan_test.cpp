@@ -109,6 +109,9 @@ TEST(Scan, BadLayoutsAreIssuesNotFailures) {
   // garbage is never fatal
   const ScanResult g = scan_ttgir("%0 = ttg.convert_layout %x : tensor<4x\n#a = #ttg.blocked<{\n\x01\xff");
   EXPECT_EQ(g.lines, 3);
+  // a result with no op after its " = " (the fuzzer's case: the op name was read past the line's end)
+  const ScanResult cut = scan_ttgir("%0 = ttg.local_load %a\n    %1 = ");
+  EXPECT_EQ(cut.lines, 2);
 }
 
 // The fixture dumps: every alias reads, every layout-moving op is found. The attention kernel (H200,

@@ -19,6 +19,22 @@ bool has(const std::vector<Finding>& fs, const std::string& code) {
   return false;
 }
 
+// The one XOR term generated kernels write: SWIZZLE_128B = Swizzle<3,4,3> takes bits 7..9 (read shift 7,
+// mask 7) into bits 4..6 (write shift 4); the negative shift reads bits 4..6 into 7..9; no bits: identity.
+TEST(SwizzleTerm, NamesTheBitsTheSwizzleMoves) {
+  const SwizzleTerm inner = swizzle_term(Swizzle{3, 4, 3, true});
+  EXPECT_EQ(inner.read_shift, 7);
+  EXPECT_EQ(inner.mask, 7);
+  EXPECT_EQ(inner.write_shift, 4);
+  const SwizzleTerm outer = swizzle_term(Swizzle{3, 4, 3, false});
+  EXPECT_EQ(outer.read_shift, 4);
+  EXPECT_EQ(outer.mask, 7);
+  EXPECT_EQ(outer.write_shift, 7);
+  EXPECT_EQ(swizzle_term(Swizzle{}).mask, 0);
+  // 0x380 (bits 7..9 set) under Swizzle<3,4,3>: bits 4..6 flip too, 0x380 | 0x70.
+  EXPECT_EQ(apply_swizzle(Swizzle{3, 4, 3, true}, 0x380), 0x3f0);
+}
+
 TEST(CuteNegativeShift, MovesTheLowFieldIntoTheHighOne) {
   // CuTe: yyy_msk = 7 << (M + max(0,S)) = 7 << 4 (bits 4..6), zzz_msk = 7 << (M - min(0,S)) = 7 << 7, and
   // apply = o ^ shiftr(o & yyy_msk, S) with S = -3 a left shift by 3: bits 4..6 are XORed into bits 7..9.

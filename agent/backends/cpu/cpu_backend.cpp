@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "bench/benchmark.hpp"
+#include "bench/kinds/access_run.hpp"
 #include "bench/kinds/convert_run.hpp"
+#include "bench/kinds/reshard_run.hpp"
 #include "bench/measure.hpp"
 #include "bench/random_input.hpp"
+#include "bench/request_cost.hpp"
 #include "bench/verify.hpp"
 
 namespace layoutscope::agent {
@@ -169,9 +172,37 @@ int64_t sysconf_or(int name, int64_t fallback) {
   return v > 0 ? v : fallback;
 }
 
+// Small defaults so that a CI machine with 2 cores finishes a sweep in a few seconds; a reshard simulated on
+// the one device, no collectives, no hardware counters.
+const BackendTraits& cpu_traits() {
+  static const BackendTraits t = [] {
+    BackendTraits b;
+    b.name = "cpu";
+    b.default_n = int64_t{1} << 20;
+    b.default_dim = 1024;
+    b.default_warmup = 1;
+    b.default_min_samples = 5;
+    b.default_max_time_s = 0.05;
+    b.full_size_suite = false;
+    b.mesh_on_devices = false;
+    b.no_collectives = "the cpu backend runs no collectives";
+    b.reshard_cells_limit = kReshardCpuCells;
+    b.clock = "cpu";
+    b.clock_label = "CPU Time";
+    b.convert_host_bytes = kCpuConvertHostBytes;
+    b.no_profile =
+        "not measured: ncu (Nsight Compute) profiles CUDA kernels only, and this run used the cpu "
+        "backend";
+    b.no_access_counters =
+        "not measured: the cpu backend runs the access on the host executor, which has no hardware counters";
+    return b;
+  }();
+  return t;
+}
+
 class CpuBackend final : public Backend {
  public:
-  std::string kind() const override { return "cpu"; }
+  const BackendTraits& traits() const override { return cpu_traits(); }
   std::optional<std::string> unavailable() const override { return std::nullopt; }
 
   std::vector<DeviceInfo> devices() override {
@@ -258,6 +289,18 @@ class CpuBackend final : public Backend {
 
   // Each case: prepared (plan + CUDA text, timed), run once by the plan's host executor on fresh input and
   // checked element by element, then timed. The ceilings copy the same bytes (the case's destination size).
+  Result<AccessMeasurement> run_access(int, const AccessParams& p, RunControl& ctl) override {
+    return run_access_host(p, ctl);
+  }
+
+  Result<ReshardMeasurement> run_reshard(const ReshardParams& p, RunControl& ctl) override {
+    return run_reshard_host(p, devices(), ctl);
+  }
+
+  Result<CollectiveMeasurement> run_collective(const CollectiveParams&, RunControl&) override {
+    return make_error("the cpu backend runs no collectives (NCCL needs GPUs)", 0, "benchmark");
+  }
+
   Result<ConvertMeasurement> run_convert(int, const ConvertParams& p, RunControl& ctl) override {
     ConvertMeasurement m;
     m.before.source = m.after.source = "none: CPU backend";

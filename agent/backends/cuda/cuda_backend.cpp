@@ -17,15 +17,19 @@
 #include <set>
 #include <vector>
 
+#include "backends/cuda/allocation_probe.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_kernels.hpp"
+#include "backends/cuda/cuda_traits.hpp"
 #include "backends/cuda/nvml.hpp"
 #include "backends/cuda/nvrtc.hpp"
 #include "bench/benchmark.hpp"
+#include "bench/kinds/access_run.hpp"
 #include "bench/kinds/convert_run.hpp"
+#include "bench/kinds/reshard_run.hpp"
 #include "bench/measure.hpp"
 #include "bench/random_input.hpp"
-#include "jobs/fault_injection.hpp"
+#include "convert_check.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {
@@ -131,9 +135,8 @@ Verification device_check(Check check, int64_t total, Describe describe, std::st
 }
 
 // The convert benchmark's helpers, compiled with NVRTC beside the generated kernels. The fill writes
-// convert_input_element (convert_run.hpp) at every source offset; the check evaluates both layouts from
-// their modes (logical index x split row-major over the shard: the last mode varies fastest) and compares
-// out[dst(x)] with in[src(x)] byte for byte: it never looks at the plan.
+// convert_input_element (convert_run.hpp) at every source offset; the check of each case is generated from
+// its two layouts (codegen/convert_check.hpp) and never looks at the plan.
 const char* kConvertFill = R"(extern "C" __global__ void layoutscope_helper_fill(unsigned char* p,
     long long n, int eb, unsigned long long seed) {
   for (long long o = blockIdx.x * 256LL + threadIdx.x; o < n; o += 256LL * gridDim.x) {
@@ -145,23 +148,6 @@ const char* kConvertFill = R"(extern "C" __global__ void layoutscope_helper_fill
     if (eb >= 8) { if (x == ~0ull) x -= 1; }
     else x %= (1ull << (8 * eb)) - 1;
     for (int b = 0; b < eb; ++b) p[o * eb + b] = (unsigned char)(x >> (8 * b));
-  }
-})";
-
-const char* kConvertCheck = R"(extern "C" __global__ void layoutscope_helper_check(const unsigned char* in,
-    const unsigned char* out, long long n, int eb, int nsrc, const long long* src, int ndst,
-    const long long* dst, unsigned long long* bad) {
-  for (long long x = blockIdx.x * 256LL + threadIdx.x; x < n; x += 256LL * gridDim.x) {
-    long long r = x, s = 0, d = 0;
-    for (int i = nsrc - 1; i >= 0; --i) { s += (r % src[2 * i]) * src[2 * i + 1]; r /= src[2 * i]; }
-    r = x;
-    for (int i = ndst - 1; i >= 0; --i) { d += (r % dst[2 * i]) * dst[2 * i + 1]; r /= dst[2 * i]; }
-    for (int b = 0; b < eb; ++b)
-      if (out[d * eb + b] != in[s * eb + b]) {
-        atomicAdd(bad, 1ull);
-        atomicMin(bad + 1, (unsigned long long)x);
-        break;
-      }
   }
 })";
 
@@ -178,18 +164,6 @@ codegen::KernelSource helper_source(const char* name, const char* text) {
   k.hash = codegen::source_hash(k.text);
   k.threads = 256;
   return k;
-}
-
-// (extent, stride) pairs of a layout's shard, outermost first, for the check kernel.
-std::vector<long long> layout_modes(const std::string& text) {
-  auto l = parse_layout(text);
-  if (!l) throw std::runtime_error("convert check: layout " + text + " does not parse: " + l.error().message);
-  std::vector<long long> out;
-  for (const Mode& m : l->shard) {
-    out.push_back(m.extent);
-    out.push_back(m.stride.k);
-  }
-  return out;
 }
 
 void launch_kernel(const CompiledKernel* k, int64_t blocks, int threads, void** args, size_t shared = 0) {
@@ -325,7 +299,7 @@ class CudaBackend final : public Backend {
     count_ = rc == cudaSuccess ? count : 0;
   }
 
-  std::string kind() const override { return "cuda"; }
+  const BackendTraits& traits() const override { return cuda_traits(); }
   KernelCache* kernel_cache() override { return &kernels_; }
   std::optional<std::string> unavailable() const override {
     return why_.empty() ? std::nullopt : std::optional<std::string>(why_);
@@ -335,6 +309,18 @@ class CudaBackend final : public Backend {
     std::vector<DeviceInfo> out;
     for (int d = 0; d < count_; ++d) out.push_back(describe(d));
     return out;
+  }
+
+  Result<AccessMeasurement> run_access(int device, const AccessParams& p, RunControl& ctl) override {
+    return run_access_cuda(device, p, &kernels_, ctl);
+  }
+
+  Result<ReshardMeasurement> run_reshard(const ReshardParams& p, RunControl& ctl) override {
+    return run_reshard_nccl(p, devices(), kernels_, ctl);
+  }
+
+  Result<CollectiveMeasurement> run_collective(const CollectiveParams& p, RunControl& ctl) override {
+    return run_collective_nccl(p, devices(), ctl);
   }
 
   int64_t memory_budget_bytes(int device) override {
@@ -357,8 +343,6 @@ class CudaBackend final : public Backend {
           const bool once = p.sampling.profile_once;
           auto fill = kernels_.get(helper_source("layoutscope_helper_fill", kConvertFill), device);
           if (!fill) throw std::runtime_error("convert fill kernel: " + fill.error().message);
-          auto check = kernels_.get(helper_source("layoutscope_helper_check", kConvertCheck), device);
-          if (!check) throw std::runtime_error("convert check kernel: " + check.error().message);
           auto compare = kernels_.get(helper_source("layoutscope_helper_compare", kConvertCompare), device);
           if (!compare) throw std::runtime_error("convert compare kernel: " + compare.error().message);
           std::map<int64_t, bool> ceiling_done;
@@ -375,7 +359,7 @@ class CudaBackend final : public Backend {
           // 16 B of slack: the ceilings copy whole floats of a size that need not be a multiple of 4.
           DeviceBuffer in(static_cast<size_t>(in_max) + 16),
               out(static_cast<size_t>(std::max(in_max, out_max)) + 16);
-          DeviceBuffer modes(2 * 2 * 16 * sizeof(long long)), bad(2 * sizeof(unsigned long long));
+          DeviceBuffer bad(2 * sizeof(unsigned long long));
           int done = 0;
           for (const ConvertCase& c : p.cases) {
             const ConvertPlan& plan = c.plan;
@@ -449,7 +433,7 @@ class CudaBackend final : public Backend {
               s.times.first_run_s = ev.time(launch);
             }
             s.times.single_use_s = s.times.plan_s + get_s + s.times.first_run_s;
-            s.verification = check_convert(*check, c, inb, outb, modes, bad);
+            s.verification = check_convert(device, c, inb, outb, bad);
             s.time = sampler.run(launch);
             m.states.push_back(std::move(s));
           }
@@ -584,29 +568,25 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // The device check of one convert case (kConvertCheck); the first mismatch is read back and described.
-  static Verification check_convert(const CompiledKernel* check, const ConvertCase& c, unsigned char* inb,
-                                    unsigned char* outb, DeviceBuffer& modes, DeviceBuffer& bad) {
-    const std::vector<long long> sm = layout_modes(c.src), dm = layout_modes(c.dst);
-    if (sm.size() + dm.size() > 2 * 2 * 16) throw std::runtime_error("convert check: more than 16 modes");
-    LS_CUDA_CHECK(cudaMemcpy(modes.get(), sm.data(), sm.size() * sizeof(long long), cudaMemcpyHostToDevice));
-    auto* dst_modes = static_cast<long long*>(modes.get()) + sm.size();
-    LS_CUDA_CHECK(cudaMemcpy(dst_modes, dm.data(), dm.size() * sizeof(long long), cudaMemcpyHostToDevice));
+  // The device check of one convert case, generated from its layouts (codegen::convert_check_source) and
+  // compiled through the kernel cache; the first mismatch is read back and described.
+  Verification check_convert(int device, const ConvertCase& c, unsigned char* inb, unsigned char* outb,
+                             DeviceBuffer& bad) {
+    auto source = codegen::convert_check_source(c.src, c.dst, c.plan.elem_bytes);
+    if (!source) throw std::runtime_error(c.name + ": convert check: " + source.error().message);
+    auto check = kernels_.get(*source, device);
+    if (!check) throw std::runtime_error(c.name + ": convert check kernel: " + check.error().message);
     const unsigned long long init[2] = {0, ~0ull};
     LS_CUDA_CHECK(cudaMemcpy(bad.get(), init, sizeof init, cudaMemcpyHostToDevice));
-    long long n = c.plan.elements;
-    int eb = c.plan.elem_bytes, nsrc = static_cast<int>(sm.size() / 2),
-        ndst = static_cast<int>(dm.size() / 2);
     const unsigned char* cin = inb;
     const unsigned char* cout = outb;
-    auto* src_modes = static_cast<long long*>(modes.get());
     auto* counters = static_cast<unsigned long long*>(bad.get());
-    void* args[] = {&cin, &cout, &n, &eb, &nsrc, &src_modes, &ndst, &dst_modes, &counters};
-    launch_kernel(check, 8192, 256, args);
+    void* args[] = {&cin, &cout, &counters};
+    launch_kernel(*check, 8192, codegen::kConvertCheckThreads, args);
     unsigned long long host[2] = {};
     LS_CUDA_CHECK(cudaMemcpy(host, bad.get(), sizeof host, cudaMemcpyDeviceToHost));
     Verification v;
-    v.checked = n;
+    v.checked = c.plan.elements;
     v.mismatches = static_cast<int64_t>(host[0]);
     v.passed = host[0] == 0;
     v.method =
@@ -654,7 +634,7 @@ class CudaBackend final : public Backend {
     LS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     DeviceInfo d;
     d.id = device;
-    d.kind = "cuda";
+    d.kind = cuda_traits().name;
     d.name = prop.name;
     d.sm_version = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     d.multiprocessors = prop.multiProcessorCount;

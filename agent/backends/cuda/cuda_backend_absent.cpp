@@ -1,15 +1,18 @@
 // Built when CMake found no CUDA compiler: the CUDA backend exists and says why it cannot run.
 #include <stdexcept>
 
+#include "backends/cuda/allocation_probe.hpp"
+#include "backends/cuda/cuda_traits.hpp"
 #include "bench/benchmark.hpp"
-#include "jobs/fault_injection.hpp"
+#include "bench/kinds/access_run.hpp"
+#include "bench/kinds/reshard_run.hpp"
 
 namespace layoutscope::agent {
 namespace {
 
 class AbsentCudaBackend final : public Backend {
  public:
-  std::string kind() const override { return "cuda"; }
+  const BackendTraits& traits() const override { return cuda_traits(); }
   std::optional<std::string> unavailable() const override {
     return "this layoutscope-agent was built without CUDA (no nvcc found at configure time)";
   }
@@ -23,6 +26,15 @@ class AbsentCudaBackend final : public Backend {
   }
   Result<ConvertMeasurement> run_convert(int, const ConvertParams&, RunControl&) override {
     return make_error(*unavailable());
+  }
+  Result<AccessMeasurement> run_access(int, const AccessParams&, RunControl&) override {
+    return make_error(*unavailable(), 0, "device");
+  }
+  Result<ReshardMeasurement> run_reshard(const ReshardParams&, RunControl&) override {
+    return make_error(*unavailable(), 0, "benchmark");
+  }
+  Result<CollectiveMeasurement> run_collective(const CollectiveParams&, RunControl&) override {
+    return make_error(*unavailable(), 0, "benchmark");
   }
 };
 

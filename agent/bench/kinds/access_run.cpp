@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/engine_calls.hpp"
 #include "bench/measure.hpp"
 #include "bench/predict.hpp"
 #include "bench/random_input.hpp"
@@ -117,7 +118,7 @@ Result<AccessCase> make_case(std::string name, std::string lanes, WarpAccess a, 
 Result<AccessParams> parse_single(const json& p, const std::string& benchmark, AccessParams out) {
   auto layout_text = string_field(p, "layout", "\"S[(32,32):(33,1)]\"");
   if (!layout_text) return layout_text.error();
-  auto layout = parse_layout(*layout_text);
+  auto layout = parse_layout_counted(*layout_text);
   if (!layout)
     return field_error("params.layout",
                        layout.error().message + " (column " + std::to_string(layout.error().column) + ")",
@@ -152,7 +153,7 @@ Result<AccessParams> parse_single(const json& p, const std::string& benchmark, A
   if (p.contains("source")) {
     if (!p["source"].is_string() || instr->op != Op::kCpAsync)
       return field_error("params.source", "a layout string, for cp.async only (the global source)");
-    auto src = parse_layout(p["source"].get<std::string>());
+    auto src = parse_layout_counted(p["source"].get<std::string>());
     if (!src) return field_error("params.source", src.error().message, src.error().column);
     a.source = *src;
   }
@@ -584,12 +585,5 @@ Result<AccessMeasurement> run_access_host(const AccessParams& p, RunControl& ctl
   }
   return m;
 }
-
-#ifndef LAYOUTSCOPE_WITH_CUDA
-Result<AccessMeasurement> run_access_cuda(int, const AccessParams&, KernelCache*, RunControl&) {
-  return make_error("this agent was built without CUDA: the access runs on the cpu backend only", 0,
-                    "device");
-}
-#endif
 
 }  // namespace layoutscope::agent

@@ -68,8 +68,8 @@ Result<AccessParams> parse_access_params(const nlohmann::json& p, const std::str
 // The parameters GET /v1/benchmarks lists for both benchmarks.
 nlohmann::json access_catalogue_parameters();
 
-// The host executor (the CPU backend's run) and the GPU run, which compiles through `kernels` (the backend's
-// cache, Backend::kernel_cache). run_access_cuda is an error where the agent was built without CUDA.
+// The host executor (the CPU backend's run) and the GPU run (the CUDA backend's, access_run_cuda.cpp), which
+// compiles through `kernels` (the backend's cache, Backend::kernel_cache).
 Result<AccessMeasurement> run_access_host(const AccessParams& p, RunControl& ctl);
 Result<AccessMeasurement> run_access_cuda(int device, const AccessParams& p, KernelCache* kernels,
                                           RunControl& ctl);

@@ -7,13 +7,15 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <tuple>
 
+#include "bench/engine_calls.hpp"
 #include "layoutscope/compiled_layout.hpp"
-#include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -32,119 +34,140 @@ std::string list_text(const std::vector<int64_t>& v) {
   return s;
 }
 
-// The request's key: what makes two requests plan the same kernel.
-std::string case_key(const ConvertCase& c) {
-  const std::string dt(to_string(c.dtype));
-  if (!c.perm.empty()) return "perm " + list_text(c.shape) + " " + list_text(c.perm) + " " + dt;
-  return "layouts " + c.src + " " + c.dst + " " + list_text(c.shape) + " " + dt;
-}
-
-Result<ConvertPlan> plan_case(const ConvertCase& c) {
-  if (!c.perm.empty()) return plan_permute(c.shape, c.perm, c.dtype);
-  auto src = parse_layout(c.src);
-  if (!src) return prefixed(src.error(), "src");
-  auto dst = parse_layout(c.dst);
-  if (!dst) return prefixed(dst.error(), "dst");
-  return plan_convert(*src, *dst, c.shape, c.dtype);
-}
-
-struct CachedPlan {
-  ConvertPlan plan;
-  codegen::KernelSource source;
-};
-
-// Plans already made by this process, by request key (the first request of a key fills it), bounded in
-// entries and in the bytes of their kernel texts: the oldest key goes first (each key costs some KiB, and
-// a stream of distinct requests would otherwise grow the process without end).
-constexpr size_t kCachedPlans = 256;
-constexpr size_t kCachedPlanBytes = 8 << 20;
-std::mutex plan_cache_mutex;
-std::map<std::string, CachedPlan>& plan_cache() {
-  static std::map<std::string, CachedPlan> cache;
-  return cache;
-}
-std::deque<std::string>& plan_cache_order() {
-  static std::deque<std::string> order;
-  return order;
-}
-size_t plan_cache_bytes = 0;
-
-size_t cached_plan_bytes(const std::string& key, const CachedPlan& c) {
-  return key.size() + c.source.text.size() + sizeof(CachedPlan);
-}
-
-// Under plan_cache_mutex.
-void cache_plan(const std::string& key, CachedPlan entry) {
-  auto& cache = plan_cache();
-  if (cache.count(key)) return;
-  auto& order = plan_cache_order();
-  const size_t bytes = cached_plan_bytes(key, entry);
-  while (!order.empty() && (order.size() + 1 > kCachedPlans || plan_cache_bytes + bytes > kCachedPlanBytes)) {
-    const auto first = cache.find(order.front());
-    plan_cache_bytes -= cached_plan_bytes(first->first, first->second);
-    cache.erase(first);
-    order.pop_front();
-  }
-  order.push_back(key);
-  plan_cache_bytes += bytes;
-  cache.emplace(key, std::move(entry));
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The request's key: what makes two requests plan the same kernel (the layouts as the request wrote them).
+std::string layouts_key(const std::string& src, const std::string& dst, const std::vector<int64_t>& shape,
+                        DType dtype) {
+  return "layouts " + src + " " + dst + " " + list_text(shape) + " " + std::string(to_string(dtype));
+}
+std::string permute_key(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm, DType dtype) {
+  return "perm " + list_text(shape) + " " + list_text(perm) + " " + std::string(to_string(dtype));
+}
+
+// What a request planned: its layouts, the plan, the kernel text, and how long planning took.
+struct PlannedCase {
+  Layout src, dst;
+  ConvertPlan plan;
+  std::shared_ptr<const codegen::KernelSource> kernel;
+  double plan_s = 0;
+};
+
+// Plans this process made, by request key: a repeated request takes its layouts, plan and kernel text from
+// here instead of parsing and planning again. At most kPlanCacheEntries; the oldest entry goes first.
+constexpr size_t kPlanCacheEntries = 256;
+std::mutex plan_cache_mutex;
+std::map<std::string, PlannedCase> plan_cache;
+std::deque<std::string> plan_cache_order;
+
+std::optional<PlannedCase> cached_plan(const std::string& key) {
+  std::lock_guard<std::mutex> lock(plan_cache_mutex);
+  const auto it = plan_cache.find(key);
+  if (it == plan_cache.end()) return std::nullopt;
+  return it->second;
+}
+
+void remember_plan(const std::string& key, const PlannedCase& c) {
+  std::lock_guard<std::mutex> lock(plan_cache_mutex);
+  if (!plan_cache.try_emplace(key, c).second) return;
+  plan_cache_order.push_back(key);
+  while (plan_cache_order.size() > kPlanCacheEntries) {
+    plan_cache.erase(plan_cache_order.front());
+    plan_cache_order.pop_front();
+  }
+}
+
+// The case of request `key`: from the plan cache (cached_plan_s: that lookup), or made by `plan` (parse and
+// plan from the request, then the kernel text; plan_s: all of it) and remembered, cached_plan_s then the
+// lookup that a repeated request makes.
+template <class Plan>
+Result<ConvertCase> planned_case(const std::string& name, const std::string& key,
+                                 const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
+                                 DType dtype, Plan plan) {
+  ConvertCase c;
+  c.name = name;
+  c.shape = shape;
+  c.perm = perm;
+  c.dtype = dtype;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<PlannedCase> hit = cached_plan(key);
+  const double lookup_s = seconds_since(t0);
+  if (!hit) {
+    const auto t1 = std::chrono::steady_clock::now();
+    Result<PlannedCase> planned = plan();
+    if (!planned) return planned.error();
+    PlannedCase made = std::move(planned).value();
+    made.kernel = std::make_shared<const codegen::KernelSource>(codegen::convert_kernel_source(made.plan));
+    made.plan_s = seconds_since(t1);
+    remember_plan(key, made);
+    const auto t2 = std::chrono::steady_clock::now();
+    hit = cached_plan(key);
+    c.cached_plan_s = seconds_since(t2);
+    if (!hit) hit = std::move(made);  // already evicted by other requests: still this request's plan
+  } else {
+    c.cached_plan_s = lookup_s;
+  }
+  c.src = std::move(hit->src);
+  c.dst = std::move(hit->dst);
+  c.plan = std::move(hit->plan);
+  c.kernel = std::move(hit->kernel);
+  c.plan_s = hit->plan_s;
+  return c;
 }
 
 }  // namespace
 
 Result<ConvertCase> permute_case(const std::string& name, const std::vector<int64_t>& shape,
                                  const std::vector<int64_t>& perm, DType dtype) {
-  ConvertCase c;
-  c.name = name;
-  c.shape = shape;
-  c.perm = perm;
-  c.dtype = dtype;
-  auto plan = plan_permute(shape, perm, dtype);
-  if (!plan) return prefixed(plan.error(), "perm");
-  c.plan = std::move(plan).value();
-  auto dst = permuted_layout(shape, perm);
-  std::vector<int64_t> identity(shape.size());
-  for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int64_t>(i);
-  auto src = permuted_layout(shape, identity);
-  if (!dst || !src) return make_error("params.perm: not a permutation of the shape", 0, "params.perm");
-  c.src = to_string(*src);
-  c.dst = to_string(*dst);
-  return c;
+  return planned_case(name, permute_key(shape, perm, dtype), shape, perm, dtype,
+                      [&]() -> Result<PlannedCase> {
+                        PlannedCase p;
+                        auto plan = plan_permute_counted(shape, perm, dtype);
+                        if (!plan) return prefixed(plan.error(), "perm");
+                        p.plan = std::move(plan).value();
+                        auto dst = permuted_layout(shape, perm);
+                        std::vector<int64_t> identity(shape.size());
+                        for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int64_t>(i);
+                        auto src = permuted_layout(shape, identity);
+                        if (!dst || !src)
+                          return make_error("params.perm: not a permutation of the shape", 0, "params.perm");
+                        p.src = std::move(src).value();
+                        p.dst = std::move(dst).value();
+                        return p;
+                      });
 }
 
 Result<ConvertCase> layout_case(const std::string& name, const std::string& src, const std::string& dst,
                                 const std::vector<int64_t>& shape, DType dtype) {
-  ConvertCase c;
-  c.name = name;
-  c.shape = shape;
-  c.dtype = dtype;
-  auto s = parse_layout(src);
-  if (!s) return make_error("params.src: " + s.error().message, s.error().column, "params.src");
-  auto d = parse_layout(dst);
-  if (!d) return make_error("params.dst: " + d.error().message, d.error().column, "params.dst");
-  c.src = to_string(*s);
-  c.dst = to_string(*d);
-  auto plan = plan_convert(*s, *d, shape, dtype);
-  if (!plan) return prefixed(plan.error(), "dst");
-  // The engine plans offset and swizzled sides (and tests/gpu/convert_lab.cpp verifies them on a GPU), but
-  // the backends' buffers and device check here follow the strided modes alone: such a request is refused,
-  // not run against a check that would misread it.
-  for (const auto& [field, offset, swizzle] :
-       {std::tuple{"params.src", plan->src_offset, plan->src_swizzle},
-        std::tuple{"params.dst", plan->dst_offset, plan->dst_swizzle}}) {
-    if (offset != 0 || swizzle.bits > 0)
-      return make_error(
-          std::string(field) +
-              ": an offset or swizzled layout is planned (layoutscope plan) but not run by the agent "
-              "yet; give the strided layout",
-          0, field);
-  }
-  c.plan = std::move(plan).value();
-  return c;
+  return planned_case(
+      name, layouts_key(src, dst, shape, dtype), shape, {}, dtype, [&]() -> Result<PlannedCase> {
+        PlannedCase p;
+        auto s = parse_layout_counted(src);
+        if (!s) return make_error("params.src: " + s.error().message, s.error().column, "params.src");
+        auto d = parse_layout_counted(dst);
+        if (!d) return make_error("params.dst: " + d.error().message, d.error().column, "params.dst");
+        auto plan = plan_convert_counted(*s, *d, shape, dtype);
+        if (!plan) return prefixed(plan.error(), "dst");
+        // The engine plans offset and swizzled sides (and tests/gpu/convert_lab.cpp verifies them on a GPU),
+        // but the backends' buffers and device check here follow the strided modes alone: such a request is
+        // refused, not run against a check that would misread it.
+        for (const auto& [field, offset, swizzle] :
+             {std::tuple{"params.src", plan->src_offset, plan->src_swizzle},
+              std::tuple{"params.dst", plan->dst_offset, plan->dst_swizzle}}) {
+          if (offset != 0 || swizzle.bits > 0)
+            return make_error(
+                std::string(field) +
+                    ": an offset or swizzled layout is planned (layoutscope plan) but not run by the agent "
+                    "yet; give the strided layout",
+                0, field);
+        }
+        p.src = std::move(s).value();
+        p.dst = std::move(d).value();
+        p.plan = std::move(plan).value();
+        return p;
+      });
 }
 
 std::vector<SuitePermutation> suite_permutations(int random_count) {
@@ -225,27 +248,12 @@ Result<std::vector<ConvertCase>> permutation_suite(bool full_size) {
 }
 
 Result<PreparedConvert> prepare_convert(const ConvertCase& c) {
+  if (!c.kernel)
+    return make_error(c.name + ": no kernel text (the case was not made by permute_case or layout_case)");
   PreparedConvert p;
-  const std::string key = case_key(c);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto plan = plan_case(c);
-  if (!plan) return plan.error();
-  p.source = codegen::convert_kernel_source(*plan);
-  p.times.plan_s = seconds_since(t0);
-  {
-    std::lock_guard<std::mutex> lock(plan_cache_mutex);
-    cache_plan(key, CachedPlan{*plan, p.source});
-  }
-  // A repeated request: the key is built from the request and looked up; the plan and text are reused.
-  const auto t1 = std::chrono::steady_clock::now();
-  {
-    std::lock_guard<std::mutex> lock(plan_cache_mutex);
-    const auto it = plan_cache().find(case_key(c));
-    if (it == plan_cache().end()) return make_error("plan cache: the key just stored is missing");
-    if (it->second.source.hash != p.source.hash)
-      return make_error("plan cache: the cached kernel text differs from a fresh plan's");
-  }
-  p.times.cached_plan_s = seconds_since(t1);
+  p.source = *c.kernel;
+  p.times.plan_s = c.plan_s;
+  p.times.cached_plan_s = c.cached_plan_s;
   return p;
 }
 
@@ -263,14 +271,8 @@ Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out
   v.method =
       "host: every destination element out[dst(x)] compared byte for byte with the input element in[src(x)] "
       "of the same logical index x, both layouts evaluated directly (not through the plan)";
-  auto src = parse_layout(c.src);
-  auto dst = parse_layout(c.dst);
-  if (!src || !dst) {
-    v.first_mismatch = "layout text does not parse again";
-    return v;
-  }
-  auto cs = CompiledLayout::compile(*src);
-  auto cd = CompiledLayout::compile(*dst);
+  auto cs = CompiledLayout::compile(c.src);
+  auto cd = CompiledLayout::compile(c.dst);
   if (!cs || !cd) {
     v.first_mismatch = "layouts do not compile";
     return v;

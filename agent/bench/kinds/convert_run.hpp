@@ -1,6 +1,7 @@
 // What both backends share for the convert benchmark: the cases (one request, or the permutation suite),
-// the host-side preparation of a case (plan + generated CUDA text, timed, and the plan cache a repeated
-// request hits), the random input by element offset, and the exact check of every output element.
+// made once from the request (its layouts parsed, planned, the CUDA text generated, timed) and kept in a
+// bounded plan cache that a repeated request takes them from, the random input by element offset, and the
+// exact check of every output element.
 //
 //   auto c = permute_case("case0", {64, 1024, 1024}, {0, 2, 1}, DType::kBF16);  // planned by the engine
 //   PreparedConvert p = prepare_convert(*c);   // p.source.text: the kernel; p.times.plan_s, cached_plan_s
@@ -24,8 +25,8 @@
 
 namespace layoutscope::agent {
 
-// x.permute(perm).contiguous() of a row-major tensor of `shape`, planned; errors name "params.shape" /
-// "params.perm" (the planner's field, prefixed).
+// x.permute(perm).contiguous() of a row-major tensor of `shape`, planned (or taken from the plan cache);
+// errors name "params.shape" / "params.perm" (the planner's field, prefixed).
 Result<ConvertCase> permute_case(const std::string& name, const std::vector<int64_t>& shape,
                                  const std::vector<int64_t>& perm, DType dtype);
 // src / dst layouts in the notation over `shape`; errors name "params.src", "params.dst", "params.shape".
@@ -58,8 +59,7 @@ struct PreparedConvert {
   ConvertTimes times;  // plan_s and cached_plan_s set
 };
 
-// Plans the case again from its request (timed: what a first request pays), generates the CUDA text, and
-// times a lookup of the same request in the process's plan cache (what a repeated request pays).
+// The case's kernel text and host-side times as the case was made (no parsing or planning here).
 Result<PreparedConvert> prepare_convert(const ConvertCase& c);
 
 // Source element at element offset `offset`, `elem_bytes` wide (little-endian low bytes of a splitmix64

@@ -17,35 +17,6 @@ auto& at(V& v, int64_t i) {
   return v[static_cast<size_t>(i)];
 }
 
-struct Placed {
-  Table table;
-  std::vector<int> mesh_of_axis;  // per table axis: the mesh axis, or -1 (@m)
-  int m_axis = -1;
-};
-
-Result<Placed> place(const Layout& layout, const ReshardPlan& plan, int64_t cell_limit) {
-  auto t = table(layout, plan.shape, cell_limit);
-  if (!t) return t.error();
-  Placed p{std::move(t).value(), {}, -1};
-  for (size_t i = 0; i < p.table.axes.size(); ++i) {
-    int mi = -1;
-    for (size_t a = 0; a < plan.mesh.size(); ++a)
-      if (plan.mesh[a].first == p.table.axes[i]) mi = static_cast<int>(a);
-    p.mesh_of_axis.push_back(mi);
-    if (p.table.axes[i] == kMemoryAxis) p.m_axis = static_cast<int>(i);
-  }
-  return p;
-}
-
-int64_t device_of(const Placed& p, const Mesh& mesh, const int64_t* pos) {
-  std::vector<int64_t> coord(mesh.size(), 0);
-  for (size_t i = 0; i < p.mesh_of_axis.size(); ++i)
-    if (p.mesh_of_axis[i] >= 0) coord[static_cast<size_t>(p.mesh_of_axis[i])] = pos[i];
-  int64_t d = 0;
-  for (size_t a = 0; a < mesh.size(); ++a) d = d * mesh[a].second + coord[a];
-  return d;
-}
-
 int64_t device_count(const Mesh& mesh) {
   int64_t n = 1;
   for (const auto& [name, size] : mesh) n *= size;
@@ -236,7 +207,7 @@ int64_t partial_share(int64_t value, int64_t x, int64_t p, int64_t parts) {
 
 Result<std::vector<std::vector<int64_t>>> reshard_buffers(const Layout& layout, const ReshardPlan& plan,
                                                           int64_t cell_limit) {
-  auto placed = place(layout, plan, cell_limit);
+  auto placed = place_on_mesh(layout, plan.shape, plan.mesh, cell_limit);
   if (!placed) return placed.error();
   const Table& t = placed->table;
   const size_t na = t.axes.size();
@@ -246,7 +217,7 @@ Result<std::vector<std::vector<int64_t>>> reshard_buffers(const Layout& layout, 
     const int64_t v = element_value(x, plan.dtype);
     for (int64_t h = 0; h < t.holders(); ++h) {
       const int64_t* pos = &at(t.values, (x * t.holders() + h) * static_cast<int64_t>(na));
-      const int64_t d = device_of(*placed, plan.mesh, pos);
+      const int64_t d = mesh_device(*placed, plan.mesh, pos);
       const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
       auto& b = at(buf, d);
       if (m >= static_cast<int64_t>(b.size())) b.resize(static_cast<size_t>(m + 1), 0);
@@ -261,7 +232,7 @@ Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan
                                    int64_t cell_limit) {
   Verification v;
   v.method = "every (element, holder) of the layout's table against the device buffers, exact";
-  auto placed = place(layout, plan, cell_limit);
+  auto placed = place_on_mesh(layout, plan.shape, plan.mesh, cell_limit);
   if (!placed) {
     v.first_mismatch = where + ": " + placed.error().message;
     v.mismatches = 1;
@@ -281,7 +252,7 @@ Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan
       bool present = true;
       for (int64_t p = 0; p < parts; ++p) {
         const int64_t* pos = &at(t.values, (x * t.holders() + r * parts + p) * static_cast<int64_t>(na));
-        const int64_t d = device_of(*placed, plan.mesh, pos);
+        const int64_t d = mesh_device(*placed, plan.mesh, pos);
         const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
         const auto& b = at(buffers, d);
         ++v.checked;
@@ -567,16 +538,8 @@ Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limi
   return end;
 }
 
-Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
-                                       RunControl& ctl) {
-#ifdef LAYOUTSCOPE_WITH_CUDA
-  if (kind == "cuda") {
-    KernelCache* kernels = backend.kernel_cache();
-    if (!kernels) return make_error("the cuda backend has no kernel cache", 0, "benchmark");
-    return run_reshard_nccl(p, backend.devices(), *kernels, ctl);
-  }
-#endif
-  if (kind != "cpu") return make_error("the " + kind + " backend cannot run reshard", 0, "benchmark");
+Result<ReshardMeasurement> run_reshard_host(const ReshardParams& p, std::vector<DeviceInfo> devices,
+                                            RunControl& ctl) {
   ReshardMeasurement m;
   m.simulated = true;
   m.note = "simulated, no timing of collectives: the engine's host executor ran the plan on " +
@@ -584,7 +547,7 @@ Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend
   m.plan = p.plan;
   m.bandwidth_source =
       p.busbw_gbps ? "params.busbw_gbps" : "the engine's defaults (H100/H200 NVLink estimates)";
-  m.devices = backend.devices();
+  m.devices = std::move(devices);
   ctl.progress(0.0, "running the plan on host buffers");
   if (ctl.cancelled()) throw Cancelled{};
   auto check = execute_reshard_host(p.plan, kReshardCpuCells);
@@ -613,17 +576,6 @@ Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend
   m.verification = v;
   ctl.progress(1.0, "done");
   return m;
-}
-
-Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& backend,
-                                             const CollectiveParams& p, RunControl& ctl) {
-#ifdef LAYOUTSCOPE_WITH_CUDA
-  if (kind == "cuda") return run_collective_nccl(p, backend.devices(), ctl);
-#endif
-  (void)backend;
-  (void)p;
-  (void)ctl;
-  return make_error("the " + kind + " backend runs no collectives (NCCL needs GPUs)", 0, "benchmark");
 }
 
 }  // namespace layoutscope::agent

@@ -171,11 +171,10 @@ int64_t decode_element(const unsigned char* in, DType d);
 Verification run_device_steps_on_host(const ReshardPlan& plan, int64_t cell_limit,
                                       std::vector<std::optional<LocalKernelUse>>* kernels = nullptr);
 
-// cpu: the host executor; cuda: NCCL (reshard_nccl.cpp). `kind` is the backend's.
-Result<ReshardMeasurement> run_reshard(const std::string& kind, Backend& backend, const ReshardParams& p,
-                                       RunControl& ctl);
-Result<CollectiveMeasurement> run_collective(const std::string& kind, Backend& backend,
-                                             const CollectiveParams& p, RunControl& ctl);
+// The simulated reshard (a backend without GPUs): the engine's host executor and run_device_steps_on_host on
+// the plan, `devices` (the backend's one device) reported as what ran it.
+Result<ReshardMeasurement> run_reshard_host(const ReshardParams& p, std::vector<DeviceInfo> devices,
+                                            RunControl& ctl);
 
 #ifdef LAYOUTSCOPE_WITH_CUDA
 // `kernels`: the backend's kernel cache (the convert benchmark's), which compiles the local steps' kernels.

@@ -20,7 +20,7 @@ inline constexpr const char* kResultsSchemaVersion = "1.3.0";
 
 struct RunContext {
   std::string run_id;
-  std::string backend;                              // "cuda" | "cpu"
+  BackendTraits backend;                            // what ran it (its name is printed)
   nlohmann::json request;                           // resolved request (every default filled in)
   std::string created_at, started_at, finished_at;  // ISO 8601 UTC
   double wall_time_s = 0;

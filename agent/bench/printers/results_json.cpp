@@ -3,10 +3,10 @@
 #include <map>
 #include <tuple>
 
+#include "about/build_info.hpp"
 #include "bench/kinds/convert_run.hpp"
 #include "bench/predict.hpp"
 #include "bench/printers/results.hpp"
-#include "build_info.hpp"
 #include "layoutscope/parse.hpp"
 #include "plan_json.hpp"
 
@@ -44,11 +44,11 @@ std::string prefix(const Sampling& s) {
 }
 
 // Time, sample count, spread and useful bandwidth of one state.
-json time_summaries(const TimingSummary& t, const Sampling& s, const std::string& backend,
+json time_summaries(const TimingSummary& t, const Sampling& s, const BackendTraits& backend,
                     double useful_bytes) {
   const std::string p = prefix(s);
-  const std::string clock = backend == "cuda" ? "gpu" : "cpu";
-  const std::string label = backend == "cuda" ? "GPU Time" : "CPU Time";
+  const std::string& clock = backend.clock;
+  const std::string& label = backend.clock_label;
   json out = json::array();
   out.push_back(summary(p + "time/" + clock + "/median", label + " (median)", "s", t.median_s));
   out.push_back(summary(p + "time/" + clock + "/q1", label + " (first quartile)", "s", t.q1_s));
@@ -133,7 +133,7 @@ json meta_json(const RunContext& ctx) {
             {"cuda_architectures", b.cuda_architectures},
             {"cuda_compiler_version", b.cuda_compiler_version}}},
           {"run_id", ctx.run_id},
-          {"backend", ctx.backend},
+          {"backend", ctx.backend.name},
           {"request", ctx.request},
           {"created_at", ctx.created_at},
           {"started_at", ctx.started_at},
@@ -191,7 +191,7 @@ const char* ceiling_description(Ceiling c) {
   return "";
 }
 
-json ceilings_json(const std::vector<CeilingState>& ceilings, const Sampling& s, const std::string& backend,
+json ceilings_json(const std::vector<CeilingState>& ceilings, const Sampling& s, const BackendTraits& backend,
                    const char* size_axis) {
   json out = json::array();
   for (const auto& c : ceilings) {
@@ -305,7 +305,7 @@ json results_json(const RunContext& ctx, const AosSoaMeasurement& m, const AosSo
   for (auto l : p.layouts) layouts.push_back(to_string(l));
   out["benchmarks"] =
       json::array({{{"name", "aos_soa"},
-                    {"backend", ctx.backend},
+                    {"backend", ctx.backend.name},
                     {"devices", {ctx.device.id}},
                     {"axes",
                      {axis("layout", "string", layouts), axis("touch_fields", "int64", p.touch_fields),
@@ -344,7 +344,7 @@ json results_json(const RunContext& ctx, const TransposeMeasurement& m, const Tr
   }
   out["benchmarks"] =
       json::array({{{"name", "transpose"},
-                    {"backend", ctx.backend},
+                    {"backend", ctx.backend.name},
                     {"devices", {ctx.device.id}},
                     {"axes", {axis("variant", "string", variants), axis("dim", "int64", p.dims)}},
                     {"states", states},
@@ -386,8 +386,8 @@ json convert_predicted(const ConvertCase& c) {
                "layoutscope engine: plan_convert (plan/convert.hpp), one warp instruction of the "
                "plan's first block"},
               {"global",
-               {sector_prediction("global load (source)", c.src, p.global_read),
-                sector_prediction("global store (destination)", c.dst, p.global_write)}}};
+               {sector_prediction("global load (source)", to_string(c.src), p.global_read),
+                sector_prediction("global store (destination)", to_string(c.dst), p.global_write)}}};
   if (p.kind == ConvertKind::kInterleave) {
     out["shared"] = {bank_prediction("shared store (warp exchange)", "exchange", p.smem_write),
                      bank_prediction("shared load (warp exchange)", "exchange", p.smem_read)};
@@ -432,8 +432,10 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                                 s.times.single_use_s));
     summaries.push_back(summary("layoutscope/time/repeated_use",
                                 "Repeated use: one run (median of the samples)", "s", s.time.median_s));
-    json input = {
-        {"shape", c.shape}, {"dtype", std::string(to_string(c.dtype))}, {"src", c.src}, {"dst", c.dst}};
+    json input = {{"shape", c.shape},
+                  {"dtype", std::string(to_string(c.dtype))},
+                  {"src", to_string(c.src)},
+                  {"dst", to_string(c.dst)}};
     input["perm"] = c.perm.empty() ? json(nullptr) : json(c.perm);
     json st = {{"name", "case=" + s.name},
                {"axis_values", {{"case", s.name}}},
@@ -469,7 +471,7 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
   }
   out["benchmarks"] =
       json::array({{{"name", "convert"},
-                    {"backend", ctx.backend},
+                    {"backend", ctx.backend.name},
                     {"devices", {ctx.device.id}},
                     {"axes", {axis("case", "string", names)}},
                     {"states", states},
@@ -509,15 +511,12 @@ json results_json(const RunContext& ctx, const AccessMeasurement& m, const Acces
                  {"blocks", 1},
                  {"buffer_bytes", c.plan.tile_bytes},
                  {"compile_s", optional_seconds(s.compile_s)}}}};
-    if (ctx.backend != "cuda")
-      st["measured"] = {{"available", false},
-                        {"reason",
-                         "not measured: the cpu backend runs the access on the host executor, which "
-                         "has no hardware counters"}};
+    if (!ctx.backend.no_access_counters.empty())
+      st["measured"] = {{"available", false}, {"reason", ctx.backend.no_access_counters}};
     states.push_back(state_extras(std::move(st), s.time, p.sampling));
   }
   out["benchmarks"] = json::array({{{"name", p.benchmark},
-                                    {"backend", ctx.backend},
+                                    {"backend", ctx.backend.name},
                                     {"devices", {ctx.device.id}},
                                     {"axes", {axis("access", "string", names)}},
                                     {"input",
@@ -675,7 +674,7 @@ json results_json(const RunContext& ctx, const ReshardMeasurement& m, const Resh
   for (const auto& d : m.devices) mesh_devices.push_back(device_facts_json(d));
   out["benchmarks"] =
       json::array({{{"name", "reshard"},
-                    {"backend", ctx.backend},
+                    {"backend", ctx.backend.name},
                     {"devices", devs},
                     {"axes", {axis("step", "string", names)}},
                     {"states", states},
@@ -726,7 +725,7 @@ json results_json(const RunContext& ctx, const CollectiveMeasurement& m, const C
     mesh_devices.push_back(device_facts_json(d));
   }
   out["benchmarks"] = json::array({{{"name", "collective"},
-                                    {"backend", ctx.backend},
+                                    {"backend", ctx.backend.name},
                                     {"devices", devs},
                                     {"op", to_string(m.op)},
                                     {"ranks", m.ranks},

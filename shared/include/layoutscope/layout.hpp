@@ -109,13 +109,28 @@ struct Layout {
 // SwizzleLayoutNode::VerifyWellFormed). The parser and every binding ask here before applying one.
 std::optional<Error> check_swizzle(const Swizzle& s);
 
+// A valid swizzle as one XOR term: apply_swizzle(s, o) == o ^ (((o >> read_shift) & mask) << write_shift).
+// Swizzle<3,4,3> (inner) reads bits [7, 10) into [4, 7): {7, 7, 4}; Swizzle<3,4,-3> the other way: {4, 7, 7}.
+// Generated code writes this term (codegen/), so that a kernel swizzles exactly as the engine does.
+struct SwizzleTerm {
+  int read_shift = 0;
+  int64_t mask = 0;  // 0: the identity (no bits)
+  int write_shift = 0;
+};
+
+inline SwizzleTerm swizzle_term(const Swizzle& s) {
+  if (s.bits <= 0) return {};
+  const int64_t mask = (int64_t{1} << s.bits) - 1;
+  if (s.inner) return {s.base + s.shift, mask, s.base};
+  return {s.base, mask, s.base + s.shift};
+}
+
 // Apply a valid swizzle (check_swizzle) to one @m value. Values are non-negative in a valid layout; the XOR
 // acts on the two's complement bits otherwise, which is what hardware does to an address.
 inline int64_t apply_swizzle(const Swizzle& s, int64_t o) {
-  if (s.bits <= 0) return o;
-  const int64_t mask = (int64_t{1} << s.bits) - 1;
-  if (s.inner) return o ^ (((o >> (s.base + s.shift)) & mask) << s.base);
-  return o ^ (((o >> s.base) & mask) << (s.base + s.shift));
+  const SwizzleTerm t = swizzle_term(s);
+  if (t.mask == 0) return o;
+  return o ^ (((o >> t.read_shift) & t.mask) << t.write_shift);
 }
 
 // The inverse permutation of apply_swizzle (equal to it when shift >= bits).

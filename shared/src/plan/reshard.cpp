@@ -691,38 +691,11 @@ int64_t partial_value(int64_t v, int64_t x, int64_t p, int64_t parts) {
   return rest;
 }
 
-struct Placed {
-  Table table;
-  std::vector<int> mesh_of_axis;  // per table axis: the mesh axis, or -1 for @m
-  int m_axis = -1;
-};
-
-Result<Placed> place(const Layout& layout, const ReshardPlan& plan, int64_t cell_limit) {
-  auto t = table(layout, plan.shape, cell_limit);
-  if (!t) return t.error();
-  Placed p{std::move(t).value(), {}, -1};
-  for (size_t i = 0; i < p.table.axes.size(); ++i) {
-    p.mesh_of_axis.push_back(mesh_index(plan.mesh, p.table.axes[i]));
-    if (p.table.axes[i] == kMemoryAxis) p.m_axis = static_cast<int>(i);
-  }
-  return p;
-}
-
-int64_t device_of(const Placed& p, const Mesh& mesh, const int64_t* pos) {
-  std::vector<int64_t> coord(mesh.size(), 0);
-  for (size_t i = 0; i < p.mesh_of_axis.size(); ++i) {
-    if (p.mesh_of_axis[i] >= 0) coord[p.mesh_of_axis[i]] = pos[i];
-  }
-  int64_t d = 0;
-  for (size_t a = 0; a < mesh.size(); ++a) d = d * mesh[a].second + coord[a];
-  return d;
-}
-
 // Element by element: every holder's slot, whole values equal x + 1, partial holders summing to it, and each
 // device's buffer exactly as large as the slots the layout gives it.
 Result<int64_t> check_buffers(const Layout& layout, const ReshardPlan& plan, const Buffers& buffers,
                               const std::string& where, int64_t cell_limit) {
-  auto placed = place(layout, plan, cell_limit);
+  auto placed = place_on_mesh(layout, plan.shape, plan.mesh, cell_limit);
   if (!placed) return placed.error();
   const Table& t = placed->table;
   const size_t na = t.axes.size();
@@ -735,7 +708,7 @@ Result<int64_t> check_buffers(const Layout& layout, const ReshardPlan& plan, con
       for (int64_t p = 0; p < parts; ++p) {
         const int64_t h = r * parts + p;
         const int64_t* pos = &at(t.values, (x * t.holders() + h) * static_cast<int64_t>(na));
-        const int64_t d = device_of(*placed, plan.mesh, pos);
+        const int64_t d = mesh_device(*placed, plan.mesh, pos);
         const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
         if (m < 0 || m >= static_cast<int64_t>(at(buffers, d).size()))
           return make_error(where + ": element " + std::to_string(x) + " belongs at slot " +
@@ -791,7 +764,7 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
   // Fill from the source layout through the engine's table.
   Buffers buf(static_cast<size_t>(nd));
   {
-    auto placed = place(plan.from, plan, cell_limit);
+    auto placed = place_on_mesh(plan.from, plan.shape, plan.mesh, cell_limit);
     if (!placed) return placed.error();
     const Table& t = placed->table;
     const size_t na = t.axes.size();
@@ -799,7 +772,7 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
     for (int64_t x = 0; x < t.elements; ++x) {
       for (int64_t h = 0; h < t.holders(); ++h) {
         const int64_t* pos = &at(t.values, (x * t.holders() + h) * static_cast<int64_t>(na));
-        const int64_t d = device_of(*placed, plan.mesh, pos);
+        const int64_t d = mesh_device(*placed, plan.mesh, pos);
         const int64_t m = placed->m_axis >= 0 ? pos[placed->m_axis] : 0;
         if (m >= static_cast<int64_t>(at(buf, d).size())) at(buf, d).resize(static_cast<size_t>(m + 1), 0);
         at(at(buf, d), m) = t.partials == 0 ? x + 1 : partial_value(x + 1, x, h % parts, parts);
@@ -911,6 +884,28 @@ Result<ReshardCheck> execute_reshard_host(const ReshardPlan& plan, int64_t cell_
   if (!c) return c.error();
   check.elements_checked += *c;
   return check;
+}
+
+Result<MeshPlacement> place_on_mesh(const Layout& layout, const std::vector<int64_t>& shape, const Mesh& mesh,
+                                    int64_t cell_limit) {
+  auto t = table(layout, shape, cell_limit);
+  if (!t) return t.error();
+  MeshPlacement p{std::move(t).value(), {}, -1};
+  for (size_t i = 0; i < p.table.axes.size(); ++i) {
+    p.mesh_of_axis.push_back(mesh_index(mesh, p.table.axes[i]));
+    if (p.table.axes[i] == kMemoryAxis) p.m_axis = static_cast<int>(i);
+  }
+  return p;
+}
+
+int64_t mesh_device(const MeshPlacement& p, const Mesh& mesh, const int64_t* pos) {
+  std::vector<int64_t> coord(mesh.size(), 0);
+  for (size_t i = 0; i < p.mesh_of_axis.size(); ++i) {
+    if (p.mesh_of_axis[i] >= 0) coord[static_cast<size_t>(p.mesh_of_axis[i])] = pos[i];
+  }
+  int64_t d = 0;
+  for (size_t a = 0; a < mesh.size(); ++a) d = d * mesh[a].second + coord[a];
+  return d;
 }
 
 }  // namespace layoutscope

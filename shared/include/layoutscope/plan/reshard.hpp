@@ -48,6 +48,7 @@
 
 #include "layoutscope/dtype.hpp"
 #include "layoutscope/layout.hpp"
+#include "layoutscope/mapping.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "layoutscope/result.hpp"
 
@@ -162,6 +163,21 @@ Result<ReshardPlan> plan_reshard(const Layout& from, const Layout& to, const std
 // mode every plan walks); checked in one pass, each axis once.
 inline constexpr size_t kMaxMeshAxes = 64;
 Result<Mesh> parse_mesh(std::string_view text);
+
+// Where the holders of a mesh layout sit: the layout's table over `shape` (mapping.hpp) and, per table axis,
+// the mesh axis it names (-1: @m, or an axis that is not on the mesh).
+//   place_on_mesh(S[(2,4):(1@x,1)], {8}, {{"x", 2}}) -> axes {x, m}, mesh_of_axis {0, -1}, m_axis 1
+struct MeshPlacement {
+  Table table;
+  std::vector<int> mesh_of_axis;
+  int m_axis = -1;  // the table axis of @m, or -1
+};
+Result<MeshPlacement> place_on_mesh(const Layout& layout, const std::vector<int64_t>& shape, const Mesh& mesh,
+                                    int64_t cell_limit);
+
+// The device of one holder, `pos` its table position (one value per table axis): row-major over the mesh
+// (the last mesh axis fastest), a mesh axis the layout does not name at coordinate 0.
+int64_t mesh_device(const MeshPlacement& p, const Mesh& mesh, const int64_t* pos);
 
 // What the host run checked.
 struct ReshardCheck {

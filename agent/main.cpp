@@ -13,11 +13,11 @@
 #include <iostream>
 #include <thread>
 
+#include "about/build_info.hpp"
 #include "backends/cuda/nccl.hpp"
 #include "bench/benchmark.hpp"
 #include "bench/params.hpp"
 #include "bench/printers/results.hpp"
-#include "about/build_info.hpp"
 #include "http/api.hpp"
 #include "http/connections.hpp"
 #include "http/options.hpp"

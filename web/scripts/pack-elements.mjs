@@ -138,9 +138,10 @@ function declarations() {
 async function manifest() {
   // the analyzer writes its --outdir relative to the working directory
   const work = join('dist-pkg', '.cem');
-  // every module of the page's sources but the benchmark panel's (not in the package) and the generated ones
+  // every module of the page's sources but the benchmark panel's and the dump scanner's (page views, not in the
+  // package) and the generated ones
   const sources = ['src/**/*.ts'];
-  const excluded = ['src/bench/**', 'src/generated/**', 'src/main.ts', 'src/embed-frame.ts'];
+  const excluded = ['src/bench/**', 'src/scan/**', 'src/generated/**', 'src/main.ts', 'src/embed-frame.ts'];
   mkdirSync(join(web, work), { recursive: true });
   // packagejson: false, or the analyzer writes its output's path into web/package.json
   writeFileSync(join(web, work, 'cem.config.mjs'), 'export default { packagejson: false };\n');

@@ -34,6 +34,10 @@ export class LsScanView extends LitElement {
       font-size: 0.85em;
       box-sizing: border-box;
     }
+    input[type='file'] {
+      min-height: 24px;
+      max-width: 100%;
+    }
     .drop {
       border: 1px dashed currentColor;
       padding: 0.5em;
@@ -116,7 +120,7 @@ export class LsScanView extends LitElement {
     const r = this.result;
     return html`
       <div
-        class="drop ${this.over ? 'over' : ''}"
+        class="view drop ${this.over ? 'over' : ''}"
         @dragover=${(e: DragEvent) => {
           e.preventDefault();
           this.over = true;

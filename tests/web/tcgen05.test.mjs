@@ -77,6 +77,8 @@ test('atom: keyboard selects a register; the URL keeps the view', async () => {
   await page.keyboard.press('Enter');
   assert.match(await live(A), /^T1 \(warp 0\) r1 ↔ TLane 8, TCol 1/);
   await page.selectOption(`${A} select.shape`, '16x32bx2');
+  // the page writes its URL state once the change has been drawn
+  await page.waitForFunction(() => /atom5\.sh=16x32bx2/.test(location.href), null, { timeout: 5000 });
   const url = await page.evaluate(() => location.href);
   assert.match(url, /atom5\.sh=16x32bx2/);
   await page.goto('about:blank');

@@ -145,6 +145,7 @@ export class LsScanView extends LitElement {
         </label>
         <input
           type="file"
+          aria-label="TTGIR or MLIR file"
           accept=".ttgir,.mlir,.txt"
           @change=${(e: Event) => void this.onFiles((e.target as HTMLInputElement).files)}
         />

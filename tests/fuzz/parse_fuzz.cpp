@@ -16,6 +16,7 @@
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 #include "layoutscope/validate.hpp"
+#include "positions.hpp"
 
 namespace ls = layoutscope;
 
@@ -49,32 +50,6 @@ int fuzz_axe(std::string_view text) {
   return 0;
 }
 
-// Positions of every element as a sorted list, zero values dropped; empty when too large to tabulate.
-std::vector<std::vector<std::pair<std::string, int64_t>>> positions(const ls::Layout& l,
-                                                                    const std::vector<int64_t>& shape) {
-  std::vector<std::vector<std::pair<std::string, int64_t>>> out;
-  auto t = ls::table(l, shape, kSmall);
-  if (!t) return out;
-  const size_t axes = t->axes.size();
-  for (int64_t x = 0; x < t->elements; ++x) {
-    std::vector<std::vector<std::pair<std::string, int64_t>>> set;
-    for (int64_t r = 0; r < t->replicas; ++r) {
-      std::vector<std::pair<std::string, int64_t>> p;
-      for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>(x * t->replicas + r) * axes + a];
-        if (v != 0) p.emplace_back(t->axes[a], v);
-      }
-      std::sort(p.begin(), p.end());
-      set.push_back(p);
-    }
-    std::sort(set.begin(), set.end());
-    set.erase(std::unique(set.begin(), set.end()), set.end());
-    for (auto& p : set) out.push_back(std::move(p));
-    out.push_back({{"|", x}});
-  }
-  return out;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -95,14 +70,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   exercise(imported->layout, imported->shape);
-  const auto want = positions(imported->layout, imported->shape);
+  const auto want = ls::fuzz::positions(imported->layout, imported->shape, kSmall);
   for (ls::Format to : {ls::Format::kTriton, ls::Format::kTirx, ls::Format::kJax, ls::Format::kDtensor}) {
     auto text_out = ls::export_layout(to, imported->layout, imported->shape, context);
     if (!text_out) continue;
     auto back = ls::import_layout(to, *text_out, ls::FormatContext{imported->shape, {}});
     if (!back) std::abort();  // an exported text must import
     if (back->layout.partials.size() != imported->layout.partials.size()) std::abort();
-    if (!want.empty() && positions(back->layout, imported->shape) != want) std::abort();
+    if (!want.empty() && ls::fuzz::positions(back->layout, imported->shape, kSmall) != want) std::abort();
   }
   return 0;
 }

@@ -16,38 +16,13 @@
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
+#include "positions.hpp"
 
 namespace ls = layoutscope;
 
 namespace {
 
 constexpr int64_t kSmall = 1 << 12;
-
-// Every element's set of positions (zero values dropped), in element order; empty when too large.
-std::vector<std::vector<std::pair<std::string, int64_t>>> positions(const ls::Layout& l,
-                                                                    const std::vector<int64_t>& shape) {
-  std::vector<std::vector<std::pair<std::string, int64_t>>> out;
-  auto t = ls::table(l, shape, kSmall);
-  if (!t) return out;
-  const size_t axes = t->axes.size();
-  for (int64_t x = 0; x < t->elements; ++x) {
-    std::vector<std::vector<std::pair<std::string, int64_t>>> set;
-    for (int64_t r = 0; r < t->replicas; ++r) {
-      std::vector<std::pair<std::string, int64_t>> p;
-      for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>(x * t->replicas + r) * axes + a];
-        if (v != 0) p.emplace_back(t->axes[a], v);
-      }
-      std::sort(p.begin(), p.end());
-      set.push_back(p);
-    }
-    std::sort(set.begin(), set.end());
-    set.erase(std::unique(set.begin(), set.end()), set.end());
-    for (auto& p : set) out.push_back(std::move(p));
-    out.push_back({{"|", x}});
-  }
-  return out;
-}
 
 // Partial terms by their sizes: what a round trip must keep (or drop) on both sides alike.
 std::vector<int64_t> partial_sizes(const ls::Layout& l) {
@@ -71,18 +46,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!layout) return 0;
   auto shape = ls::default_shape(*layout);
   if (!shape) return 0;
-  const auto want = positions(*layout, *shape);
+  const auto want = ls::fuzz::positions(*layout, *shape, kSmall);
   if (want.empty()) return 0;
   for (ls::Format to : ls::all_formats()) {
     if (kNotChecked.count(to)) continue;
     auto out = ls::export_layout(to, *layout, *shape, ls::FormatContext{*shape, {}});
     if (!out) continue;
     auto back = ls::import_layout(to, *out, ls::FormatContext{*shape, {}});
-    const char* broken = !back                                                   ? "does not import"
-                         : back->shape != *shape                                 ? "another shape"
-                         : partial_sizes(back->layout) != partial_sizes(*layout) ? "other partial terms"
-                         : positions(back->layout, *shape) != want               ? "another mapping"
-                                                                                 : nullptr;
+    const char* broken = !back                                                       ? "does not import"
+                         : back->shape != *shape                                     ? "another shape"
+                         : partial_sizes(back->layout) != partial_sizes(*layout)     ? "other partial terms"
+                         : ls::fuzz::positions(back->layout, *shape, kSmall) != want ? "another mapping"
+                                                                                     : nullptr;
     if (broken) {  // say which format and text, then stop
       std::fprintf(stderr, "round trip through %s: %s\n%s\n", std::string(ls::to_string(to)).c_str(), broken,
                    out->c_str());

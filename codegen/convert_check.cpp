@@ -6,10 +6,14 @@
 namespace layoutscope::codegen {
 namespace {
 
-// `var` += the offset of element index r under `l`'s modes, innermost (last) mode first.
+// `var` = the element of index r under `l`: its modes, innermost (last) mode first, plus its offset, then
+// its swizzle as the engine's XOR term (swizzle_term), so the check moves bits exactly as apply_swizzle does.
 Result<std::string> offset_code(const Layout& l, const char* var, const char* which) {
-  if (!l.replicas.empty() || !l.partials.empty() || !l.offset.empty() || l.swizzle)
-    return make_error(std::string(which) + ": a conversion layout has one shard and nothing else", 0, which);
+  if (!l.replicas.empty() || !l.partials.empty())
+    return make_error(std::string(which) +
+                          ": a conversion layout has one shard, an offset and a swizzle, "
+                          "no replicas or partial sums",
+                      0, which);
   std::ostringstream o;
   o << "    r = x;\n";
   for (size_t i = l.shard.size(); i-- > 0;) {
@@ -18,6 +22,17 @@ Result<std::string> offset_code(const Layout& l, const char* var, const char* wh
       return make_error(std::string(which) + ": a stride on @" + m.stride.axis + ", not @m", 0, which);
     o << "    " << var << " += (r % " << m.extent << "LL) * " << m.stride.k << "LL; r /= " << m.extent
       << "LL;\n";
+  }
+  for (const AxisStride& k : l.offset) {
+    if (k.axis != kMemoryAxis)
+      return make_error(std::string(which) + ": an offset on @" + k.axis + ", not @m", 0, which);
+    if (k.k != 0) o << "    " << var << " += " << k.k << "LL;\n";
+  }
+  if (l.swizzle) {
+    const SwizzleTerm t = swizzle_term(*l.swizzle);
+    if (t.mask != 0)
+      o << "    " << var << " ^= ((" << var << " >> " << t.read_shift << ") & " << t.mask << "LL) << "
+        << t.write_shift << ";\n";
   }
   return o.str();
 }

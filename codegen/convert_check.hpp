@@ -11,8 +11,13 @@
 //         s += (r % 8LL) * 1LL; r /= 8LL; s += (r % 4LL) * 8LL; r /= 4LL;   // innermost mode first
 //         ...  // d the same over the destination's modes; bad[0] += mismatches, bad[1] = min x
 //
-// The layouts are those the conversion planner takes (plan/convert.hpp): one shard on @m, no replicas,
-// partial sums, offset or swizzle; anything else is an error naming the layout.
+//   an offset and a swizzle follow the modes: Swizzle<3,3,3> o S[(8,64):(64,1)] + O[64@m] ->
+//         d += (r % 64LL) * 1LL; r /= 64LL; d += (r % 8LL) * 64LL; r /= 8LL;
+//         d += 64LL;
+//         d ^= ((d >> 6) & 7LL) << 3;   // bits 6-8 into bits 3-5
+//
+// The layouts are those the conversion planner takes (plan/convert.hpp): one shard on @m, optionally an
+// offset on @m and a swizzle; replicas, partial sums and other axes are errors naming the layout.
 #pragma once
 
 #include "convert_kernel.hpp"

@@ -289,9 +289,9 @@ Result<std::vector<int64_t>> int_array(const json& p, const char* key, int64_t l
   return out;
 }
 
-// Bytes a case needs on the device: the source (its cosize) and the destination.
+// Bytes a case needs on the device: the source and the destination, each its span (offset and swizzle in).
 int64_t convert_need(const ConvertCase& c) {
-  return (source_extent(c.plan) + c.plan.elements) * c.plan.elem_bytes;
+  return (source_extent(c.plan) + destination_extent(c.plan)) * c.plan.elem_bytes;
 }
 
 // {"suite": "permutations"} | {"src", "dst", "shape", "dtype"} | {"shape", "perm", "dtype"}, planned here so

@@ -51,7 +51,7 @@ std::optional<Error> check_request_cost(const json& body, const RunRequest& requ
                               std::to_string(kMaxSpanFactor) + " times as many past " +
                               std::to_string(kSpanFloor) +
                               "): the unread span would be allocated and filled");
-      const int64_t held = (span + 3 * c.plan.elements) * c.plan.elem_bytes;
+      const int64_t held = (span + destination_extent(c.plan) + 2 * c.plan.elements) * c.plan.elem_bytes;
       if (backend.convert_host_bytes > 0 && held > backend.convert_host_bytes)
         return cost_error(
             request.convert.suite.empty() ? "params.shape" : "params.suite",

@@ -198,6 +198,35 @@ describe('convert: the permutation suite at CPU sizes', () => {
   });
 });
 
+// Offset and swizzled layouts on either side (the layouts TMA and ldmatrix tiles are stored in): the CPU
+// backend sizes each buffer by the side's span and checks every element through each layout's own evaluation,
+// swz(strided offset + O). Expected: every element checked, none mismatched.
+describe('convert: offset and swizzled layouts on either side', () => {
+  const cases = [
+    ['an offset source', 'S[(64,64):(64,1)] + O[4096]', 'S[(64,64):(1,64)]', [64, 64], 'f32'],
+    ['an offset destination', 'S[(64,64):(64,1)]', 'S[(64,64):(1,64)] + O[8]', [64, 64], 'f32'],
+    ['an odd offset source (1-element accesses)', 'S[(64,64):(64,1)] + O[3]', 'S[(64,64):(1,64)]', [64, 64], 'f32'],
+    ['a 128 B-swizzled bf16 source', 'Swizzle<3,3,3> o S[(64,64):(64,1)]', 'S[(64,64):(64,1)]', [64, 64], 'bf16'],
+    ['a 128 B-swizzled bf16 destination', 'S[(64,64):(64,1)]', 'Swizzle<3,3,3> o S[(64,64):(64,1)]', [64, 64], 'bf16'],
+    [
+      'a swizzled source into an offset, transposed destination',
+      'Swizzle<3,3,3> o S[(64,64):(64,1)]',
+      'S[(64,64):(1,64)] + O[512]',
+      [64, 64],
+      'bf16',
+    ],
+  ];
+  for (const [what, src, dst, shape, dtype] of cases) {
+    test(`${what}: planned, run and every element verified`, async () => {
+      const result = await runConvert({ src, dst, shape, dtype, ...fast });
+      const s = result.benchmarks[0].states[0];
+      checkState(s, shape[0] * shape[1], dtype);
+      assert.equal(s.input.src, src);
+      assert.equal(s.input.dst, dst);
+    });
+  }
+});
+
 describe('convert: refusals name the field', () => {
   const cases = [
     [
@@ -228,13 +257,13 @@ describe('convert: refusals name the field', () => {
     ['suite with a shape', { suite: 'permutations', shape: [4] }, /^params\.shape$/],
     ['an unknown parameter', { shape: [4, 8], perm: [1, 0], dtype: 'f32', tile: 64 }, /^params\.tile$/],
     [
-      'an offset source (planned by the engine, not run by the agent)',
-      { src: 'S[(4,8):(8,1)] + O[4@m]', dst: 'S[(4,8):(1,4)]', shape: [4, 8], dtype: 'f32' },
+      'an offset on an axis other than @m',
+      { src: 'S[(4,8):(8,1)] + O[4@laneid]', dst: 'S[(4,8):(1,4)]', shape: [4, 8], dtype: 'f32' },
       /^params\.src$/,
     ],
     [
-      'a swizzled destination (planned by the engine, not run by the agent)',
-      { src: 'S[(8,64):(64,1)]', dst: 'Swizzle<3,3,3> o S[(8,64):(64,1)]', shape: [8, 64], dtype: 'f32' },
+      'a malformed swizzle on the destination (S = 0 cancels its bits)',
+      { src: 'S[(8,64):(64,1)]', dst: 'Swizzle<3,3,0> o S[(8,64):(64,1)]', shape: [8, 64], dtype: 'f32' },
       /^params\.dst$/,
     ],
   ];

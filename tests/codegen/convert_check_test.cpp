@@ -35,14 +35,31 @@ TEST(ConvertCheck, EvaluatesEachLayoutFromItsModesInnermostFirst) {
   EXPECT_EQ(k->threads, kConvertCheckThreads);
 }
 
+// An offset and a swizzle follow the modes, as CuTe composes Swizzle<B,M,S> o (layout + offset): the element
+// is swz(strided + offset). Swizzle<3,3,3> XORs bits [6, 9) into bits [3, 6): mask 7, read 6, write 3.
+TEST(ConvertCheck, AddsTheOffsetThenSwizzles) {
+  auto k = convert_check_source(layout("S[(8,64):(64,1)] + O[64@m]"),
+                                layout("Swizzle<3,3,3> o S[(8,64):(64,1)]"), 4);
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  const std::string& t = k->text;
+  const auto src = t.find("s += (r % 8LL) * 64LL; r /= 8LL;\n    s += 64LL;\n");
+  const auto dst = t.find("d += (r % 8LL) * 64LL; r /= 8LL;\n    d ^= ((d >> 6) & 7LL) << 3;\n");
+  EXPECT_NE(src, std::string::npos) << t;
+  EXPECT_NE(dst, std::string::npos) << t;
+  EXPECT_EQ(t.find("s ^="), std::string::npos) << t;  // the source is not swizzled
+  EXPECT_EQ(t.find("d += 64LL"), std::string::npos) << t;
+}
+
 TEST(ConvertCheck, RefusesWhatAConversionLayoutCannotHold) {
-  auto swizzled =
-      convert_check_source(layout("Swizzle<1,0,1> o S[(4,8):(8,1)]"), layout("S[(4,8):(1,4)]"), 4);
-  ASSERT_FALSE(swizzled.ok());
-  EXPECT_EQ(swizzled.error().field, "src");
+  auto replicated = convert_check_source(layout("S[(4,8):(8,1)] + R[2:32]"), layout("S[(4,8):(1,4)]"), 4);
+  ASSERT_FALSE(replicated.ok());
+  EXPECT_EQ(replicated.error().field, "src");
   auto lanes = convert_check_source(layout("S[(4,8):(8,1)]"), layout("S[(4,8):(1,4@laneid)]"), 4);
   ASSERT_FALSE(lanes.ok());
   EXPECT_EQ(lanes.error().field, "dst");
+  auto offset = convert_check_source(layout("S[(4,8):(8,1)]"), layout("S[(4,8):(1,4)] + O[2@laneid]"), 4);
+  ASSERT_FALSE(offset.ok());
+  EXPECT_EQ(offset.error().field, "dst");
 }
 
 #ifdef LAYOUTSCOPE_NVCC

@@ -87,6 +87,7 @@ void check_plan(const std::string& name, const ConvertPlan& plan, const std::vec
     dst_cosize = std::max(dst_cosize, d_of[static_cast<size_t>(x)] + 1);
   }
   EXPECT_GE(source_extent(plan), src_cosize) << name;
+  EXPECT_GE(destination_extent(plan), dst_cosize) << name;
   std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * eb)),
       out(static_cast<size_t>(dst_cosize * eb)), want(static_cast<size_t>(dst_cosize * eb));
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 2654435761u) >> 11);

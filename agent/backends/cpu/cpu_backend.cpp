@@ -314,7 +314,7 @@ class CpuBackend final : public Backend {
       const ConvertPlan& plan = c.plan;
       const int64_t bytes = convert_bytes(plan);
       std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * plan.elem_bytes));
-      std::vector<std::byte> out(static_cast<size_t>(plan.elements * plan.elem_bytes));
+      std::vector<std::byte> out(static_cast<size_t>(destination_extent(plan) * plan.elem_bytes));
       fill_convert_input(plan, in, p.sampling.seed);
       if (!ceiling_done[bytes]) {
         ceiling_done[bytes] = true;

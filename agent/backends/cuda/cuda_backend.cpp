@@ -354,7 +354,7 @@ class CudaBackend final : public Backend {
           int64_t in_max = 0, out_max = 0;
           for (const auto& c : p.cases) {
             in_max = std::max(in_max, source_extent(c.plan) * c.plan.elem_bytes);
-            out_max = std::max(out_max, c.plan.elements * c.plan.elem_bytes);
+            out_max = std::max(out_max, destination_extent(c.plan) * c.plan.elem_bytes);
           }
           // 16 B of slack: the ceilings copy whole floats of a size that need not be a multiple of 4.
           DeviceBuffer in(static_cast<size_t>(in_max) + 16),
@@ -421,7 +421,8 @@ class CudaBackend final : public Backend {
             const codegen::KernelSource& src = prepared->source;
             void* kargs[] = {&inb, &outb};
             auto launch = [&] { launch_kernel(*k, src.blocks, src.threads, kargs); };
-            LS_CUDA_CHECK(cudaMemset(out.get(), 0xff, static_cast<size_t>(out_bytes)));  // poison
+            LS_CUDA_CHECK(cudaMemset(out.get(), 0xff,
+                                     static_cast<size_t>(destination_extent(plan) * eb)));  // poison
             LS_CUDA_CHECK(cudaDeviceSynchronize());
             if (once) {
               sampler.measure(s, launch, [] { return Verification{}; });

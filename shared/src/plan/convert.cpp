@@ -911,6 +911,11 @@ int64_t source_extent(const ConvertPlan& plan) {
   return ((last * u + u - 1 + plan.src_offset) | swizzle_changed_mask(plan.src_swizzle)) + 1;
 }
 
+int64_t destination_extent(const ConvertPlan& plan) {
+  if (plan.elements == 0) return plan.dst_offset;
+  return ((plan.elements - 1 + plan.dst_offset) | swizzle_changed_mask(plan.dst_swizzle)) + 1;
+}
+
 int64_t side_element(const ConvertPlan& plan, bool src, int64_t e) {
   return apply_swizzle(src ? plan.src_swizzle : plan.dst_swizzle,
                        e + (src ? plan.src_offset : plan.dst_offset));
@@ -921,7 +926,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   const int64_t eb = plan.elem_bytes;
   if (static_cast<int64_t>(in.size()) < source_extent(plan) * eb)
     return make_error("input buffer too small", 0, "in");
-  if (static_cast<int64_t>(out.size()) < (plan.elements + plan.dst_offset) * eb)
+  if (static_cast<int64_t>(out.size()) < destination_extent(plan) * eb)
     return make_error("output buffer too small", 0, "out");
   int64_t moved = 0;
   if (plan.kind == ConvertKind::kVector) {

@@ -235,6 +235,10 @@ int64_t convert_traffic_bytes(const ConvertPlan& plan);
 
 // Source elements needed by the plan (the source layout's cosize, its offset and swizzle included).
 int64_t source_extent(const ConvertPlan& plan);
+// Destination elements the plan writes into: elements past its offset, rounded up over the bits its swizzle
+// may set. Swizzle<3,3,3> o S[(8,64):(64,1)] + O[64@m]: elements 64 .. 575, the swizzle writing bits 3-5 of
+// each, (575 | 0b111000) + 1 = 576; with O[4@m] (4 .. 515) it is (515 | 0b111000) + 1 = 572.
+int64_t destination_extent(const ConvertPlan& plan);
 // Element of the source (src) or destination buffer that the plan's element offset e stands for: the side's
 // swizzle of e + offset.
 int64_t side_element(const ConvertPlan& plan, bool src, int64_t e);

@@ -1,5 +1,6 @@
 // Facts about this build (reported in /version and in every result's meta.agent) and the documents that
-// are compiled into the binary (the hand-written OpenAPI description, the fallback page).
+// are compiled into the binary (the OpenAPI description with the schemas it refers to bundled in, the run
+// request's schema, the fallback page).
 #pragma once
 
 #include <string>
@@ -20,6 +21,8 @@ struct BuildInfo {
 
 const BuildInfo& build_info();
 std::string_view openapi_document();
+// schemas/run-request.schema.json: the catalogue and the request part of openapi_document() are read from it.
+std::string_view request_schema_document();
 std::string_view builtin_page();
 
 }  // namespace layoutscope::agent

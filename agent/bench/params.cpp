@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "about/build_info.hpp"
 #include "bench/engine_calls.hpp"
 #include "bench/kinds/convert_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
@@ -28,9 +29,6 @@ struct Defaults {
 Defaults defaults_for(const BackendTraits& b) {
   return {b.default_n, b.default_dim, b.default_warmup, b.default_min_samples, b.default_max_time_s};
 }
-
-constexpr double kDefaultNoise = 0.005;
-constexpr double kMaxTimeLimit = 10.0;
 
 // The API's names of an enum's values, in enum order (benchmark.cpp's to_string).
 template <class Enum>
@@ -208,66 +206,6 @@ json sampling_resolved(const Sampling& s) {
           {"seed", s.seed}};
 }
 
-json sampling_catalogue(const Defaults& d) {
-  return {
-      {"repetitions",
-       {{"type", "integer"},
-        {"default", nullptr},
-        {"minimum", 1},
-        {"maximum", kMaxRepetitions},
-        {"description", "exactly this many kept samples per state (no adaptive stop); absent: adaptive"}}},
-      {"min_samples",
-       {{"type", "integer"},
-        {"default", d.min_samples},
-        {"minimum", 1},
-        {"maximum", kMaxRepetitions},
-        {"description", "adaptive sampling: at least this many kept samples per state"}}},
-      {"max_samples",
-       {{"type", "integer"},
-        {"default", kMaxRepetitions},
-        {"minimum", 1},
-        {"maximum", kMaxRepetitions},
-        {"description", "adaptive sampling: at most this many kept samples per state"}}},
-      {"max_time_s",
-       {{"type", "number"},
-        {"default", d.max_time_s},
-        {"minimum", 0},
-        {"maximum", kMaxTimeLimit},
-        {"description",
-         "adaptive sampling: stop after this many seconds per state (once min_samples are kept)"}}},
-      {"noise",
-       {{"type", "number"},
-        {"default", kDefaultNoise},
-        {"minimum", 0},
-        {"maximum", 1},
-        {"description",
-         "adaptive sampling: stop once the relative IQR of the kept samples is at most this"}}},
-      {"raw_samples",
-       {{"type", "boolean"},
-        {"default", true},
-        {"description", "include every sample time and per-sample SM clock in the result"}}},
-      {"warmup",
-       {{"type", "integer"},
-        {"default", d.warmup},
-        {"minimum", 0},
-        {"maximum", kMaxWarmup},
-        {"description", "untimed launches before the samples"}}},
-      {"cache",
-       {{"type", "string"},
-        {"default", "cold"},
-        {"enum", {"cold", "hot"}},
-        {"description",
-         "cold: before each sample, persisting (evict-last) L2 lines are reset to normal and a buffer "
-         "of twice the L2 (CPU: last-level cache) is overwritten"}}},
-      {"seed",
-       {{"type", "integer"},
-        {"default", nullptr},
-        {"minimum", 0},
-        {"maximum", kMaxSeed},
-        {"description", "seed of the random verification input; random when absent (echoed in the result)"}}},
-  };
-}
-
 const std::set<std::string> kSamplingKeys = {"repetitions", "min_samples", "max_samples",
                                              "max_time_s",  "noise",       "raw_samples",
                                              "warmup",      "cache",       "seed"};
@@ -318,7 +256,7 @@ Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, con
       return field_error("params.dtype", "expected a string (u8, f8, f16, bf16, f32, f64)");
     auto dtype = parse_dtype(p["dtype"].get<std::string>());
     if (!dtype) return field_error("params.dtype", dtype.error().message);
-    auto shape = int_array(p, "shape", 1, kMaxElements * 32);
+    auto shape = int_array(p, "shape", 1, kMaxConvertExtent);
     if (!shape) return shape.error();
     Result<ConvertCase> c = make_error("unreachable");
     if (p.contains("perm")) {
@@ -366,10 +304,6 @@ json convert_resolved(const ConvertParams& c) {
 // ---- reshard and collective ------------------------------------------------------------------------------
 
 const std::vector<std::string> kCollectiveNames = enum_names<CollectiveOp>(kCollectiveOpCount);
-constexpr const char* kDefaultReshardDtype = "bf16";
-constexpr double kMaxBusbwGbps = 100000;
-constexpr int64_t kMaxCollectiveBytes = int64_t{4} << 30;
-constexpr int kMaxCollectiveSizes = 16;
 
 std::string with_column(const Error& e) {
   return e.column > 0 ? "column " + std::to_string(e.column) + ": " + e.message : e.message;
@@ -550,179 +484,85 @@ json collective_resolved(const CollectiveParams& c) {
           {"gpus", c.gpus}};
 }
 
+// The run request's schema (schemas/run-request.schema.json, compiled in), parsed once.
+const json& request_schema() {
+  static const json schema = json::parse(request_schema_document());
+  return schema;
+}
+
+// A node of the schema with its local reference ("#/$defs/name") followed.
+const json& resolved(const json& node) {
+  constexpr std::string_view kDefs = "#/$defs/";
+  if (!node.is_object() || !node.contains("$ref")) return node;
+  return resolved(request_schema()["$defs"][node["$ref"].get<std::string>().substr(kDefs.size())]);
+}
+
+// The catalogue's type words of a parameter's schema: "integer", "array of strings", "integer or array of
+// integers" (a value, or an array of such values).
+std::string type_words(const json& p) {
+  if (p.contains("oneOf")) {
+    const std::string one = type_words(resolved(p["oneOf"][0]));
+    return one + " or array of " + one + "s";
+  }
+  if (p.contains("type")) {
+    const std::string t =
+        p["type"].is_array() ? p["type"][0].get<std::string>() : p["type"].get<std::string>();
+    return t == "array" ? "array of " + type_words(resolved(p["items"])) + "s" : t;
+  }
+  if (p.contains("enum")) return p["enum"][0].is_string() ? "string" : "integer";
+  return "string";
+}
+
+// One parameter as GET /v1/benchmarks lists it: its type words, default, the bounds and names of its values
+// (of the value itself, its array form or the array's items) and its description.
+json parameter_spec(const json& schema) {
+  const json& p = resolved(schema);
+  json spec = {{"type", type_words(p)},
+               {"default", p.contains("default") ? p["default"] : json(nullptr)},
+               {"description", p.value("description", "")}};
+  std::vector<const json*> forms = {&p};
+  if (p.contains("oneOf"))
+    for (const json& f : p["oneOf"]) forms.push_back(&resolved(f));
+  for (size_t i = 0, n = forms.size(); i < n; ++i)
+    if (forms[i]->contains("items")) forms.push_back(&resolved((*forms[i])["items"]));
+  for (const json* f : forms)
+    for (const char* key : {"minimum", "maximum", "exclusiveMinimum", "maxItems", "enum"})
+      if (f->contains(key) && !spec.contains(key)) spec[key] = (*f)[key];
+  return spec;
+}
+
+// Every parameter of a benchmark's params schema, those of the schemas it includes (allOf: sampling) first.
+json parameter_specs(const json& params) {
+  json out = json::object();
+  if (params.contains("allOf"))
+    for (const json& part : params["allOf"]) out.update(parameter_specs(resolved(part)));
+  for (auto it = params["properties"].begin(); it != params["properties"].end(); ++it)
+    out[it.key()] = parameter_spec(it.value());
+  return out;
+}
+
 }  // namespace
 
+// The catalogue is the request schema read per benchmark; only the defaults that the backend sizes for its
+// machine (BackendTraits) are filled in here.
 json benchmark_catalogue(const BackendTraits& backend) {
   const Defaults d = defaults_for(backend);
-  json aos = sampling_catalogue(d);
-  aos["n"] = {{"type", "integer or array of integers"},
-              {"default", d.n},
-              {"minimum", kMinElements},
-              {"maximum", kMaxElements},
-              {"maxItems", kMaxDims},
-              {"description",
-               "elements of struct { float f[8]; } (32 B each); an array runs a size sweep (e.g. across the "
-               "L2 size)"}};
-  aos["layouts"] = {{"type", "array of strings"},
-                    {"default", kLayoutNames},
-                    {"enum", kLayoutNames},
-                    {"description",
-                     "aos / soa: the document's scalar kernels; aos_vec: the struct read with 16 B loads; "
-                     "soa_vec: field arrays as float4"}};
-  aos["touch_fields"] = {{"type", "integer or array of integers"},
-                         {"default", {1, 2, 4, 8}},
-                         {"enum", {1, 2, 4, 8}},
-                         {"description", "fields incremented per element; an array runs a sweep"}};
-  json tr = sampling_catalogue(d);
-  tr["dim"] = {{"type", "integer or array of integers"},
-               {"default", {d.dim}},
-               {"minimum", 1},
-               {"maximum", kMaxDim},
-               {"maxItems", kMaxDims},
-               {"description", "fp32 matrix is dim x dim; any dim (edges are handled)"}};
-  tr["variants"] = {{"type", "array of strings"},
-                    {"default", kVariantNames},
-                    {"enum", kVariantNames},
-                    {"description",
-                     "copy (float4), naive, tiled (32x32 shared tile), pad (tile[32][33]), tile64_pad and "
-                     "tile64_swizzle (64x64 tile, 16 B accesses, padded or XOR-swizzled shared tile)"}};
-  json cv = sampling_catalogue(d);
-  cv["src"] = {{"type", "string"},
-               {"default", nullptr},
-               {"description", "source layout in the notation, e.g. \"S[(4096,4096):(4096,1)]\" (with dst)"}};
-  cv["dst"] = {{"type", "string"},
-               {"default", nullptr},
-               {"description", "destination layout (dense: a bijection onto [0, size))"}};
-  cv["shape"] = {{"type", "array of integers"},
-                 {"default", nullptr},
-                 {"maxItems", kMaxDims},
-                 {"description", "logical shape (with perm: the row-major source tensor's shape)"}};
-  cv["perm"] = {{"type", "array of integers"},
-                {"default", nullptr},
-                {"maxItems", kMaxDims},
-                {"description", "x.permute(perm).contiguous() of a row-major tensor of shape"}};
-  cv["dtype"] = {{"type", "string"},
-                 {"default", nullptr},
-                 {"enum", {"u8", "f8", "f16", "bf16", "f32", "f64"}},
-                 {"description", "element type"}};
-  cv["suite"] = {{"type", "string"},
-                 {"default", nullptr},
-                 {"enum", {"permutations"}},
-                 {"description",
-                  "the 8 permutations x {f32, bf16, u8} and 50 random permutations of rank 3-6 (fixed seed): "
-                  "256 MiB each way on the GPU, at most 1 MiB per case on the CPU (each shape's largest "
-                  "dimension halved)"}};
-  json rs = sampling_catalogue(d);
-  rs["from"] = {
-      {"type", "string"},
-      {"default", nullptr},
-      {"description", "source mesh layout, e.g. \"S[(8,64):(1@gpuid_x,1)]\" (S, R, P and O terms)"}};
-  rs["to"] = {{"type", "string"}, {"default", nullptr}, {"description", "destination mesh layout"}};
-  rs["shape"] = {{"type", "array of integers"},
-                 {"default", nullptr},
-                 {"maxItems", kMaxDims},
-                 {"description", "logical shape of the tensor"}};
-  rs["mesh"] = {
-      {"type", "string"},
-      {"default", nullptr},
-      {"description",
-       "mesh axes outermost first with their sizes, \"gpuid_x=2,gpuid_y=4\"; device d is the row-major "
-       "index of its coordinates; cuda: needs that many GPUs"}};
-  rs["dtype"] = {{"type", "string"},
-                 {"default", kDefaultReshardDtype},
-                 {"enum", {"u8", "f16", "bf16", "f32", "f64"}},
-                 {"description", "element type"}};
-  rs["busbw_gbps"] = {
-      {"type", "number"},
-      {"default", nullptr},
-      {"minimum", 0},
-      {"maximum", kMaxBusbwGbps},
-      {"description",
-       "collective busbw (GB/s) for the prediction; absent: measured in the run (cuda) or the "
-       "engine's default (cpu)"}};
-  json co = sampling_catalogue(d);
-  co["op"] = {{"type", "string"},
-              {"default", nullptr},
-              {"enum", kCollectiveNames},
-              {"description", "the NCCL collective (all_to_all = grouped ncclSend/ncclRecv)"}};
-  co["sizes"] = {{"type", "integer or array of integers"},
-                 {"default", nullptr},
-                 {"minimum", 1},
-                 {"maximum", kMaxCollectiveBytes},
-                 {"maxItems", kMaxCollectiveSizes},
-                 {"description", "S in bytes (nccl-tests' size); absent: 1 MiB to 4 GiB, doubling"}};
-  co["dtype"] = rs["dtype"];
-  co["gpus"] = {{"type", "integer"},
-                {"default", nullptr},
-                {"minimum", 2},
-                {"maximum", kMaxMeshDevices},
-                {"description", "ranks (devices 0..gpus-1); absent: every GPU"}};
-  return {
-      {"backend", backend.name},
-      {"benchmarks",
-       {{{"name", "aos_soa"},
-         {"title", "AoS vs SoA touch_fields sweep (B-09)"},
-         {"description",
-          "Each touched field of struct { float f[8]; } is incremented and written back, AoS "
-          "kernel vs SoA kernel (scalar and 16 B vector versions). Useful bytes = touched fields read + "
-          "written. Ceilings (cudaMemcpy, float4 copy, scalar copy of the same 32 n bytes) in the same run."},
-         {"parameters", aos}},
-        {{"name", "transpose"},
-         {"title", "fp32 transpose vs copy (B-09)"},
-         {"description",
-          "copy / naive / tiled / pad / tile64_pad / tile64_swizzle at each dim; useful bytes = 2 x "
-          "dim^2 x 4. Ceilings (cudaMemcpy, float4 copy, scalar copy of dim^2 floats) in the same run."},
-         {"parameters", tr}},
-        {{"name", "convert"},
-         {"title", "any layout to any layout: the kernel generated from the engine's plan"},
-         {"description",
-          "out[dst(x)] = in[src(x)] for every logical x, by the kernel the agent generates from the engine's "
-          "plan (CUDA: compiled with NVRTC, cached by source hash; CPU: the plan's host executor). Give src, "
-          "dst, shape and dtype, or shape, perm and dtype (x.permute(perm).contiguous()), or suite. Useful "
-          "bytes = 2 x elements x dtype size. Ceilings at the same bytes in the same run."},
-         {"parameters", cv}},
-        {{"name", "reshard"},
-         {"title", "a tensor moved from one mesh layout to another: the engine's plan on NCCL"},
-         {"description",
-          "The engine plans the collectives and local steps (plan/reshard.hpp); cuda: one NCCL communicator "
-          "per group of devices along each mesh axis, every step cold and timed, every device checked after "
-          "every step; cpu: the host executor on simulated devices (simulated, no timing of collectives). "
-          "Predicted time per step from the measured (or given) busbw and copy speed."},
-         {"parameters", rs}},
-        {{"name", "collective"},
-         {"title", "one NCCL collective over the machine's GPUs (nccl-tests' conventions)"},
-         {"description",
-          "algbw = S / t, busbw = algbw x (n-1)/n (x 2(n-1)/n for all_reduce); needs at least 2 GPUs."},
-         {"parameters", co}},
-        {{"name", "smem_access"},
-         {"title", "one warp's shared-memory access: the engine's wavefronts against the GPU's"},
-         {"description",
-          "A layout, a shape, a dtype and an instruction (LDS/STS, ldmatrix/stmatrix, cp.async), or a "
-          "writer/reader pair and one of the advisor's candidates: the kernel generated from the engine's "
-          "access, compiled with NVRTC, run by one warp, every element it moved checked through the layout, "
-          "timed; with \"profile\": true the per-op ncu wavefront and conflict counters beside the "
-          "prediction. CPU: the same access on the host executor (no counters)."},
-         {"parameters",
-          [&] {
-            json a = sampling_catalogue(d);
-            a.update(access_catalogue_parameters());
-            return a;
-          }()}},
-        {{"name", "global_access"},
-         {"title", "one warp's global-memory access: the engine's sectors against the GPU's"},
-         {"description",
-          "A layout, a shape, a dtype and LDG/STG 1/2/4/8/16 B: run as smem_access does; with \"profile\": "
-          "true the ncu global sectors and requests of the op beside the prediction. At most 512 "
-          "instructions "
-          "(the lanes' offsets live in 64 KiB of constant memory) and a 16 MiB buffer."},
-         {"parameters",
-          [&] {
-            json a = sampling_catalogue(d);
-            a.update(access_catalogue_parameters());
-            for (const char* k : {"writer", "reader", "tile", "candidate", "source"}) a.erase(k);
-            return a;
-          }()}}}},
-  };
+  json benchmarks = json::array();
+  for (const json& one : request_schema()["oneOf"]) {
+    const json& request = resolved(one);
+    json parameters = parameter_specs(resolved(request["properties"]["params"]));
+    parameters["min_samples"]["default"] = d.min_samples;
+    parameters["max_time_s"]["default"] = d.max_time_s;
+    parameters["warmup"]["default"] = d.warmup;
+    const std::string name = request["properties"]["benchmark"]["const"];
+    if (name == "aos_soa") parameters["n"]["default"] = d.n;
+    if (name == "transpose") parameters["dim"]["default"] = {d.dim};
+    benchmarks.push_back({{"name", name},
+                          {"title", request["title"]},
+                          {"description", request["description"]},
+                          {"parameters", std::move(parameters)}});
+  }
+  return {{"backend", backend.name}, {"benchmarks", std::move(benchmarks)}};
 }
 
 Result<RunRequest> parse_run_request_impl(const json& body, const BackendTraits& backend, int device_count,

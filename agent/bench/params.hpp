@@ -1,7 +1,9 @@
 // The benchmark catalogue (parameters, defaults and bounds, per backend) and the validation of a
 // POST /v1/runs body against it. Validation happens before any allocation: a value out of bounds, or a
 // size that does not fit the device's memory, is an Error whose field names the parameter
-// ("params.touch_fields[2]"), answered with 422.
+// ("params.touch_fields[2]"), answered with 422. The bounds, enums, descriptions and fixed defaults are the
+// request schema's (schemas/run-request.schema.json): the limits through the generated request_limits.hpp,
+// the catalogue read from the schema compiled into the binary.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,17 +12,10 @@
 #include "bench/benchmark.hpp"
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {
-
-inline constexpr int64_t kMinElements = 32;
-inline constexpr int64_t kMaxElements = int64_t{1} << 28;  // 8 GiB of structs
-inline constexpr int64_t kMaxDim = 32768;                  // 4 GiB per matrix
-inline constexpr int kMaxDims = 8;
-inline constexpr int kMaxRepetitions = 1000;
-inline constexpr int kMaxWarmup = 100;
-inline constexpr int64_t kMaxSeed = (int64_t{1} << 53) - 1;  // exact in a JSON number
 
 enum class BenchmarkKind { kAosSoa, kTranspose, kConvert, kSmemAccess, kGlobalAccess, kReshard, kCollective };
 

@@ -215,7 +215,7 @@ Result<std::vector<Token>> lex(std::string_view s) {
       t.kind = Tok::kSym;
       t.text = "::";
       len = 2;
-    } else if (std::string_view("()[],:@<>=.-").find(static_cast<char>(c)) != std::string_view::npos) {
+    } else if (std::string_view("()[],:@<>=.-{}").find(static_cast<char>(c)) != std::string_view::npos) {
       t.kind = Tok::kSym;
       t.text = std::string(1, static_cast<char>(c));
     } else {
@@ -303,6 +303,7 @@ class Parser {
       ++p_;
     } else if (is_ident("Int") && is_sym("<", 1)) {
       p_ += 2;
+      if (accept("-")) negative = !negative;  // Int<-3>
       if (peek().kind != Tok::kInt) {
         expected("an integer");
         return std::nullopt;
@@ -388,6 +389,58 @@ class Parser {
     return IntTuple::leaf(*v, basis);
   }
 
+  // A C++ type list, CuTe's static spelling of an IntTuple: Shape<Int<8>,Int<64>>, Stride<Int<64>,Int<1>>,
+  // nested, with E<i> and ScaledBasis<Int<k>,i> (the stride k@i) as stride leaves. A leaf is any integer
+  // tuple() reads.
+  std::optional<IntTuple> type_tuple(bool allow_basis, int depth = 0) {
+    if (failed()) return std::nullopt;
+    if (depth > kMaxDepth) {
+      fail("tuples nested deeper than 32 levels", peek().column);
+      return std::nullopt;
+    }
+    skip_prefix();
+    if ((is_ident("Shape") || is_ident("Stride") || is_ident("tuple")) && is_sym("<", 1)) {
+      p_ += 2;
+      std::vector<IntTuple> modes;
+      if (accept(">")) return IntTuple::of({});
+      while (true) {
+        auto m = type_tuple(allow_basis, depth + 1);
+        if (!m) return std::nullopt;
+        modes.push_back(std::move(m).value());
+        if (accept(">")) break;
+        if (!accept(",")) {
+          expected("',' or '>'");
+          return std::nullopt;
+        }
+      }
+      return IntTuple::of(std::move(modes));
+    }
+    if (is_ident("ScaledBasis") && is_sym("<", 1)) {
+      if (!allow_basis) {
+        fail("a scaled basis ScaledBasis<k,i> is a stride, not an extent", peek().column);
+        return std::nullopt;
+      }
+      p_ += 2;
+      auto k = integer();
+      if (!k || !expect(",")) return std::nullopt;
+      const int basis_column = peek().column;
+      auto b = integer();
+      if (!b) return std::nullopt;
+      if (*b < 0 || *b > 64) {
+        fail("a scaled basis names coordinate axis 0..64", basis_column);
+        return std::nullopt;
+      }
+      if (!expect(">")) return std::nullopt;
+      return IntTuple::leaf(*k, static_cast<int>(*b));
+    }
+    return tuple(allow_basis, depth);
+  }
+
+  // A value's trailing {} or (): Swizzle<3,4,3>{}, Int<0>{}, Layout<...>{}.
+  void empty_initializer() {
+    if ((is_sym("{") && is_sym("}", 1)) || (is_sym("(") && is_sym(")", 1))) p_ += 2;
+  }
+
   // Extents must be positive.
   bool check_shape(const IntTuple& shape, int column) {
     for (const IntTuple& leaf : flatten_leaves(shape)) {
@@ -452,6 +505,7 @@ class Parser {
       v[i] = *x;
     }
     if (!expect(call ? ")" : ">")) return std::nullopt;
+    if (!call) empty_initializer();
     if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[0] > 30 || v[1] > 30 || v[2] > 30 || v[0] + v[1] + v[2] > 62) {
       fail("swizzle parameters B, M, S must lie in 0..30 and their sum below 63", column, "swizzle");
       return std::nullopt;
@@ -516,6 +570,8 @@ class Parser {
       if (name.text == "make_layout") return dsl_make_layout();
       if (name.text == "make_ordered_layout") return dsl_make_ordered_layout();
       if (name.text == "make_composed_layout") return dsl_make_composed_layout();
+      if (name.text == "Layout" && is_sym("<", 1)) return cpp_layout_type();
+      if (name.text == "composition" && is_sym("(", 1)) return cpp_composition();
       if (name.text == "make_swizzle") {
         fail("a swizzle alone is not a layout: compose it, make_composed_layout(swizzle, offset, layout)",
              name.column);
@@ -626,6 +682,59 @@ class Parser {
     return IntTuple::of(std::move(modes));
   }
 
+  // CuTe C++'s static layout, Layout<Shape<...>,Stride<...>>{} (a leaf shape is a bare Int<N>).
+  std::optional<ComposedLayout> cpp_layout_type() {
+    p_ += 2;
+    const int shape_column = peek().column;
+    auto shape = type_tuple(false);
+    if (!shape || !expect(",")) return std::nullopt;
+    const int stride_column = peek().column;
+    auto stride = type_tuple(true);
+    if (!stride || !expect(">")) return std::nullopt;
+    empty_initializer();
+    auto l = finish_layout(std::move(shape).value(), std::move(stride).value(), shape_column, stride_column);
+    if (!l) return std::nullopt;
+    return ComposedLayout{std::nullopt, 0, std::move(l).value()};
+  }
+
+  // composition(Swizzle<B,M,S>{}, [offset,] layout): CuTe's overloads of composition for a swizzle
+  // (include/cute/swizzle_layout.hpp), the C++ spelling of Sw<B,M,S> o offset o layout.
+  std::optional<ComposedLayout> cpp_composition() {
+    const int column = peek().column;
+    p_ += 2;
+    if (!swizzle_start()) {
+      fail(
+          "only composition(Swizzle<B,M,S>{}, [offset,] layout) is a layout here; compose two layouts with "
+          "the algebra's composition",
+          peek().column);
+      return std::nullopt;
+    }
+    auto sw = swizzle();
+    if (!sw || !expect(",")) return std::nullopt;
+    int64_t offset = 0;
+    skip_prefix();
+    if (peek().kind == Tok::kInt || is_sym("-") || static_int(peek()) ||
+        (is_ident("Int") && is_sym("<", 1))) {
+      auto off = integer();
+      if (!off) return std::nullopt;
+      offset = *off;
+      empty_initializer();
+      if (!expect(",")) return std::nullopt;
+    }
+    auto inner = layout_expression();
+    if (!inner || !expect(")")) return std::nullopt;
+    if (inner->swizzle) {
+      fail("a swizzle composed with a swizzled layout is not supported", column);
+      return std::nullopt;
+    }
+    ComposedLayout out{*sw, offset, inner->layout};
+    if (add_overflows(out.offset, inner->offset, &out.offset)) {
+      fail("the offset overflows 64 bits", column);
+      return std::nullopt;
+    }
+    return out;
+  }
+
   std::optional<ComposedLayout> dsl_make_composed_layout() {
     const int column = peek().column;
     ++p_;
@@ -640,6 +749,7 @@ class Parser {
     if (!sw || !expect(",")) return std::nullopt;
     keyword("offset");
     auto off = integer();
+    if (off) empty_initializer();
     if (!off || !expect(",")) return std::nullopt;
     keyword("outer");
     auto outer = layout_expression();

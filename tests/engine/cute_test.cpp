@@ -127,6 +127,32 @@ TEST(Cute, SwizzleOffsetLayout) {
             must_cute("Sw<3,4,3> o 0 o (8,128):(128,1)"));
 }
 
+// The C++ a CuTe kernel writes: static layout types and composition with a swizzle.
+TEST(Cute, CppSpellings) {
+  EXPECT_EQ(must_cute("Layout<Shape<_8,_128>,Stride<_128,_1>>{}"), must_cute("(8,128):(128,1)"));
+  EXPECT_EQ(must_cute("cute::Layout<Shape<Int<2>,Shape<_2,_2>>, Stride<Int<4>,Stride<_2,Int<-1>>>>{}"),
+            must_cute("(2,(2,2)):(4,(2,-1))"));
+  EXPECT_EQ(must_cute("Layout<Int<8>,Int<1>>{}"), must_cute("8:1"));
+  EXPECT_EQ(must_cute("Layout<Shape<_8,_16>,Stride<E<1>,ScaledBasis<Int<2>,0>>>{}"),
+            must_cute("(8,16):(1@1,2@0)"));
+  EXPECT_EQ(must_cute("composition(Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{})"),
+            must_cute("Sw<3,3,3> o 0 o (8,64):(64,1)"));
+  EXPECT_EQ(
+      must_cute(
+          "cute::composition(cute::Swizzle<1,4,3>{}, Int<16>{}, Layout<Shape<_8,_16>,Stride<_16,_1>>{})"),
+      must_cute("Sw<1,4,3> o 16 o (8,16):(16,1)"));
+  // Errors point at the token: a shape leaf cannot be a basis, composition needs a swizzle first.
+  auto basis = cute::parse_cute("Layout<Shape<E<0>>,Stride<_1>>{}");
+  ASSERT_FALSE(basis.ok());
+  EXPECT_EQ(basis.error().column, 14);
+  auto two = cute::parse_cute("composition(Layout<_4,_1>{}, Layout<_4,_1>{})");
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.error().column, 13);
+  auto open = cute::parse_cute("Layout<Shape<_8,_8>,Stride<_8,_1>{}");
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(open.error().message.find("'>'"), std::string::npos);
+}
+
 TEST(Cute, ScaledBasisStridesAreCoordinateAxes) {
   const Imported i = must_import("(_8,_16):(_1@1,_1@0)");
   EXPECT_EQ(to_string(i.layout), "S[(8,16):(1@c1,1@c0)]");
@@ -134,7 +160,7 @@ TEST(Cute, ScaledBasisStridesAreCoordinateAxes) {
             (std::vector<AxisMap>{{{"c0", 5}, {"c1", 3}}}));
   auto back = export_cute(i.layout, i.shape);
   ASSERT_TRUE(back.ok());
-  EXPECT_EQ(*back, "(8,16):(1@1,1@0)");
+  EXPECT_EQ(*back, "Layout<Shape<Int<8>,Int<16>>,Stride<E<1>,E<0>>>{}");
   auto dsl = export_cute_dsl(i.layout, i.shape);
   ASSERT_FALSE(dsl.ok());
   EXPECT_NE(dsl.error().message.find("scaled-basis"), std::string::npos);
@@ -207,18 +233,33 @@ TEST(Cute, ImportChecksTheLogicalShape) {
 TEST(Cute, Export) {
   auto e = export_cute(testing::must_parse("S[(2,2,2):(4,1,2)]"), {2, 4});
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(*e, "(2,(2,2)):(4,(2,1))");
+  EXPECT_EQ(*e, "Layout<Shape<Int<2>,Shape<Int<2>,Int<2>>>,Stride<Int<4>,Stride<Int<2>,Int<1>>>>{}");
   // One mode split across two logical dimensions: 32:1 on 4x8 is rows of 8.
   e = export_cute(testing::must_parse("S[32:1]"), {4, 8});
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(*e, "(4,8):(8,1)");
+  EXPECT_EQ(*e, "Layout<Shape<Int<4>,Int<8>>,Stride<Int<8>,Int<1>>>{}");
   // 1-D: every mode reverses.
   e = export_cute(testing::must_parse("S[(4,2):(2,1)]"), {8});
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(*e, "(2,4):(1,2)");
+  EXPECT_EQ(*e, "Layout<Shape<Int<2>,Int<4>>,Stride<Int<1>,Int<2>>>{}");
   e = export_cute(testing::must_parse("Swizzle<3,4,3> o S[(8,128):(128,1)]"), {8, 128});
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(*e, "Sw<3,4,3> o 0 o (8,128):(128,1)");
+  // CuTe builds a swizzled layout with composition(Swizzle, [offset,] layout) (cute/swizzle_layout.hpp).
+  EXPECT_EQ(*e, "composition(Swizzle<3,4,3>{}, Layout<Shape<Int<8>,Int<128>>,Stride<Int<128>,Int<1>>>{})");
+  e = export_cute(testing::must_parse("Swizzle<3,3,3> o S[(8,64):(64,1)] + O[8]"), {8, 64});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(
+      *e, "composition(Swizzle<3,3,3>{}, Int<8>{}, Layout<Shape<Int<8>,Int<64>>,Stride<Int<64>,Int<1>>>{})");
+  // A stride k@i with k > 1 is CuTe's ScaledBasis<Int<k>,i>; a 1-D shape is a bare Int<N>.
+  e = export_cute(testing::must_parse("S[(4,8):(2@c0,1@c1)]"), {4, 8});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(*e, "Layout<Shape<Int<4>,Int<8>>,Stride<ScaledBasis<Int<2>,0>,E<1>>>{}");
+  e = export_cute(testing::must_parse("S[8:-1]"), {8});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(*e, "Layout<Int<8>,Int<-1>>{}");
+  e = export_cute(testing::must_parse("S[2:4294967296]"), {2});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().field, "stride");
   auto d = export_cute_dsl(testing::must_parse("S[(4,8):(8,1)]"), {4, 8});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(*d, "cute.make_layout((4,8), stride=(8,1))");

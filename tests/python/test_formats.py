@@ -35,7 +35,8 @@ def test_cute_import_is_first_mode_fastest():
 
 @needs_formats
 def test_cute_export_of_the_headers_example():
-    assert Layout("S[(2,2,2):(4,1,2)]", shape=(2, 4)).to("cute") == "(2,(2,2)):(4,(2,1))"
+    assert Layout("S[(2,2,2):(4,1,2)]", shape=(2, 4)).to("cute") == (
+        "Layout<Shape<Int<2>,Shape<Int<2>,Int<2>>>,Stride<Int<4>,Stride<Int<2>,Int<1>>>>{}")
 
 
 @needs_formats

@@ -127,7 +127,18 @@ test('export: until a syntax is picked, the first that can say the layout is sho
   // a row-major memory layout is CuTe's: rows of stride 8, columns of stride 1 (CuTe's (row, col) coordinate)
   await show('S[(8,8):(8,1)]', '8,8');
   assert.equal(await page.locator(`${PG} select.export-to`).inputValue(), 'cute');
-  assert.equal((await page.locator(`${PG} output.exported`).textContent()).trim(), '(8,8):(8,1)');
+  assert.equal(
+    (await page.locator(`${PG} output.exported`).textContent()).trim(),
+    'Layout<Shape<Int<8>,Int<8>>,Stride<Int<8>,Int<1>>>{}',
+  );
+  // a swizzled layout is CuTe's composition of a Swizzle<B,M,S>{} with the layout (cute/swizzle_layout.hpp)
+  await show('Swizzle<3,3,3> o S[(8,64):(64,1)]', '');
+  assert.equal(await page.locator(`${PG} select.export-to`).inputValue(), 'cute');
+  assert.equal(
+    (await page.locator(`${PG} output.exported`).textContent()).trim(),
+    'composition(Swizzle<3,3,3>{}, Layout<Shape<Int<8>,Int<64>>,Stride<Int<64>,Int<1>>>{})',
+  );
+  await page.locator(PG).screenshot({ path: join(artifacts, 'playground-export-cute-swizzle.png') });
 });
 
 // WCAG 2's contrast ratio of two #rrggbb colours (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).

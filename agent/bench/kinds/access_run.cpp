@@ -10,6 +10,7 @@
 #include "bench/measure.hpp"
 #include "bench/predict.hpp"
 #include "bench/random_input.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"
@@ -19,7 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxShapeDims = 8;
 constexpr size_t kMaxLaneAddresses = 1024;
 constexpr int64_t kMaxExtent = int64_t{1} << 24;
 
@@ -269,41 +269,6 @@ Result<AccessParams> parse_access_params(const json& p, const std::string& bench
   out.benchmark = benchmark;
   out.sampling = sampling;
   return pair ? parse_pair(p, std::move(out)) : parse_single(p, benchmark, std::move(out));
-}
-
-json access_catalogue_parameters() {
-  auto str = [](const char* description) {
-    return json{{"type", "string"}, {"default", nullptr}, {"description", description}};
-  };
-  return {
-      {"layout", str("the tile in memory, in the notation, e.g. \"S[(32,32):(33,1)]\" (one access)")},
-      {"shape",
-       {{"type", "array of integers"},
-        {"default", nullptr},
-        {"maxItems", kMaxShapeDims},
-        {"description", "logical shape; rows are the last extent (one access)"}}},
-      {"dtype",
-       {{"type", "string"},
-        {"default", nullptr},
-        {"enum", {"u8", "f8", "f16", "bf16", "f32", "f64"}},
-        {"description", "element type"}}},
-      {"instr", str("the instruction: LDS/STS.32/64/128, ldmatrix/stmatrix.x1/x2/x4[.trans], cp.async.4/8/16 "
-                    "(smem_access); LDG/STG.8/16/32/64/128 (global_access)")},
-      {"lanes",
-       str("which element each lane starts at: default, rows, columns, matrices, a thread layout or a "
-           "list (\"0,64/8,72\"), as `layoutscope access --lanes` takes it")},
-      {"source", str("cp.async: the global source's layout (default dense row-major)")},
-      {"writer", str("a pair: \"LANES;INSTR\" writing the shared tile, as `layoutscope advise --writer`")},
-      {"reader", str("a pair: \"LANES;INSTR\" reading it")},
-      {"tile",
-       {{"type", "array of integers"},
-        {"default", nullptr},
-        {"maxItems", kMaxShapeDims},
-        {"description", "a pair: the tile's shape"}}},
-      {"candidate",
-       str("a pair: the name of one of the advisor's candidates (\"Swizzle<4,1,4>\", \"TMA 128B\", "
-           "\"pad 16 B\", \"row-major\"); the writer and the reader run on its layout")},
-  };
 }
 
 std::vector<uint8_t> access_input(const codegen::AccessPlan& plan, uint64_t seed) {

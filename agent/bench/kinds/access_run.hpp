@@ -65,9 +65,6 @@ struct AccessMeasurement {
 // params of smem_access / global_access; errors name the field ("params.instr", "params.candidate").
 Result<AccessParams> parse_access_params(const nlohmann::json& p, const std::string& benchmark,
                                          const Sampling& sampling);
-// The parameters GET /v1/benchmarks lists for both benchmarks.
-nlohmann::json access_catalogue_parameters();
-
 // The host executor (the CPU backend's run) and the GPU run (the CUDA backend's, access_run_cuda.cpp), which
 // compiles through `kernels` (the backend's cache, Backend::kernel_cache).
 Result<AccessMeasurement> run_access_host(const AccessParams& p, RunControl& ctl);

@@ -31,6 +31,7 @@
 
 #include "bench/benchmark.hpp"
 #include "bench/kinds/reshard_copy.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "layoutscope/plan/reshard.hpp"
@@ -42,7 +43,6 @@ class KernelCache;  // nvrtc.hpp
 // (element, holder) pairs the verification tables may hold: the CPU executor's and the GPU check's bound.
 inline constexpr int64_t kReshardCpuCells = int64_t{1} << 22;
 inline constexpr int64_t kReshardGpuCells = int64_t{1} << 28;
-inline constexpr int kMaxMeshDevices = 64;
 
 struct ReshardParams {
   std::string from, to, mesh_text;  // as given

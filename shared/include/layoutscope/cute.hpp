@@ -10,6 +10,8 @@
 //
 //   C++ print   (_2,_3):(_3,_1)   8:1   (2,(2,2)):(4,(2,1))   (_8,_128):(1@1,1@0)   (scaled basis k@i)
 //               Sw<3,4,3> o _0 o (_8,_128):(_128,_1)           swizzle o offset o layout
+//   C++ code    Layout<Shape<_8,Int<64>>,Stride<Int<64>,_1>>{}  Stride<E<1>,ScaledBasis<_2,0>> (1@1, 2@0)
+//               composition(Swizzle<3,3,3>{}, [Int<k>{},] Layout<...>{})
 //   DSL print   S<1,4,3> o 0 o (8,16):(16,1)
 //   DSL code    cute.make_layout((4,8), stride=(8,1))          cute.make_layout((4,8))  (compact, first
 //   fastest)

@@ -1,5 +1,7 @@
 #include "layoutscope/formats/cute.hpp"
 
+#include <limits>
+
 #include "layoutscope/cute.hpp"
 
 namespace layoutscope {
@@ -12,6 +14,33 @@ std::string tuple_text(const std::vector<int64_t>& v) {
     s += std::to_string(v[i]);
   }
   return s + ")";
+}
+
+// CuTe's static integer Int<N>: its template argument is an int.
+Result<std::string> static_int(int64_t v, const char* field) {
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    return make_error(std::to_string(v) + " does not fit Int<N>'s int template argument", 0, field);
+  return "Int<" + std::to_string(v) + ">";
+}
+
+// An IntTuple as a C++ type: a leaf is Int<N> (a stride k@i is E<i> for k = 1, ScaledBasis<Int<k>,i>
+// otherwise), a tuple is Shape<...> or Stride<...> of its modes.
+Result<std::string> type_text(const cute::IntTuple& t, bool stride) {
+  const char* field = stride ? "stride" : "shape";
+  if (t.is_leaf()) {
+    if (t.basis >= 0 && t.value == 1) return "E<" + std::to_string(t.basis) + ">";
+    auto k = static_int(t.value, field);
+    if (!k || t.basis < 0) return k;
+    return "ScaledBasis<" + *k + "," + std::to_string(t.basis) + ">";
+  }
+  std::string s = stride ? "Stride<" : "Shape<";
+  for (size_t i = 0; i < t.modes.size(); ++i) {
+    auto m = type_text(t.modes[i], stride);
+    if (!m) return m;
+    if (i) s += ",";
+    s += *m;
+  }
+  return s + ">";
 }
 
 Result<Imported> import_any(std::string_view text, const FormatContext& context, Format from) {
@@ -58,7 +87,23 @@ Result<Imported> import_cute_dsl(std::string_view text, const FormatContext& con
 Result<std::string> export_cute(const Layout& layout, const std::vector<int64_t>& shape) {
   auto composed = cute::from_chapter(layout, shape);
   if (!composed) return composed.error();
-  return cute::to_string(*composed);
+  auto shape_type = type_text(composed->layout.shape, false);
+  if (!shape_type) return shape_type.error();
+  auto stride_type = type_text(composed->layout.stride, true);
+  if (!stride_type) return stride_type.error();
+  const std::string value = "Layout<" + *shape_type + "," + *stride_type + ">{}";
+  if (!composed->swizzle) return value;
+  // CuTe's composition(Swizzle<B,M,S>, [offset,] Layout) (include/cute/swizzle_layout.hpp) builds the
+  // ComposedLayout that print() shows as Sw<B,M,S> o offset o layout.
+  const Swizzle& sw = *composed->swizzle;
+  std::string text = "composition(Swizzle<" + std::to_string(sw.bits) + "," + std::to_string(sw.base) + "," +
+                     std::to_string(sw.shift) + ">{}, ";
+  if (composed->offset != 0) {
+    auto offset = static_int(composed->offset, "O");
+    if (!offset) return offset.error();
+    text += *offset + "{}, ";
+  }
+  return text + value + ")";
 }
 
 Result<std::string> export_cute_dsl(const Layout& layout, const std::vector<int64_t>& shape) {

@@ -234,7 +234,11 @@ test('中文: after the switch no English-only text is left in the panel', async
   const deviceNames = (await agent.fetch('/v1/devices').then((r) => r.json())).devices.map((d) => d.name);
   const withoutDevices = (s) => deviceNames.reduce((t, name) => t.split(name).join(' '), s);
   const bad = leftovers.filter((s) =>
-    (withoutDevices(s).replace(/[\w./-]*\d[\w./-]*/g, ' ').match(/[A-Za-z][A-Za-z_-]{2,}/g) ?? []).some((w) => !allowed.test(w)),
+    (
+      withoutDevices(s)
+        .replace(/[\w./-]*\d[\w./-]*/g, ' ')
+        .match(/[A-Za-z][A-Za-z_-]{2,}/g) ?? []
+    ).some((w) => !allowed.test(w)),
   );
   assert.deepEqual(bad, []);
   // the reference runs' accesses are all sentences the panel knows: none is left in English

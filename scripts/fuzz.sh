@@ -6,6 +6,8 @@
 #   agent      run record files and request bodies as the agent reads them (agent_input_fuzz.cpp; needs
 #              cpp-httplib, skipped when it is not installed)
 # Longer runs: scripts/fuzz.sh 3600, or one target: scripts/fuzz.sh 600 roundtrip (corpora in build-fuzz/corpus-*).
+# Each input's work is bounded (tests/fuzz/positions.hpp: tables of more than kCompareCells rows are not compared
+# element by element), so the targets run at thousands of inputs a second; a slower input is a finding (-timeout=5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}

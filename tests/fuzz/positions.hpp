@@ -1,10 +1,11 @@
 // What the fuzz targets compare two layouts by: every element's set of positions over a small table.
 //
 // The work of one input is bounded by kCompareCells: a layout whose table has more (element, holder) rows is
-// not compared element by element (its export and import still run), so that no input costs more than a
-// few milliseconds and the targets run at thousands of inputs a second. The comparison reuses its buffers
-// (no allocation per element): building a text key per element, as it once did, cost ~40 us a row under the
-// sanitizers and made the large inputs the fuzzer likes to keep dominate the run (~100 inputs/s).
+// not compared element by element (its export and import still run, up to kExportCells cells), so that
+// no input costs more than a few milliseconds and the targets run at thousands of inputs a second. The
+// comparison reuses its buffers (no allocation per element): building a text key per element, as it once did,
+// cost ~40 us a row under the sanitizers and made the large inputs the fuzzer likes to keep dominate the run
+// (~100 inputs/s).
 #pragma once
 
 #include <algorithm>
@@ -20,6 +21,23 @@ namespace layoutscope::fuzz {
 
 // Tables up to this many (element, holder) rows are compared element by element.
 inline constexpr int64_t kCompareCells = 1 << 10;
+
+// Layouts of more (element, holder) cells are not exported: the JAX and DTensor exporters check their own
+// text over every cell (16 s under the sanitizers for 249,516 elements:
+// tests/fuzz/findings/parse-timeout-export-self-check).
+inline constexpr int64_t kExportCells = 1 << 12;
+
+// Elements of `shape` times the layout's holders (the R and P extents), or -1 when it overflows.
+inline int64_t cells_of(const Layout& l, const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    if (__builtin_mul_overflow(n, e, &n)) return -1;
+  for (const auto* groups : {&l.replicas, &l.partials})
+    for (const auto& group : *groups)
+      for (const auto& m : group)
+        if (__builtin_mul_overflow(n, std::max<int64_t>(m.extent, 1), &n)) return -1;
+  return n;
+}
 
 // The table of `l` over `shape`, or nothing when it has more than kCompareCells rows or does not evaluate.
 inline std::optional<Table> small_table(const Layout& l, const std::vector<int64_t>& shape) {

@@ -570,7 +570,8 @@ Result<RunRequest> parse_run_request_impl(const json& body, const BackendTraits&
   if (!body.is_object()) return field_error("body", "expected a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it)
     if (it.key() != "benchmark" && it.key() != "params" && it.key() != "device" && it.key() != "profile")
-      return field_error(it.key(), "unknown field");
+      return it.key().empty() ? field_error("body", "unknown field \"\" (an empty key)")
+                              : field_error(it.key(), "unknown field");
   constexpr const char* kNames =
       "\"aos_soa\", \"transpose\", \"convert\", \"smem_access\", \"global_access\", \"reshard\" or "
       "\"collective\"";

@@ -56,7 +56,7 @@ export LAYOUTSCOPE_AGENT_URL="$url" LAYOUTSCOPE_AGENT_RESULTS="$work/results"
 node --test --test-concurrency=1 \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$work/report.tap" \
-  api.test.js convert.test.js reshard.test.js policy.test.js hardening.test.js hardening_faults.test.js hardening_requests.test.js openapi.test.js request_schema.test.js typecheck.test.js soak.test.js
+  api.test.js convert.test.js cancel.test.js fuzz_findings.test.js reshard.test.js policy.test.js hardening.test.js hardening_faults.test.js hardening_requests.test.js openapi.test.js request_schema.test.js typecheck.test.js soak.test.js
 status=$?
 
 pass="$(grep -E '^# pass [0-9]+' "$work/report.tap" | tail -1 | awk '{print $3}')"

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -313,9 +315,13 @@ class CpuBackend final : public Backend {
     for (const ConvertCase& c : p.cases) {
       const ConvertPlan& plan = c.plan;
       const int64_t bytes = convert_bytes(plan);
-      std::vector<std::byte> in(static_cast<size_t>(source_extent(plan) * plan.elem_bytes));
+      // The source is left unwritten until the fill (no zeroing pass over a span of hundreds of MiB), which
+      // asks ctl between chunks: a DELETE stops it within one.
+      const size_t in_bytes = static_cast<size_t>(source_extent(plan) * plan.elem_bytes);
+      const auto in_buffer = std::make_unique_for_overwrite<std::byte[]>(in_bytes);
+      const std::span<std::byte> in(in_buffer.get(), in_bytes);
       std::vector<std::byte> out(static_cast<size_t>(destination_extent(plan) * plan.elem_bytes));
-      fill_convert_input(plan, in, p.sampling.seed);
+      fill_convert_input(plan, in, p.sampling.seed, ctl);
       if (!ceiling_done[bytes]) {
         ceiling_done[bytes] = true;
         // The ceilings copy bytes / 2 (one side) as floats; their check is a byte compare with the source.

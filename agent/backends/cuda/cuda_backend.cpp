@@ -166,7 +166,8 @@ codegen::KernelSource helper_source(const char* name, const char* text) {
   return k;
 }
 
-void launch_kernel(const CompiledKernel* k, int64_t blocks, int threads, void** args, size_t shared = 0) {
+void launch_kernel(const std::shared_ptr<const CompiledKernel>& k, int64_t blocks, int threads, void** args,
+                   size_t shared = 0) {
   LS_CUDA_CHECK(cudaLaunchKernel(k->launchable(), dim3(static_cast<unsigned>(blocks)), dim3(threads), args,
                                  shared, nullptr));
 }

@@ -234,14 +234,8 @@ Result<std::string> nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-KernelCache::~KernelCache() {
-  for (auto& [key, k] : kernels_) {
-    if (k->library != nullptr) cudaLibraryUnload(k->library);
-  }
-}
-
-Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& source, int device,
-                                               KernelOrigin* origin) {
+Result<std::shared_ptr<const CompiledKernel>> KernelCache::get(const codegen::KernelSource& source,
+                                                               int device, KernelOrigin* origin) {
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
@@ -250,12 +244,16 @@ Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& sour
   const std::string arch = "sm_" + std::to_string(major * 10 + minor);
   std::lock_guard<std::mutex> lock(mutex_);
   auto key = std::make_pair(source.hash, arch);
-  if (auto it = kernels_.find(key); it != kernels_.end()) {
+  if (auto held = kernels_.find(key)) {
     if (origin != nullptr) *origin = KernelOrigin::kMemory;
-    return it->second.get();
+    return held;
   }
 
-  auto k = std::make_unique<CompiledKernel>();
+  // Unloaded when the last holder (the cache, a run) lets go of it.
+  std::shared_ptr<CompiledKernel> k(new CompiledKernel, [](CompiledKernel* p) {
+    if (p->library != nullptr) cudaLibraryUnload(p->library);
+    delete p;
+  });
   k->name = source.name;
   k->arch = arch;
   k->hash = source.hash;
@@ -269,6 +267,7 @@ Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& sour
       if (auto loaded = load(cubin, source.name)) {
         std::tie(k->library, k->kernel) = *loaded;
         k->from_disk = true;
+        k->cubin_bytes = static_cast<int64_t>(cubin.size());
         k->load_s = seconds_since(t1);
       }
     }
@@ -283,12 +282,12 @@ Result<const CompiledKernel*> KernelCache::get(const codegen::KernelSource& sour
     if (!loaded) return loaded.error();
     std::tie(k->library, k->kernel) = *loaded;
     k->load_s = seconds_since(t1);
+    k->cubin_bytes = static_cast<int64_t>(compiled->size());
     if (!file.empty()) write_disk(disk_dir_, file, disk_key, arch, *compiled);
   }
   if (origin != nullptr) *origin = k->from_disk ? KernelOrigin::kDisk : KernelOrigin::kCompiled;
-  const CompiledKernel* out = k.get();
-  kernels_.emplace(key, std::move(k));
-  return out;
+  const int64_t bytes = k->cubin_bytes;
+  return kernels_.insert(key, std::move(k), bytes);
 }
 
 }  // namespace layoutscope::agent

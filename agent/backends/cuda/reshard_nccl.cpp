@@ -174,7 +174,7 @@ std::vector<DeviceInfo> first_devices(const std::vector<DeviceInfo>& machine, in
 // One device's kernel for a local permute or slice: the generated one (compiled) or the strided copy.
 struct PreparedLocal {
   LocalKernel local;
-  const CompiledKernel* kernel = nullptr;  // generated
+  std::shared_ptr<const CompiledKernel> kernel;  // generated (held: loaded while this step may run)
   int64_t blocks = 0;
   int threads = 0;
 };

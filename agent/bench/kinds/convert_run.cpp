@@ -246,12 +246,17 @@ Result<PreparedConvert> prepare_convert(const ConvertCase& c) {
   return p;
 }
 
-void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64_t seed) {
+void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64_t seed,
+                        const RunControl& ctl) {
   const int eb = plan.elem_bytes;
   const int64_t count = static_cast<int64_t>(in.size()) / eb;
-  for (int64_t o = 0; o < count; ++o) {
-    const uint64_t v = convert_input_element(seed, o, eb);
-    std::memcpy(in.data() + o * eb, &v, static_cast<size_t>(eb));  // little-endian: the low bytes
+  for (int64_t start = 0; start < count; start += kFillChunk) {
+    if (ctl.cancelled()) throw Cancelled{};
+    const int64_t end = std::min(count, start + kFillChunk);
+    for (int64_t o = start; o < end; ++o) {
+      const uint64_t v = convert_input_element(seed, o, eb);
+      std::memcpy(in.data() + o * eb, &v, static_cast<size_t>(eb));  // little-endian: the low bytes
+    }
   }
 }
 

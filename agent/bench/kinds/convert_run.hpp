@@ -5,7 +5,7 @@
 //
 //   auto c = permute_case("case0", {64, 1024, 1024}, {0, 2, 1}, DType::kBF16);  // planned by the engine
 //   PreparedConvert p = prepare_convert(*c);   // p.source.text: the kernel; p.times.plan_s, cached_plan_s
-//   fill_convert_input(c->plan, in, seed);     // in[o] = convert_input_element(seed, o, 2)
+//   fill_convert_input(c->plan, in, seed, ctl);  // in[o] = convert_input_element(seed, o, 2)
 //   ... run the plan ...
 //   verify_convert(*c, out, seed);             // out[dst(x)] == in[src(x)] for every logical x
 //
@@ -71,8 +71,12 @@ inline uint64_t convert_input_element(uint64_t seed, int64_t offset, int elem_by
   return h % all;  // < all: not every bit set
 }
 
-// Fills the source buffer (source_extent(plan) elements) with convert_input_element.
-void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64_t seed);
+// Fills the source buffer (source_extent(plan) elements) with convert_input_element. A source may span
+// hundreds of MiB (a large stride, few elements): ctl is asked between chunks of kFillChunk elements (a few
+// ms each) and Cancelled thrown once it says so, so a DELETE stops the fill within one chunk.
+inline constexpr int64_t kFillChunk = int64_t{1} << 20;
+void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64_t seed,
+                        const RunControl& ctl);
 
 // Every destination element compared byte for byte with the source element of the same logical index.
 Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out, uint64_t seed);

@@ -325,6 +325,56 @@ test('a large layout being prepared is dropped when another is applied; progress
   assert.match(await page.locator(`${PG} .details`).textContent(), /\{m: 8\}/);
 });
 
+test("compare mode states the difference: which elements move, and both layouts' bank and sector counts side by side", async () => {
+  // 32x32 f32, rows 32 words apart vs padded to 33 words: element (r, c) is at m = 32 r + c on the left and
+  // 33 r + c on the right, so only row 0 stays: 1024 - 32 = 992 elements move; the first is x = 32 (m 32 -> 33).
+  await show('S[(32,32):(32,1)]', '32,32', 'S[(32,32):(33,1)]', 'f32');
+  const sum = page.locator(`${PG} .compare-summary`);
+  await sum.waitFor();
+  assert.equal(await sum.locator('.moved').getAttribute('data-moved'), '992');
+  assert.equal(await sum.locator('.moved').getAttribute('data-elements'), '1024');
+  assert.match(await sum.locator('.moved').textContent(), /992 of 1024 elements move \(32 stay/);
+  assert.match(await sum.locator('.moved-list li[data-x="32"]').textContent(), /x = 32: \{m: 32\} → \{m: 33\}/);
+  await page.waitForFunction(
+    (tag) => !document.querySelector(tag).shadowRoot.querySelector('.compare-costs .pending'),
+    PG,
+  );
+  const cell = async (probe, k, attr) =>
+    Number(await sum.locator(`tr[data-probe="${probe}"] td`).nth(k).getAttribute(attr));
+  // LDS.32, lanes along a row: 32 consecutive words fill the 32 banks once, 1 wavefront per row, 32 rows
+  for (const k of [0, 1]) {
+    assert.equal(await cell('LDS-rows', k, 'data-wavefronts'), 32);
+    assert.equal(await cell('LDS-rows', k, 'data-conflicts'), 0);
+  }
+  // lanes down a column: words 32 i + c all lie in bank c (32-way: 32 wavefronts per column, 1024 in all,
+  // 1024 - 32 = 992 conflicts); padded, 33 i + c lies in bank (i + c) mod 32, all different: 1 per column
+  assert.equal(await cell('LDS-columns', 0, 'data-wavefronts'), 1024);
+  assert.equal(await cell('LDS-columns', 0, 'data-conflicts'), 992);
+  assert.equal(await cell('LDS-columns', 1, 'data-wavefronts'), 32);
+  assert.equal(await cell('LDS-columns', 1, 'data-conflicts'), 0);
+  // LDG.32 along a row: 128 B; rows at 128 r bytes are 4 aligned 32 B sectors (32 x 4 = 128); padded rows start
+  // at 132 r bytes, aligned to 32 B only for r % 8 == 0: 4 rows of 4 sectors and 28 of 5 = 156
+  assert.equal(await cell('LDG-rows', 0, 'data-sectors'), 128);
+  assert.equal(await cell('LDG-rows', 1, 'data-sectors'), 156);
+  // down a column every lane is in its own row (128 or 132 B apart): 32 sectors a request, 32 requests
+  assert.equal(await cell('LDG-columns', 0, 'data-sectors'), 1024);
+  assert.equal(await cell('LDG-columns', 1, 'data-sectors'), 1024);
+  assert.equal(await cell('LDG-columns', 1, 'data-requests'), 32);
+  await page.locator(PG).screenshot({ path: join(artifacts, 'play-compare-summary.png') });
+});
+
+test('compare mode of two lane layouts: elements that move, and no bank count where there is no memory axis', async () => {
+  // lanes 4 i + j vs the same with the two lane modes swapped: element (i, j, r) is at lane 4 i + j on the left and
+  // i + 8 j on the right; they agree only where 4 i + j = i + 8 j, i.e. 3 i = 7 j: with i < 8 and j < 4 that is
+  // (0, 0) and (7, 3) (lanes 0 and 31), so their 2 x 2 elements stay and 64 - 4 = 60 move
+  await show('S[(8,4,2):(4@laneid,1@laneid,1@reg)]', '8,8', 'S[(8,4,2):(1@laneid,8@laneid,1@reg)]', 'f32');
+  const sum = page.locator(`${PG} .compare-summary`);
+  await sum.waitFor();
+  assert.equal(await sum.locator('.moved').getAttribute('data-moved'), '60');
+  assert.equal(await sum.locator('.compare-costs td.cost').count(), 0);
+  assert.equal(await sum.locator('.no-cost-why').count(), 2);
+});
+
 test('no uncaught errors', () => {
   assert.deepEqual(pageErrors, []);
 });

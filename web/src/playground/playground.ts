@@ -8,7 +8,7 @@
 //
 // Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
-import { html } from 'lit';
+import { css, html } from 'lit';
 import {
   arrangedTableOffMain,
   offMain,
@@ -39,8 +39,37 @@ import { FORMATS, EXPORT_FORMATS, type Notation, toNotation, parseMesh } from '.
 import { type Colours, fillRaster, nextTask, hexRgb } from './raster.js';
 import { colourTable, drawMarks, buildBase, readout } from './views.js';
 import { renderControls } from './form.js';
+import { renderSummary, summarize, type CompareSummary } from './compare.js';
 
 export class LsPlayground extends LsFigure {
+  static override styles = [
+    ...LsFigure.styles,
+    css`
+      .compare-summary h4 {
+        margin: 0.6rem 0 0.2rem;
+      }
+      .moved-list {
+        margin: 0.2rem 0;
+        padding-left: 1.2rem;
+      }
+      .compare-costs {
+        display: block;
+        max-width: 100%;
+        overflow-x: auto;
+        border-collapse: collapse;
+      }
+      .compare-costs caption {
+        text-align: left;
+        padding: 0.2rem 0;
+      }
+      .compare-costs th,
+      .compare-costs td {
+        text-align: left;
+        padding: 0.2rem 0.6rem 0.2rem 0;
+        border-bottom: 1px solid color-mix(in srgb, currentColor 20%, transparent);
+      }
+    `,
+  ];
   static override properties = {
     ...LsFigure.properties,
     layout: { type: String },
@@ -308,6 +337,9 @@ export class LsPlayground extends LsFigure {
     }
     this.cols = t.shape[t.shape.length - 1];
     this.rows = t.elements / this.cols;
+    // compare mode: which elements move, and the engine's access costs of both layouts side by side
+    this.compareSummary =
+      sides.length === 2 ? summarize(this, sides, () => this.sides === sides && this.requestUpdate()) : undefined;
     this.lut.clear();
     this.selectionChanged();
     this.requestUpdate();
@@ -330,6 +362,7 @@ export class LsPlayground extends LsFigure {
     }, 30);
   }
   validateTimer = 0;
+  compareSummary?: CompareSummary;
 
   /** The position of table cell i as text: "3,17" (axis values in the table's order). */
   posKey(s: Side, i: number): string {
@@ -563,7 +596,8 @@ export class LsPlayground extends LsFigure {
           ? html`<p class="mono derivation">${f.derivation}</p>
             ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
           : html`<p>${this.tr('noSelection')}</p>`
-      }`;
+      }
+      ${renderSummary(this, this.compareSummary)}`;
   }
 
   protected exportData() {

@@ -325,6 +325,42 @@ test('a large layout being prepared is dropped when another is applied; progress
   assert.match(await page.locator(`${PG} .details`).textContent(), /\{m: 8\}/);
 });
 
+test("a Triton layout's physical view names its axes: register across, lane down, one band per warp", async () => {
+  // blocked: sizePerThread [1, 4], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0] over 32x16 (Triton's
+  // BlockedEncodingAttr): a thread holds 4 consecutive columns, 4 threads span a row of 16, 8 rows a warp, 4 warps
+  // 32 rows. Element (9, 6) = x 150: register 6 % 4 = 2, lane 6 / 4 + 4 (9 % 8) = 5, warp 9 / 8 = 1.
+  await show(
+    '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>',
+    '32,16',
+  );
+  const texts = await page.locator(PG).evaluate((el) => el.scene.items.filter((it) => it.t === 'text'));
+  const text = (s) => texts.filter((it) => it.s === s);
+  assert.equal(text('register →').length, 1);
+  assert.equal(text('lane ↓').length, 1);
+  for (const w of [0, 1, 2, 3]) assert.equal(text(`warp ${w}`).length, 1, `warp ${w} is named once`);
+  const axes = await page.locator(PG).evaluate((el) => el.sides[0].t.axes);
+  const key = (pos) => `P:${axes.map((a) => pos[a]).join(',')}`;
+  const cell = await box(key({ warpid: 1, laneid: 5, reg: 2 }));
+  const lane0 = await box(key({ warpid: 1, laneid: 0, reg: 0 }));
+  const lane31 = await box(key({ warpid: 1, laneid: 31, reg: 0 }));
+  // the cell lies in warp 1's band, whose label is centred on it
+  const band = text('warp 1')[0];
+  assert.ok(lane0.y <= cell.y && cell.y < lane31.y + lane31.h);
+  assert.ok(Math.abs(band.y - (lane0.y + lane31.y + lane31.h) / 2) < 1);
+  // warp 1 starts at lane 0 again, 32 rows below warp 0's lane 0
+  assert.equal(Math.round((lane0.y - (await box(key({ warpid: 0, laneid: 0, reg: 0 }))).y) / lane0.h), 32);
+  // the register tick above the cell's column reads 2, and cells are tall enough to carry their element's number
+  const regTick = texts.find((it) => it.s === '2' && Math.abs(it.x - (cell.x + cell.w / 2)) < 0.5 && it.y < lane0.y);
+  assert.ok(regTick, 'register 2 is labelled above its column');
+  assert.ok(
+    texts.some(
+      (it) =>
+        it.s === '150' && Math.abs(it.x - (cell.x + cell.w / 2)) < 0.5 && Math.abs(it.y - (cell.y + cell.h / 2)) < 0.5,
+    ),
+  );
+  await page.locator(PG).screenshot({ path: join(artifacts, 'play-triton-physical.png') });
+});
+
 test("compare mode states the difference: which elements move, and both layouts' bank and sector counts side by side", async () => {
   // 32x32 f32, rows 32 words apart vs padded to 33 words: element (r, c) is at m = 32 r + c on the left and
   // 33 r + c on the right, so only row 0 stays: 1024 - 32 = 992 elements move; the first is x = 32 (m 32 -> 33).

@@ -82,6 +82,9 @@ const STRINGS = {
   derivation: ['Derivation', '推导'],
   compare: ['Compare with', '对比'],
   compareHint: ['optional second layout', '可选：第二个 layout'],
+  axisReg: ['register', '寄存器'],
+  axisLane: ['lane', 'lane'],
+  axisWarp: ['warp', 'warp'],
   cmpTitle: ['What differs', '差异'],
   cmpMoved: [
     '{n} of {of} elements move ({k} stay where they are): their positions differ between the two layouts.',

@@ -219,7 +219,11 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   // physical views
   pg.sides.forEach((s, k) => {
     const a = s.arr;
-    const [cw, ch] = fit(pg, a.rows, a.cols, budget, 440);
+    const grid = !a.width;
+    // several axes down (warpid · laneid, gpuid_x · gpuid_y): the outermost groups the rows, named in a band
+    // left of the inner axis's ticks; a tall grid of lanes gets rows tall enough to label
+    const grouped = grid && a.down.length > 1;
+    const [cw, ch] = fit(pg, a.rows, a.cols, budget, grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440);
     const title =
       a.width && a.down[0] === 'm'
         ? `${k ? pg.tr('compare') + ': ' : ''}${pg.tr('memoryRows')} ${a.width} ${pg.tr('elements')} (${a.width * pg.elemBytes} B)`
@@ -228,8 +232,30 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
           : `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
     items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
     items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
+    const rowText = (r: number) => (grouped ? a.rowValues(r).slice(1) : a.rowValues(r)).join(',');
+    const tickW = Math.max(textWidth(rowText(a.rows - 1), 10), textWidth(rowText(0), 10));
+    const groupLabel = (v: number) => `${axisName(pg, a.down[0])} ${v}`;
+    const groupW = grouped
+      ? Math.max(textWidth(groupLabel(a.rowValues(0)[0]), 11), textWidth(groupLabel(a.rowValues(a.rows - 1)[0]), 11)) +
+        12
+      : 0;
+    const x0 = x;
+    if (grouped) x += groupW;
     const bankRow = a.down[0] === 'm' && a.width > 0 && (a.width * pg.elemBytes) % 128 === 0;
     const colTop = bankRow ? top - 22 : top - 8;
+    if (grid) {
+      // the physical axes by name: across above the column ticks, down above the row ticks
+      items.push({
+        t: 'text',
+        x,
+        y: top - 24,
+        s: `${a.across.map((n) => axisName(pg, n)).join(' · ')} →`,
+        size: 11,
+        fill: p.fg,
+      });
+      const downNames = (grouped ? a.down.slice(1) : a.down).map((n) => axisName(pg, n)).join(' · ');
+      items.push({ t: 'text', x: x - 4, y: top - 8, s: `${downNames} ↓`, size: 11, fill: p.fg, anchor: 'end' });
+    }
     ticks(
       pg,
       items,
@@ -255,16 +281,29 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
         3,
       );
     }
-    ticks(
-      pg,
-      items,
-      p,
-      a.rows,
-      ch,
-      (r) => [x - 4, top + r * ch + ch / 2],
-      (r) => a.rowValues(r).join(','),
-      'end',
-    );
+    ticks(pg, items, p, a.rows, ch, (r) => [x - 4, top + r * ch + ch / 2], rowText, 'end');
+    if (grouped) {
+      // one band per value of the outer axis: its name and value, and a line where the next one starts
+      let from = 0;
+      for (let r = 1; r <= a.rows; ++r) {
+        if (r < a.rows && a.rowValues(r)[0] === a.rowValues(from)[0]) continue;
+        const y0 = top + from * ch,
+          y1 = top + r * ch;
+        items.push({
+          t: 'text',
+          x: x - tickW - 10,
+          y: (y0 + y1) / 2,
+          s: groupLabel(a.rowValues(from)[0]),
+          size: 11,
+          fill: p.fg,
+          anchor: 'end',
+        });
+        items.push({ t: 'line', x1: x - tickW - 8, y1: y0 + 1, x2: x - tickW - 8, y2: y1 - 1, stroke: p.muted, sw: 1 });
+        if (r < a.rows)
+          items.push({ t: 'line', x1: x - tickW - 8, y1, x2: x + a.cols * cw, y2: y1, stroke: p.fg, sw: 1.5 });
+        from = r;
+      }
+    }
     const key = k ? 'Q' : 'P';
     pg.geom.set(key, { x, y: top, cw, ch });
     drawGrid(
@@ -311,7 +350,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
       }
     }
     bottom = Math.max(bottom, top + a.rows * ch);
-    x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
+    x = x0 + Math.max(x - x0 + a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
   });
   // legend
   const ly = bottom + 22;
@@ -458,6 +497,17 @@ export function readout(pg: LsPlayground, hit: string): string {
     return pos.join(' ') + bank;
   });
   return `x = ${x} ${coord} → ${parts.join(' | ')}${xs.length > 1 ? ` (+${xs.length - 1} more here)` : ''}`;
+}
+
+/** A physical axis as the reader knows it: register, lane, warp (Triton's and PTX's words); others as named. */
+export function axisName(pg: LsPlayground, axis: string): string {
+  return axis === 'reg'
+    ? pg.tr('axisReg')
+    : axis === 'laneid'
+      ? pg.tr('axisLane')
+      : axis === 'warpid'
+        ? pg.tr('axisWarp')
+        : axis;
 }
 
 /** A generous estimate of a label's width: CJK characters are about as wide as the font size, others about 0.62

@@ -361,6 +361,41 @@ test("a Triton layout's physical view names its axes: register across, lane down
   await page.locator(PG).screenshot({ path: join(artifacts, 'play-triton-physical.png') });
 });
 
+test('numbers past 2 digits: in a 1024-element grid every cell carries its number, inside the cell and at least 9 px on screen', async () => {
+  // 32x32 f32 row-major beside the same rows padded to 33 words: three views of 1024 numbered cells (0 to 1023)
+  await show('S[(32,32):(32,1)]', '32,32', 'S[(32,32):(33,1)]', 'f32');
+  // element 1023 = (31, 31): logical cell L:1023, m 1023 on the left (32 * 31 + 31) and m 1054 on the right (33 * 31 + 31)
+  for (const hit of ['L:1023', 'P:1023', 'Q:1054', 'L:100', 'P:999', 'Q:0']) {
+    const b = await box(hit);
+    assert.ok(b, `${hit} is drawn`);
+    const x = hit === 'Q:1054' ? 1023 : hit === 'Q:0' ? 0 : Number(hit.slice(2));
+    const m = await page.locator(PG).evaluate(
+      (el, { b, s }) => {
+        const svg = el.shadowRoot.querySelector('.view svg');
+        const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const cx = b.x + b.w / 2,
+          cy = b.y + b.h / 2;
+        const t = [...svg.querySelectorAll('text')].find(
+          (e) =>
+            e.textContent === s &&
+            Math.abs(Number(e.getAttribute('x')) - cx) < 0.5 &&
+            Math.abs(Number(e.getAttribute('y')) - cy) < 0.5,
+        );
+        if (!t) return null;
+        const bb = t.getBBox();
+        return { w: bb.width, h: bb.height, screen: Number(getComputedStyle(t).fontSize.replace('px', '')) * k };
+      },
+      { b, s: String(x) },
+    );
+    assert.ok(m, `${hit} shows the number ${x}`);
+    assert.ok(m.w <= b.w, `${x} (${m.w.toFixed(1)} wide) fits its ${b.w} cell`);
+    assert.ok(m.screen >= 9, `${x} is ${m.screen.toFixed(1)} px on screen`);
+  }
+  // the page itself never scrolls sideways: the figure scrolls inside its own box
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+  await page.locator(`${PG} .view`).screenshot({ path: join(artifacts, 'play-numbers-1024.png') });
+});
+
 test("compare mode states the difference: which elements move, and both layouts' bank and sector counts side by side", async () => {
   // 32x32 f32, rows 32 words apart vs padded to 33 words: element (r, c) is at m = 32 r + c on the left and
   // 33 r + c on the right, so only row 0 stays: 1024 - 32 = 992 elements move; the first is x = 32 (m 32 -> 33).

@@ -37,7 +37,7 @@ import {
 } from './model.js';
 import { FORMATS, EXPORT_FORMATS, type Notation, toNotation, parseMesh } from './notation.js';
 import { type Colours, fillRaster, nextTask, hexRgb } from './raster.js';
-import { colourTable, drawMarks, buildBase, readout } from './views.js';
+import { colourTable, drawMarks, buildBase, labelMinWidth, readout } from './views.js';
 import { renderControls } from './form.js';
 import { renderSummary, summarize, type CompareSummary } from './compare.js';
 
@@ -45,6 +45,11 @@ export class LsPlayground extends LsFigure {
   static override styles = [
     ...LsFigure.styles,
     css`
+      @media (min-width: 601px) {
+        .view svg {
+          min-width: var(--ls-label-min, 0);
+        }
+      }
       .compare-summary h4 {
         margin: 0.6rem 0 0.2rem;
       }
@@ -363,6 +368,8 @@ export class LsPlayground extends LsFigure {
   }
   validateTimer = 0;
   compareSummary?: CompareSummary;
+  /** the smallest number drawn in a cell of the base scene, in scene units (Infinity: none) */
+  labelSize = Infinity;
 
   /** The position of table cell i as text: "3,17" (axis values in the table's order). */
   posKey(s: Side, i: number): string {
@@ -476,6 +483,8 @@ export class LsPlayground extends LsFigure {
     const key = `${p.name}|${this.language}|${this.colour}`;
     if (this.base?.key !== key) this.base = { key, scene: buildBase(this, p), painted: false };
     const b = this.base.scene;
+    // numbered cells stay legible: the view scrolls rather than shrinking them below 9 px (at any window width)
+    this.style.setProperty('--ls-label-min', `${labelMinWidth(b.width, this.labelSize)}px`);
     const items = b.items.slice();
     drawMarks(this, items, p);
     return { ...b, items };

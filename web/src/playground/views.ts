@@ -126,27 +126,56 @@ export function drawGrid(
       dash: bad ? '3 2' : undefined,
     });
     const lab = labelAt(at);
-    if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2)
+    // the number fits its cell: as large as the cell allows (11 at most), smaller for 3 and 4 digits, never
+    // below LABEL_MIN (fit widens the cells of a numbered grid so that it never has to be)
+    const size = lab === undefined ? 0 : Math.min(11, ch * 0.55, (cw - 2) / (DIGIT_EM * lab.length));
+    if (lab !== undefined && ch >= 12 && size >= LABEL_MIN) {
       items.push({
         t: 'text',
         x: x + c * cw + cw / 2,
         y: y + r * ch + ch / 2,
         s: lab,
-        size: Math.min(11, ch * 0.55),
+        size,
         fill: inkOn(rgb),
         anchor: 'middle',
       });
+      pg.labelSize = Math.min(pg.labelSize, size);
+    }
   }
   void dark;
 }
 
+/** Width of a digit in ems (the page's sans-serif digits are about 0.6 em; a little more, so that none touches
+ * its cell's edge). */
+const DIGIT_EM = 0.62;
+/** The smallest number drawn in a cell, in scene units; the view never shows the scene smaller than this makes
+ * 9 px on screen (labelMinWidth), it scrolls instead. */
+export const LABEL_MIN = 7;
+
 /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
- * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
-export function fit(pg: LsPlayground, rows: number, cols: number, w: number, h: number): [number, number] {
+ * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). A grid
+ * drawn as numbered cells (labelChars: the digits of its largest number) is made wide enough for its numbers at
+ * LABEL_MIN and tall enough (12 px rows, up to 1600 px) to carry them: a 32x32 grid's 1023 fits its cell. */
+export function fit(
+  pg: LsPlayground,
+  rows: number,
+  cols: number,
+  w: number,
+  h: number,
+  labelChars = 0,
+): [number, number] {
   const px = (v: number) => (v >= 1 ? Math.floor(v) : v);
-  const cw = px(Math.min(30, w / cols));
-  const ch = px(Math.min(24, h / rows, Math.max(cw, 12)));
+  const numbered = labelChars > 0 && rows * cols <= RASTER_CELLS;
+  const cw = px(Math.max(Math.min(30, w / cols), numbered ? Math.ceil(DIGIT_EM * LABEL_MIN * labelChars + 2) : 0));
+  const hh = numbered ? Math.max(h, Math.min(1600, rows * 12)) : h;
+  const ch = px(Math.min(24, hh / rows, Math.max(cw, 12)));
   return [cw, ch];
+}
+
+/** The narrowest the view may show a scene whose smallest cell number is `size` scene units: that number at
+ * 9 px on screen (0 when no cell carries a number). */
+export function labelMinWidth(sceneWidth: number, size: number): number {
+  return Number.isFinite(size) && size > 0 ? Math.ceil((sceneWidth * 9) / size) : 0;
 }
 
 /** The marks of the selected and hovered elements (and the keyboard cursor) in every view. */
@@ -181,6 +210,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   const items: Item[] = [];
   const dark = p.name === 'dark';
   prepareColours(pg, dark);
+  pg.labelSize = Infinity;
   const views = 1 + pg.sides.length;
   const budget = Math.max(260, Math.floor(1100 / views) - 40);
   const top = 74,
@@ -189,7 +219,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   let x = left;
   let bottom = 0;
   // logical view
-  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440);
+  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440, String(pg.rows * pg.cols - 1).length);
   const t0 = pg.sides[0].t;
   const logicalTitle = `${pg.tr('logical')} (${t0.shape.join('×')})`;
   items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
@@ -223,7 +253,14 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
     // several axes down (warpid · laneid, gpuid_x · gpuid_y): the outermost groups the rows, named in a band
     // left of the inner axis's ticks; a tall grid of lanes gets rows tall enough to label
     const grouped = grid && a.down.length > 1;
-    const [cw, ch] = fit(pg, a.rows, a.cols, budget, grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440);
+    const [cw, ch] = fit(
+      pg,
+      a.rows,
+      a.cols,
+      budget,
+      grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440,
+      String(s.t.elements - 1).length,
+    );
     const title =
       a.width && a.down[0] === 'm'
         ? `${k ? pg.tr('compare') + ': ' : ''}${pg.tr('memoryRows')} ${a.width} ${pg.tr('elements')} (${a.width * pg.elemBytes} B)`

@@ -62,18 +62,28 @@ async function watchMainThread() {
 }
 const box = (hit) => page.locator(PG).evaluate((el, hit) => el.cellBox(hit), hit);
 const fill = (hit) => page.locator(`${PG} rect[data-hit="${hit}"]`).getAttribute('fill');
-/** The page position of a cell's centre (SVG or canvas view). */
+/** The page position of a cell's centre (SVG or canvas view), the cell scrolled into sight first (a wide figure
+ * scrolls inside its own box, as a reader scrolls it). */
 async function at(hit) {
   const b = await box(hit);
   assert.ok(b, `${hit} is drawn`);
   const view = page.locator(`${PG} .view svg, ${PG} .view canvas`).first();
   await view.scrollIntoViewIfNeeded();
-  const vb = await view.boundingBox();
   const sceneW = await view.evaluate((v) =>
     v instanceof HTMLCanvasElement ? v.width / Math.min(2, window.devicePixelRatio || 1) : v.viewBox.baseVal.width,
   );
-  const k = vb.width / sceneW;
-  return { x: vb.x + (b.x + b.w / 2) * k, y: vb.y + (b.y + b.h / 2) * k };
+  const place = async () => {
+    const vb = await view.boundingBox();
+    const k = vb.width / sceneW;
+    return { x: vb.x + (b.x + b.w / 2) * k, y: vb.y + (b.y + b.h / 2) * k };
+  };
+  const p = await place();
+  await page.locator(`${PG} .view`).evaluate((v, x) => {
+    const r = v.getBoundingClientRect();
+    if (x < r.left + 8 || x > r.right - 8) v.scrollLeft += x - (r.left + r.width / 2);
+  }, p.x);
+  await view.scrollIntoViewIfNeeded();
+  return place();
 }
 const readout = () => page.locator(`${PG} .readout`).textContent();
 
@@ -444,6 +454,30 @@ test('compare mode of two lane layouts: elements that move, and no bank count wh
   assert.equal(await sum.locator('.moved').getAttribute('data-moved'), '60');
   assert.equal(await sum.locator('.compare-costs td.cost').count(), 0);
   assert.equal(await sum.locator('.no-cost-why').count(), 2);
+});
+
+test('hover a 1024x1024 raster, then switch the language: no error, and the readout follows the language', async () => {
+  const errorsBefore = pageErrors.length;
+  await show('S[(1024,1024):(1024,1)]', '1024,1024');
+  // a cell is about one pixel here: the readout names whichever element is under the pointer
+  const c = await at('L:2050');
+  await page.mouse.move(c.x, c.y);
+  await page.mouse.move(c.x + 1, c.y);
+  assert.match(await readout(), /^x = \d+ \(\d+, \d+\) → \{m: \d+\}/);
+  await page.mouse.move(0, 0); // off the figure: the hint again
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => document.documentElement.dataset.lsLang === 'zh');
+  await page.locator(PG).evaluate((el) => el.updateComplete);
+  assert.equal(await readout(), '悬停查看位置；点击选择。');
+  const d = await at('L:2050');
+  await page.mouse.move(d.x, d.y);
+  await page.mouse.move(d.x + 1, d.y);
+  assert.match(await readout(), /^x = \d+ \(\d+, \d+\) → \{m: \d+\}/);
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => document.documentElement.dataset.lsLang === 'en');
+  await page.locator(PG).evaluate((el) => el.updateComplete);
+  await page.waitForTimeout(300);
+  assert.deepEqual(pageErrors.slice(errorsBefore), []);
 });
 
 test('no uncaught errors', () => {

@@ -325,6 +325,7 @@ export class LsPlayground extends LsFigure {
   /** The computed sides become the figure (an empty list: nothing to draw, this.err says why). */
   install(sides: Side[], pixels = new Map<string, Uint8ClampedArray<ArrayBuffer>>()) {
     this.sides = sides;
+    this.readoutText = null;
     this.rasterCache.clear();
     this.pixelCache = pixels;
     this.base = undefined;
@@ -555,8 +556,8 @@ export class LsPlayground extends LsFigure {
         break;
       }
     }
-    const out = this.renderRoot.querySelector('.readout');
-    if (out) out.textContent = hit ? readout(this, hit) : this.tr('hoverHint');
+    this.readoutText = hit ? readout(this, hit) : null;
+    this.showReadout();
     // the correspondence: the hovered element marked in every view (drawn on the next frame, at most once a frame)
     const x = hit ? ([...this.elementsOf(hit)][0] ?? null) : null;
     if (x === this.hoverX) return;
@@ -571,6 +572,8 @@ export class LsPlayground extends LsFigure {
       @pointerleave=${() => {
         cancelAnimationFrame(this.hoverFrame);
         this.hoverX = null;
+        this.readoutText = null;
+        this.showReadout();
       }}
     >
       ${super.renderView()}
@@ -581,8 +584,16 @@ export class LsPlayground extends LsFigure {
     return this.scene?.items.some((it) => it.t === 'image') ?? false;
   }
 
+  /** What the readout says: the hovered cell's positions, or (null) the hint in the figure's language. */
+  readoutText: string | null = null;
+  showReadout() {
+    const out = this.renderRoot.querySelector('.readout');
+    if (out) out.textContent = this.readoutText ?? this.tr('hoverHint');
+  }
+
   protected override updated(changed: Map<PropertyKey, unknown>) {
     super.updated(changed);
+    this.showReadout();
     if (this.eventAt && !this.progress) {
       this.setAttribute('data-latency', (performance.now() - this.eventAt).toFixed(2));
       this.eventAt = 0;
@@ -599,7 +610,9 @@ export class LsPlayground extends LsFigure {
 
   protected details() {
     const f = this.mapping;
-    return html`<p class="readout mono" aria-hidden="true">${this.tr('hoverHint')}</p>
+    // the readout's text is written by showReadout alone (at pointer rate, without a render): a binding inside
+    // it would lose its text node to that write, and the next render in another language would fail on it
+    return html`<p class="readout mono" aria-hidden="true"></p>
       ${
         f
           ? html`<p class="mono derivation">${f.derivation}</p>

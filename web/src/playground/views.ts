@@ -128,7 +128,7 @@ export function drawGrid(
     const lab = labelAt(at);
     // the number fits its cell: as large as the cell allows (11 at most), smaller for 3 and 4 digits, never
     // below LABEL_MIN (fit widens the cells of a numbered grid so that it never has to be)
-    const size = lab === undefined ? 0 : Math.min(11, ch * 0.55, (cw - 2) / (DIGIT_EM * lab.length));
+    const size = lab === undefined ? 0 : Math.min(11, ch * 0.7, (cw - 2) / (DIGIT_EM * lab.length));
     if (lab !== undefined && ch >= 12 && size >= LABEL_MIN) {
       items.push({
         t: 'text',

@@ -253,6 +253,14 @@ const STRINGS = {
     'right: a cell is one 32-bit TMEM cell; "T6.1" = thread 6, register 1. Colour = thread mod 8',
     '右：每格是一个 32-bit TMEM 单元；“T6.1” 表示线程 6、寄存器 1。颜色 = 线程 mod 8',
   ],
+  atomLegend1Top: [
+    'top: a cell is one register of one thread; its label is the TMEM (lane, column) it holds',
+    '上：每格是一个线程的一个寄存器；标注为它持有的 TMEM (lane, column)',
+  ],
+  atomLegend2Below: [
+    'below: a cell is one 32-bit TMEM cell; "T6.1" = thread 6, register 1. Colour = thread mod 8',
+    '下：每格是一个 32-bit TMEM 单元；“T6.1” 表示线程 6、寄存器 1。颜色 = 线程 mod 8',
+  ],
   atomLegend3: ['the selection, in both grids', '所选元素（两个网格中联动）'],
   atomOp: ['op', '操作'],
   atomShape: ['shape', 'shape'],

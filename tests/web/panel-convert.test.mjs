@@ -217,7 +217,7 @@ test('中文: after the switch no English-only text is left in the panel', async
   // English words of three letters or more, outside names written the same in both languages; a token with a
   // digit in it is a name (a case, a file, a device model)
   const allowed =
-    /^(staging|out|TMA|agent|agents|token|url|json|csv|svg|png|sectors?|wavefronts?|copy|float4|ncu|profile|benchmark|kernel|kernels|lane|tile|swizzle|layoutscope|dtype|shape|perm|layouts|variants|touch_fields|dim|sampling|AoS|SoA|soa|aos|fp32|GB|GiB|MiB|TB|cpu|sm|SMs|docs|results|json|DRAM|Nsight|Compute|NVIDIA|H200|convert|sector|bf16|f32|u8|f16|f64|f8|copy_|PyTorch|eager|torch|compile|CuPy|layoutscope-agent|epyc|amd|processor|core|http|https|GPU|CPU|aos_soa|aos_vec|soa_vec|peers|float4|warp|transpose|naive|tiled|pad|tile64_pad|tile64_swizzle|LSU|mesh|NCCL|nccl-tests)$/i;
+    /^(staging|out|TMA|agent|agents|token|url|json|csv|svg|png|sectors?|wavefronts?|copy|float4|ncu|profile|benchmark|kernel|kernels|lane|tile|swizzle|layoutscope|dtype|shape|perm|layouts|variants|touch_fields|dim|sampling|AoS|SoA|soa|aos|fp32|GB|GiB|MiB|TB|cpu|sm|SMs|docs|results|json|DRAM|Nsight|Compute|NVIDIA|H200|convert|sector|bf16|f32|u8|f16|f64|f8|copy_|PyTorch|eager|torch|compile|CuPy|layoutscope-agent|epyc|amd|intel|xeon|processor|core|http|https|GPU|CPU|aos_soa|aos_vec|soa_vec|peers|float4|warp|transpose|naive|tiled|pad|tile64_pad|tile64_swizzle|LSU|mesh|NCCL|nccl-tests)$/i;
   const bad = leftovers.filter((s) =>
     (s.replace(/[\w./-]*\d[\w./-]*/g, ' ').match(/[A-Za-z][A-Za-z_-]{2,}/g) ?? []).some((w) => !allowed.test(w)),
   );

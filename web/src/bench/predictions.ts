@@ -17,6 +17,7 @@ import {
 import type { Row } from './results.js';
 import { fmt, rowKey } from './types.js';
 import { agentWords } from './agents.js';
+import { agentSentence } from '../i18n/panel.js';
 
 export function renderPredictions(panel: LsBenchPanel, rows: Row[]): TemplateResult {
   const seen = new Set<string>();
@@ -165,7 +166,7 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
       ${
         typeof spans === 'string'
           ? html`<p class="error access-error" role="alert">${spans}</p>`
-          : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, panel.pt('laneFigure', { access: a.access }))}</div>`
+          : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, panel.pt('laneFigure', { access: agentSentence(a.access, panel.zh).text }))}</div>`
       }
       <form class="row what-if-form" @submit=${(e: SubmitEvent) => {
         e.preventDefault();

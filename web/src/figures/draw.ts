@@ -125,7 +125,8 @@ export function legend(
   return y;
 }
 
-/** A generous estimate of a text's width at a font size: CJK characters about the size, others 0.62 of it. */
+/** A generous estimate of a text's width at a font size: CJK characters about the size, others 0.62 of it (the page's
+ * sans-serif digits and letters), so that what is placed after a label never overlaps it. */
 export function textWidth(s: string, size: number): number {
   let w = 0;
   for (const ch of s) w += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? size : 0.62 * size;

@@ -6,6 +6,7 @@ import { inkOn, type Palette } from '../core/theme.js';
 import { hex, hueRgb } from '../core/physical.js';
 import { RASTER_CELLS, RASTER_AREA, MAX_MARKS, type RasterSource } from './model.js';
 import { type Colours, fillRaster, hexRgb } from './raster.js';
+import { textWidth } from '../figures/draw.js';
 
 /** The colour of logical element x, from a table of at most 1024 colours made once per scene (a raster of a
  * million cells looks colours up instead of computing them). */
@@ -545,12 +546,4 @@ export function axisName(pg: LsPlayground, axis: string): string {
       : axis === 'warpid'
         ? pg.tr('axisWarp')
         : axis;
-}
-
-/** A generous estimate of a label's width: CJK characters are about as wide as the font size, others about 0.62
- * of it (the page's sans-serif digits and letters), so that entries placed after it never overlap it. */
-export function textWidth(s: string, size: number): number {
-  let w = 0;
-  for (const ch of s) w += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? size : 0.62 * size;
-  return w;
 }

@@ -165,7 +165,7 @@ setup(
     long_description=README,
     long_description_content_type="text/markdown",
     author="The layoutscope authors",
-    url="https://github.com/layoutscope/layoutscope",
+    # no url: the project has no public address yet, and a made-up one would send users to a stranger's page
     license="MIT",
     license_files=["LICENSE"],
     classifiers=[

@@ -469,6 +469,11 @@ export interface LayoutscopeModule {
     lanes: string | (number | null)[][] | null,
     source: string | null,
   ): LsResult<LsAccessCost>;
+  /**
+   * The first instruction of the engine's lane walk ("rows": lanes side by side along a row; "columns": lanes
+   * down a column) over a tile of `shape`: the logical element each lane starts at, -1 idle. Any size of tile.
+   */
+  firstWalkLanes(shape: number[], dtype: string, instr: string, walk: 'rows' | 'columns'): LsResult<{ lanes: number[] }>;
   /** Rank shared layouts for a writer and a reader, each "LANES;INSTR" (e.g. "rows;STS.128", ";ldmatrix.x4"). */
   advise(writer: string, reader: string, dtype: string, tile: number[] | string): LsResult<LsAdvice>;
   /**

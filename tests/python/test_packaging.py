@@ -61,6 +61,19 @@ def test_the_sdist_holds_the_cmake_files_the_bindings_and_the_engine(sdist, root
     assert not missing, f"engine files not in the sdist: {missing[:10]}"
 
 
+def test_the_sdist_metadata_names_no_home_page(sdist):
+    """The project has no public address yet: its metadata carries no home page or project URL rather than a
+    made-up one that would send a user to whoever owns that name."""
+    with tarfile.open(sdist) as tar:
+        (info,) = [m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")]
+        msg = email.parser.Parser().parsestr(tar.extractfile(info).read().decode())
+    assert msg["Name"] == "layoutscope"
+    assert msg["Summary"].startswith("GPU data layouts")
+    assert msg["Home-page"] is None, msg["Home-page"]
+    assert msg.get_all("Project-URL") is None
+    assert "github.com/layoutscope" not in msg.as_string()
+
+
 @pytest.fixture(scope="module")
 def wheel(sdist, tmp_path_factory) -> Path:
     """The wheel pip builds from the unpacked sdist, alone in a temp folder, with another tree's CMake cache in
@@ -104,7 +117,8 @@ def test_a_wheel_built_from_the_sdist_alone_imports_and_answers(wheel, tmp_path)
     assert fields["Name"] == "layoutscope"
     assert fields["License"] == "MIT"
     assert fields["Summary"].startswith("GPU data layouts")
-    assert fields["Home-page"].startswith("https://")
+    # no public address exists yet: no home page rather than an invented one (pip shows the field empty)
+    assert fields.get("Home-page", "") == ""
 
 
 def test_the_wheel_metadata_and_its_licence(wheel, root):
@@ -116,7 +130,7 @@ def test_the_wheel_metadata_and_its_licence(wheel, root):
         assert z.read(licences[0]).decode() == (root / "LICENSE").read_text()
     assert msg["License"] == "MIT"
     assert "License :: OSI Approved :: MIT License" in msg.get_all("Classifier")
-    assert msg["Home-page"]
+    assert msg["Home-page"] is None and msg.get_all("Project-URL") is None
     assert "pybind11 extension" in msg.get_payload()  # the README is the long description
 
 

@@ -388,9 +388,35 @@ test("offline: the reference-runs button opens the four committed H200 runs, and
   assert.match(await vs('tile64_swizzle 4096').textContent(), /smem ld 4 ≠ 4\.71 \(\+18%\)/);
   assert.match(await vs('tile64_swizzle 4096').getAttribute('class'), /warn/);
   assert.equal(await page.locator(`${P} tr.prediction td.error`).count(), 0);
-  // these files were written before the agent recorded each lane's elements: the numbers, no drawing
+  // these files were written before the agent recorded each lane's elements: the lanes drawn are the engine's
+  // walk over the run's layout, shown only where it gives the recorded cost. The naive load, "lane i reads
+  // in(r, c0 + i) (a row)" with 4 B lanes on S[(4096,4096):(4096,1)]: lanes 0..31 on elements 0..31 of row 0,
+  // 32 words of one 128 B line, 4 sectors as recorded.
   await row('naive 4096', 'h200-profile-transpose').locator('.open-figure').click();
-  assert.equal(await page.locator(`${P} .figure-host .no-lanes`).count(), 1);
+  const host = page.locator(`${P} .figure-host`);
+  assert.equal(await host.locator('.no-lanes').count(), 0);
+  assert.equal(await host.locator('.engine-walk').getAttribute('data-walk'), 'rows');
+  assert.match(await host.locator('.engine-walk').textContent(), /rows of S\[\(4096,4096\):\(4096,1\)\].* 4 /);
+  const words = () => host.locator('svg.lanes rect.lane-word').count();
+  const lines = () => host.locator('svg.lanes text', { hasText: /^\+\d+$/ }).allTextContents();
+  assert.equal(await words(), 32);
+  assert.deepEqual(await lines(), ['+0']);
+  // its store, "lane i writes out(c0 + i, r) (a column)": lane i in row i, rows 4096 x 4 B = 16 KiB apart, so 32
+  // lines (each one word, with the gaps between them folded) and 32 sectors, as recorded
+  await host.locator('.access-choice button').nth(1).click();
+  assert.equal(await host.locator('.engine-walk').getAttribute('data-walk'), 'columns');
+  assert.equal(await words(), 32);
+  assert.deepEqual(
+    await lines(),
+    Array.from({ length: 32 }, (_, i) => `+${i * 16384}`),
+  );
+  await host.screenshot({ path: join(artifacts, 'panel-reference-lanes.png') });
+  // the tile64 output row leaves as a bulk copy given as 16 chunks of 16 B (8 sectors recorded): no walk of 32
+  // lanes moves that, so there is still nothing to draw
+  await row('tile64_pad 4096', 'h200-profile-transpose').locator('.open-figure').click();
+  await host.locator('.access-choice button').nth(1).click();
+  assert.equal(await host.locator('.no-lanes').count(), 1);
+  assert.equal(await host.locator('.engine-walk').count(), 0);
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-reference-runs.png') });
 });
 

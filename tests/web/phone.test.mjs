@@ -48,6 +48,7 @@ for (const [tag, name] of [
   ['ls-advisor', 'advisor rows'],
   ['ls-fragment', 'fragment'],
   ['ls-bank-conflicts', 'bank cells'],
+  ['ls-tcgen05-atom', 'tcgen05 atom'],
 ])
   test(`390 px: ${name} read at 11 px or more and tap at 24 px or more`, async () => {
     const s = await sizes(tag);
@@ -56,6 +57,46 @@ for (const [tag, name] of [
     assert.ok(s.cell >= 24 - 1e-6, `${tag}: smallest cell ${s.cell.toFixed(1)} px`);
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
     await page.locator(tag).screenshot({ path: join(artifacts, `phone-${tag.slice(3)}.png`) });
+  });
+
+for (const lang of ['en', 'zh'])
+  test(`390 px, ${lang}: the tcgen05 atom fits the screen: both grids one above the other, no sideways scroll in the figure`, async () => {
+    const tag = 'ls-tcgen05-atom';
+    if (lang === 'zh') await page.goto(server.url + '#lang=zh');
+    const s = await sizes(tag);
+    assert.ok(s.text >= 11 - 1e-6 && s.cell >= 24 - 1e-6, `${s.text} px text, ${s.cell} px cells`);
+    const m = await page.locator(tag).evaluate((e) => {
+      const view = e.shadowRoot.querySelector('.view');
+      const svg = view.querySelector('svg');
+      const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const box = (sel) => {
+        const r = [...svg.querySelectorAll(sel)].map((c) => c.getBoundingClientRect());
+        return {
+          top: Math.min(...r.map((b) => b.top)),
+          bottom: Math.max(...r.map((b) => b.bottom)),
+          right: Math.max(...r.map((b) => b.right)),
+        };
+      };
+      // every text's right edge, measured by the browser (an estimate in the figure could be wrong)
+      const textRight = Math.max(...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().right));
+      return {
+        k,
+        scroll: view.scrollWidth - view.clientWidth,
+        viewRight: view.getBoundingClientRect().right,
+        textRight,
+        threads: box('rect[data-hit^="R:"]'),
+        tmem: box('rect[data-hit^="M:"]'),
+      };
+    });
+    assert.equal(m.scroll, 0, 'the drawing is no wider than its box');
+    assert.ok(
+      m.textRight <= m.viewRight + 0.5,
+      `text reaches ${m.textRight.toFixed(0)} px, the box ends at ${m.viewRight.toFixed(0)}`,
+    );
+    assert.ok(m.tmem.top >= m.threads.bottom, 'the TMEM grid is under the threads grid');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
+    await page.locator(tag).screenshot({ path: join(artifacts, `phone-tcgen05-atom-${lang}.png`) });
+    if (lang === 'zh') await page.goto(server.url);
   });
 
 test('中文: the playground legend has no overlaps (CJK labels are wider per character)', async () => {

@@ -62,18 +62,28 @@ async function watchMainThread() {
 }
 const box = (hit) => page.locator(PG).evaluate((el, hit) => el.cellBox(hit), hit);
 const fill = (hit) => page.locator(`${PG} rect[data-hit="${hit}"]`).getAttribute('fill');
-/** The page position of a cell's centre (SVG or canvas view). */
+/** The page position of a cell's centre (SVG or canvas view), the cell scrolled into sight first (a wide figure
+ * scrolls inside its own box, as a reader scrolls it). */
 async function at(hit) {
   const b = await box(hit);
   assert.ok(b, `${hit} is drawn`);
   const view = page.locator(`${PG} .view svg, ${PG} .view canvas`).first();
   await view.scrollIntoViewIfNeeded();
-  const vb = await view.boundingBox();
   const sceneW = await view.evaluate((v) =>
     v instanceof HTMLCanvasElement ? v.width / Math.min(2, window.devicePixelRatio || 1) : v.viewBox.baseVal.width,
   );
-  const k = vb.width / sceneW;
-  return { x: vb.x + (b.x + b.w / 2) * k, y: vb.y + (b.y + b.h / 2) * k };
+  const place = async () => {
+    const vb = await view.boundingBox();
+    const k = vb.width / sceneW;
+    return { x: vb.x + (b.x + b.w / 2) * k, y: vb.y + (b.y + b.h / 2) * k };
+  };
+  const p = await place();
+  await page.locator(`${PG} .view`).evaluate((v, x) => {
+    const r = v.getBoundingClientRect();
+    if (x < r.left + 8 || x > r.right - 8) v.scrollLeft += x - (r.left + r.width / 2);
+  }, p.x);
+  await view.scrollIntoViewIfNeeded();
+  return place();
 }
 const readout = () => page.locator(`${PG} .readout`).textContent();
 
@@ -323,6 +333,151 @@ test('a large layout being prepared is dropped when another is applied; progress
   await page.mouse.click(...Object.values(await at('L:1')));
   assert.ok(b);
   assert.match(await page.locator(`${PG} .details`).textContent(), /\{m: 8\}/);
+});
+
+test("a Triton layout's physical view names its axes: register across, lane down, one band per warp", async () => {
+  // blocked: sizePerThread [1, 4], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0] over 32x16 (Triton's
+  // BlockedEncodingAttr): a thread holds 4 consecutive columns, 4 threads span a row of 16, 8 rows a warp, 4 warps
+  // 32 rows. Element (9, 6) = x 150: register 6 % 4 = 2, lane 6 / 4 + 4 (9 % 8) = 5, warp 9 / 8 = 1.
+  await show(
+    '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>',
+    '32,16',
+  );
+  const texts = await page.locator(PG).evaluate((el) => el.scene.items.filter((it) => it.t === 'text'));
+  const text = (s) => texts.filter((it) => it.s === s);
+  assert.equal(text('register →').length, 1);
+  assert.equal(text('lane ↓').length, 1);
+  for (const w of [0, 1, 2, 3]) assert.equal(text(`warp ${w}`).length, 1, `warp ${w} is named once`);
+  const axes = await page.locator(PG).evaluate((el) => el.sides[0].t.axes);
+  const key = (pos) => `P:${axes.map((a) => pos[a]).join(',')}`;
+  const cell = await box(key({ warpid: 1, laneid: 5, reg: 2 }));
+  const lane0 = await box(key({ warpid: 1, laneid: 0, reg: 0 }));
+  const lane31 = await box(key({ warpid: 1, laneid: 31, reg: 0 }));
+  // the cell lies in warp 1's band, whose label is centred on it
+  const band = text('warp 1')[0];
+  assert.ok(lane0.y <= cell.y && cell.y < lane31.y + lane31.h);
+  assert.ok(Math.abs(band.y - (lane0.y + lane31.y + lane31.h) / 2) < 1);
+  // warp 1 starts at lane 0 again, 32 rows below warp 0's lane 0
+  assert.equal(Math.round((lane0.y - (await box(key({ warpid: 0, laneid: 0, reg: 0 }))).y) / lane0.h), 32);
+  // the register tick above the cell's column reads 2, and cells are tall enough to carry their element's number
+  const regTick = texts.find((it) => it.s === '2' && Math.abs(it.x - (cell.x + cell.w / 2)) < 0.5 && it.y < lane0.y);
+  assert.ok(regTick, 'register 2 is labelled above its column');
+  assert.ok(
+    texts.some(
+      (it) =>
+        it.s === '150' && Math.abs(it.x - (cell.x + cell.w / 2)) < 0.5 && Math.abs(it.y - (cell.y + cell.h / 2)) < 0.5,
+    ),
+  );
+  await page.locator(PG).screenshot({ path: join(artifacts, 'play-triton-physical.png') });
+});
+
+test('numbers past 2 digits: in a 1024-element grid every cell carries its number, inside the cell and at least 9 px on screen', async () => {
+  // 32x32 f32 row-major beside the same rows padded to 33 words: three views of 1024 numbered cells (0 to 1023)
+  await show('S[(32,32):(32,1)]', '32,32', 'S[(32,32):(33,1)]', 'f32');
+  // element 1023 = (31, 31): logical cell L:1023, m 1023 on the left (32 * 31 + 31) and m 1054 on the right (33 * 31 + 31)
+  for (const hit of ['L:1023', 'P:1023', 'Q:1054', 'L:100', 'P:999', 'Q:0']) {
+    const b = await box(hit);
+    assert.ok(b, `${hit} is drawn`);
+    const x = hit === 'Q:1054' ? 1023 : hit === 'Q:0' ? 0 : Number(hit.slice(2));
+    const m = await page.locator(PG).evaluate(
+      (el, { b, s }) => {
+        const svg = el.shadowRoot.querySelector('.view svg');
+        const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const cx = b.x + b.w / 2,
+          cy = b.y + b.h / 2;
+        const t = [...svg.querySelectorAll('text')].find(
+          (e) =>
+            e.textContent === s &&
+            Math.abs(Number(e.getAttribute('x')) - cx) < 0.5 &&
+            Math.abs(Number(e.getAttribute('y')) - cy) < 0.5,
+        );
+        if (!t) return null;
+        const bb = t.getBBox();
+        return { w: bb.width, h: bb.height, screen: Number(getComputedStyle(t).fontSize.replace('px', '')) * k };
+      },
+      { b, s: String(x) },
+    );
+    assert.ok(m, `${hit} shows the number ${x}`);
+    assert.ok(m.w <= b.w, `${x} (${m.w.toFixed(1)} wide) fits its ${b.w} cell`);
+    assert.ok(m.screen >= 9, `${x} is ${m.screen.toFixed(1)} px on screen`);
+  }
+  // the page itself never scrolls sideways: the figure scrolls inside its own box
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+  await page.locator(`${PG} .view`).screenshot({ path: join(artifacts, 'play-numbers-1024.png') });
+});
+
+test("compare mode states the difference: which elements move, and both layouts' bank and sector counts side by side", async () => {
+  // 32x32 f32, rows 32 words apart vs padded to 33 words: element (r, c) is at m = 32 r + c on the left and
+  // 33 r + c on the right, so only row 0 stays: 1024 - 32 = 992 elements move; the first is x = 32 (m 32 -> 33).
+  await show('S[(32,32):(32,1)]', '32,32', 'S[(32,32):(33,1)]', 'f32');
+  const sum = page.locator(`${PG} .compare-summary`);
+  await sum.waitFor();
+  assert.equal(await sum.locator('.moved').getAttribute('data-moved'), '992');
+  assert.equal(await sum.locator('.moved').getAttribute('data-elements'), '1024');
+  assert.match(await sum.locator('.moved').textContent(), /992 of 1024 elements move \(32 stay/);
+  assert.match(await sum.locator('.moved-list li[data-x="32"]').textContent(), /x = 32: \{m: 32\} → \{m: 33\}/);
+  await page.waitForFunction(
+    (tag) => !document.querySelector(tag).shadowRoot.querySelector('.compare-costs .pending'),
+    PG,
+  );
+  const cell = async (probe, k, attr) =>
+    Number(await sum.locator(`tr[data-probe="${probe}"] td`).nth(k).getAttribute(attr));
+  // LDS.32, lanes along a row: 32 consecutive words fill the 32 banks once, 1 wavefront per row, 32 rows
+  for (const k of [0, 1]) {
+    assert.equal(await cell('LDS-rows', k, 'data-wavefronts'), 32);
+    assert.equal(await cell('LDS-rows', k, 'data-conflicts'), 0);
+  }
+  // lanes down a column: words 32 i + c all lie in bank c (32-way: 32 wavefronts per column, 1024 in all,
+  // 1024 - 32 = 992 conflicts); padded, 33 i + c lies in bank (i + c) mod 32, all different: 1 per column
+  assert.equal(await cell('LDS-columns', 0, 'data-wavefronts'), 1024);
+  assert.equal(await cell('LDS-columns', 0, 'data-conflicts'), 992);
+  assert.equal(await cell('LDS-columns', 1, 'data-wavefronts'), 32);
+  assert.equal(await cell('LDS-columns', 1, 'data-conflicts'), 0);
+  // LDG.32 along a row: 128 B; rows at 128 r bytes are 4 aligned 32 B sectors (32 x 4 = 128); padded rows start
+  // at 132 r bytes, aligned to 32 B only for r % 8 == 0: 4 rows of 4 sectors and 28 of 5 = 156
+  assert.equal(await cell('LDG-rows', 0, 'data-sectors'), 128);
+  assert.equal(await cell('LDG-rows', 1, 'data-sectors'), 156);
+  // down a column every lane is in its own row (128 or 132 B apart): 32 sectors a request, 32 requests
+  assert.equal(await cell('LDG-columns', 0, 'data-sectors'), 1024);
+  assert.equal(await cell('LDG-columns', 1, 'data-sectors'), 1024);
+  assert.equal(await cell('LDG-columns', 1, 'data-requests'), 32);
+  await page.locator(PG).screenshot({ path: join(artifacts, 'play-compare-summary.png') });
+});
+
+test('compare mode of two lane layouts: elements that move, and no bank count where there is no memory axis', async () => {
+  // lanes 4 i + j vs the same with the two lane modes swapped: element (i, j, r) is at lane 4 i + j on the left and
+  // i + 8 j on the right; they agree only where 4 i + j = i + 8 j, i.e. 3 i = 7 j: with i < 8 and j < 4 that is
+  // (0, 0) and (7, 3) (lanes 0 and 31), so their 2 x 2 elements stay and 64 - 4 = 60 move
+  await show('S[(8,4,2):(4@laneid,1@laneid,1@reg)]', '8,8', 'S[(8,4,2):(1@laneid,8@laneid,1@reg)]', 'f32');
+  const sum = page.locator(`${PG} .compare-summary`);
+  await sum.waitFor();
+  assert.equal(await sum.locator('.moved').getAttribute('data-moved'), '60');
+  assert.equal(await sum.locator('.compare-costs td.cost').count(), 0);
+  assert.equal(await sum.locator('.no-cost-why').count(), 2);
+});
+
+test('hover a 1024x1024 raster, then switch the language: no error, and the readout follows the language', async () => {
+  const errorsBefore = pageErrors.length;
+  await show('S[(1024,1024):(1024,1)]', '1024,1024');
+  // a cell is about one pixel here: the readout names whichever element is under the pointer
+  const c = await at('L:2050');
+  await page.mouse.move(c.x, c.y);
+  await page.mouse.move(c.x + 1, c.y);
+  assert.match(await readout(), /^x = \d+ \(\d+, \d+\) → \{m: \d+\}/);
+  await page.mouse.move(0, 0); // off the figure: the hint again
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => document.documentElement.dataset.lsLang === 'zh');
+  await page.locator(PG).evaluate((el) => el.updateComplete);
+  assert.equal(await readout(), '悬停查看位置；点击选择。');
+  const d = await at('L:2050');
+  await page.mouse.move(d.x, d.y);
+  await page.mouse.move(d.x + 1, d.y);
+  assert.match(await readout(), /^x = \d+ \(\d+, \d+\) → \{m: \d+\}/);
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => document.documentElement.dataset.lsLang === 'en');
+  await page.locator(PG).evaluate((el) => el.updateComplete);
+  await page.waitForTimeout(300);
+  assert.deepEqual(pageErrors.slice(errorsBefore), []);
 });
 
 test('no uncaught errors', () => {

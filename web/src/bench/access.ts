@@ -192,3 +192,41 @@ export function lanePicture(
     }
   </svg>`;
 }
+
+/** An access of results written before the agent recorded each lane's elements, given the lanes of the engine's
+ * own walk over the run's layout: `walk` names it (lanes along a row, or down a column). */
+export interface WalkedAccess {
+  access: Access;
+  walk: 'rows' | 'columns';
+  /** the recorded cost these lanes reproduce: sectors per request (global) or wavefronts (shared) */
+  recorded: number;
+}
+
+/** For an access without lane_elements: the first instruction of the engine's row or column walk over the
+ * access's layout (its drawing shape, f32, the instruction its kind and bytes per lane name), kept only when the
+ * engine's cost of those lanes on that layout is the cost the results recorded for it. The access's words choose
+ * the walk ("a column", "(rows)"); words naming neither try rows, then columns. null: no walk reproduces it. */
+export function engineWalk(e: Engine, a: Access): WalkedAccess | null {
+  if (a.lane_elements) return null;
+  const recorded = a.space === 'global' ? a.sectors_per_request : a.wavefronts;
+  if (recorded === undefined) return null;
+  const load = directions(a)[0] !== 'store';
+  const op = a.space === 'global' ? (load ? 'LDG' : 'STG') : load ? 'LDS' : 'STS';
+  const instr = a.instr ?? `${op}.${a.bytes_per_lane * 8}`;
+  const dtype = a.dtype ?? 'f32';
+  const ds = a.shape ? { ok: true as const, shape: a.shape } : e.drawingShape(a.layout);
+  if (!ds.ok) return null;
+  const shape = ds.shape;
+  const column = /\bcolumns?\b/.test(a.access),
+    row = /\brows?\b/.test(a.access);
+  const walks: ('rows' | 'columns')[] = column && !row ? ['columns'] : row && !column ? ['rows'] : ['rows', 'columns'];
+  for (const walk of walks) {
+    const w = e.m.firstWalkLanes(shape, dtype, instr, walk);
+    if (!w.ok) continue;
+    const c = e.m.accessCost(a.layout, shape, dtype, instr, [w.lanes], null);
+    if (!c.ok) continue;
+    const cost = a.space === 'global' ? c.total.sectors / Math.max(1, c.total.requests) : c.total.wavefronts;
+    if (cost === recorded) return { access: { ...a, shape, dtype, instr, lane_elements: [w.lanes] }, walk, recorded };
+  }
+  return null;
+}

@@ -7,6 +7,7 @@ import { OKABE_ITO } from './plots.js';
 import {
   accessesOf,
   checkMeasured,
+  engineWalk,
   instructionChoices,
   lanePicture,
   laneSpans,
@@ -16,6 +17,7 @@ import {
 import type { Row } from './results.js';
 import { fmt, rowKey } from './types.js';
 import { agentWords } from './agents.js';
+import { agentSentence } from '../i18n/panel.js';
 
 export function renderPredictions(panel: LsBenchPanel, rows: Row[]): TemplateResult {
   const seen = new Set<string>();
@@ -115,10 +117,13 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
   const r = f && panel.rowByKey.get(f.key);
   if (!f || !r) return nothing;
   const all = accessesOf(r.state);
-  const a: Access | undefined = all[f.index];
-  if (!a) return nothing;
+  const recordedAccess: Access | undefined = all[f.index];
+  if (!recordedAccess) return nothing;
+  // results without per-lane elements: the engine's walk over the run's layout, when it gives the recorded cost
+  const walked = panel.eng ? engineWalk(panel.eng, recordedAccess) : null;
+  const a: Access = walked?.access ?? recordedAccess;
   const p = PALETTES[resolveTheme(null)];
-  const edited = f.layout !== a.layout || f.instr !== (a.instr ?? '');
+  const edited = f.layout !== a.layout || f.instr !== (recordedAccess.instr ?? '');
   let body: TemplateResult;
   if (!a.lane_elements || !a.instr || !a.shape) body = html`<p class="muted no-lanes">${panel.pt('noLanes')}</p>`;
   else if (!panel.eng) body = html`<p class="muted">${panel.pt('loadingEngine')}</p>`;
@@ -152,12 +157,16 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
               ideal: a.ideal_wavefronts ?? '–',
               conflicts: a.conflicts ?? '–',
             });
-    const spans = problem ? problem : laneSpans(panel.eng, a, f.layout, f.instr);
-    body = html`<p class="cost ${edited ? 'what-if' : 'from-results'}">${edited ? panel.pt('whatIf') : panel.pt('fromResults')}: <strong>${cost || '–'}</strong></p>
+    const spans = problem ? problem : laneSpans(panel.eng, a, f.layout, f.instr || (a.instr ?? ''));
+    body = html`${
+      walked
+        ? html`<p class="muted engine-walk" data-walk=${walked.walk}>${panel.pt(walked.walk === 'rows' ? 'engineWalkRows' : 'engineWalkColumns', { layout: a.layout, n: walked.recorded })}</p>`
+        : nothing
+    }<p class="cost ${edited ? 'what-if' : 'from-results'}">${edited ? panel.pt('whatIf') : panel.pt('fromResults')}: <strong>${cost || '–'}</strong></p>
       ${
         typeof spans === 'string'
           ? html`<p class="error access-error" role="alert">${spans}</p>`
-          : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, panel.pt('laneFigure', { access: a.access }))}</div>`
+          : html`<div class="scroll" tabindex="0">${lanePicture(spans, a.space, OKABE_ITO, p.fg, panel.pt('laneFigure', { access: agentSentence(a.access, panel.zh).text }))}</div>`
       }
       <form class="row what-if-form" @submit=${(e: SubmitEvent) => {
         e.preventDefault();
@@ -169,7 +178,7 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
         };
       }}>
         <label class="grow">${panel.pt('layout')} <input name="layout" class="grow mono" size="36" .value=${f.layout} spellcheck="false" autocomplete="off" /></label>
-        <label>${panel.pt('instruction')} <select name="instr">${instructionChoices(a).map((i) => html`<option ?selected=${i === f.instr}>${i}</option>`)}</select></label>
+        <label>${panel.pt('instruction')} <select name="instr">${instructionChoices(a).map((i) => html`<option ?selected=${i === (f.instr || a.instr)}>${i}</option>`)}</select></label>
         <button type="submit" class="recost">${panel.pt('recost')}</button>
         ${edited ? html`<button type="button" class="reset" @click=${() => (panel.figure = { ...f, layout: a.layout, instr: a.instr ?? '' })}>${panel.pt('reset')}</button>` : nothing}
       </form>`;

@@ -94,7 +94,14 @@ export interface LegendEntry {
 
 /** A legend, one entry a line, from (x, y) down; returns the y below it. Every figure says what its colours, marks
  * and numbers mean (an address in one grid, a logical index in another). */
-export function legend(items: Item[], p: Palette, x: number, y: number, entries: LegendEntry[]): number {
+export function legend(
+  items: Item[],
+  p: Palette,
+  x: number,
+  y: number,
+  entries: LegendEntry[],
+  maxWidth = Infinity,
+): number {
   for (const e of entries) {
     const swatch = e.fill !== undefined || e.stroke !== undefined;
     if (swatch)
@@ -109,8 +116,35 @@ export function legend(items: Item[], p: Palette, x: number, y: number, entries:
         sw: e.stroke ? 2 : 0.5,
         dash: e.dash,
       });
-    items.push({ t: 'text', x: x + (swatch ? 18 : 0), y, s: e.text, size: 11, fill: p.fg });
-    y += 17;
+    const indent = swatch ? 18 : 0;
+    for (const line of wrapText(e.text, maxWidth - indent, 11)) {
+      items.push({ t: 'text', x: x + indent, y, s: line, size: 11, fill: p.fg });
+      y += 17;
+    }
   }
   return y;
+}
+
+/** A generous estimate of a text's width at a font size: CJK characters about the size, others 0.62 of it (the page's
+ * sans-serif digits and letters), so that what is placed after a label never overlaps it. */
+export function textWidth(s: string, size: number): number {
+  let w = 0;
+  for (const ch of s) w += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? size : 0.62 * size;
+  return w;
+}
+
+/** A text broken into lines no wider than maxWidth (by that estimate): at spaces, or between CJK characters. */
+export function wrapText(s: string, maxWidth: number, size: number): string[] {
+  if (!Number.isFinite(maxWidth) || textWidth(s, size) <= maxWidth) return [s];
+  const words = s.split(/(?<= )|(?<=[\u2e80-\u9fff\uff00-\uffef])/);
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && textWidth(line + w, size) > maxWidth) {
+      lines.push(line.trimEnd());
+      line = w.trimStart();
+    } else line += w;
+  }
+  if (line) lines.push(line.trimEnd());
+  return lines;
 }

@@ -9,7 +9,10 @@ import { LsFigure } from '../core/figure.js';
 import type { LsTmemAccess } from '../generated/layoutscope.js';
 import type { Item, Scene } from '../core/scene.js';
 import type { Palette } from '../core/theme.js';
-import { cell, label, legend, small } from './draw.js';
+import { cell, label, legend, small, wrapText } from './draw.js';
+
+/** Below this width (a phone) the TMEM grid goes under the threads, the warps two by two, the legend wraps. */
+const NARROW = 600;
 
 const SHAPES = ['32x32b', '16x64b', '16x128b', '16x256b', '16x32bx2'] as const;
 
@@ -31,6 +34,24 @@ export class LsTcgen05Atom extends LsFigure {
   private byReg = new Map<string, number>();
   private byCell = new Map<string, number>();
   private hl = -1;
+  /** laid out for a phone: one column, 24 px cells and 11 px text, nothing wider than the screen */
+  private narrow = false;
+  private resize?: ResizeObserver;
+
+  override connectedCallback() {
+    super.connectedCallback();
+    this.resize = new ResizeObserver(() => {
+      const narrow = this.clientWidth > 0 && this.clientWidth < NARROW;
+      if (narrow === this.narrow) return;
+      this.narrow = narrow;
+      this.requestUpdate();
+    });
+    this.resize.observe(this);
+  }
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.resize?.disconnect();
+  }
 
   protected title_() {
     return `${this.tr('atomTitle')}: ${this.a?.instruction ?? this.shape}`;
@@ -113,19 +134,25 @@ export class LsTcgen05Atom extends LsFigure {
     const regs = a.registers;
     const cur = this.cursorHit();
     const curX = this.elementOf(cur);
-    // sizes shrink with the repeat count so that x128 still fits a wide screen (the view scrolls beyond it)
-    const rw = Math.max(7, Math.min(34, Math.floor(560 / regs)));
-    const rh = 15;
+    // sizes shrink with the repeat count so that x128 still fits a wide screen (the view scrolls beyond it); on a
+    // phone the cells stay 24 px (a finger's target) and the text 11 px, and the grids are stacked
+    const narrow = this.narrow;
+    const rw = narrow
+      ? Math.max(24, Math.min(40, Math.floor(300 / regs)))
+      : Math.max(7, Math.min(34, Math.floor(560 / regs)));
+    const rh = narrow ? 24 : 15;
     const ox = 46,
       oy = 74;
+    const tick = (x: number, y: number, s: string, anchor: 'start' | 'middle' | 'end' = 'middle') =>
+      narrow ? items.push({ t: 'text', x, y, s, size: 11, fill: p.muted, anchor }) : small(items, p, x, y, s, anchor);
     const color = (thread: number) => p.cat[thread % p.cat.length];
     label(items, p, ox, 16, this.tr('atomThreads'));
-    small(items, p, ox, 34, `${this.tr('atomRegs')} ${regs}`, 'start');
-    for (let r = 0; r < regs; r += regs > 32 ? 16 : regs > 8 ? 4 : 1)
-      small(items, p, ox + r * rw + rw / 2, oy - 8, `r${r}`);
-    const showText = rw >= 26;
+    tick(ox, 34, `${this.tr('atomRegs')} ${regs}`, 'start');
+    for (let r = 0; r < regs; r += regs > 32 ? 16 : regs > 8 ? 4 : 1) tick(ox + r * rw + rw / 2, oy - 8, `r${r}`);
+    const cellText = narrow ? 11 : 9;
+    const showText = narrow ? rw >= 36 : rw >= 26;
     for (let t = 0; t < 32; ++t) {
-      small(items, p, ox - 6, oy + t * rh + rh / 2, `T${t}`, 'end');
+      tick(ox - 6, oy + t * rh + rh / 2, `T${t}`, 'end');
       for (let r = 0; r < regs; ++r) {
         const x = this.byReg.get(`${t}:${r}`) ?? -1;
         const c = x >= 0 ? this.cellOf(x) : undefined;
@@ -133,27 +160,29 @@ export class LsTcgen05Atom extends LsFigure {
           hit: `R:${t}:${r}`,
           title: c ? `T${t} r${r} → TLane ${c.tlane}, TCol ${c.tcol}` : `T${t} r${r}`,
           label: showText && c ? `${c.tlane},${c.tcol}` : undefined,
-          labelSize: 9,
+          labelSize: cellText,
           selected: x >= 0 && x === this.hl,
           cursor: cur === `R:${t}:${r}`,
           related: x >= 0 && x === curX && cur !== `R:${t}:${r}`,
         });
       }
     }
-    // TMEM footprint: lanes down, 32-bit columns across, labelled with the holding thread and register
-    const px = ox + Math.max(regs * rw, 190) + 60;
-    const cw = Math.max(8, Math.min(40, Math.floor(640 / this.cols)));
-    const ch = 22;
-    label(items, p, px, 16, this.tr('atomTmem'));
-    small(
-      items,
-      p,
+    // TMEM footprint: lanes down, 32-bit columns across, labelled with the holding thread and register (beside
+    // the threads, or under them on a phone)
+    const px = narrow ? ox : ox + Math.max(regs * rw, 190) + 60;
+    const py = narrow ? oy + 32 * rh + 76 : oy;
+    const cw = narrow
+      ? Math.max(24, Math.min(60, Math.floor(300 / this.cols)))
+      : Math.max(8, Math.min(40, Math.floor(640 / this.cols)));
+    const ch = narrow ? 24 : 22;
+    label(items, p, px, py - 58, this.tr('atomTmem'));
+    tick(
       px,
-      34,
+      py - 40,
       `${this.tr('lanesWord')} ${a.lanes[0]}…${a.lanes[1] - 1}, TCol ${a.columns[0]}…${a.columns[1] - 1}`,
       'start',
     );
-    const labels = cw >= 30;
+    const labels = narrow ? cw >= 40 : cw >= 30;
     let firstLane = Infinity,
       firstCol = Infinity;
     for (let x = 0; x * 6 < a.cells.length; ++x) {
@@ -162,32 +191,37 @@ export class LsTcgen05Atom extends LsFigure {
     }
     for (let x = 0; x * 6 < a.cells.length; ++x) {
       const c = this.cellOf(x);
-      cell(items, p, px + c.col * cw, oy + c.row * ch, cw, ch, color(c.thread), {
+      cell(items, p, px + c.col * cw, py + c.row * ch, cw, ch, color(c.thread), {
         hit: `M:${c.row}:${c.col}`,
         title: `TLane ${c.tlane}, TCol ${c.tcol} ← T${c.thread} r${c.reg}`,
         label: labels ? `T${c.thread}.${c.reg}` : undefined,
-        labelSize: 9,
+        labelSize: cellText,
         selected: x === this.hl,
         cursor: cur === `M:${c.row}:${c.col}`,
         related: x === curX && cur !== `M:${c.row}:${c.col}`,
       });
     }
-    for (let r = 0; r < this.rows; ++r) small(items, p, px - 6, oy + r * ch + ch / 2, String(firstLane + r), 'end');
+    for (let r = 0; r < this.rows; ++r) tick(px - 6, py + r * ch + ch / 2, String(firstLane + r), 'end');
     const step = this.cols > 32 ? 16 : this.cols > 8 ? 4 : 1;
     for (let c = 0; c < this.cols; c += step) {
       // the footprint's columns as TMEM columns: 16x32bx2's second half sits at the split offset
       const x = this.byCell.get(`0:${c}`);
-      small(items, p, px + c * cw + cw / 2, oy - 8, String(x !== undefined ? this.cellOf(x).tcol : firstCol + c));
+      tick(px + c * cw + cw / 2, py - 8, String(x !== undefined ? this.cellOf(x).tcol : firstCol + c));
     }
-    // the warpgroup: warp w reaches the slab 32*(w%4) .. +31; the atom's slab is lit
-    const wy = oy + Math.max(32 * rh, this.rows * ch) + 34;
-    label(items, p, ox, wy - 10, this.tr('atomWarps'), 12);
+    // the warpgroup: warp w reaches the slab 32*(w%4) .. +31; the atom's slab is lit (two by two on a phone)
+    const warpsTitle = wrapText(this.tr('atomWarps'), narrow ? 300 : Infinity, 12.6);
+    const wy =
+      (narrow ? py + this.rows * ch + 34 : oy + Math.max(32 * rh, this.rows * ch) + 34) + 17 * (warpsTitle.length - 1);
+    warpsTitle.forEach((line, i) => label(items, p, ox, wy - 10 - 17 * (warpsTitle.length - 1 - i), line, 12));
+    const perRow = narrow ? 2 : 4;
     for (let w = 0; w < 4; ++w) {
       const on = w === a.slab;
+      const bx = ox + (w % perRow) * 150,
+        by = wy + Math.floor(w / perRow) * 34;
       items.push({
         t: 'rect',
-        x: ox + w * 150,
-        y: wy,
+        x: bx,
+        y: by,
         w: 140,
         h: 26,
         fill: on ? p.cat[1] : p.cell,
@@ -197,20 +231,30 @@ export class LsTcgen05Atom extends LsFigure {
       });
       items.push({
         t: 'text',
-        x: ox + w * 150 + 70,
-        y: wy + 13,
+        x: bx + 70,
+        y: by + 13,
         s: `warp ${w}: TLane ${32 * w}–${32 * w + 31}`,
         size: 11,
         fill: on ? p.catText[1] : p.muted,
         anchor: 'middle',
       });
     }
-    const ly = legend(items, p, ox, wy + 52, [
-      { text: this.tr('atomLegend1') },
-      { text: this.tr('atomLegend2') },
-      { stroke: p.select, text: this.tr('atomLegend3') },
-    ]);
-    const width = Math.max(px + this.cols * cw + 20, ox + 620);
+    const wide = narrow ? 300 : Infinity;
+    const ly = legend(
+      items,
+      p,
+      ox,
+      wy + 52 + (narrow ? 34 : 0),
+      [
+        { text: this.tr(narrow ? 'atomLegend1Top' : 'atomLegend1') },
+        { text: this.tr(narrow ? 'atomLegend2Below' : 'atomLegend2') },
+        { stroke: p.select, text: this.tr('atomLegend3') },
+      ],
+      wide,
+    );
+    const width = narrow
+      ? Math.max(ox + regs * rw, px + this.cols * cw, ox + 300) + 8
+      : Math.max(px + this.cols * cw + 20, ox + 620);
     return { width, height: ly + 4, background: p.bg, items };
   }
 

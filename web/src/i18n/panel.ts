@@ -80,6 +80,14 @@ export const PANEL_TEXT = {
     "These results predate the accesses' per-lane elements (written before the agent recorded them): the predicted numbers are shown above, there are no lanes to draw.",
     '这些结果早于逐 lane 元素的记录（agent 记录它们之前写成）：上方显示预测数值，没有可绘制的 lane。',
   ],
+  engineWalkRows: [
+    "These results predate the accesses' per-lane elements: the lanes drawn are the first instruction of the engine's walk along the rows of {layout}, whose cost is the {n} the results recorded.",
+    '这些结果早于逐 lane 元素的记录：图中的 lane 是引擎沿 {layout} 的行遍历的第一条指令，其代价正是结果中记录的 {n}。',
+  ],
+  engineWalkColumns: [
+    "These results predate the accesses' per-lane elements: the lanes drawn are the first instruction of the engine's walk down the columns of {layout}, whose cost is the {n} the results recorded.",
+    '这些结果早于逐 lane 元素的记录：图中的 lane 是引擎沿 {layout} 的列遍历的第一条指令，其代价正是结果中记录的 {n}。',
+  ],
   loadingEngine: ['loading the engine…', '正在加载引擎…'],
   atColumn: ['column {n}', '第 {n} 列'],
   costGlobal: [

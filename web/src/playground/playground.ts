@@ -8,7 +8,7 @@
 //
 // Every position, bank and derivation is the engine's (table, inverse, forward, bankAccess); this file arranges
 // and colours them. The numbers in every view are logical indices x, so one number means one element throughout.
-import { html } from 'lit';
+import { css, html } from 'lit';
 import {
   arrangedTableOffMain,
   offMain,
@@ -37,10 +37,44 @@ import {
 } from './model.js';
 import { FORMATS, EXPORT_FORMATS, type Notation, toNotation, parseMesh } from './notation.js';
 import { type Colours, fillRaster, nextTask, hexRgb } from './raster.js';
-import { colourTable, drawMarks, buildBase, readout } from './views.js';
+import { colourTable, drawMarks, buildBase, labelMinWidth, readout } from './views.js';
 import { renderControls } from './form.js';
+import { renderSummary, summarize, type CompareSummary } from './compare.js';
 
 export class LsPlayground extends LsFigure {
+  static override styles = [
+    ...LsFigure.styles,
+    css`
+      @media (min-width: 601px) {
+        .view svg {
+          min-width: var(--ls-label-min, 0);
+        }
+      }
+      .compare-summary h4 {
+        margin: 0.6rem 0 0.2rem;
+      }
+      .moved-list {
+        margin: 0.2rem 0;
+        padding-left: 1.2rem;
+      }
+      .compare-costs {
+        display: block;
+        max-width: 100%;
+        overflow-x: auto;
+        border-collapse: collapse;
+      }
+      .compare-costs caption {
+        text-align: left;
+        padding: 0.2rem 0;
+      }
+      .compare-costs th,
+      .compare-costs td {
+        text-align: left;
+        padding: 0.2rem 0.6rem 0.2rem 0;
+        border-bottom: 1px solid color-mix(in srgb, currentColor 20%, transparent);
+      }
+    `,
+  ];
   static override properties = {
     ...LsFigure.properties,
     layout: { type: String },
@@ -291,6 +325,7 @@ export class LsPlayground extends LsFigure {
   /** The computed sides become the figure (an empty list: nothing to draw, this.err says why). */
   install(sides: Side[], pixels = new Map<string, Uint8ClampedArray<ArrayBuffer>>()) {
     this.sides = sides;
+    this.readoutText = null;
     this.rasterCache.clear();
     this.pixelCache = pixels;
     this.base = undefined;
@@ -308,6 +343,9 @@ export class LsPlayground extends LsFigure {
     }
     this.cols = t.shape[t.shape.length - 1];
     this.rows = t.elements / this.cols;
+    // compare mode: which elements move, and the engine's access costs of both layouts side by side
+    this.compareSummary =
+      sides.length === 2 ? summarize(this, sides, () => this.sides === sides && this.requestUpdate()) : undefined;
     this.lut.clear();
     this.selectionChanged();
     this.requestUpdate();
@@ -330,6 +368,9 @@ export class LsPlayground extends LsFigure {
     }, 30);
   }
   validateTimer = 0;
+  compareSummary?: CompareSummary;
+  /** the smallest number drawn in a cell of the base scene, in scene units (Infinity: none) */
+  labelSize = Infinity;
 
   /** The position of table cell i as text: "3,17" (axis values in the table's order). */
   posKey(s: Side, i: number): string {
@@ -443,6 +484,8 @@ export class LsPlayground extends LsFigure {
     const key = `${p.name}|${this.language}|${this.colour}`;
     if (this.base?.key !== key) this.base = { key, scene: buildBase(this, p), painted: false };
     const b = this.base.scene;
+    // numbered cells stay legible: the view scrolls rather than shrinking them below 9 px (at any window width)
+    this.style.setProperty('--ls-label-min', `${labelMinWidth(b.width, this.labelSize)}px`);
     const items = b.items.slice();
     drawMarks(this, items, p);
     return { ...b, items };
@@ -513,8 +556,8 @@ export class LsPlayground extends LsFigure {
         break;
       }
     }
-    const out = this.renderRoot.querySelector('.readout');
-    if (out) out.textContent = hit ? readout(this, hit) : this.tr('hoverHint');
+    this.readoutText = hit ? readout(this, hit) : null;
+    this.showReadout();
     // the correspondence: the hovered element marked in every view (drawn on the next frame, at most once a frame)
     const x = hit ? ([...this.elementsOf(hit)][0] ?? null) : null;
     if (x === this.hoverX) return;
@@ -529,6 +572,8 @@ export class LsPlayground extends LsFigure {
       @pointerleave=${() => {
         cancelAnimationFrame(this.hoverFrame);
         this.hoverX = null;
+        this.readoutText = null;
+        this.showReadout();
       }}
     >
       ${super.renderView()}
@@ -539,8 +584,16 @@ export class LsPlayground extends LsFigure {
     return this.scene?.items.some((it) => it.t === 'image') ?? false;
   }
 
+  /** What the readout says: the hovered cell's positions, or (null) the hint in the figure's language. */
+  readoutText: string | null = null;
+  showReadout() {
+    const out = this.renderRoot.querySelector('.readout');
+    if (out) out.textContent = this.readoutText ?? this.tr('hoverHint');
+  }
+
   protected override updated(changed: Map<PropertyKey, unknown>) {
     super.updated(changed);
+    this.showReadout();
     if (this.eventAt && !this.progress) {
       this.setAttribute('data-latency', (performance.now() - this.eventAt).toFixed(2));
       this.eventAt = 0;
@@ -557,13 +610,16 @@ export class LsPlayground extends LsFigure {
 
   protected details() {
     const f = this.mapping;
-    return html`<p class="readout mono" aria-hidden="true">${this.tr('hoverHint')}</p>
+    // the readout's text is written by showReadout alone (at pointer rate, without a render): a binding inside
+    // it would lose its text node to that write, and the next render in another language would fail on it
+    return html`<p class="readout mono" aria-hidden="true"></p>
       ${
         f
           ? html`<p class="mono derivation">${f.derivation}</p>
             ${this.hl.size > 1 ? html`<p>${this.hl.size} elements here: ${[...this.hl].join(', ')}</p>` : ''}`
           : html`<p>${this.tr('noSelection')}</p>`
-      }`;
+      }
+      ${renderSummary(this, this.compareSummary)}`;
   }
 
   protected exportData() {

@@ -6,6 +6,7 @@ import { inkOn, type Palette } from '../core/theme.js';
 import { hex, hueRgb } from '../core/physical.js';
 import { RASTER_CELLS, RASTER_AREA, MAX_MARKS, type RasterSource } from './model.js';
 import { type Colours, fillRaster, hexRgb } from './raster.js';
+import { textWidth } from '../figures/draw.js';
 
 /** The colour of logical element x, from a table of at most 1024 colours made once per scene (a raster of a
  * million cells looks colours up instead of computing them). */
@@ -126,27 +127,56 @@ export function drawGrid(
       dash: bad ? '3 2' : undefined,
     });
     const lab = labelAt(at);
-    if (lab !== undefined && ch >= 12 && cw >= lab.length * 6 + 2)
+    // the number fits its cell: as large as the cell allows (11 at most), smaller for 3 and 4 digits, never
+    // below LABEL_MIN (fit widens the cells of a numbered grid so that it never has to be)
+    const size = lab === undefined ? 0 : Math.min(11, ch * 0.7, (cw - 2) / (DIGIT_EM * lab.length));
+    if (lab !== undefined && ch >= 12 && size >= LABEL_MIN) {
       items.push({
         t: 'text',
         x: x + c * cw + cw / 2,
         y: y + r * ch + ch / 2,
         s: lab,
-        size: Math.min(11, ch * 0.55),
+        size,
         fill: inkOn(rgb),
         anchor: 'middle',
       });
+      pg.labelSize = Math.min(pg.labelSize, size);
+    }
   }
   void dark;
 }
 
+/** Width of a digit in ems (the page's sans-serif digits are about 0.6 em; a little more, so that none touches
+ * its cell's edge). */
+const DIGIT_EM = 0.62;
+/** The smallest number drawn in a cell, in scene units; the view never shows the scene smaller than this makes
+ * 9 px on screen (labelMinWidth), it scrolls instead. */
+export const LABEL_MIN = 7;
+
 /** Cell sizes for a rows x cols grid in about w x h pixels: as wide as fits, at least 12 px tall when there is
- * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). */
-export function fit(pg: LsPlayground, rows: number, cols: number, w: number, h: number): [number, number] {
+ * room; below a pixel a cell is a fraction of one (a large view is an overview, drawn as a scaled raster). A grid
+ * drawn as numbered cells (labelChars: the digits of its largest number) is made wide enough for its numbers at
+ * LABEL_MIN and tall enough (12 px rows, up to 1600 px) to carry them: a 32x32 grid's 1023 fits its cell. */
+export function fit(
+  pg: LsPlayground,
+  rows: number,
+  cols: number,
+  w: number,
+  h: number,
+  labelChars = 0,
+): [number, number] {
   const px = (v: number) => (v >= 1 ? Math.floor(v) : v);
-  const cw = px(Math.min(30, w / cols));
-  const ch = px(Math.min(24, h / rows, Math.max(cw, 12)));
+  const numbered = labelChars > 0 && rows * cols <= RASTER_CELLS;
+  const cw = px(Math.max(Math.min(30, w / cols), numbered ? Math.ceil(DIGIT_EM * LABEL_MIN * labelChars + 2) : 0));
+  const hh = numbered ? Math.max(h, Math.min(1600, rows * 12)) : h;
+  const ch = px(Math.min(24, hh / rows, Math.max(cw, 12)));
   return [cw, ch];
+}
+
+/** The narrowest the view may show a scene whose smallest cell number is `size` scene units: that number at
+ * 9 px on screen (0 when no cell carries a number). */
+export function labelMinWidth(sceneWidth: number, size: number): number {
+  return Number.isFinite(size) && size > 0 ? Math.ceil((sceneWidth * 9) / size) : 0;
 }
 
 /** The marks of the selected and hovered elements (and the keyboard cursor) in every view. */
@@ -181,6 +211,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   const items: Item[] = [];
   const dark = p.name === 'dark';
   prepareColours(pg, dark);
+  pg.labelSize = Infinity;
   const views = 1 + pg.sides.length;
   const budget = Math.max(260, Math.floor(1100 / views) - 40);
   const top = 74,
@@ -189,7 +220,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   let x = left;
   let bottom = 0;
   // logical view
-  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440);
+  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440, String(pg.rows * pg.cols - 1).length);
   const t0 = pg.sides[0].t;
   const logicalTitle = `${pg.tr('logical')} (${t0.shape.join('×')})`;
   items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
@@ -219,7 +250,18 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   // physical views
   pg.sides.forEach((s, k) => {
     const a = s.arr;
-    const [cw, ch] = fit(pg, a.rows, a.cols, budget, 440);
+    const grid = !a.width;
+    // several axes down (warpid · laneid, gpuid_x · gpuid_y): the outermost groups the rows, named in a band
+    // left of the inner axis's ticks; a tall grid of lanes gets rows tall enough to label
+    const grouped = grid && a.down.length > 1;
+    const [cw, ch] = fit(
+      pg,
+      a.rows,
+      a.cols,
+      budget,
+      grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440,
+      String(s.t.elements - 1).length,
+    );
     const title =
       a.width && a.down[0] === 'm'
         ? `${k ? pg.tr('compare') + ': ' : ''}${pg.tr('memoryRows')} ${a.width} ${pg.tr('elements')} (${a.width * pg.elemBytes} B)`
@@ -228,8 +270,30 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
           : `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
     items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
     items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
+    const rowText = (r: number) => (grouped ? a.rowValues(r).slice(1) : a.rowValues(r)).join(',');
+    const tickW = Math.max(textWidth(rowText(a.rows - 1), 10), textWidth(rowText(0), 10));
+    const groupLabel = (v: number) => `${axisName(pg, a.down[0])} ${v}`;
+    const groupW = grouped
+      ? Math.max(textWidth(groupLabel(a.rowValues(0)[0]), 11), textWidth(groupLabel(a.rowValues(a.rows - 1)[0]), 11)) +
+        12
+      : 0;
+    const x0 = x;
+    if (grouped) x += groupW;
     const bankRow = a.down[0] === 'm' && a.width > 0 && (a.width * pg.elemBytes) % 128 === 0;
     const colTop = bankRow ? top - 22 : top - 8;
+    if (grid) {
+      // the physical axes by name: across above the column ticks, down above the row ticks
+      items.push({
+        t: 'text',
+        x,
+        y: top - 24,
+        s: `${a.across.map((n) => axisName(pg, n)).join(' · ')} →`,
+        size: 11,
+        fill: p.fg,
+      });
+      const downNames = (grouped ? a.down.slice(1) : a.down).map((n) => axisName(pg, n)).join(' · ');
+      items.push({ t: 'text', x: x - 4, y: top - 8, s: `${downNames} ↓`, size: 11, fill: p.fg, anchor: 'end' });
+    }
     ticks(
       pg,
       items,
@@ -255,16 +319,29 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
         3,
       );
     }
-    ticks(
-      pg,
-      items,
-      p,
-      a.rows,
-      ch,
-      (r) => [x - 4, top + r * ch + ch / 2],
-      (r) => a.rowValues(r).join(','),
-      'end',
-    );
+    ticks(pg, items, p, a.rows, ch, (r) => [x - 4, top + r * ch + ch / 2], rowText, 'end');
+    if (grouped) {
+      // one band per value of the outer axis: its name and value, and a line where the next one starts
+      let from = 0;
+      for (let r = 1; r <= a.rows; ++r) {
+        if (r < a.rows && a.rowValues(r)[0] === a.rowValues(from)[0]) continue;
+        const y0 = top + from * ch,
+          y1 = top + r * ch;
+        items.push({
+          t: 'text',
+          x: x - tickW - 10,
+          y: (y0 + y1) / 2,
+          s: groupLabel(a.rowValues(from)[0]),
+          size: 11,
+          fill: p.fg,
+          anchor: 'end',
+        });
+        items.push({ t: 'line', x1: x - tickW - 8, y1: y0 + 1, x2: x - tickW - 8, y2: y1 - 1, stroke: p.muted, sw: 1 });
+        if (r < a.rows)
+          items.push({ t: 'line', x1: x - tickW - 8, y1, x2: x + a.cols * cw, y2: y1, stroke: p.fg, sw: 1.5 });
+        from = r;
+      }
+    }
     const key = k ? 'Q' : 'P';
     pg.geom.set(key, { x, y: top, cw, ch });
     drawGrid(
@@ -311,7 +388,7 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
       }
     }
     bottom = Math.max(bottom, top + a.rows * ch);
-    x += Math.max(a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
+    x = x0 + Math.max(x - x0 + a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
   });
   // legend
   const ly = bottom + 22;
@@ -460,10 +537,13 @@ export function readout(pg: LsPlayground, hit: string): string {
   return `x = ${x} ${coord} → ${parts.join(' | ')}${xs.length > 1 ? ` (+${xs.length - 1} more here)` : ''}`;
 }
 
-/** A generous estimate of a label's width: CJK characters are about as wide as the font size, others about 0.62
- * of it (the page's sans-serif digits and letters), so that entries placed after it never overlap it. */
-export function textWidth(s: string, size: number): number {
-  let w = 0;
-  for (const ch of s) w += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? size : 0.62 * size;
-  return w;
+/** A physical axis as the reader knows it: register, lane, warp (Triton's and PTX's words); others as named. */
+export function axisName(pg: LsPlayground, axis: string): string {
+  return axis === 'reg'
+    ? pg.tr('axisReg')
+    : axis === 'laneid'
+      ? pg.tr('axisLane')
+      : axis === 'warpid'
+        ? pg.tr('axisWarp')
+        : axis;
 }

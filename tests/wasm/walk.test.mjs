@@ -1,0 +1,45 @@
+// firstWalkLanes through the WASM module: the first instruction of the engine's row and column walks, for tiles of
+// any size. Expected lanes from access.hpp's definitions of the walks (row: lane l starts at l * v; columns: slot
+// l starts at row l % rows, column (l / rows) * v, v = elements per lane), worked out here by hand.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadModule } from './load.mjs';
+
+const m = await loadModule();
+
+test('a 4096x4096 fp32 tile, too large to walk whole: lanes down column 0 are rows 0..31', () => {
+  const whole = m.accessCost('S[(4096,4096):(4096,1)]', [4096, 4096], 'f32', 'STG.32', 'columns', null);
+  assert.equal(whole.ok, false); // 524,288 instructions: refused
+  const w = m.firstWalkLanes([4096, 4096], 'f32', 'STG.32', 'columns');
+  assert.equal(w.ok, true, JSON.stringify(w.error));
+  assert.deepEqual(
+    w.lanes,
+    Array.from({ length: 32 }, (_, l) => l * 4096),
+  );
+  // the engine's cost of those lanes on the layout: 32 rows 16 KiB apart, one 32 B sector each
+  const c = m.accessCost('S[(4096,4096):(4096,1)]', [4096, 4096], 'f32', 'STG.32', [w.lanes], null);
+  assert.equal(c.total.sectors, 32);
+});
+
+test('rows of 16 B lanes over a tall 8-wide tile: lane l at element 4 l (two lanes a row)', () => {
+  const w = m.firstWalkLanes([67108864, 8], 'f32', 'LDG.128', 'rows');
+  assert.deepEqual(
+    w.lanes,
+    Array.from({ length: 32 }, (_, l) => 4 * l),
+  );
+});
+
+test('a tile of fewer than 32 rows: the column walk wraps to the next column; a short tile leaves lanes idle', () => {
+  // 3x8 fp32, 4 B lanes: lane l at row l % 3, column floor(l / 3): element 8 (l % 3) + floor(l / 3); 24 slots in all,
+  // so lanes 24..31 are idle (-1)
+  const w = m.firstWalkLanes([3, 8], 'f32', 'LDS.32', 'columns');
+  const want = Array.from({ length: 32 }, (_, l) => (l < 24 ? 8 * (l % 3) + Math.floor(l / 3) : -1));
+  assert.deepEqual(w.lanes, want);
+});
+
+test('bad walk, shape or instruction: an error naming the field', () => {
+  assert.equal(m.firstWalkLanes([8, 8], 'f32', 'LDS.32', 'diagonal').error.field, 'walk');
+  assert.equal(m.firstWalkLanes([8, 0], 'f32', 'LDS.32', 'rows').error.field, 'shape');
+  assert.equal(m.firstWalkLanes([8, 8], 'f32', 'LDS.7', 'rows').ok, false);
+  assert.equal(m.firstWalkLanes([8, 6], 'f32', 'LDS.128', 'rows').error.field, 'shape'); // 6 does not split into 4
+});

@@ -1,0 +1,77 @@
+// Embind adapter for the first instruction of the engine's lane walks (access.hpp row_lanes, column_lanes),
+// for tiles too large to walk whole (a 4096 x 4096 fp32 row walk is 524,288 instructions, past
+// kMaxInstructions):
+//
+//   firstWalkLanes([4096, 4096], "f32", "LDG.32", "columns")
+//     -> { ok: true, lanes: [0, 4096, 8192, ..., 126976] }      (lane l in row l, column 0)
+//   firstWalkLanes([67108864, 8], "f32", "LDG.128", "rows")  -> { ok: true, lanes: [0, 4, 8, ..., 124] }
+//
+// The engine's first instruction is the same on the tile cut to its first min(rows, 32) rows: the row walk's
+// lane l starts at l * v whatever the number of rows, and the column walk's at row l % rows, column
+// (l / rows) * v, which depends on rows only below 32. The walk is asked of the engine on that cut tile.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layoutscope/access.hpp"
+#include "layoutscope/dtype.hpp"
+
+namespace layoutscope {
+namespace {
+
+using emscripten::val;
+
+val walk_error(Error e, const char* field) {
+  if (e.field.empty()) e.field = field;
+  val err = val::object();
+  err.set("message", e.message);
+  err.set("column", e.column);
+  err.set("field", e.field);
+  val out = val::object();
+  out.set("ok", false);
+  out.set("error", err);
+  return out;
+}
+
+val js_first_walk_lanes(val shape, std::string dtype_text, std::string instr_text, std::string walk) {
+  if (!shape.isArray())
+    return walk_error(make_error("shape must be an array of extents", 0, "shape"), "shape");
+  std::vector<int64_t> extents;
+  const unsigned n = shape["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    if (!shape[i].isNumber()) return walk_error(make_error("shape must hold integers", 0, "shape"), "shape");
+    extents.push_back(static_cast<int64_t>(shape[i].as<double>()));
+  }
+  if (extents.empty() || std::any_of(extents.begin(), extents.end(), [](int64_t e) { return e <= 0; }))
+    return walk_error(make_error("the shape needs positive extents", 0, "shape"), "shape");
+  auto dtype = parse_dtype(dtype_text);
+  if (!dtype) return walk_error(dtype.error(), "dtype");
+  auto instr = parse_instruction(instr_text);
+  if (!instr) return walk_error(instr.error(), "instr");
+  if (walk != "rows" && walk != "columns")
+    return walk_error(make_error("walk must be rows or columns, not " + walk, 0, "walk"), "walk");
+  const int64_t row = extents.back();
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < extents.size(); ++i) rows *= extents[i];
+  const std::vector<int64_t> cut{std::min<int64_t>(rows, 32), row};
+  auto lanes = walk == "rows" ? row_lanes(cut, *dtype, *instr) : column_lanes(cut, *dtype, *instr);
+  if (!lanes) return walk_error(lanes.error(), "shape");
+  val out = val::object();
+  out.set("ok", true);
+  val first = val::array();
+  if (!lanes->empty())
+    for (size_t l = 0; l < lanes->front().size(); ++l) first.set(l, static_cast<double>(lanes->front()[l]));
+  out.set("lanes", first);
+  return out;
+}
+
+}  // namespace
+}  // namespace layoutscope
+
+EMSCRIPTEN_BINDINGS(layoutscope_walk) {
+  emscripten::function("firstWalkLanes", &layoutscope::js_first_walk_lanes);
+}

@@ -150,7 +150,7 @@ TEST(TritonEncodings, TensorMemoryRowsAreLanes) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(to_string(r->layout), "S[(128,128):(1@TLane,1@TCol)]");
   auto bad =
-      import_layout(Format::kTriton, "#ttng.tensor_memory_encoding<blockM = 64, blockN = 128, colStride = 1>",
+      import_layout(Format::kTriton, "#ttng.tensor_memory_encoding<blockM = 32, blockN = 128, colStride = 1>",
                     FormatContext{{64, 128}, {}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "blockM");

@@ -36,7 +36,7 @@ std::vector<int64_t> partial_sizes(const ls::Layout& l) {
   return out;
 }
 
-const std::set<ls::Format> kNotChecked = {ls::Format::kAxe, ls::Format::kTriton};
+const std::set<ls::Format> kNotChecked = {ls::Format::kAxe};
 
 }  // namespace
 

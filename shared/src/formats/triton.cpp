@@ -563,7 +563,10 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
         for (int s = overlapping ? 1 : b; s <= (overlapping ? b - 1 : n) && !found; ++s)
           for (int m = 0; m + s + b <= n && !found; ++m)
             for (const bool inner : {true, false}) {
-              const Swizzle sw{b, m, s, inner, inner ? SwizzleSpelling::kCute : SwizzleSpelling::kTirx};
+              // TIRx spells only non-overlapping swizzles (atom_len >= swizzle_len); CuTe's negative S the
+              // rest
+              const bool tirx = !inner && !overlapping;
+              const Swizzle sw{b, m, s, inner, tirx ? SwizzleSpelling::kTirx : SwizzleSpelling::kCute};
               bool ok = !found.has_value();
               for (int p = 0; p < n && ok; ++p) {
                 ok = popcount(static_cast<uint64_t>(

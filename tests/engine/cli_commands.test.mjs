@@ -197,3 +197,35 @@ test('scan: CuTe print() output read from standard input', () => {
   assert.equal(j.cute_layouts[1].axe, 'S[(8,4):(4,1)]');
   assert.equal(j.cute_layouts[1].size, 32);
 });
+
+// SWIZZLE_128B on 64-element f16 rows: Triton writes it as 8-element groups XORed by row % 8, or as NVMMA's
+// 128 B mode (both texts as Triton 3.6 prints them in tests/engine/fixtures/triton).
+test('export: Triton named encodings, and why one does not fit', () => {
+  const sw = 'Swizzle<3,3,3> o S[(64,64):(64,1)]';
+  const s = run('export', '--to', 'triton', sw, '--shape', '64,64', '--encoding', 'swizzled_shared');
+  assert.equal(s.code, 0);
+  assert.equal(s.lines[0].text, '#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>');
+  const n = run(
+    'export',
+    '--to',
+    'triton',
+    sw,
+    '--shape',
+    '64,64',
+    '--encoding',
+    'nvmma_shared',
+    '--element-bits',
+    '16',
+  );
+  assert.equal(
+    n.lines[0].text,
+    '#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>',
+  );
+  const b = run('export', '--to', 'triton', sw, '--shape', '64,64', '--encoding', 'blocked');
+  assert.notEqual(b.code, 0);
+  assert.equal(b.lines[0].error.field, 'encoding');
+  assert.match(b.lines[0].error.message, /shared memory \(@m\)/);
+  const wrong = run('export', '--to', 'cute', sw, '--shape', '64,64', '--encoding', 'blocked');
+  assert.notEqual(wrong.code, 0);
+  assert.equal(wrong.lines[0].error.field, 'encoding');
+});

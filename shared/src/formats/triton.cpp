@@ -1771,8 +1771,207 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
   return out;
 }
 
+namespace {
+Result<std::string> export_linear(const Layout& layout, const std::vector<int64_t>& shape);
+}  // namespace
+
 Result<std::string> export_triton(const Layout& layout, const std::vector<int64_t>& shape,
                                   const FormatContext&) {
+  return export_linear(layout, shape);
+}
+
+Result<TritonEncoding> parse_triton_encoding(std::string_view name) {
+  if (name.empty() || name == "linear") return TritonEncoding::kLinear;
+  if (name == "auto") return TritonEncoding::kAuto;
+  if (name == "blocked") return TritonEncoding::kBlocked;
+  if (name == "swizzled_shared") return TritonEncoding::kSwizzledShared;
+  if (name == "nvmma_shared") return TritonEncoding::kNvmmaShared;
+  return make_error("unknown Triton encoding '" + std::string(name) +
+                        "' (linear, auto, blocked, swizzled_shared, nvmma_shared)",
+                    0, "encoding");
+}
+
+namespace {
+
+// A layout of one element: no hardware bit, so any encoding of the shape writes it.
+constexpr const char* kNoBits = "#ttg.linear<{register = [], lane = [], warp = [], block = []}>";
+
+std::string int_list(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Every split of 2^bits over `rank` dimensions as powers of two.
+void pow2_splits(int bits, size_t rank, std::vector<int64_t>& cur, std::vector<std::vector<int64_t>>& out) {
+  if (cur.size() + 1 == rank) {
+    cur.push_back(int64_t{1} << bits);
+    out.push_back(cur);
+    cur.pop_back();
+    return;
+  }
+  for (int b = 0; b <= bits; ++b) {
+    cur.push_back(int64_t{1} << b);
+    pow2_splits(bits - b, rank, cur, out);
+    cur.pop_back();
+  }
+}
+
+std::vector<std::vector<int64_t>> pow2_splits(int bits, size_t rank) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> cur;
+  if (rank > 0) pow2_splits(bits, rank, cur, out);
+  return out;
+}
+
+std::vector<std::vector<int64_t>> orders(size_t rank) {  // most minor first; [rank-1, ..., 0] first
+  std::vector<int64_t> o(rank);
+  for (size_t i = 0; i < rank; ++i) o[i] = static_cast<int64_t>(rank - 1 - i);
+  std::vector<std::vector<int64_t>> out;
+  std::sort(o.begin(), o.end(), std::greater<>());
+  do out.push_back(o);
+  while (std::prev_permutation(o.begin(), o.end()));
+  return out;
+}
+
+int64_t axis_extent(const Layout& l, const std::string& axis) {
+  int64_t n = 1;
+  for (const Mode& m : l.shard)
+    if (m.stride.axis == axis) n *= m.extent;
+  for (const auto& g : l.replicas)
+    for (const Mode& m : g)
+      if (m.stride.axis == axis) n *= m.extent;
+  return n;
+}
+
+// The candidate that reads back as the layout: the same linear text.
+bool same_as(const std::string& candidate, const std::vector<int64_t>& shape, const std::string& want) {
+  auto back = import_triton(candidate, FormatContext{shape, {}});
+  if (!back) return false;
+  auto text = export_linear(back->layout, shape);
+  return text && *text == want;
+}
+
+Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int64_t>& shape,
+                                     const std::string& linear) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.blocked layout: " + why + " (#ttg.linear writes it)", 0, "encoding");
+  };
+  if (linear.rfind("#ttg.linear", 0) != 0) return refuse("it lives in shared memory (@m), not in registers");
+  if (axis_extent(layout, "block") > 1) return refuse("it spans several CTAs (@block); one CTA is written");
+  const int64_t lanes = axis_extent(layout, "laneid");
+  if (lanes != 32)
+    return refuse("it uses " + std::to_string(lanes) +
+                  " lanes; a blocked layout spreads over all 32 of a warp");
+  const int64_t warps = axis_extent(layout, "warpid");
+  const int64_t regs = axis_extent(layout, "reg");
+  const size_t rank = shape.size();
+  // sizePerThread of at most `regs` registers (the rest repeat the CTA tile along the order)
+  for (const auto& order : orders(rank))
+    for (int reg_bits = 0; reg_bits <= log2_exact(regs); ++reg_bits)
+      for (const auto& spt : pow2_splits(reg_bits, rank)) {
+        // (sizePerThread may exceed a small shape: Triton broadcasts those registers)
+        for (const auto& tpw : pow2_splits(5, rank))
+          for (const auto& wpc : pow2_splits(log2_exact(warps), rank)) {
+            const std::string text =
+                "#ttg.blocked<{sizePerThread = " + int_list(spt) + ", threadsPerWarp = " + int_list(tpw) +
+                ", warpsPerCTA = " + int_list(wpc) + ", order = " + int_list(order) + "}>";
+            if (same_as(text, shape, linear)) return text;
+          }
+      }
+  return refuse(
+      "no sizePerThread, threadsPerWarp, warpsPerCTA and order give it: its registers, lanes and warps do "
+      "not each run along one dimension order");
+}
+
+Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const std::string& linear) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.swizzled_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+                      "encoding");
+  };
+  if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
+    return refuse("it is in registers, not in shared memory (@m)");
+  int max_bits = 0;
+  for (int64_t e : shape) max_bits = std::max(max_bits, log2_exact(e));
+  for (const auto& order : orders(shape.size()))
+    for (int v = 0; v <= max_bits; ++v)
+      for (int pp = 0; pp <= max_bits; ++pp)
+        for (int mp = 0; mp <= max_bits; ++mp) {
+          if (mp == 0 && (v > 0 || pp > 0)) continue;  // without phases vec and perPhase change nothing
+          const std::string text = "#ttg.swizzled_shared<{vec = " + std::to_string(1 << v) +
+                                   ", perPhase = " + std::to_string(1 << pp) +
+                                   ", maxPhase = " + std::to_string(1 << mp) +
+                                   ", order = " + int_list(order) + "}>";
+          if (same_as(text, shape, linear)) return text;
+        }
+  return refuse(
+      "no vec, perPhase, maxPhase and order give it: the offsets are not a dimension order of the tensor "
+      "with column groups of the row XORed by (row / perPhase) % maxPhase");
+}
+
+Result<std::string> nvmma_encoding(const std::vector<int64_t>& shape, const std::string& linear,
+                                   int element_bits) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.nvmma_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+                      "encoding");
+  };
+  if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
+    return refuse("it is in registers, not in shared memory (@m)");
+  if (element_bits != 0 && element_bits != 8 && element_bits != 16 && element_bits != 32 &&
+      element_bits != 64)
+    return make_error("elementBitWidth is 8, 16, 32 or 64, not " + std::to_string(element_bits), 0,
+                      "element bits");
+  std::vector<int> widths = element_bits ? std::vector<int>{element_bits} : std::vector<int>{16, 8, 32, 64};
+  for (int bits : widths)
+    for (int bytes : {0, 32, 64, 128})
+      for (const char* transposed : {"false", "true"}) {
+        const std::string text = "#ttg.nvmma_shared<{swizzlingByteWidth = " + std::to_string(bytes) +
+                                 ", transposed = " + transposed +
+                                 ", elementBitWidth = " + std::to_string(bits) + "}>";
+        if (same_as(text, shape, linear)) return text;
+      }
+  return refuse("no swizzlingByteWidth (0, 32, 64, 128) and transposed give it for " +
+                (element_bits ? std::to_string(element_bits) + "-bit" : std::string("8- to 64-bit")) +
+                " elements: NVMMA's layouts are the PTX swizzle modes over rows of the tensor's last (or, "
+                "transposed, first) dimension");
+}
+
+}  // namespace
+
+Result<std::string> export_triton_encoding(const Layout& layout, const std::vector<int64_t>& shape,
+                                           TritonEncoding encoding, int element_bits) {
+  auto linear = export_linear(layout, shape);
+  if (!linear) return linear.error();
+  switch (encoding) {
+    case TritonEncoding::kLinear:
+      return linear;
+    case TritonEncoding::kBlocked:
+      return blocked_encoding(layout, shape, *linear);
+    case TritonEncoding::kSwizzledShared:
+      return swizzled_encoding(shape, *linear);
+    case TritonEncoding::kNvmmaShared:
+      return nvmma_encoding(shape, *linear, element_bits);
+    case TritonEncoding::kAuto: {
+      const bool shared = linear->rfind("#ttg.shared_linear", 0) == 0;
+      if (!shared) {
+        auto b = blocked_encoding(layout, shape, *linear);
+        return b ? b : linear;
+      }
+      auto sw = swizzled_encoding(shape, *linear);
+      if (sw) return sw;
+      if (element_bits) {
+        auto nv = nvmma_encoding(shape, *linear, element_bits);
+        if (nv) return nv;
+      }
+      return linear;
+    }
+  }
+  return linear;
+}
+
+namespace {
+
+Result<std::string> export_linear(const Layout& layout, const std::vector<int64_t>& shape) {
   if (!layout.partials.empty())
     return make_error("a Triton layout cannot hold partial sums (P[...])", 0, "partial");
   for (const AxisStride& o : layout.offset) {
@@ -1895,5 +2094,7 @@ Result<std::string> export_triton(const Layout& layout, const std::vector<int64_
   return "#ttg.linear<{register = " + list("register") + ", lane = " + list("lane") +
          ", warp = " + list("warp") + ", block = " + list("block") + "}>";
 }
+
+}  // namespace
 
 }  // namespace layoutscope

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "formats/detail.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/dtype.hpp"
@@ -798,6 +799,17 @@ class Scanner {
     c.note = "not costed: no lane moves 1, 2, 4, 8 or 16 contiguous bytes in both layouts";
   }
 
+  // A rank-2 layout with its two dimensions swapped: (r, c) of the result is (c, r) of `l`.
+  static std::optional<Layout> transposed(const Layout& l, const std::vector<int64_t>& shape) {
+    if (shape.size() != 2) return std::nullopt;
+    auto dims = formats_detail::modes_per_dim(l.shard, shape);
+    if (!dims || dims->size() != 2) return std::nullopt;
+    Layout t = l;
+    t.shard = (*dims)[1];
+    t.shard.insert(t.shard.end(), (*dims)[0].begin(), (*dims)[0].end());
+    return t;
+  }
+
   void async_copy(OpCost& c) {
     c.kind = "global to shared";
     c.shared_bytes = bytes_of(c.dst);
@@ -808,19 +820,36 @@ class Scanner {
       c.note = "not costed: a layout or the element type did not read";
       return;
     }
-    const int64_t widest =
-        std::min(contiguous_tail(*r, "reg"), contiguous_tail(*s, kMemoryAxis)) * dtype_bytes(*d);
+    Layout regs = *r;
+    Layout smem = *s;
+    std::vector<int64_t> shape = c.src.shape;
+    std::string along = "the source is taken as a dense row-major tensor";
+    auto widest = [&] {
+      return std::min(contiguous_tail(regs, "reg"), contiguous_tail(smem, kMemoryAxis)) * dtype_bytes(*d);
+    };
+    if (widest() < 4 && shape.size() == 2) {
+      // lanes that hold runs along dimension 0 (a blocked order [0, 1] into a transposed shared layout):
+      // cost the copy on the transposed tensor, whose rows are the columns
+      auto rt = transposed(regs, shape);
+      auto st = transposed(smem, shape);
+      if (rt && st) {
+        regs = *rt;
+        smem = *st;
+        shape = {shape[1], shape[0]};
+        along = "lanes copy along dimension 0; the source is taken as dense along it (column-major)";
+      }
+    }
     for (int width : {16, 8, 4}) {
-      if (width < dtype_bytes(*d) || width > widest) continue;
+      if (width < dtype_bytes(*d) || width > widest()) continue;
       auto instr = parse_instruction("cp.async." + std::to_string(width));
       if (!instr) continue;
-      auto lanes = thread_lanes(*r, c.src.shape, *d, *instr);
+      auto lanes = thread_lanes(regs, shape, *d, *instr);
       if (!lanes) continue;
-      WarpAccess w{*s, c.dst.shape, *d, *instr, *lanes, std::nullopt};
+      WarpAccess w{smem, shape, *d, *instr, *lanes, std::nullopt};
       auto cost = access_cost(w);
       if (!cost) continue;
       fill(c, *instr, *cost);
-      c.note = "the source is taken as a dense row-major tensor";
+      c.note = along;
       return;
     }
     c.note = "not costed: no lane moves 4, 8 or 16 contiguous bytes in both layouts";

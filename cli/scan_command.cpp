@@ -1,5 +1,6 @@
 // scan: a whole TTGIR dump read for its layouts: the aliases, the types that use each, and every op that
-// moves data between layouts with its cost, highest first (shared/include/layoutscope/scan.hpp).
+// moves data between layouts with its cost, highest first; and the CuTe layouts printed in a log
+// (shared/include/layoutscope/scan.hpp).
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -23,8 +24,11 @@ Json side_json(const scan::Side& s) {
 void add_scan_command(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   CLI::App* command = add_command(
-      app, "scan", "Every layout and layout-moving op of a Triton dump (.ttgir / .mlir), with its cost",
+      app, "scan",
+      "Every layout and layout-moving op of a Triton dump (.ttgir / .mlir), with its cost, and the CuTe "
+      "layouts a log of print() output holds",
       "  layoutscope scan kernel.ttgir\n"
+      "  ./cute_kernel 2>&1 | layoutscope scan -     (print(layout), print_tensor, print_layout lines)\n"
       "  MLIR_ENABLE_DUMP=1 python kernel.py 2>&1 | layoutscope scan -\n");
   CLI::Option* path = command->add_option("FILE", *file, "The dump; - reads standard input")->type_name("");
   on_run(command, [file, path] {
@@ -69,6 +73,19 @@ void add_scan_command(CLI::App& app) {
       if (!o.note.empty()) j["note"] = o.note;
       ops.push_back(j);
     }
+    Json cute = Json::array();
+    for (const auto& c : r.cute_layouts) {
+      Json j = {{"line", c.line}, {"column", c.column}, {"text", c.text}};
+      if (!c.context.empty()) j["context"] = c.context;
+      if (c.error.empty()) {
+        j["axe"] = c.axe;
+        j["shape"] = c.shape;
+        j["size"] = c.size;
+      } else {
+        j["error"] = c.error;
+      }
+      cute.push_back(j);
+    }
     Json unknown = Json::array();
     for (const auto& u : r.unknown_ops)
       unknown.push_back({{"op", u.op}, {"line", u.line}, {"count", u.count}});
@@ -77,6 +94,7 @@ void add_scan_command(CLI::App& app) {
       issues.push_back({{"line", i.line}, {"column", i.column}, {"message", i.message}});
     emit({{"lines", r.lines},
           {"aliases", aliases},
+          {"cute_layouts", cute},
           {"ops", ops},
           {"unknown_ops", unknown},
           {"issues", issues}});

@@ -265,6 +265,9 @@ std::optional<Error> check_instruction(const Instruction& instr) {
       return std::nullopt;
     case Op::kLds:
     case Op::kSts:
+      if (instr.bytes < 1 || instr.bytes > 16 || !std::has_single_bit(static_cast<unsigned>(instr.bytes)))
+        return bad_width("1, 2, 4, 8 or 16 B");
+      return std::nullopt;
     case Op::kCpAsync:
       if (instr.bytes != 4 && instr.bytes != 8 && instr.bytes != 16) return bad_width("4, 8 or 16 B");
       return std::nullopt;
@@ -504,9 +507,8 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
         c.ideal_wavefronts += b->groups;
         c.max_ways = std::max(c.max_ways, b->max_ways);
       }
-      if (access.instr.op == Op::kCpAsync && width == kCpAsyncBypassBytes) {
-        // cp.async.cg: the ldgsts counters do not see it.
-        c.wavefronts = c.ideal_wavefronts = c.max_ways = 0;
+      if (access.instr.op == Op::kCpAsync && width == kCpAsyncQuarterWarpBytes) {
+        // 16 B copies (.cg or .ca): quarter-warp wavefront groups like STS.128, 4 for a full warp.
       } else if (access.instr.op == Op::kCpAsync) {
         // cp.async.ca: a wavefront group per 128 B line of the source (in order of first use), its lanes'
         // shared destinations costed together; the ideal stays one per 128 B moved.

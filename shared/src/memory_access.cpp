@@ -30,11 +30,11 @@ Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const 
   if (model.banks < 1 || model.word_bytes < 1 || model.wavefront_bytes < model.word_bytes) {
     return make_error("bank model needs banks >= 1 and wavefront_bytes >= word_bytes >= 1", 0, "model");
   }
-  if (width < model.word_bytes || width % model.word_bytes != 0 || width > model.wavefront_bytes ||
-      (width & (width - 1)) != 0) {
-    return make_error("access width must be a power of two from " + std::to_string(model.word_bytes) +
-                          " to " + std::to_string(model.wavefront_bytes) +
-                          " bytes (4, 8 or 16 on a GPU), got " + std::to_string(width),
+  // Below a word (1 and 2 B lanes) each lane reads part of one word; lanes in one word share it.
+  if (width < 1 || width > model.wavefront_bytes || (width & (width - 1)) != 0 ||
+      (width > model.word_bytes && width % model.word_bytes != 0)) {
+    return make_error("access width must be a power of two up to " + std::to_string(model.wavefront_bytes) +
+                          " bytes (1, 2, 4, 8 or 16 on a GPU), got " + std::to_string(width),
                       0, "width");
   }
   if (addrs.empty() || addrs.size() > kMaxLanes) {
@@ -48,8 +48,9 @@ Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const 
     }
   }
   BankAccess out;
+  // 128 B a wavefront: a whole warp of 1, 2 or 4 B lanes, 16 lanes of 8 B, 8 of 16 B.
   out.lanes_per_group = model.wavefront_bytes / width;
-  const int words_per_lane = width / model.word_bytes;
+  const int words_per_lane = std::max(1, width / model.word_bytes);
   const size_t lanes = addrs.size();
   out.lane_bank.resize(lanes);
   out.lane_cycle.resize(lanes);

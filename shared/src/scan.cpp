@@ -1,11 +1,13 @@
 #include "layoutscope/scan.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
 #include <utility>
 
+#include "formats/detail.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/compiled_layout.hpp"
 #include "layoutscope/dtype.hpp"
@@ -337,12 +339,127 @@ class Scanner {
       }
     }
     for (auto& [name, u] : unknown) out.unknown_ops.push_back(u);
+    for (size_t n = 0; n < lines.size(); ++n) read_cute_layouts(lines[n], static_cast<int>(n + 1), out);
     std::stable_sort(out.ops.begin(), out.ops.end(),
                      [](const OpCost& a, const OpCost& b) { return a.score > b.score; });
     return out;
   }
 
  private:
+  // ---- CuTe print() output --------------------------------------------------------------------------------
+
+  static bool int_char(char c) { return (c >= '0' && c <= '9') || c == '_'; }
+
+  // The end of a shape or stride starting at i: a balanced (...) or a leaf (_8, 8, 1@0, E<1>), or npos.
+  static size_t tuple_end(std::string_view l, size_t i) {
+    if (i >= l.size()) return std::string_view::npos;
+    if (l[i] == '(') {
+      int depth = 0;
+      for (size_t j = i; j < l.size(); ++j) {
+        if (l[j] == '(') ++depth;
+        if (l[j] == ')' && --depth == 0) return j + 1;
+        if (depth > 64 || l[j] == '\n') return std::string_view::npos;
+      }
+      return std::string_view::npos;
+    }
+    size_t j = i;
+    if (l.substr(j, 2) == "E<") {
+      const size_t close = l.find('>', j);
+      return close == std::string_view::npos ? close : close + 1;
+    }
+    while (j < l.size() && (int_char(l[j]) || l[j] == '@')) ++j;
+    return j == i ? std::string_view::npos : j;
+  }
+
+  // The start of a shape ending just before `end`: the matching '(' or the first character of a leaf.
+  static size_t tuple_start(std::string_view l, size_t end) {
+    if (end == 0) return std::string_view::npos;
+    if (l[end - 1] == ')') {
+      int depth = 0;
+      for (size_t j = end; j-- > 0;) {
+        if (l[j] == ')') ++depth;
+        if (l[j] == '(' && --depth == 0) return j;
+        if (depth > 64) return std::string_view::npos;
+      }
+      return std::string_view::npos;
+    }
+    size_t j = end;
+    while (j > 0 && int_char(l[j - 1])) --j;
+    return j == end ? std::string_view::npos : j;
+  }
+
+  static bool well_formed_shape(std::string_view t) {
+    if (t.empty()) return false;
+    for (char c : t)
+      if (!int_char(c) && c != '(' && c != ')' && c != ',' && c != ' ') return false;
+    return true;
+  }
+
+  void read_cute_layouts(std::string_view line, int number, ScanResult& out) {
+    if (line.find(':') == std::string_view::npos || line.size() > 4096) return;
+    size_t from = 0;
+    while (true) {
+      const size_t colon = line.find(':', from);
+      if (colon == std::string_view::npos) return;
+      from = colon + 1;
+      const size_t s = tuple_start(line, colon);
+      const size_t e = tuple_end(line, colon + 1);
+      if (s == std::string_view::npos || e == std::string_view::npos) continue;
+      const std::string_view shape = line.substr(s, colon - s);
+      if (!well_formed_shape(shape)) continue;
+      // a character glued to either end makes it part of something else (a name, a version, a time)
+      auto glued = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':';
+      };
+      if ((s > 0 && glued(line[s - 1])) || (e < line.size() && glued(line[e]) && line[e] != ':')) continue;
+      size_t start = s;
+      std::string context;
+      // swizzle and offset written before it: "Sw<3,4,3> o _0 o ", "S<1,4,3> o 0 o ", or an engine pointer
+      while (start >= 3 && line.substr(start - 3, 3) == " o ") {
+        size_t t = start - 3;
+        size_t b = t;
+        while (b > 0 && line[b - 1] != ' ') --b;
+        const std::string_view word = line.substr(b, t - b);
+        const bool offset = !word.empty() && std::all_of(word.begin(), word.end(), int_char);
+        const bool swizzle = (word.rfind("Sw<", 0) == 0 || word.rfind("S<", 0) == 0) && word.back() == '>';
+        if (offset || swizzle) {
+          start = b;
+          continue;
+        }
+        if (word.find("ptr[") != std::string_view::npos) context = "print_tensor";
+        break;
+      }
+      const bool tuple =
+          shape.find('(') != std::string_view::npos || shape.find('_') != std::string_view::npos;
+      auto trim = [](std::string_view v) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+        return v;
+      };
+      const std::string_view text = line.substr(start, e - start);
+      if (!tuple && trim(line) != text) continue;
+      CuteLayout c;
+      c.line = number;
+      c.column = static_cast<int>(start + 1);
+      c.text = std::string(text);
+      c.context = context;
+      auto imported = import_layout(Format::kCute, text, FormatContext{});
+      if (imported) {
+        c.axe = to_string(imported->layout);
+        c.shape = imported->shape;
+        c.size = 1;
+        for (int64_t x : c.shape) c.size *= x;
+      } else {
+        c.error = imported.error().message;
+        out.issues.push_back(Issue{number, c.column + std::max(0, imported.error().column - 1),
+                                   "CuTe layout " + c.text + ": " + imported.error().message});
+      }
+      out.cute_layouts.push_back(std::move(c));
+      if (out.cute_layouts.size() >= 100000) return;
+      from = e;
+    }
+  }
+
   std::string_view text_;
   std::map<std::string, std::string> alias_text_;
   std::map<std::string, size_t> alias_index_;
@@ -665,7 +782,7 @@ class Scanner {
     }
     const int64_t widest =
         std::min(contiguous_tail(*r, "reg"), contiguous_tail(*s, kMemoryAxis)) * dtype_bytes(*d);
-    for (int width : {16, 8, 4}) {
+    for (int width : {16, 8, 4, 2, 1}) {
       if (width < dtype_bytes(*d) || width > widest) continue;
       auto instr = parse_instruction(std::string(load ? "LDS." : "STS.") + std::to_string(width * 8));
       if (!instr) continue;
@@ -679,7 +796,18 @@ class Scanner {
         c.note = "Triton loads MMA operands with ldmatrix where the layouts allow; the LDS cost is given";
       return;
     }
-    c.note = "not costed: no lane moves 4, 8 or 16 contiguous bytes in both layouts";
+    c.note = "not costed: no lane moves 1, 2, 4, 8 or 16 contiguous bytes in both layouts";
+  }
+
+  // A rank-2 layout with its two dimensions swapped: (r, c) of the result is (c, r) of `l`.
+  static std::optional<Layout> transposed(const Layout& l, const std::vector<int64_t>& shape) {
+    if (shape.size() != 2) return std::nullopt;
+    auto dims = formats_detail::modes_per_dim(l.shard, shape);
+    if (!dims || dims->size() != 2) return std::nullopt;
+    Layout t = l;
+    t.shard = (*dims)[1];
+    t.shard.insert(t.shard.end(), (*dims)[0].begin(), (*dims)[0].end());
+    return t;
   }
 
   void async_copy(OpCost& c) {
@@ -692,19 +820,36 @@ class Scanner {
       c.note = "not costed: a layout or the element type did not read";
       return;
     }
-    const int64_t widest =
-        std::min(contiguous_tail(*r, "reg"), contiguous_tail(*s, kMemoryAxis)) * dtype_bytes(*d);
+    Layout regs = *r;
+    Layout smem = *s;
+    std::vector<int64_t> shape = c.src.shape;
+    std::string along = "the source is taken as a dense row-major tensor";
+    auto widest = [&] {
+      return std::min(contiguous_tail(regs, "reg"), contiguous_tail(smem, kMemoryAxis)) * dtype_bytes(*d);
+    };
+    if (widest() < 4 && shape.size() == 2) {
+      // lanes that hold runs along dimension 0 (a blocked order [0, 1] into a transposed shared layout):
+      // cost the copy on the transposed tensor, whose rows are the columns
+      auto rt = transposed(regs, shape);
+      auto st = transposed(smem, shape);
+      if (rt && st) {
+        regs = *rt;
+        smem = *st;
+        shape = {shape[1], shape[0]};
+        along = "lanes copy along dimension 0; the source is taken as dense along it (column-major)";
+      }
+    }
     for (int width : {16, 8, 4}) {
-      if (width < dtype_bytes(*d) || width > widest) continue;
+      if (width < dtype_bytes(*d) || width > widest()) continue;
       auto instr = parse_instruction("cp.async." + std::to_string(width));
       if (!instr) continue;
-      auto lanes = thread_lanes(*r, c.src.shape, *d, *instr);
+      auto lanes = thread_lanes(regs, shape, *d, *instr);
       if (!lanes) continue;
-      WarpAccess w{*s, c.dst.shape, *d, *instr, *lanes, std::nullopt};
+      WarpAccess w{smem, shape, *d, *instr, *lanes, std::nullopt};
       auto cost = access_cost(w);
       if (!cost) continue;
       fill(c, *instr, *cost);
-      c.note = "the source is taken as a dense row-major tensor";
+      c.note = along;
       return;
     }
     c.note = "not costed: no lane moves 4, 8 or 16 contiguous bytes in both layouts";

@@ -92,7 +92,8 @@ TEST(AccessInstruction, ErrorsPointAtTheToken) {
   EXPECT_FALSE(parse_instruction("ldmatrix.trans").ok());  // no matrix count
   EXPECT_EQ(parse_instruction("mov.b32").error().column, 1);
   EXPECT_EQ(parse_instruction("tma.256B").error().column, 5);
-  EXPECT_FALSE(parse_instruction("LDS.8").ok());       // shared loads are 4, 8 or 16 B
+  EXPECT_EQ(instr("LDS.U8").bytes, 1);  // LDS.U8 / LDS.U16: a part of one word
+  EXPECT_EQ(instr("sts.16").bytes, 2);
   EXPECT_FALSE(parse_instruction("cp.async.2").ok());  // cp.async copies 4, 8 or 16 B
   EXPECT_FALSE(parse_instruction("").ok());
 }
@@ -241,23 +242,27 @@ TEST(AccessCost, GlobalSectorsAndRequests) {
   EXPECT_EQ(bytes->instructions[0].sectors, 1);
 }
 
-TEST(AccessCost, CpAsync16IsNotCountedByTheLdgstsCounters) {
-  // cp.async.16 is cp.async.cg: the ldgsts wavefront and conflict counters read 0 (H200, 10 of 10 cases).
-  // The dense source of 8 rows x 32 fp32 is 512 contiguous bytes = 16 sectors, one request.
+TEST(AccessCost, CpAsync16CountsQuarterWarpWavefronts) {
+  // 16 B cp.async, .cg or .ca: 8 lanes x 16 B = 128 B a wavefront, 4 for a conflict-free warp (H200, ncu
+  // ldgsts: 256 wavefronts for 64 instructions in five PTX forms, docs/results/h200-cp-async-ncu.md; Triton's
+  // matmul 40,960 for 10,240). The dense source of 8 rows x 32 fp32 is 512 contiguous bytes = 16 sectors.
   auto c = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "cp.async.16",
                        *row_lanes({32, 32}, DType::kF32, instr("cp.async.16"))));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->ncu_op, "ldgsts");
-  EXPECT_EQ(c->instructions[0].wavefronts, 0);
-  EXPECT_EQ(c->instructions[0].ideal_wavefronts, 0);
+  EXPECT_EQ(c->instructions[0].wavefronts, 4);
+  EXPECT_EQ(c->instructions[0].ideal_wavefronts, 4);
   EXPECT_EQ(c->conflicts, 0);
   EXPECT_EQ(c->instructions[0].sectors, 16);
   EXPECT_EQ(c->instructions[0].requests, 1);
-  // Columns of a plain 64x64 bf16 tile (an STS.128 would take 32 a instruction): still 0.
+  // Columns of a plain 64x64 bf16 tile: each 8-lane group writes 8 rows 128 B apart, all in banks 0-3 of
+  // one 16 B block -> 8 wavefronts a group, 32 an instruction, 16 instructions = 512 (ideal 64).
   auto col = cost(access("S[(64,64):(64,1)]", {64, 64}, DType::kBF16, "cp.async.16",
                          *column_lanes({64, 64}, DType::kBF16, instr("cp.async.16"))));
   ASSERT_TRUE(col.ok()) << col.error().message;
-  EXPECT_EQ(col->wavefronts, 0);
+  EXPECT_EQ(col->wavefronts, 512);
+  EXPECT_EQ(col->ideal_wavefronts, 64);
+  EXPECT_EQ(col->conflicts, 448);
   // A column-major source: the 4 elements of a lane are not adjacent there.
   WarpAccess strided = access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "cp.async.16",
                               *row_lanes({32, 32}, DType::kF32, instr("cp.async.16")));
@@ -265,6 +270,50 @@ TEST(AccessCost, CpAsync16IsNotCountedByTheLdgstsCounters) {
   auto bad = cost(strided);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "source");
+}
+
+// 1 and 2 B lanes (LDS.U8, LDS.U16, STS.8, STS.16). The CUDA C++ Programming Guide (shared memory, compute
+// capability 5.x and later): 32 banks, successive 32-bit words in successive banks, and no bank conflict
+// between threads that access any address within the same 32-bit word. A warp's 32 lanes at 1 or 2 B move at
+// most 64 B, one wavefront; the wavefronts are the most distinct words any bank must deliver.
+TEST(AccessCost, SubWordLanes) {
+  // 32 consecutive bytes: 8 words in banks 0-7, 4 lanes a word -> 1 wavefront.
+  auto bytes = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kU8, "LDS.U8",
+                           *row_lanes({32, 32}, DType::kU8, instr("LDS.U8"))));
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  EXPECT_EQ(bytes->instructions.size(), 32u);
+  EXPECT_EQ(bytes->instructions[0].wavefronts, 1);
+  EXPECT_EQ(bytes->instructions[0].ideal_wavefronts, 1);
+  EXPECT_EQ(bytes->conflicts, 0);
+  // A column of a 32x32 u8 tile: lane l at byte 32l, word 8l, bank 8l % 32 in {0, 8, 16, 24}, 8 distinct
+  // words in each -> 8 wavefronts, 7 conflicts an instruction.
+  auto col8 = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kU8, "LDS.U8",
+                          *column_lanes({32, 32}, DType::kU8, instr("LDS.U8"))));
+  ASSERT_TRUE(col8.ok()) << col8.error().message;
+  EXPECT_EQ(col8->instructions[0].wavefronts, 8);
+  EXPECT_EQ(col8->instructions[0].conflicts, 7);
+  EXPECT_EQ(col8->max_ways, 8);
+  // f16 rows: 32 lanes x 2 B = 16 words in 16 banks -> 1; a column of a 32x32 f16 tile: byte 64l, word 16l,
+  // banks 0 and 16 with 16 words each -> 16.
+  auto half = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF16, "STS.16",
+                          *row_lanes({32, 32}, DType::kF16, instr("STS.16"))));
+  ASSERT_TRUE(half.ok()) << half.error().message;
+  EXPECT_EQ(half->instructions[0].wavefronts, 1);
+  EXPECT_EQ(half->ncu_op, "st");
+  auto col16 = cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF16, "LDS.U16",
+                           *column_lanes({32, 32}, DType::kF16, instr("LDS.U16"))));
+  ASSERT_TRUE(col16.ok()) << col16.error().message;
+  EXPECT_EQ(col16->instructions[0].wavefronts, 16);
+  EXPECT_EQ(col16->instructions[0].ideal_wavefronts, 1);
+  // Padding a row by one word moves lane l to word 9l: 32 distinct banks -> 1.
+  auto padded = cost(access("S[(32,32):(36,1)]", {32, 32}, DType::kU8, "LDS.U8",
+                            *column_lanes({32, 32}, DType::kU8, instr("LDS.U8"))));
+  ASSERT_TRUE(padded.ok()) << padded.error().message;
+  EXPECT_EQ(padded->instructions[0].wavefronts, 1);
+  // a u8 lane cannot move f16 elements
+  EXPECT_FALSE(cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF16, "LDS.U8",
+                           *row_lanes({32, 32}, DType::kU8, instr("LDS.U8"))))
+                   .ok());
 }
 
 // cp.async.4 / .8 (cp.async.ca): one wavefront group per 128 B source line. The counts ncu gave on the H200

@@ -111,16 +111,17 @@ TEST(Advise, LdmatrixReaderWantsThe128ByteSwizzle) {
 // cp.async.16 by rows into a 64x32 fp32 tile (128 B rows), LDS.128 down the columns: each 8-lane group
 // reads 8 consecutive rows of one 16 B block. Plain: 128 B apart, banks 0..3 eight times -> 8 wavefronts a
 // group, 32 an instruction, 16 instructions = 512. SWIZZLE_128B: block 0 ^ (r % 8) -> 1 a group, 64.
-// Writes: cp.async.16 is cp.async.cg, which Nsight Compute's ldgsts counters do not see: 0 on every layout.
+// Writes: cp.async.16 by rows, 8 lanes on one 128 B row a wavefront (as ncu's ldgsts counter measured, 4 an
+// instruction): 16 instructions x 4 = 64 on every layout that keeps a row's 16 B blocks in one 128 B row.
 TEST(Advise, CpAsyncWriterAndColumnReader) {
   AdviseRequest q{side("rows;cp.async.16", true), side("columns;LDS.128", false), DType::kF32, {64, 32}};
   auto a = advise(q);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(find(*a, "row-major")->read_wavefronts, 512);
-  EXPECT_EQ(find(*a, "row-major")->write_wavefronts, 0);
+  EXPECT_EQ(find(*a, "row-major")->write_wavefronts, 64);
   EXPECT_EQ(find(*a, "TMA 128B")->read_wavefronts, 64);
   EXPECT_TRUE(a->candidates[0].conflict_free());
-  EXPECT_EQ(a->candidates[0].read_wavefronts + a->candidates[0].write_wavefronts, 64);
+  EXPECT_EQ(a->candidates[0].read_wavefronts + a->candidates[0].write_wavefronts, 128);
 }
 
 // TMA writes: only its modes are possible and the write has no bank counter. ldmatrix.x4 on the 32B mode:

@@ -181,3 +181,51 @@ test('reshard: shard over gpuid_x -> replicate is one all_gather of 32 B a devic
   assert.equal(p.steps[0].recv_bytes, 32);
   assert.ok(p.checked_on_host.elements_checked > 0);
 });
+
+// CuTe's first mode is fastest: (_8,_4):(_4,_1) sends (i, j) to 4i + j, the row-major 8x4 of the notation.
+test('scan: CuTe print() output read from standard input', () => {
+  const log = 'sA : Sw<3,4,3> o _0 o (_8,_64):(_64,_1)\nptr[16b](0x7f00) o (_8,_4):(_4,_1):\n  1.0  2.0\n';
+  const r = spawnSync(bin, ['scan', '-'], { input: log, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.cute_layouts.length, 2);
+  assert.deepEqual(
+    { line: j.cute_layouts[0].line, column: j.cute_layouts[0].column, axe: j.cute_layouts[0].axe },
+    { line: 1, column: 6, axe: 'Swizzle<3,4,3> o S[(8,64):(64,1)]' },
+  );
+  assert.equal(j.cute_layouts[1].context, 'print_tensor');
+  assert.equal(j.cute_layouts[1].axe, 'S[(8,4):(4,1)]');
+  assert.equal(j.cute_layouts[1].size, 32);
+});
+
+// SWIZZLE_128B on 64-element f16 rows: Triton writes it as 8-element groups XORed by row % 8, or as NVMMA's
+// 128 B mode (both texts as Triton 3.6 prints them in tests/engine/fixtures/triton).
+test('export: Triton named encodings, and why one does not fit', () => {
+  const sw = 'Swizzle<3,3,3> o S[(64,64):(64,1)]';
+  const s = run('export', '--to', 'triton', sw, '--shape', '64,64', '--encoding', 'swizzled_shared');
+  assert.equal(s.code, 0);
+  assert.equal(s.lines[0].text, '#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>');
+  const n = run(
+    'export',
+    '--to',
+    'triton',
+    sw,
+    '--shape',
+    '64,64',
+    '--encoding',
+    'nvmma_shared',
+    '--element-bits',
+    '16',
+  );
+  assert.equal(
+    n.lines[0].text,
+    '#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>',
+  );
+  const b = run('export', '--to', 'triton', sw, '--shape', '64,64', '--encoding', 'blocked');
+  assert.notEqual(b.code, 0);
+  assert.equal(b.lines[0].error.field, 'encoding');
+  assert.match(b.lines[0].error.message, /shared memory \(@m\)/);
+  const wrong = run('export', '--to', 'cute', sw, '--shape', '64,64', '--encoding', 'blocked');
+  assert.notEqual(wrong.code, 0);
+  assert.equal(wrong.lines[0].error.field, 'encoding');
+});

@@ -191,5 +191,118 @@ TEST(Scan, SharedWavefrontsEqualNsightCompute) {
   EXPECT_EQ(ncu_per_cta(csv, "attention"), 384);
 }
 
+// A metric of one kernel in the ncu CSV, summed over its rows.
+int64_t ncu_metric(const std::string& csv, const std::string& kernel, const std::string& metric) {
+  std::istringstream in(csv);
+  std::string line;
+  int64_t sum = 0;
+  while (std::getline(in, line))
+    if (line.rfind(kernel + ",", 0) == 0 && line.find("," + metric + ",") != std::string::npos)
+      sum += std::stoll(line.substr(line.rfind(',') + 1));
+  return sum;
+}
+
+// Triton's cp.async.16 copies (ttg.async_copy_global_to_local): ncu counted 4 ldgsts wavefronts an
+// instruction on the H200 (matmul 40,960 for 10,240; attention 20,480 for 5,120), conflict-free.
+TEST(Scan, AsyncCopiesCostFourWavefrontsAnInstruction) {
+  const std::string dir = std::string(LAYOUTSCOPE_FIXTURES) + "/triton/";
+  const std::string csv = read_file(dir + "ncu-h200-shared.csv");
+  for (const char* kernel : {"matmul", "attention"}) {
+    const int64_t w =
+        ncu_metric(csv, kernel, "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum");
+    const int64_t n = ncu_metric(csv, kernel, "smsp__sass_inst_executed_op_ldgsts.sum");
+    ASSERT_GT(n, 0) << kernel;
+    EXPECT_EQ(w, 4 * n) << kernel;
+    EXPECT_EQ(ncu_metric(csv, kernel, "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"),
+              0);
+    const ScanResult r = scan_ttgir(read_file(dir + "ttgir-" + kernel + "-sm90.mlir"));
+    int copies = 0;
+    for (const OpCost& o : r.ops) {
+      // (attention's K copy runs along dimension 0 into a transposed NVMMA layout: costed transposed)
+      if (o.op != "ttg.async_copy_global_to_local") continue;
+      ++copies;
+      EXPECT_EQ(o.instruction, "cp.async.16") << kernel << " line " << o.line;
+      EXPECT_GT(o.instructions, 0);
+      EXPECT_EQ(o.wavefronts, w / n * o.instructions) << kernel << " line " << o.line;
+      EXPECT_EQ(o.conflicts, 0);
+    }
+    EXPECT_GT(copies, 0) << kernel;
+  }
+}
+
+// One byte a lane: a 32x32 i8 tile whose warps hold a row each (lane l: column l) stored row-major. Each
+// STS.8 writes 32 consecutive bytes, 8 words in 8 banks -> 1 wavefront; 32 rows -> 32 instructions, 32.
+// Stored column-major instead (order [0, 1]), lane l writes byte 32 l: banks 0, 8, 16, 24 with 8 words
+// each -> 8 wavefronts an instruction, 256 in all.
+TEST(Scan, OneByteLanesCosted) {
+  const char* dump =
+      R"(#b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#col = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%x: tensor<32x32xi8, #b>) {
+    %0 = ttg.local_alloc %x : (tensor<32x32xi8, #b>) -> !ttg.memdesc<32x32xi8, #row, #smem>
+    %1 = ttg.local_alloc %x : (tensor<32x32xi8, #b>) -> !ttg.memdesc<32x32xi8, #col, #smem>
+    tt.return
+  }
+}
+)";
+  const ScanResult r = scan_ttgir(dump);
+  const OpCost* row = at_line(r, 7);
+  const OpCost* col = at_line(r, 8);
+  ASSERT_NE(row, nullptr);
+  ASSERT_NE(col, nullptr);
+  EXPECT_EQ(row->instruction, "STS.8");
+  EXPECT_EQ(row->instructions, 32);
+  EXPECT_EQ(row->wavefronts, 32);
+  EXPECT_EQ(row->conflicts, 0);
+  EXPECT_EQ(col->instruction, "STS.8");
+  EXPECT_EQ(col->wavefronts, 256);
+  EXPECT_EQ(col->conflicts, 224);
+}
+
+// CuTe print() output pasted from a log. The notation worked out by hand: CuTe's first mode is fastest, so
+// (8,4):(4,1) sends (i, j) to 4i + j (row-major 8x4); a nested mode's sub-modes reverse into the notation's
+// order, most significant first: ((2,2),4):((1,4),2) has dimension 0 = (2,2):(4,1) and dimension 1 = 4:2.
+TEST(Scan, CutePrintOutputRead) {
+  const char* log = R"(layout: (_8,_4):(_4,_1)
+sA : Sw<3,4,3> o _0 o (_8,_64):(_64,_1)
+((_2,_2),_4):((_1,_4),_2)
+tC : ptr[32b](0x7ffd2a40) o (_4,_8):(_1,_4):
+    0.00    1.00
+(_8,_4):(_4,_1)
+      0    1    2    3
+    +----+----+----+----+
+ 0  |  0 |  1 |  2 |  3 |
+#loc3 = loc("kernel.py":12:5)
+64:1
+at 12:30 the run had (2,3):(oops,1)
+)";
+  const ScanResult r = scan_ttgir(log);
+  ASSERT_EQ(r.cute_layouts.size(), 7u);
+  const auto& c = r.cute_layouts;
+  EXPECT_EQ(c[0].text, "(_8,_4):(_4,_1)");
+  EXPECT_EQ(c[0].line, 1);
+  EXPECT_EQ(c[0].column, 9);
+  EXPECT_EQ(c[0].axe, "S[(8,4):(4,1)]");
+  EXPECT_EQ(c[0].shape, (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(c[0].size, 32);
+  EXPECT_EQ(c[1].text, "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)");
+  EXPECT_EQ(c[1].column, 6);
+  EXPECT_EQ(c[1].axe, "Swizzle<3,4,3> o S[(8,64):(64,1)]");
+  EXPECT_EQ(c[2].axe, "S[(2,2,4):(4,1,2)]");
+  EXPECT_EQ(c[2].shape, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(c[3].text, "(_4,_8):(_1,_4)");  // the print_tensor header, its pointer and ':' left out
+  EXPECT_EQ(c[3].context, "print_tensor");
+  EXPECT_EQ(c[3].axe, "S[(4,8):(1,4)]");
+  EXPECT_EQ(c[4].line, 6);       // print_layout's header; the table below it holds no layout
+  EXPECT_EQ(c[5].text, "64:1");  // a bare integer layout only as a whole line (not the loc's 12:5)
+  EXPECT_EQ(c[5].line, 11);
+  EXPECT_EQ(c[6].line, 12);  // (2,3):(oops,1) is not a stride: listed with its error, and an issue
+  EXPECT_FALSE(c[6].error.empty());
+  EXPECT_EQ(c[6].text, "(2,3):(oops,1)");
+}
+
 }  // namespace
 }  // namespace layoutscope::scan

@@ -4,12 +4,15 @@
 // encodings of real dumps and what the importer refuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "layoutscope/formats/format.hpp"
+#include "layoutscope/formats/triton.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 
@@ -150,7 +153,7 @@ TEST(TritonEncodings, TensorMemoryRowsAreLanes) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(to_string(r->layout), "S[(128,128):(1@TLane,1@TCol)]");
   auto bad =
-      import_layout(Format::kTriton, "#ttng.tensor_memory_encoding<blockM = 64, blockN = 128, colStride = 1>",
+      import_layout(Format::kTriton, "#ttng.tensor_memory_encoding<blockM = 32, blockN = 128, colStride = 1>",
                     FormatContext{{64, 128}, {}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "blockM");
@@ -234,6 +237,115 @@ TEST(TritonEncodings, ExportImportsBack) {
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_EQ(a->values, b->values) << text << " -> " << *out << " -> " << to_string(back->layout);
   }
+}
+
+}  // namespace
+}  // namespace layoutscope
+
+namespace layoutscope {
+namespace {
+
+// The shape of the first tensor or memdesc type in `text` that uses alias #name ("128x64xf16, #name").
+std::vector<int64_t> shape_using(const std::string& text, const std::string& name) {
+  for (const std::string& tail : {", #" + name + ">", ", #" + name + ","}) {
+    const size_t at = text.find(tail);
+    if (at == std::string::npos) continue;
+    const size_t open = text.rfind('<', at);
+    std::vector<int64_t> dims;
+    std::stringstream in(text.substr(open + 1, at - open - 1));
+    std::string part;
+    while (std::getline(in, part, 'x'))
+      if (!part.empty() && std::isdigit(static_cast<unsigned char>(part[0])))
+        dims.push_back(std::stoll(part));
+    return dims;
+  }
+  return {};
+}
+
+// Triton printed these aliases in the fixture dumps (Triton 3.6 on the H200): each one, read on the shape of
+// a type that uses it and written back as its named encoding, gives Triton's own text.
+TEST(TritonEncodings, NamedExportsGiveTritonsOwnText) {
+  int checked = 0;
+  for (const char* dump :
+       {"ttgir-attention-sm90.mlir", "ttgir-layernorm-sm90.mlir", "ttgir-matmul-sm100.mlir",
+        "ttgir-matmul-sm80.mlir", "ttgir-matmul-sm90.mlir", "ttgir-transpose-sm90.mlir"}) {
+    const std::string text = read_file(std::string(LAYOUTSCOPE_FIXTURES) + "/triton/" + dump);
+    std::stringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.empty() || line[0] != '#') continue;
+      const size_t eq = line.find(" = #ttg.");
+      if (eq == std::string::npos) continue;
+      const std::string name = line.substr(1, eq - 1);
+      const std::string attr = line.substr(eq + 3);
+      TritonEncoding kind;
+      int bits = 0;
+      if (attr.rfind("#ttg.blocked<", 0) == 0) {
+        kind = TritonEncoding::kBlocked;
+      } else if (attr.rfind("#ttg.swizzled_shared<", 0) == 0) {
+        kind = TritonEncoding::kSwizzledShared;
+      } else if (attr.rfind("#ttg.nvmma_shared<", 0) == 0) {
+        kind = TritonEncoding::kNvmmaShared;
+        bits = std::stoi(attr.substr(attr.find("elementBitWidth = ") + 18));
+      } else {
+        continue;
+      }
+      std::vector<int64_t> shape = shape_using(text, name);
+      ASSERT_FALSE(shape.empty()) << dump << " #" << name;
+      if (kind != TritonEncoding::kBlocked) {  // a memdesc's leading dimensions are buffers of the layout
+        size_t rank = 2;
+        if (kind == TritonEncoding::kSwizzledShared) {
+          const std::string order = attr.substr(attr.find("order = ["));
+          rank = 1 + static_cast<size_t>(std::count(order.begin(), order.begin() + order.find(']'), ','));
+        }
+        if (shape.size() > rank) shape.erase(shape.begin(), shape.end() - static_cast<long>(rank));
+      }
+      auto imported = import_layout(Format::kTriton, attr, FormatContext{shape, {}});
+      ASSERT_TRUE(imported.ok()) << dump << " #" << name << ": " << imported.error().message;
+      auto written = export_triton_encoding(imported->layout, shape, kind, bits);
+      ASSERT_TRUE(written.ok()) << dump << " #" << name << ": " << written.error().message;
+      EXPECT_EQ(*written, attr) << dump << " #" << name;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 15);
+}
+
+// By hand from Triton's blocked rule: 2 registers along a row, 8 x 4 lanes, one warp, on 16 x 8 the tile
+// (8 x 8) repeats its registers along dimension 0 -- the MMA-like fragment of the linear example above.
+TEST(TritonEncodings, NamedExportsAndWhyNot) {
+  auto blocked = export_triton_encoding(*parse_layout("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]"),
+                                        {16, 8}, TritonEncoding::kBlocked);
+  ASSERT_TRUE(blocked.ok()) << blocked.error().message;
+  EXPECT_EQ(*blocked,
+            "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = "
+            "[1, 0]}>");
+  // SWIZZLE_128B on f16 rows of 64: 8-element groups, phase = row % 8
+  const Layout sw = *parse_layout("Swizzle<3,3,3> o S[(64,64):(64,1)]");
+  EXPECT_EQ(*export_triton_encoding(sw, {64, 64}, TritonEncoding::kSwizzledShared),
+            "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>");
+  EXPECT_EQ(*export_triton_encoding(sw, {64, 64}, TritonEncoding::kNvmmaShared, 16),
+            "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>");
+  // auto: the named one where it fits, the linear one where none does
+  EXPECT_EQ(export_triton_encoding(sw, {64, 64}, TritonEncoding::kAuto)->rfind("#ttg.swizzled_shared", 0),
+            0u);
+  const Layout odd = *parse_layout("Swizzle<3,3,-1> o S[(8,128):(128,1)]");
+  EXPECT_EQ(export_triton_encoding(odd, {8, 128}, TritonEncoding::kAuto)->rfind("#ttg.shared_linear", 0), 0u);
+  // why not, named in the error
+  auto in_shared = export_triton_encoding(sw, {64, 64}, TritonEncoding::kBlocked);
+  ASSERT_FALSE(in_shared.ok());
+  EXPECT_NE(in_shared.error().message.find("shared memory (@m)"), std::string::npos);
+  auto few_lanes =
+      export_triton_encoding(*parse_layout("S[(4,4):(4@laneid,1@laneid)]"), {4, 4}, TritonEncoding::kBlocked);
+  ASSERT_FALSE(few_lanes.ok());
+  EXPECT_NE(few_lanes.error().message.find("uses 16 lanes"), std::string::npos) << few_lanes.error().message;
+  auto xor_rows = export_triton_encoding(odd, {8, 128}, TritonEncoding::kSwizzledShared);
+  ASSERT_FALSE(xor_rows.ok());
+  EXPECT_EQ(xor_rows.error().field, "encoding");
+  auto wrong_bits = export_triton_encoding(sw, {64, 64}, TritonEncoding::kNvmmaShared, 32);
+  ASSERT_FALSE(wrong_bits.ok());  // 128 B rows of 32-bit elements swizzle 4-element groups, not 8
+  EXPECT_NE(wrong_bits.error().message.find("32-bit"), std::string::npos);
+  EXPECT_FALSE(parse_triton_encoding("mma").ok());
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ bool same_mapping(const ls::Layout& l, const std::vector<int64_t>& shape, const 
   return t && ls::fuzz::same_positions(*t, want);
 }
 
-const std::set<ls::Format> kNotChecked = {ls::Format::kAxe, ls::Format::kTriton};
+const std::set<ls::Format> kNotChecked = {ls::Format::kAxe};
 
 }  // namespace
 

@@ -41,7 +41,7 @@ namespace layoutscope {
 enum class Op {
   kLdg,       // LDG: global -> registers, 1/2/4/8/16 B per lane
   kStg,       // STG: registers -> global
-  kLds,       // LDS: shared -> registers, 4/8/16 B per lane
+  kLds,       // LDS: shared -> registers, 1/2/4/8/16 B per lane (1 and 2 B: LDS.U8/U16, a word's part)
   kSts,       // STS: registers -> shared
   kLdmatrix,  // ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16: 16 B rows, 8 lanes a matrix
   kStmatrix,  // stmatrix, the same addressing
@@ -79,8 +79,8 @@ std::string ncu_wavefront_metric(Op op);
 std::string ncu_conflict_metric(Op op);
 
 inline constexpr int kWarpLanes = 32;
-inline constexpr int kCpAsyncBypassBytes = 16;  // cp.async.cg: not seen by the ldgsts counters
-inline constexpr int kCpAsyncLineBytes = 128;   // cp.async.ca: one wavefront group per source line
+inline constexpr int kCpAsyncQuarterWarpBytes = 16;  // 16 B copies: 8 lanes a wavefront, like STS.128
+inline constexpr int kCpAsyncLineBytes = 128;        // cp.async.ca: one wavefront group per source line
 inline constexpr int64_t kIdleLane = -1;
 // One access issues at most this many instructions (a 2^21-element tile at 32 lanes x 1 element).
 inline constexpr int64_t kMaxInstructions = int64_t{1} << 16;
@@ -132,9 +132,11 @@ struct AccessCost {
 // same width. Measured on an H200 with CUDA 13.0's ncu (docs/results/h200-access.md: one warp over 64x64
 // bf16 tiles, plain, Swizzle<3,3,3> and rows padded to 72 elements, lanes by rows and by columns, the
 // source dense row-major with 128 B rows):
-//   - cp.async.16 is issued as cp.async.cg (L1 bypass) and both ldgsts counters read 0 in all 10 cases,
-//     whatever the layout. cost() gives 0 wavefronts, ideal and conflicts, so a cp.async.16 writer costs
-//     nothing on these counters and the advisor ranks its layouts by the reader alone.
+//   - cp.async.16 costs quarter-warp wavefront groups, like STS.128: 4 wavefronts for a conflict-free warp.
+//     A later H200 run (docs/results/h200-cp-async-ncu.md) counted 256 ldgsts wavefronts for 64 such
+//     instructions in every PTX form (.cg with and without src-size, .ca, .cg.L2::128B), and Triton's
+//     cp.async.16 copies 4 an instruction (h200-triton-scan.md); the earlier suite's 0 for 16 B copies is not
+//     what the counter gives.
 //   - cp.async.4 / .8 are issued as cp.async.ca and cost one wavefront group per 128 B line of the global
 //     source. By rows (32 x 4 B = one line, 32 x 8 B = two) that is 64 wavefronts for 64 resp. 32
 //     instructions, as an STS would take; by columns (each lane in its own source row, so its own line) it

@@ -1,8 +1,8 @@
 // What one warp instruction costs in shared memory (bank conflicts) and in global memory (32 B sectors).
 //
 // Shared memory: 32 banks of 4 bytes, bank = (byte_addr / 4) % 32. One wavefront serves at most 128 B,
-// so a warp's lanes are processed in groups: 32 lanes at 4 B per lane, 16 at 8 B, 8 at 16 B. Inside one
-// group a bank serves one 4-byte word per cycle; lanes reading the same word share it (broadcast). The
+// so a warp's lanes are processed in groups: 32 lanes at 1, 2 or 4 B per lane, 16 at 8 B, 8 at 16 B. Inside
+// one group a bank serves one 4-byte word per cycle; lanes reading the same word share it (broadcast). The
 // cycles of a group are the largest number of distinct words any bank must deliver.
 //
 //   8x8 fp32 tile, row-major, lanes 0..7 read column 3 (toy model: 8 banks):
@@ -39,7 +39,8 @@ struct BankAccess {
   std::vector<int> lane_cycle;    // 0-based cycle in which each lane's first word is served
 };
 
-// addrs: one byte address per lane (up to 32 lanes; fewer for toy models); width: 4, 8 or 16 bytes,
+// addrs: one byte address per lane (up to 32 lanes; fewer for toy models); width: 1, 2, 4, 8 or 16 bytes
+// (a 1 or 2 B lane reads the word that holds it: lanes inside one word never conflict),
 // and every address aligned to it.
 Result<BankAccess> bank_access(std::span<const int64_t> addrs, int width, const BankModel& model = {});
 

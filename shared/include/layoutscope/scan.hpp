@@ -77,15 +77,32 @@ struct UnknownOp {
   int count = 0;
 };
 
+// A CuTe layout printed in a log: print(layout) "(_8,_4):(_4,_1)", a swizzled one
+// "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)", nested "((_2,_2),_4):((_1,_4),_2)", or the layout in a print_tensor
+// header "ptr[16b](0x7f12) o (_8,_4):(_4,_1):" or above a print_layout table. A shape of plain integers and
+// no tuple ("12:5") is taken only when it is the whole line (a TTGIR loc("f.py":12:5) is not a layout).
+struct CuteLayout {
+  int line = 0;
+  int column = 0;              // 1-based, the layout's first character (the swizzle's when there is one)
+  std::string text;            // as printed, without an engine pointer before it
+  std::string context;         // "print_tensor" after an engine pointer ("ptr[16b](0x...) o"), else ""
+  std::string axe;             // in the chapter's notation; "" when it did not read
+  std::vector<int64_t> shape;  // CuTe's top-level shape
+  int64_t size = 0;
+  std::string error;  // why the layout did not read
+};
+
 struct ScanResult {
   int lines = 0;
   std::vector<Alias> aliases;
-  std::vector<OpCost> ops;  // by score, highest first; ties in line order
+  std::vector<CuteLayout> cute_layouts;  // in text order
+  std::vector<OpCost> ops;               // by score, highest first; ties in line order
   std::vector<UnknownOp> unknown_ops;
   std::vector<Issue> issues;
 };
 
-// Reads a TTGIR / MLIR text (a whole dump) and never fails: what it cannot read is listed in issues.
+// Reads a TTGIR / MLIR text (a whole dump) or a log of CuTe print() output and never fails: what it cannot
+// read is listed in issues.
 ScanResult scan_ttgir(std::string_view text);
 
 }  // namespace layoutscope::scan

@@ -1,11 +1,13 @@
 #include "layoutscope/formats/triton.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
 
 #include "detail.hpp"
+#include "layoutscope/tcgen05.hpp"
 
 namespace layoutscope {
 
@@ -561,7 +563,10 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
         for (int s = overlapping ? 1 : b; s <= (overlapping ? b - 1 : n) && !found; ++s)
           for (int m = 0; m + s + b <= n && !found; ++m)
             for (const bool inner : {true, false}) {
-              const Swizzle sw{b, m, s, inner, inner ? SwizzleSpelling::kCute : SwizzleSpelling::kTirx};
+              // TIRx spells only non-overlapping swizzles (atom_len >= swizzle_len); CuTe's negative S the
+              // rest
+              const bool tirx = !inner && !overlapping;
+              const Swizzle sw{b, m, s, inner, tirx ? SwizzleSpelling::kTirx : SwizzleSpelling::kCute};
               bool ok = !found.has_value();
               for (int p = 0; p < n && ok; ++p) {
                 ok = popcount(static_cast<uint64_t>(
@@ -1426,6 +1431,260 @@ Result<Layout> pad_offsets(const Layout& linear, const std::vector<std::pair<int
   return out;
 }
 
+// ---- tensor memory -------------------------------------------------------------------------------------
+//
+// Triton's tensor memory layouts map TMEM (row, col) to the tensor: row is the TMEM lane, col counts slots of
+// the element's width (colStride slots per element; a 32-bit TMEM column holds 32 / bits slots). Both are
+// built here as Triton builds them (tensorMemoryToLinearLayout, tensorMemoryScalesToLinearLayout), with the
+// lane counts of the tcgen05 data paths (tcgen05.hpp): 32-lane slabs, one per warp of a warpgroup, 16 lanes
+// of a slab for the M = 64 path. Each basis is one logical bit or zero; zeros on the slab bits are copies of
+// a row in every slab (the scale factors' .warpx4 copies), other zeros are TMEM left undefined.
+
+// The element width of the first tensor< or memdesc< type in the text (f16 -> 16), or 0.
+int element_bits(std::string_view text) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::string_view key : {"tensor<", "memdesc<"}) {
+    size_t at = text.find(key);
+    if (at == std::string_view::npos) continue;
+    at += key.size();
+    while (at < text.size() && (digit(text[at]) || text[at] == 'x')) ++at;
+    size_t end = at;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      ++end;
+    const std::string_view t = text.substr(at, end - at);
+    if (t.size() < 2) return 0;
+    if (t.rfind("f8", 0) == 0 || t.rfind("f6", 0) == 0) return 8;  // f8E4M3FN, f8E5M2 (stored a byte each)
+    if (t.rfind("f4", 0) == 0) return 4;
+    std::string_view digits = t;
+    if (digits.rfind("bf", 0) == 0)
+      digits.remove_prefix(2);
+    else if (digits.front() == 'f' || digits.front() == 'i')
+      digits.remove_prefix(1);
+    else if (digits.rfind("ui", 0) == 0)
+      digits.remove_prefix(2);
+    else
+      return 0;
+    int v = 0;
+    for (char ch : digits) {
+      if (!digit(ch)) return 0;
+      v = v * 10 + (ch - '0');
+      if (v > 64) return 0;
+    }
+    return v;
+  }
+  return 0;
+}
+
+struct TmemBit {
+  std::vector<int64_t> coords;  // the logical coordinate of this hardware bit; all zero: none
+  bool copy = false;            // a zero that copies the row into another slab (not undefined TMEM)
+};
+
+std::vector<int64_t> coord2(int64_t d0, int64_t d1) { return {d0, d1}; }
+
+// Rows (TMEM lanes) and col slots of a Triton tensor memory linear layout -> the notation. A slot of
+// `slot_bits` bits: a 32-bit TMEM column is 32 / slot_bits slots; slots inside a column go to @byte.
+Result<Layout> tmem_bits_to_layout(const std::vector<TmemBit>& rows, const std::vector<TmemBit>& cols,
+                                   int slot_bits, const std::vector<int64_t>& shape, int column) {
+  const FlatBits flat(shape);
+  std::vector<std::optional<AxisStride>> of_flat(static_cast<size_t>(flat.total));
+  std::vector<Mode> copies;
+  auto place = [&](const TmemBit& b, AxisStride hw, const std::string& field) -> Result<bool> {
+    uint64_t v = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (b.coords[d] < 0 || b.coords[d] >= shape[d]) return true;  // past the tensor: undefined TMEM
+      v |= static_cast<uint64_t>(b.coords[d]) << flat.low[d];
+    }
+    if (v == 0) {
+      if (b.copy) copies.push_back(Mode{2, hw});
+      return true;
+    }
+    auto& slot = of_flat[static_cast<size_t>(lowest(v))];
+    if (popcount(v) != 1 || slot)
+      return make_error("two TMEM places hold one element: not a tensor memory layout", column, field);
+    slot = hw;
+    return true;
+  };
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (auto ok = place(rows[i], AxisStride{int64_t{1} << i, "TLane"}, "blockM"); !ok) return ok.error();
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const int64_t bits = (int64_t{1} << i) * slot_bits;
+    AxisStride hw = bits >= 32 ? AxisStride{bits / 32, "TCol"} : AxisStride{bits / 8, "byte"};
+    if (bits < 32 && bits % 8 != 0) {
+      if (std::all_of(cols[i].coords.begin(), cols[i].coords.end(), [](int64_t c) { return c == 0; }))
+        continue;
+      return make_error("elements of " + std::to_string(slot_bits) +
+                            " bits share a byte of a TMEM column: not expressible in whole bytes",
+                        column, "element type");
+    }
+    if (auto ok = place(cols[i], hw, "blockN"); !ok) return ok.error();
+  }
+  Layout out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::vector<Mode> modes;
+    for (int j = flat.bits[d] - 1; j >= 0; --j) {
+      const auto& st = of_flat[static_cast<size_t>(flat.low[d] + j)];
+      if (!st) {
+        return make_error("the tensor is larger than its tensor memory layout reaches (dimension " +
+                              std::to_string(d) + ")",
+                          column, "shape");
+      }
+      if (!modes.empty() && modes.back().stride.axis == st->axis && modes.back().stride.k == 2 * st->k) {
+        modes.back().extent *= 2;
+        modes.back().stride.k = st->k;
+      } else {
+        modes.push_back(Mode{2, *st});
+      }
+    }
+    out.shard.insert(out.shard.end(), modes.begin(), modes.end());
+  }
+  if (out.shard.empty()) out.shard.push_back(Mode{1, AxisStride{1, "TLane"}});
+  if (!copies.empty()) {
+    std::reverse(copies.begin(), copies.end());
+    std::vector<Mode> fused;
+    for (const Mode& m : copies) {
+      if (!fused.empty() && fused.back().stride.axis == m.stride.axis &&
+          fused.back().stride.k == 2 * m.stride.k) {
+        fused.back().extent *= 2;
+        fused.back().stride.k = m.stride.k;
+      } else {
+        fused.push_back(m);
+      }
+    }
+    out.replicas.push_back(std::move(fused));
+  }
+  return out;
+}
+
+// identity1D(count) appended to `bits`, continuing dimension d from cur[d].
+void tmem_identity(std::vector<TmemBit>& bits, size_t d, int64_t count, std::vector<int64_t>& cur) {
+  for (int64_t n = 1; n < count; n *= 2) {
+    bits.push_back(TmemBit{d == 0 ? coord2(cur[0], 0) : coord2(0, cur[1]), false});
+    cur[d] *= 2;
+  }
+}
+
+Result<int64_t> one_cta_split(const Attr& a, const std::string& key) {
+  if (!a.fields.count(key)) return int64_t{1};
+  auto v = int_field(a, key);
+  if (!v) return v.error();
+  if (*v != 1)
+    return make_error(
+        key + " = " + std::to_string(*v) + ": a layout split over several CTAs is not read (one CTA)",
+        a.fields.at(key).column, key);
+  return *v;
+}
+
+Result<Layout> tensor_memory_layout(const Attr& a, const std::vector<int64_t>& shape, std::string_view text,
+                                    std::vector<std::string>* notes) {
+  for (const char* key : {"CTASplitM", "CTASplitN"})
+    if (auto ok = one_cta_split(a, key); !ok) return ok.error();
+  if (shape.size() != 2 || !is_pow2(shape[0]) || !is_pow2(shape[1]))
+    return make_error("a tensor memory layout is read on a 2-D tensor of power-of-two extents", a.column,
+                      "shape");
+  const int64_t slab = kTmemSlabLanes;                                // lanes a warp reaches
+  const int64_t half = tmem_access_lanes(TmemAccessShape::k16x256b);  // the M = 64 path's 16 lanes
+  const int slab_bits = log2_exact(kTmemLanes) - log2_exact(slab);    // 2: four slabs
+  std::vector<TmemBit> rows, cols;
+  std::vector<int64_t> cur{1, 1};
+  if (a.kind == "tensor_memory_scales_encoding") {
+    // PTX's scale-factor layout: 32 rows in the lanes of a slab, copied to all four slabs; 4 scales of a row
+    // in the bytes of one 32-bit column, the next 32 rows in the next column; then more rows, then more K.
+    bool k_first = false;
+    if (auto it = a.fields.find("blockRepOrder"); it != a.fields.end()) {
+      if (it->second.kind != Value::kIdent ||
+          (it->second.ident != "mnThenK" && it->second.ident != "kThenMn"))
+        return make_error("blockRepOrder is mnThenK or kThenMn", it->second.column, "blockRepOrder");
+      k_first = it->second.ident == "kThenMn";
+    }
+    tmem_identity(rows, 0, slab, cur);
+    for (int i = 0; i < slab_bits; ++i) rows.push_back(TmemBit{coord2(0, 0), true});
+    tmem_identity(cols, 1, 4, cur);  // 4 one-byte scales to a 32-bit column
+    tmem_identity(cols, 0, 2, cur);
+    const int64_t reps_m = std::max<int64_t>(1, shape[0] / cur[0]);
+    const int64_t reps_k = std::max<int64_t>(1, shape[1] / cur[1]);
+    if (k_first) {
+      tmem_identity(cols, 1, reps_k, cur);
+      tmem_identity(cols, 0, reps_m, cur);
+    } else {
+      tmem_identity(cols, 0, reps_m, cur);
+      tmem_identity(cols, 1, reps_k, cur);
+    }
+    notes->push_back(
+        "tensor memory scales: 8-bit scale factors, four to a 32-bit column (@byte), each row of 32 "
+        "copied to the four 32-lane slabs (R[...@TLane])");
+    return tmem_bits_to_layout(rows, cols, 8, shape, a.column);
+  }
+  auto block_m = int_field(a, "blockM");
+  if (!block_m) return block_m.error();
+  auto block_n_field = int_field(a, "blockN");
+  if (!block_n_field) return block_n_field.error();
+  int64_t col_stride = 1;
+  if (a.fields.count("colStride")) {
+    auto cs = int_field(a, "colStride");
+    if (!cs) return cs.error();
+    col_stride = *cs;
+  }
+  const bool unpacked = bool_field(a, "unpacked");
+  const bool two_ctas = bool_field(a, "twoCTAs");
+  const int bm_col = a.fields.at("blockM").column;
+  if (*block_m != 64 && *block_m != 128)
+    return make_error("blockM is 64 or 128 (the tcgen05 data paths), not " + std::to_string(*block_m), bm_col,
+                      "blockM");
+  if (!is_pow2(*block_n_field) || !is_pow2(col_stride) || col_stride > 32)
+    return make_error("blockN and colStride are powers of two", a.column,
+                      is_pow2(*block_n_field) ? "colStride" : "blockN");
+  int bits = element_bits(text);
+  if (unpacked && bits > 0 && bits < 32) col_stride = 32 / bits;  // older spelling: one element a column
+  if (bits == 0) {
+    bits = static_cast<int>(32 / col_stride);
+    notes->push_back("no element type given: read as " + std::to_string(bits) + "-bit elements (colStride " +
+                     std::to_string(col_stride) + " fills a 32-bit column)");
+  }
+  if (col_stride * bits > 32) {
+    return make_error("colStride " + std::to_string(col_stride) + " x " + std::to_string(bits) +
+                          "-bit elements is wider than a 32-bit TMEM column",
+                      a.fields.count("colStride") ? a.fields.at("colStride").column : a.column, "colStride");
+  }
+  const int64_t block_n = std::min(*block_n_field, shape[1]);
+  for (int64_t n = 1; n < col_stride; n *= 2) cols.push_back(TmemBit{coord2(0, 0), false});
+  if (*block_m == 64 && !two_ctas) {
+    // M = 64: 16 rows in the first 16 lanes of each slab; the other 16 lanes hold rows 64.. (or the next
+    // blockN columns, or nothing)
+    tmem_identity(rows, 0, half, cur);
+    tmem_identity(cols, 1, block_n, cur);
+    if (shape[0] > *block_m)
+      rows.push_back(TmemBit{coord2(*block_m, 0), false});
+    else if (shape[1] > block_n)
+      rows.push_back(TmemBit{coord2(0, block_n), false});
+    else
+      rows.push_back(TmemBit{coord2(0, 0), false});
+    for (int i = 0; i < slab_bits; ++i) rows.push_back(TmemBit{coord2(half << i, 0), false});
+    int64_t top0 = half << slab_bits;
+    if (shape[0] > *block_m) top0 = 2 * *block_m;
+    cur[0] = top0;
+    if (shape[0] <= *block_m && shape[1] > block_n) cur[1] = 2 * block_n;
+  } else {
+    tmem_identity(rows, 0, *block_m, cur);
+    tmem_identity(cols, 1, block_n, cur);
+    if (*block_m == 64) {  // M = 64 over a CTA pair: the last column bit becomes the 65th row
+      rows.push_back(cols.back());
+      cols.pop_back();
+      cur[1] /= 2;
+    }
+  }
+  if (shape[0] < cur[0] || shape[1] < cur[1])
+    return make_error("a tensor memory layout of blockM = " + std::to_string(*block_m) +
+                          " needs at least that many rows and blockN columns",
+                      a.column, "shape");
+  tmem_identity(cols, 0, shape[0] / cur[0], cur);
+  tmem_identity(cols, 1, shape[1] / cur[1], cur);
+  notes->push_back("tensor memory: TMEM lanes (@TLane) and 32-bit columns (@TCol) of " +
+                   std::to_string(bits) + "-bit elements" +
+                   (bits * col_stride < 32 ? ", packed into the bytes of a column (@byte)" : ""));
+  return tmem_bits_to_layout(rows, cols, bits, shape, a.column);
+}
+
 Result<Imported> import_triton(std::string_view text, const FormatContext& context) {
   auto read = read_attr(text);
   if (!read) return read.error();
@@ -1470,38 +1729,11 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
     auto b = swizzled_bases(*attr, *shape, &out.notes);
     if (!b) return b.error();
     hw.push_back(HwDim{"offset", std::string(kMemoryAxis), std::move(b).value()});
-  } else if (kind == "tensor_memory_encoding") {
-    auto block_m = int_field(*attr, "blockM");
-    if (!block_m) return block_m.error();
-    auto block_n = int_field(*attr, "blockN");
-    if (!block_n) return block_n.error();
-    int64_t col_stride = 1;
-    if (attr->fields.count("colStride")) {
-      auto cs = int_field(*attr, "colStride");
-      if (!cs) return cs.error();
-      col_stride = *cs;
-    }
-    if (bool_field(*attr, "unpacked")) col_stride = 1;
-    const int bm_col = attr->fields.at("blockM").column;
-    if (*block_m != 128)
-      return make_error("tensor memory blocks of " + std::to_string(*block_m) +
-                            " rows are not read: blockM = 128 puts row r in TMEM lane r",
-                        bm_col, "blockM");
-    if (col_stride != 1)
-      return make_error(
-          "colStride " + std::to_string(col_stride) +
-              " depends on the element width, which the layout text does not give; colStride = 1 "
-              "(one 32-bit element a column) is read",
-          attr->fields.at("colStride").column, "colStride");
-    if (shape->size() != 2 || (*shape)[0] != 128 || !is_pow2(*block_n) || (*shape)[1] % *block_n != 0)
-      return make_error(
-          "a tensor memory layout of blockM = 128 is read on a 128 x N tensor, N a multiple of blockN",
-          attr->column, "shape");
-    out.layout.shard = {Mode{128, AxisStride{1, "TLane"}}, Mode{(*shape)[1], AxisStride{1, "TCol"}}};
-    out.notes.push_back("tensor memory: row r in lane r, column c in 32-bit column c (one element a column)");
+  } else if (kind == "tensor_memory_encoding" || kind == "tensor_memory_scales_encoding") {
+    auto t = tensor_memory_layout(*attr, *shape, text, &out.notes);
+    if (!t) return t.error();
+    out.layout = std::move(t).value();
     return out;
-  } else if (kind == "tensor_memory_scales_encoding") {
-    return make_error("the scale-factor layout in tensor memory is not read", attr->column, "layout");
   } else {
     auto ll = distributed_ll(*attr, *shape, aliases, 0);
     if (!ll) return ll.error();
@@ -1539,8 +1771,207 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
   return out;
 }
 
+namespace {
+Result<std::string> export_linear(const Layout& layout, const std::vector<int64_t>& shape);
+}  // namespace
+
 Result<std::string> export_triton(const Layout& layout, const std::vector<int64_t>& shape,
                                   const FormatContext&) {
+  return export_linear(layout, shape);
+}
+
+Result<TritonEncoding> parse_triton_encoding(std::string_view name) {
+  if (name.empty() || name == "linear") return TritonEncoding::kLinear;
+  if (name == "auto") return TritonEncoding::kAuto;
+  if (name == "blocked") return TritonEncoding::kBlocked;
+  if (name == "swizzled_shared") return TritonEncoding::kSwizzledShared;
+  if (name == "nvmma_shared") return TritonEncoding::kNvmmaShared;
+  return make_error("unknown Triton encoding '" + std::string(name) +
+                        "' (linear, auto, blocked, swizzled_shared, nvmma_shared)",
+                    0, "encoding");
+}
+
+namespace {
+
+// A layout of one element: no hardware bit, so any encoding of the shape writes it.
+constexpr const char* kNoBits = "#ttg.linear<{register = [], lane = [], warp = [], block = []}>";
+
+std::string int_list(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Every split of 2^bits over `rank` dimensions as powers of two.
+void pow2_splits(int bits, size_t rank, std::vector<int64_t>& cur, std::vector<std::vector<int64_t>>& out) {
+  if (cur.size() + 1 == rank) {
+    cur.push_back(int64_t{1} << bits);
+    out.push_back(cur);
+    cur.pop_back();
+    return;
+  }
+  for (int b = 0; b <= bits; ++b) {
+    cur.push_back(int64_t{1} << b);
+    pow2_splits(bits - b, rank, cur, out);
+    cur.pop_back();
+  }
+}
+
+std::vector<std::vector<int64_t>> pow2_splits(int bits, size_t rank) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> cur;
+  if (rank > 0) pow2_splits(bits, rank, cur, out);
+  return out;
+}
+
+std::vector<std::vector<int64_t>> orders(size_t rank) {  // most minor first; [rank-1, ..., 0] first
+  std::vector<int64_t> o(rank);
+  for (size_t i = 0; i < rank; ++i) o[i] = static_cast<int64_t>(rank - 1 - i);
+  std::vector<std::vector<int64_t>> out;
+  std::sort(o.begin(), o.end(), std::greater<>());
+  do out.push_back(o);
+  while (std::prev_permutation(o.begin(), o.end()));
+  return out;
+}
+
+int64_t axis_extent(const Layout& l, const std::string& axis) {
+  int64_t n = 1;
+  for (const Mode& m : l.shard)
+    if (m.stride.axis == axis) n *= m.extent;
+  for (const auto& g : l.replicas)
+    for (const Mode& m : g)
+      if (m.stride.axis == axis) n *= m.extent;
+  return n;
+}
+
+// The candidate that reads back as the layout: the same linear text.
+bool same_as(const std::string& candidate, const std::vector<int64_t>& shape, const std::string& want) {
+  auto back = import_triton(candidate, FormatContext{shape, {}});
+  if (!back) return false;
+  auto text = export_linear(back->layout, shape);
+  return text && *text == want;
+}
+
+Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int64_t>& shape,
+                                     const std::string& linear) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.blocked layout: " + why + " (#ttg.linear writes it)", 0, "encoding");
+  };
+  if (linear.rfind("#ttg.linear", 0) != 0) return refuse("it lives in shared memory (@m), not in registers");
+  if (axis_extent(layout, "block") > 1) return refuse("it spans several CTAs (@block); one CTA is written");
+  const int64_t lanes = axis_extent(layout, "laneid");
+  if (lanes != 32)
+    return refuse("it uses " + std::to_string(lanes) +
+                  " lanes; a blocked layout spreads over all 32 of a warp");
+  const int64_t warps = axis_extent(layout, "warpid");
+  const int64_t regs = axis_extent(layout, "reg");
+  const size_t rank = shape.size();
+  // sizePerThread of at most `regs` registers (the rest repeat the CTA tile along the order)
+  for (const auto& order : orders(rank))
+    for (int reg_bits = 0; reg_bits <= log2_exact(regs); ++reg_bits)
+      for (const auto& spt : pow2_splits(reg_bits, rank)) {
+        // (sizePerThread may exceed a small shape: Triton broadcasts those registers)
+        for (const auto& tpw : pow2_splits(5, rank))
+          for (const auto& wpc : pow2_splits(log2_exact(warps), rank)) {
+            const std::string text =
+                "#ttg.blocked<{sizePerThread = " + int_list(spt) + ", threadsPerWarp = " + int_list(tpw) +
+                ", warpsPerCTA = " + int_list(wpc) + ", order = " + int_list(order) + "}>";
+            if (same_as(text, shape, linear)) return text;
+          }
+      }
+  return refuse(
+      "no sizePerThread, threadsPerWarp, warpsPerCTA and order give it: its registers, lanes and warps do "
+      "not each run along one dimension order");
+}
+
+Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const std::string& linear) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.swizzled_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+                      "encoding");
+  };
+  if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
+    return refuse("it is in registers, not in shared memory (@m)");
+  int max_bits = 0;
+  for (int64_t e : shape) max_bits = std::max(max_bits, log2_exact(e));
+  for (const auto& order : orders(shape.size()))
+    for (int v = 0; v <= max_bits; ++v)
+      for (int pp = 0; pp <= max_bits; ++pp)
+        for (int mp = 0; mp <= max_bits; ++mp) {
+          if (mp == 0 && (v > 0 || pp > 0)) continue;  // without phases vec and perPhase change nothing
+          const std::string text = "#ttg.swizzled_shared<{vec = " + std::to_string(1 << v) +
+                                   ", perPhase = " + std::to_string(1 << pp) +
+                                   ", maxPhase = " + std::to_string(1 << mp) +
+                                   ", order = " + int_list(order) + "}>";
+          if (same_as(text, shape, linear)) return text;
+        }
+  return refuse(
+      "no vec, perPhase, maxPhase and order give it: the offsets are not a dimension order of the tensor "
+      "with column groups of the row XORed by (row / perPhase) % maxPhase");
+}
+
+Result<std::string> nvmma_encoding(const std::vector<int64_t>& shape, const std::string& linear,
+                                   int element_bits) {
+  auto refuse = [](const std::string& why) {
+    return make_error("not a #ttg.nvmma_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+                      "encoding");
+  };
+  if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
+    return refuse("it is in registers, not in shared memory (@m)");
+  if (element_bits != 0 && element_bits != 8 && element_bits != 16 && element_bits != 32 &&
+      element_bits != 64)
+    return make_error("elementBitWidth is 8, 16, 32 or 64, not " + std::to_string(element_bits), 0,
+                      "element bits");
+  std::vector<int> widths = element_bits ? std::vector<int>{element_bits} : std::vector<int>{16, 8, 32, 64};
+  for (int bits : widths)
+    for (int bytes : {0, 32, 64, 128})
+      for (const char* transposed : {"false", "true"}) {
+        const std::string text = "#ttg.nvmma_shared<{swizzlingByteWidth = " + std::to_string(bytes) +
+                                 ", transposed = " + transposed +
+                                 ", elementBitWidth = " + std::to_string(bits) + "}>";
+        if (same_as(text, shape, linear)) return text;
+      }
+  return refuse("no swizzlingByteWidth (0, 32, 64, 128) and transposed give it for " +
+                (element_bits ? std::to_string(element_bits) + "-bit" : std::string("8- to 64-bit")) +
+                " elements: NVMMA's layouts are the PTX swizzle modes over rows of the tensor's last (or, "
+                "transposed, first) dimension");
+}
+
+}  // namespace
+
+Result<std::string> export_triton_encoding(const Layout& layout, const std::vector<int64_t>& shape,
+                                           TritonEncoding encoding, int element_bits) {
+  auto linear = export_linear(layout, shape);
+  if (!linear) return linear.error();
+  switch (encoding) {
+    case TritonEncoding::kLinear:
+      return linear;
+    case TritonEncoding::kBlocked:
+      return blocked_encoding(layout, shape, *linear);
+    case TritonEncoding::kSwizzledShared:
+      return swizzled_encoding(shape, *linear);
+    case TritonEncoding::kNvmmaShared:
+      return nvmma_encoding(shape, *linear, element_bits);
+    case TritonEncoding::kAuto: {
+      const bool shared = linear->rfind("#ttg.shared_linear", 0) == 0;
+      if (!shared) {
+        auto b = blocked_encoding(layout, shape, *linear);
+        return b ? b : linear;
+      }
+      auto sw = swizzled_encoding(shape, *linear);
+      if (sw) return sw;
+      if (element_bits) {
+        auto nv = nvmma_encoding(shape, *linear, element_bits);
+        if (nv) return nv;
+      }
+      return linear;
+    }
+  }
+  return linear;
+}
+
+namespace {
+
+Result<std::string> export_linear(const Layout& layout, const std::vector<int64_t>& shape) {
   if (!layout.partials.empty())
     return make_error("a Triton layout cannot hold partial sums (P[...])", 0, "partial");
   for (const AxisStride& o : layout.offset) {
@@ -1663,5 +2094,7 @@ Result<std::string> export_triton(const Layout& layout, const std::vector<int64_
   return "#ttg.linear<{register = " + list("register") + ", lane = " + list("lane") +
          ", warp = " + list("warp") + ", block = " + list("block") + "}>";
 }
+
+}  // namespace
 
 }  // namespace layoutscope

@@ -26,4 +26,22 @@ Result<Imported> import_triton(std::string_view text, const FormatContext& conte
 Result<std::string> export_triton(const Layout& layout, const std::vector<int64_t>& shape,
                                   const FormatContext& context);
 
+// Triton's named encodings, written where one expresses the layout element for element:
+//   S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)] on 16x8  (2 registers along a row, 8x4 lanes, rows 8..
+//   repeat)
+//     -> #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1,
+//     0]}>
+//   Swizzle<3,3,3> o S[(64,64):(64,1)] -> #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order =
+//   [1, 0]}> the same on 16-bit elements -> #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false,
+//   elementBitWidth = 16}>
+// Each candidate's parameters are read back by import_triton and kept only when the layout is the same. An
+// error says why none fits (the axes used, the lanes, the swizzle's form).
+enum class TritonEncoding { kLinear, kAuto, kBlocked, kSwizzledShared, kNvmmaShared };
+// "linear" (also ""), "auto", "blocked", "swizzled_shared", "nvmma_shared"
+Result<TritonEncoding> parse_triton_encoding(std::string_view name);
+// element_bits: nvmma_shared's elementBitWidth (8, 16, 32, 64); 0 tries 16, 8, 32 and 64 (auto: nvmma_shared
+// only when it is given).
+Result<std::string> export_triton_encoding(const Layout& layout, const std::vector<int64_t>& shape,
+                                           TritonEncoding encoding, int element_bits = 0);
+
 }  // namespace layoutscope

@@ -1,6 +1,6 @@
 // The run request is described once, in schemas/run-request.schema.json; the build makes the rest from it:
 // the request part of GET /openapi.json, the catalogue of GET /v1/benchmarks and the parser's limits
-// (bench/request/request_limits.hpp). Each part is checked here against the schema file as it is now, so that a
+// (bench/request_limits.hpp). Each part is checked here against the schema file as it is now, so that a
 // schema edit the build did not carry through (a stale document, a hand-kept constant) fails.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -10,7 +10,7 @@
 #include "bench/measure.hpp"
 #include "bench/predict.hpp"
 #include "bench/random_input.hpp"
-#include "bench/request/request_limits.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/memory_access.hpp"
 #include "layoutscope/parse.hpp"

@@ -31,7 +31,7 @@
 
 #include "bench/benchmark.hpp"
 #include "bench/kinds/reshard_copy.hpp"
-#include "bench/request/request_limits.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/plan/convert.hpp"
 #include "layoutscope/plan/reshard.hpp"

@@ -12,7 +12,7 @@
 #include "bench/benchmark.hpp"
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
-#include "bench/request/request_limits.hpp"
+#include "bench/request_limits.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {

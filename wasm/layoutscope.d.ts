@@ -245,6 +245,8 @@ export interface LsAccessCost {
   ncuOp: string;
   /** false for global accesses and TMA (no bank counter). */
   sharedCounted: boolean;
+  /** Bytes each lane that carries an address moves (the instruction's width; 16 for ldmatrix/stmatrix rows). */
+  bytesPerLane: number;
   /** One per issued instruction; lanes[l] is the first logical element lane l moves, -1 when idle. */
   instructions: (LsInstructionCost & { lanes: number[] })[];
   total: LsInstructionCost;

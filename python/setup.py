@@ -91,8 +91,8 @@ class CMakeBuild(build_ext):
 
 
 class SdistWithEngine(sdist):
-    """The source archive with the engine: the checkout's shared/ (its CMakeLists.txt, include/ and src/) and
-    the repository's LICENSE are copied in, so that the archive builds a wheel on its own."""
+    """The source archive with the engine: the checkout's shared/ (its CMakeLists.txt, include/ and src/), the
+    agent's results CSV printer and the repository's LICENSE are copied in, so that the archive builds a wheel on its own."""
 
     def make_release_tree(self, base_dir, files):
         super().make_release_tree(base_dir, files)
@@ -107,6 +107,12 @@ class SdistWithEngine(sdist):
                 else:
                     (base / "shared").mkdir(parents=True, exist_ok=True)
                     shutil.copy2(src, base / "shared" / part)
+        # the agent's results CSV printer, which the module compiles in (python/CMakeLists.txt)
+        for name in ("results_csv.hpp", "results_csv.cpp"):
+            dst = base / "agent" / "bench" / "printers" / name
+            if not dst.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(root / "agent" / "bench" / "printers" / name, dst)
         if not (base / "LICENSE").exists():
             shutil.copy2(root / "LICENSE", base / "LICENSE")
 

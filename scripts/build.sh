@@ -25,7 +25,7 @@ for part in "${parts[@]}"; do
       [ -f web/package.json ] || continue
       # Skip Vite when web/dist is newer than every input (the second ./run.sh stays fast). docs/results: the
       # committed H200 runs the build copies to dist/results/ (web/src/bench/reference-runs.ts).
-      if [ -f web/dist/index.html ] && [ -z "$(find web build-wasm/wasm/layoutscope.js build-wasm/wasm/layoutscope.wasm schemas docs/results -newer web/dist/index.html -type f \
+      if [ -f web/dist/index.html ] && [ -z "$(find web build-wasm/wasm/layoutscope.js build-wasm/wasm/layoutscope.wasm schemas docs/results agent/openapi.json agent/openapi_bundle.cmake -newer web/dist/index.html -type f \
         -not -path 'web/node_modules/*' -not -path 'web/dist/*' -not -path 'web/src/generated/*' 2>/dev/null | head -n1)" ]; then
         echo "web/dist is up to date"
         continue

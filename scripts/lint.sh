@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Formatting and lint checks: clang-format (root .clang-format) on every C++/CUDA file, prettier (root
-# .prettierrc.json) and eslint (root eslint.config.mjs) on the TypeScript and the Node suites. Prints what differs and
-# exits non-zero on any finding; --fix rewrites the files instead. The npm tools live in tools/format/ (npm ci).
+# .prettierrc.json) and eslint (root eslint.config.mjs) on the TypeScript and the Node suites, and the tree's shape
+# (tests/structure/folder_cycles.py: at most 20 source files a folder, no include cycle between folders, with its
+# own tests first). Prints what differs and exits non-zero on any finding; --fix rewrites the formatting instead. The npm tools live in tools/format/ (npm ci).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fix=0
@@ -29,5 +30,11 @@ else
 fi
 if "$bin/eslint" $( ((fix)) && echo --fix) --max-warnings 0 "${ts[@]}"; then echo "eslint: ${#ts[@]} files clean"; else status=1; fi
 
-if ((status)); then echo "0 passed, 1 failed"; else echo "1 passed, 0 failed"; fi
+if ! python3 tests/structure/test_folder_cycles.py >/dev/null 2>&1; then
+  python3 tests/structure/test_folder_cycles.py
+  status=1
+fi
+python3 tests/structure/folder_cycles.py || status=1
+
+if ((status)); then echo "0 passed, 1 failed";  else echo "1 passed, 0 failed"; fi
 exit $status

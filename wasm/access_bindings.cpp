@@ -184,6 +184,7 @@ val js_access_cost(std::string layout_text, val shape, std::string dtype_text, s
   out.set("instr", to_string(a.instr));
   out.set("ncuOp", c->ncu_op);
   out.set("sharedCounted", c->shared_counted);
+  out.set("bytesPerLane", a.instr.bytes);
   val list = val::array();
   for (size_t i = 0; i < c->instructions.size(); ++i) {
     val o = val::object();

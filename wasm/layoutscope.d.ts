@@ -245,6 +245,8 @@ export interface LsAccessCost {
   ncuOp: string;
   /** false for global accesses and TMA (no bank counter). */
   sharedCounted: boolean;
+  /** Bytes each lane that carries an address moves (the instruction's width; 16 for ldmatrix/stmatrix rows). */
+  bytesPerLane: number;
   /** One per issued instruction; lanes[l] is the first logical element lane l moves, -1 when idle. */
   instructions: (LsInstructionCost & { lanes: number[] })[];
   total: LsInstructionCost;
@@ -443,6 +445,11 @@ export interface LayoutscopeModule {
   drawingShape(layout: string): LsResult<{ shape: number[] }>;
   /** "x=2,y=4" as { x: 2, y: 4 } with the axes in order; an error names the column of the bad entry. */
   parseMesh(text: string): LsResult<{ mesh: LsMesh; axes: string[] }>;
+  /**
+   * A results document's CSV, written by the agent's own printer (GET /v1/runs/{id}?format=csv gives the same
+   * text): `text` is a results document or a run record holding one under "result". An error names the field.
+   */
+  resultsCsv(text: string): LsResult<{ csv: string }>;
   /**
    * CuTe's layout algebra. args: layouts ("(5,4):(4,1)", or "S[(5,4):(4,1)]" with syntax 'axe'), shapes
    * "(6,20)", integers "24", tilers "[3:4, 8:2]". Errors name the argument ("argument 2") and the column in it.

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "bench/json_depth.hpp"
+#include "bench/request/json_depth.hpp"
 #include "http/connections.hpp"
 
 namespace layoutscope::agent {

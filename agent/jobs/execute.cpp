@@ -5,7 +5,7 @@
 
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
-#include "bench/profile.hpp"
+#include "bench/profile/profile.hpp"
 #include "jobs/clock.hpp"
 
 namespace layoutscope::agent {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/benchmark.hpp"
-#include "bench/params.hpp"
 #include "bench/printers/results.hpp"
+#include "bench/request/params.hpp"
 
 namespace layoutscope::agent {
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "bench/json_depth.hpp"
+#include "bench/request/json_depth.hpp"
 
 namespace layoutscope::agent {
 namespace {

@@ -17,8 +17,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bench/json_depth.hpp"
 #include "bench/printers/results.hpp"
+#include "bench/request/json_depth.hpp"
 #include "jobs/execute.hpp"
 
 namespace layoutscope::agent {

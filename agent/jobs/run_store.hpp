@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "bench/benchmark.hpp"
-#include "bench/params.hpp"
+#include "bench/request/params.hpp"
 #include "jobs/clock.hpp"
 #include "jobs/device_holds.hpp"
 #include "jobs/fault_injection.hpp"

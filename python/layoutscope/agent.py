@@ -2,7 +2,7 @@
 
     >>> agent = Agent("http://127.0.0.1:8765/#token=3f9c...")        # the URL the agent prints
     >>> results = agent.run("transpose", dim=[8192])                  # doctest: +SKIP
-    >>> to_dataframe(results)[["state", "variant", "dim", "nv/cold/bw/gpu/mean"]]   # doctest: +SKIP
+    >>> to_dataframe(results)[["variant", "dim", "useful_bandwidth_B_per_s"]]      # doctest: +SKIP
 
 The agent binds loopback and needs the bearer token from its URL; runs queue one per device, so a second
 run while one is going is answered 409 and :meth:`Agent.run` waits and retries.
@@ -180,10 +180,23 @@ def rows(results: Dict[str, Any]) -> List[Dict[str, Any]]:
     return out
 
 
+def results_csv(results: Dict[str, Any]) -> str:
+    """The results document as CSV, written by the agent's own printer (compiled into the extension): the text
+    ``GET /v1/runs/{id}?format=csv`` answers for the same run, byte for byte. One row per state, units in the
+    column names (``time_median_s``, ``useful_bandwidth_B_per_s`` ...), cells that do not apply empty."""
+    from layoutscope import _engine
+
+    return _engine.results_csv(json.dumps(results))
+
+
 def to_dataframe(results: Dict[str, Any]):
-    """The results document as a pandas DataFrame, one row per state (see :func:`rows`). Needs pandas."""
+    """The results document as a pandas DataFrame of :func:`results_csv`: the agent's CSV columns, one row per
+    state. Needs pandas; :func:`rows` gives every summary by its tag as plain dicts."""
     try:
         import pandas
     except ImportError as e:
         raise ImportError("to_dataframe needs pandas (Debian: python3-pandas); rows() gives plain dicts") from e
-    return pandas.DataFrame(rows(results))
+    import io
+
+    # round_trip: each number exactly the double the agent printed (pandas' default parser may be off by an ulp)
+    return pandas.read_csv(io.StringIO(results_csv(results)), float_precision="round_trip")

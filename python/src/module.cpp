@@ -244,6 +244,7 @@ const Layout& bound_layout(const py::object& bound) { return bound.cast<const Bo
 
 namespace layoutscope::python {
 void bind_tcgen05(py::module_& m);  // tcgen05.cpp
+void bind_results(py::module_& m);  // results.cpp
 }  // namespace layoutscope::python
 
 PYBIND11_MODULE(_engine, m) {
@@ -276,6 +277,7 @@ PYBIND11_MODULE(_engine, m) {
   // "dp=2,tp=4" -> [("dp", 2), ("tp", 4)], the engine's reading of a mesh (errors name the column)
   m.def("parse_mesh", [](const std::string& text) { return lp::take(layoutscope::parse_mesh(text), text); });
   m.attr("DEFAULT_CELL_LIMIT") = layoutscope::kDefaultCellLimit;
+  lp::bind_results(m);
   lp::bind_tcgen05(m);
 #ifdef LAYOUTSCOPE_PY_FORMATS
   lp::bind_formats(m);

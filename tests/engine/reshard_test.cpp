@@ -160,6 +160,42 @@ TEST(Reshard, SliceIsPlannedAsAConversion) {
     for (int c = 0; c < 32; ++c) ASSERT_EQ(after[r * 32 + c], r * 64 + 32 + c) << r << ", " << c;
 }
 
+// The local steps as strided copies (local_copy). The slice above: coordinate c reads 8 rows of 32 at strides
+// (64, 1) from column 32c and writes them at (32, 1). The permute of PermuteIsPredictedByItsConversionPlan:
+// the refinement of dim 0 = (2@x, 4) | 8 and dim 1 = 64 | (2@x, 32) gives pieces (2, 4, 2, 32); before, the
+// local ones (4, 2, 32) sit at row-major strides (64, 32, 1); after, the to-side x piece (the 2) is
+// outermost, so (4, 2, 32) sits at (32, 128, 1). A collective step is no local copy.
+TEST(Reshard, LocalCopyOfASliceAndAPermute) {
+  auto sl = plan("S[(8,64):(64,1)] + R[2:1@gpuid_x]", "S[(8,2,32):(32,1@gpuid_x,1)]", {8, 64},
+                 {{"gpuid_x", 2}}, DType::kBF16);
+  ASSERT_TRUE(sl.ok()) << sl.error().message;
+  for (int64_t c : {0, 1}) {
+    auto copy = local_copy(sl->steps[0], c);
+    ASSERT_TRUE(copy.ok()) << copy.error().message;
+    EXPECT_EQ(copy->extent, (std::vector<int64_t>{8, 32}));
+    EXPECT_EQ(copy->src_stride, (std::vector<int64_t>{64, 1}));
+    EXPECT_EQ(copy->dst_stride, (std::vector<int64_t>{32, 1}));
+    EXPECT_EQ(copy->src_base, 32 * c);
+  }
+  auto pm = plan("S[(2,4,64):(1@gpuid_x,64,1)]", "S[(8,2,32):(32,1@gpuid_x,1)]", {8, 64}, {{"gpuid_x", 2}},
+                 DType::kBF16);
+  ASSERT_TRUE(pm.ok()) << pm.error().message;
+  ASSERT_EQ(pm->steps[0].op, ReshardOp::kPermute);
+  auto copy = local_copy(pm->steps[0], 0);
+  ASSERT_TRUE(copy.ok()) << copy.error().message;
+  EXPECT_EQ(copy->extent, (std::vector<int64_t>{4, 2, 32}));
+  EXPECT_EQ(copy->src_stride, (std::vector<int64_t>{64, 32, 1}));
+  EXPECT_EQ(copy->dst_stride, (std::vector<int64_t>{32, 128, 1}));
+  EXPECT_EQ(copy->src_base, 0);
+  auto gather =
+      plan("S[(2,4,8):(1@gpuid_x,8,1)]", "S[(8,8):(8,1)] + R[2:1@gpuid_x]", {8, 8}, {{"gpuid_x", 2}});
+  ASSERT_TRUE(gather.ok()) << gather.error().message;
+  ASSERT_EQ(gather->steps[0].op, ReshardOp::kAllGather);
+  auto none = local_copy(gather->steps[0], 0);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "local_copy: a all_gather step is no permute or slice");
+}
+
 // Partial -> Shard(0) is one reduce_scatter (S = 256 B, sends (n-1)/n S = 128 B); Partial -> Shard(1) first
 // brings the scattered piece outermost in local memory.
 TEST(Reshard, PartialToShardIsReduceScatter) {

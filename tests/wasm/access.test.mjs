@@ -74,3 +74,11 @@ test('advise finds the XOR with twice the row for a 16x32 fp32 tile', () => {
   assert.equal(bad.error.field, 'writer');
   assert.equal(bad.error.column, 6);
 });
+
+test('bytesPerLane is the instruction width a lane moves (PTX: an ldmatrix lane gives one 16 B row of 8 b16)', () => {
+  const cost = (instr, dtype = 'f32') => m.accessCost('S[(64,64):(64,1)]', [64, 64], dtype, instr, null, null);
+  assert.equal(cost('LDS.32').bytesPerLane, 4);
+  assert.equal(cost('LDS.128').bytesPerLane, 16);
+  assert.equal(cost('ldmatrix.x4', 'bf16').bytesPerLane, 16);
+  assert.equal(cost('ldmatrix.x1', 'bf16').bytesPerLane, 16);
+});

@@ -58,6 +58,15 @@ async function runConvert(timeout = 60_000) {
   );
 }
 
+test("the dtype list is the request schema's enum for convert (no list of the page's own), starting at f32", async () => {
+  const schema = JSON.parse(readFileSync(join(root, 'schemas', 'run-request.schema.json'), 'utf8'));
+  const allowed = schema.$defs.convert_params.properties.dtype.enum;
+  const select = page.locator(`${P} fieldset.convert select[name=dtype]`);
+  assert.deepEqual(await select.locator('option').allTextContents(), allowed);
+  // the request's dtype is required (no default in the catalogue): the form starts at the chapter's f32
+  assert.equal(await select.inputValue(), 'f32');
+});
+
 test('convert two layouts: the agent runs it, the plan is drawn source -> tile -> destination', async () => {
   // the generic run form leaves convert to its own form
   assert.equal(await page.locator(`${P} button.bench-convert`).count(), 0);

@@ -170,6 +170,21 @@ test('downloads: the JSON is the agent result and validates against the schema; 
   );
 });
 
+test("a results file downloads as the agent's own CSV of that run, byte for byte (the module runs its printer)", async () => {
+  const record = await agent.fetch(`/v1/runs/${runId}`).then((r) => r.text());
+  const agentCsv = await agent.fetch(`/v1/runs/${runId}?format=csv`).then((r) => r.text());
+  const dir = mkdtempSync(join(tmpdir(), 'ls-web-csv-'));
+  writeFileSync(join(dir, 'aos-record.json'), record);
+  const before = await page.locator(`${P} .export-csv`).count();
+  await page.setInputFiles(`${P} input.file`, join(dir, 'aos-record.json'));
+  await page.waitForFunction(
+    (n) => document.querySelector('ls-bench-panel').shadowRoot.querySelectorAll('.export-csv').length > n,
+    before,
+  );
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`${P} .export-csv >> nth=${before}`)]);
+  assert.equal(readFileSync(await dl.path(), 'utf8'), agentCsv);
+});
+
 test('transpose: 4 variants; tiled predicts 32 wavefronts, pad 1; the column read drawn, a padded what-if costs 1', async () => {
   await page.click(`${P} button.bench-transpose`);
   await page.fill(`${P} input[name=dim]`, '64');

@@ -19,7 +19,7 @@
 #include "bench/kinds/reshard_run.hpp"
 #include "bench/measure.hpp"
 #include "bench/random_input.hpp"
-#include "bench/request_cost.hpp"
+#include "bench/request/request_cost.hpp"
 #include "bench/verify.hpp"
 
 namespace layoutscope::agent {

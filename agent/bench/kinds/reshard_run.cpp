@@ -282,60 +282,38 @@ Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan
   return v;
 }
 
-Result<StridedCopy> permute_copy(const ReshardStep& s) {
-  const auto& b = s.local_before.layout.shard;
-  const auto& f = s.local_after.layout.shard;
-  if (b.size() != f.size() || b.size() > static_cast<size_t>(kStridedCopyMaxRank))
-    return make_error("permute: the local layouts " + to_string(s.local_before.layout) + " and " +
-                      to_string(s.local_after.layout) + " do not have the same pieces");
+namespace {
+
+// The engine's strided copy of a local step (local_copy) in the fixed-size form the device kernel takes; more
+// pieces than kStridedCopyMaxRank is `too_many`.
+Result<StridedCopy> strided_copy_of(Result<LocalCopy> local, const std::string& too_many) {
+  if (!local) return local.error();
+  if (local->extent.size() > static_cast<size_t>(kStridedCopyMaxRank)) return make_error(too_many);
   StridedCopy c;
-  c.rank = static_cast<int>(b.size());
+  c.rank = static_cast<int>(local->extent.size());
   c.n = 1;
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (b[i].extent != f[i].extent)
-      return make_error("permute: piece " + std::to_string(i) + " has extent " + std::to_string(b[i].extent) +
-                        " before and " + std::to_string(f[i].extent) + " after");
-    c.extent[i] = b[i].extent;
-    c.src_stride[i] = b[i].stride.k;
-    c.dst_stride[i] = f[i].stride.k;
-    c.n *= b[i].extent;
+  c.src_base = local->src_base;
+  for (int i = 0; i < c.rank; ++i) {
+    c.extent[i] = local->extent[static_cast<size_t>(i)];
+    c.src_stride[i] = local->src_stride[static_cast<size_t>(i)];
+    c.dst_stride[i] = local->dst_stride[static_cast<size_t>(i)];
+    c.n *= c.extent[i];
   }
   return c;
 }
 
-// The sliced pieces are the step's pieces piece.. among the mesh layout's shard modes; among the local pieces
-// they start after the local (@m) modes before them, as in the engine's host executor.
+}  // namespace
+
+Result<StridedCopy> permute_copy(const ReshardStep& s) {
+  return strided_copy_of(local_copy(s, 0), "permute: the local layouts " + to_string(s.local_before.layout) +
+                                               " and " + to_string(s.local_after.layout) +
+                                               " do not have the same pieces");
+}
+
 Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate) {
-  const auto& b = s.local_before.layout.shard;
-  const auto& f = s.local_after.layout.shard;
-  size_t pos = 0;
-  for (int q = 0; q < s.piece && q < static_cast<int>(s.before.shard.size()); ++q)
-    pos += s.before.shard[static_cast<size_t>(q)].stride.axis == kMemoryAxis;
-  const size_t count = static_cast<size_t>(s.pieces);
-  if (pos + count > b.size() || b.size() - count != f.size() ||
-      f.size() > static_cast<size_t>(kStridedCopyMaxRank))
-    return make_error("slice: the local layouts " + to_string(s.local_before.layout) + " and " +
-                      to_string(s.local_after.layout) + " do not differ by the sliced pieces");
-  StridedCopy c;
-  int64_t rest = coordinate;  // the sliced digits, row-major over the sliced pieces
-  for (size_t i = pos + count; i-- > pos;) {
-    c.src_base += (rest % b[i].extent) * b[i].stride.k;
-    rest /= b[i].extent;
-  }
-  c.rank = static_cast<int>(f.size());
-  c.n = 1;
-  for (size_t i = 0, j = 0; i < b.size(); ++i) {
-    if (i >= pos && i < pos + count) continue;
-    if (b[i].extent != f[j].extent)
-      return make_error("slice: piece extents differ (" + std::to_string(b[i].extent) + " before, " +
-                        std::to_string(f[j].extent) + " after)");
-    c.extent[j] = f[j].extent;
-    c.src_stride[j] = b[i].stride.k;
-    c.dst_stride[j] = f[j].stride.k;
-    c.n *= f[j].extent;
-    ++j;
-  }
-  return c;
+  return strided_copy_of(local_copy(s, coordinate),
+                         "slice: the local layouts " + to_string(s.local_before.layout) + " and " +
+                             to_string(s.local_after.layout) + " do not differ by the sliced pieces");
 }
 
 bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c) {

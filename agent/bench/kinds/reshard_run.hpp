@@ -132,10 +132,9 @@ Verification check_reshard_buffers(const Layout& layout, const ReshardPlan& plan
                                    const std::vector<std::vector<int64_t>>& buffers, const std::string& where,
                                    int64_t cell_limit);
 
-// A permute: the local pieces in logical order, read at the local layout's strides before, written at
-// after's.
+// The engine's local_copy of a permute (the local pieces read at the local layout's strides before, written
+// at after's) or a slice (the sliced pieces fixed at the device's coordinate), as the device's StridedCopy.
 Result<StridedCopy> permute_copy(const ReshardStep& s);
-// A slice: the sliced pieces fixed at the device's coordinate on the step's axis, the others copied.
 Result<StridedCopy> slice_copy(const ReshardStep& s, int64_t coordinate);
 // False when an index falls outside `in` or `out`.
 bool strided_copy_host(const std::vector<int64_t>& in, std::vector<int64_t>& out, const StridedCopy& c);

@@ -13,6 +13,7 @@
 #include "bench/benchmark.hpp"
 #include "bench/kinds/access_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
+#include "bench/printers/results_csv.hpp"
 
 namespace layoutscope::agent {
 
@@ -40,8 +41,5 @@ nlohmann::json telemetry_json(const Telemetry& t);
 
 // True when every state's verification passed; otherwise `why` names the first failing state.
 bool all_verified(const nlohmann::json& results, std::string* why);
-
-// One row per state; units in the column names; cells that do not apply are empty.
-std::string results_csv(const nlohmann::json& results);
 
 }  // namespace layoutscope::agent

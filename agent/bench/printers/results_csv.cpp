@@ -1,7 +1,7 @@
+#include "bench/printers/results_csv.hpp"
+
 #include <sstream>
 #include <string_view>
-
-#include "bench/printers/results.hpp"
 
 namespace layoutscope::agent {
 namespace {
@@ -39,7 +39,92 @@ json predicted(const json& state, const char* kind, size_t i, const char* key) {
   return p[kind][i].value(key, json(nullptr));
 }
 
+// The first problem below `where` for results_csv: a missing field, or one of another type.
+struct Shape {
+  std::optional<std::string> problem;
+  bool fail(const std::string& where, const char* what) {
+    if (!problem) problem = where + ": " + what;
+    return false;
+  }
+  // obj[key] is present (and, when `type` is given, of that JSON type).
+  bool has(const json& obj, const std::string& where, const char* key,
+           json::value_t type = json::value_t::discarded, const char* what = nullptr) {
+    if (!obj.is_object() || !obj.contains(key)) return fail(where + "." + key, "missing");
+    if (type != json::value_t::discarded && obj[key].type() != type) return fail(where + "." + key, what);
+    return true;
+  }
+};
+
 }  // namespace
+
+std::optional<std::string> results_csv_problem(const json& results) {
+  Shape c;
+  if (!results.is_object()) return std::string("the results document: not a JSON object");
+  if (c.has(results, "results", "devices", json::value_t::array, "not an array")) {
+    const json& d = results["devices"];
+    if (d.empty())
+      c.fail("results.devices", "empty");
+    else
+      c.has(d[0], "results.devices[0]", "name", json::value_t::string, "not a string");
+  }
+  if (c.has(results, "results", "meta", json::value_t::object, "not an object") &&
+      c.has(results["meta"], "results.meta", "request", json::value_t::object, "not an object") &&
+      c.has(results["meta"]["request"], "results.meta.request", "params", json::value_t::object,
+            "not an object")) {
+    const json& p = results["meta"]["request"]["params"];
+    if (p.contains("cache"))
+      c.has(p, "results.meta.request.params", "cache", json::value_t::string, "not a string");
+  }
+  if (c.has(results, "results", "benchmarks", json::value_t::array, "not an array")) {
+    const json& benchmarks = results["benchmarks"];
+    for (size_t i = 0; i < benchmarks.size(); ++i) {
+      const std::string bw = "results.benchmarks[" + std::to_string(i) + "]";
+      const json& b = benchmarks[i];
+      if (!b.is_object()) {
+        c.fail(bw, "not an object");
+        continue;
+      }
+      c.has(b, bw, "name", json::value_t::string, "not a string");
+      c.has(b, bw, "backend");
+      if (!c.has(b, bw, "states", json::value_t::array, "not an array")) continue;
+      const bool aos = b.contains("name") && b["name"] == "aos_soa";
+      for (size_t k = 0; k < b["states"].size(); ++k) {
+        const std::string sw = bw + ".states[" + std::to_string(k) + "]";
+        const json& s = b["states"][k];
+        if (!s.is_object()) {
+          c.fail(sw, "not an object");
+          continue;
+        }
+        if (c.has(s, sw, "axis_values", json::value_t::object, "not an object") && aos)
+          for (const char* key : {"layout", "touch_fields", "n"})
+            c.has(s["axis_values"], sw + ".axis_values", key);
+        if (c.has(s, sw, "summaries", json::value_t::array, "not an array"))
+          for (size_t j = 0; j < s["summaries"].size(); ++j) {
+            const std::string mw = sw + ".summaries[" + std::to_string(j) + "]";
+            if (c.has(s["summaries"][j], mw, "tag", json::value_t::string, "not a string"))
+              c.has(s["summaries"][j], mw, "value");
+          }
+        if (c.has(s, sw, "predicted", json::value_t::object, "not an object"))
+          for (const char* kind : {"global", "shared"}) {
+            const json& p = s["predicted"];
+            if (!p.contains(kind)) continue;
+            if (!p[kind].is_array()) {
+              c.fail(sw + ".predicted." + kind, "not an array");
+              continue;
+            }
+            for (size_t j = 0; j < p[kind].size(); ++j)
+              if (!p[kind][j].is_object())
+                c.fail(sw + ".predicted." + kind + "[" + std::to_string(j) + "]", "not an object");
+          }
+        if (c.has(s, sw, "verification", json::value_t::object, "not an object")) {
+          c.has(s["verification"], sw + ".verification", "passed");
+          c.has(s["verification"], sw + ".verification", "mismatches");
+        }
+      }
+    }
+  }
+  return c.problem;
+}
 
 std::string results_csv(const json& results) {
   static const char* const header =

@@ -908,4 +908,52 @@ int64_t mesh_device(const MeshPlacement& p, const Mesh& mesh, const int64_t* pos
   return d;
 }
 
+Result<LocalCopy> local_copy(const ReshardStep& s, int64_t coordinate) {
+  const auto& b = s.local_before.layout.shard;
+  const auto& f = s.local_after.layout.shard;
+  LocalCopy c;
+  if (s.op == ReshardOp::kPermute) {
+    if (b.size() != f.size())
+      return make_error("permute: the local layouts " + to_string(s.local_before.layout) + " and " +
+                        to_string(s.local_after.layout) + " do not have the same pieces");
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (b[i].extent != f[i].extent)
+        return make_error("permute: piece " + std::to_string(i) + " has extent " +
+                          std::to_string(b[i].extent) + " before and " + std::to_string(f[i].extent) +
+                          " after");
+      c.extent.push_back(b[i].extent);
+      c.src_stride.push_back(b[i].stride.k);
+      c.dst_stride.push_back(f[i].stride.k);
+    }
+    return c;
+  }
+  if (s.op != ReshardOp::kSlice)
+    return make_error("local_copy: a " + std::string(to_string(s.op)) + " step is no permute or slice");
+  // The sliced pieces are the step's pieces piece.. among the mesh layout's shard modes; among the local
+  // pieces they start after the local (@m) modes before them, as in the host executor.
+  size_t pos = 0;
+  for (int q = 0; q < s.piece && q < static_cast<int>(s.before.shard.size()); ++q)
+    pos += s.before.shard[static_cast<size_t>(q)].stride.axis == kMemoryAxis;
+  const size_t count = static_cast<size_t>(s.pieces);
+  if (pos + count > b.size() || b.size() - count != f.size())
+    return make_error("slice: the local layouts " + to_string(s.local_before.layout) + " and " +
+                      to_string(s.local_after.layout) + " do not differ by the sliced pieces");
+  int64_t rest = coordinate;  // the sliced digits, row-major over the sliced pieces
+  for (size_t i = pos + count; i-- > pos;) {
+    c.src_base += (rest % b[i].extent) * b[i].stride.k;
+    rest /= b[i].extent;
+  }
+  for (size_t i = 0, j = 0; i < b.size(); ++i) {
+    if (i >= pos && i < pos + count) continue;
+    if (b[i].extent != f[j].extent)
+      return make_error("slice: piece extents differ (" + std::to_string(b[i].extent) + " before, " +
+                        std::to_string(f[j].extent) + " after)");
+    c.extent.push_back(f[j].extent);
+    c.src_stride.push_back(b[i].stride.k);
+    c.dst_stride.push_back(f[j].stride.k);
+    ++j;
+  }
+  return c;
+}
+
 }  // namespace layoutscope

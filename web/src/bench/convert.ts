@@ -38,7 +38,7 @@ function intList(text: string, field: string): number[] | FieldError {
   return out;
 }
 
-/** The request's params from the form's texts, checked as the agent will (agent/bench/params.cpp); the layouts
+/** The request's params from the form's texts, checked as the agent will (agent/bench/request/params.cpp); the layouts
  * themselves are the agent's to parse, and its error names the field and column. */
 export function convertParams(
   mode: ConvertMode,

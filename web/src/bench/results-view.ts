@@ -18,16 +18,7 @@ import {
   type BoundPoint,
   type PlotWords,
 } from './plots.js';
-import {
-  PAIRS,
-  readResultsText,
-  rowsOf,
-  rowsToCsv,
-  runCeiling,
-  speedups,
-  type ResultsDoc,
-  type Row,
-} from './results.js';
+import { PAIRS, readResultsText, rowsOf, runCeiling, speedups, type ResultsDoc, type Row } from './results.js';
 import { PEER_RUNS, REFERENCE_RUNS } from './reference-runs.js';
 import { OURS, PEER_SERIES, suitePoints, type PeerCase } from './convert.js';
 import { DRAM_BOUND_FRACTION, type Agent, type Dataset, fmt, rowKey } from './types.js';
@@ -115,10 +106,19 @@ export function exportJson(panel: LsBenchPanel, d: Dataset) {
 export async function exportCsv(panel: LsBenchPanel, d: Dataset) {
   const agent = panel.agents.find((a) => a.key === d.agentKey);
   try {
-    const text =
-      agent && d.runId
-        ? await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text()
-        : rowsToCsv(rowsOf(d.doc, d.source));
+    // the agent's CSV of its run, or the same printer in the engine module for a file (its own text)
+    let text: string;
+    if (agent && d.runId)
+      text = await (await agent.client.request(`/v1/runs/${encodeURIComponent(d.runId)}?format=csv`)).text();
+    else {
+      const r = panel.eng?.resultsCsv(d.raw ?? JSON.stringify(d.doc));
+      if (!r) return;
+      if (!r.ok) {
+        panel.notice = r.error.message;
+        return;
+      }
+      text = r.csv;
+    }
     saveFile(`${d.doc.meta.run_id}.csv`, new Blob([text], { type: 'text/csv' }));
   } catch (err) {
     panel.notice = agentMessage(panel, err);

@@ -217,6 +217,11 @@ export function renderConvertForm(panel: LsBenchPanel): TemplateResult | typeof 
   const err = panel.convertError;
   const inv = (f: string) => (err?.field === `params.${f}` ? 'true' : 'false');
   const sampling = Object.entries(spec.parameters).filter(([n]) => !CONVERT_INPUTS.includes(n));
+  // the element types the agent accepts, as its catalogue lists them; the form starts at the catalogue's default,
+  // else at f32 (the chapter's examples) where the agent offers it
+  const dtypes = (spec.parameters.dtype?.enum ?? []).map(String);
+  const dtypeDefault = spec.parameters.dtype?.default;
+  const dtypeChoice = typeof dtypeDefault === 'string' ? dtypeDefault : dtypes.includes('f32') ? 'f32' : dtypes[0];
   const modes: [typeof mode, PanelKey][] = [
     ['layouts', 'cvLayouts'],
     ['perm', 'cvPerm'],
@@ -243,7 +248,7 @@ export function renderConvertForm(panel: LsBenchPanel): TemplateResult | typeof 
           ? html`<div class="row">
               ${mode === 'perm' ? html`<label>${panel.pt('cvShape')} <input name="shape" size="14" inputmode="numeric" placeholder="64, 32" aria-invalid=${inv('shape')} /></label>` : nothing}
               ${mode === 'perm' ? html`<label>${panel.pt('cvPermLabel')} <input name="perm" size="10" inputmode="numeric" placeholder="1, 0" aria-invalid=${inv('perm')} /></label>` : nothing}
-              <label>dtype <select name="dtype">${['f32', 'bf16', 'f16', 'f8', 'u8', 'f64'].map((d) => html`<option>${d}</option>`)}</select></label>
+              <label>dtype <select name="dtype">${dtypes.map((d) => html`<option ?selected=${d === dtypeChoice}>${d}</option>`)}</select></label>
             </div>`
           : html`<p class="muted">${panel.pt('cvSuiteNote')}</p>`
       }

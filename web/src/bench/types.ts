@@ -1,44 +1,19 @@
 // The panel's values: an agent as the panel knows it, its devices and catalogue, a shown results document, a
 // running run, and small formatters.
+import type { components } from '../generated/agent-api.js';
 import { AgentClient, AgentError } from './client.js';
 import type { ResultsDoc, Row } from './results.js';
 
 /** The AoS kernel counts as DRAM-bound when it moves at least this fraction of the copy ceiling. */
 export const DRAM_BOUND_FRACTION = 0.6;
 
-export interface Device {
-  id: number;
-  name: string;
-  kind: string;
-  multiprocessors: number;
-  global_memory_bytes: number;
-  peak_bandwidth_bytes_per_second: number | null;
-  sm_version: string | null;
-}
-export interface ParamSpec {
-  type: string;
-  default: unknown;
-  minimum?: number;
-  maximum?: number;
-  enum?: (string | number)[];
-  maxItems?: number;
-  description?: string;
-}
-export interface BenchSpec {
-  name: string;
-  title: string;
-  description: string;
-  parameters: Record<string, ParamSpec>;
-}
-export interface RunSummary {
-  id: string;
-  benchmark: string;
-  device: number;
-  status: string;
-  created_at: string;
-  finished_at: string | null;
-  error: string | null;
-}
+/** What the agent sends, as its OpenAPI description says (types generated in the build from GET /openapi.json's
+ * text: web/scripts/gen-agent-types.mjs). */
+type Schemas = components['schemas'];
+export type Device = Schemas['Device'];
+export type ParamSpec = Schemas['ParameterSpec'];
+export type BenchSpec = Schemas['Benchmark'];
+export type RunSummary = Schemas['RunSummary'];
 export interface Agent {
   key: number;
   client: AgentClient;

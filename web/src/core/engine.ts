@@ -176,6 +176,10 @@ export class Engine {
   parseMesh(text: string) {
     return this.m.parseMesh(text);
   }
+  /** A results document's (or run record's) CSV, by the agent's own printer: its columns and cells, byte for byte. */
+  resultsCsv(text: string) {
+    return this.m.resultsCsv(text);
+  }
 }
 
 /** The calls that may run for a second or more on large inputs; offMain runs them in a Worker (engine-worker.ts). */

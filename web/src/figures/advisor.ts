@@ -303,9 +303,8 @@ export class LsAdvisor extends LsFigure {
   private sideCost(c: LsCandidate, cost: LsAccessCostResult): SideCost | null {
     const e = this.eng!;
     if (!cost.ok || !cost.sharedCounted) return null;
-    // bytes one lane moves per instruction: the engine's byte count over the lanes that move any
-    const activeLanes = cost.instructions.reduce((n, i) => n + i.lanes.filter((x) => x >= 0).length, 0);
-    const width = activeLanes ? cost.total.bytes / activeLanes : 4;
+    // bytes one lane moves per instruction, as the engine costs the instruction
+    const width = cost.bytesPerLane;
     // Each instruction's banks are asked of the engine when first drawn: the list draws one instruction per
     // candidate and the step view the chosen candidate's, so the ranking's arrival costs a few dozen engine calls
     // instead of two per instruction of every candidate (hundreds for a 16x32 tile, one long task).
@@ -378,7 +377,9 @@ export class LsAdvisor extends LsFigure {
     const a = this.advice;
     if (!a) return { width: 300, height: 40, background: p.bg, items };
     const dark = p.name === 'dark';
-    // the ranked list: name, wavefronts, bytes, and a strip of the 32 banks of the read's first instruction
+    // the engine's bank model: one column per bank
+    const { banks } = this.eng!.bankModel();
+    // the ranked list: name, wavefronts, bytes, and a strip of the banks of the read's first instruction
     const rowH = 30,
       top = 44,
       x0 = 8;
@@ -400,7 +401,7 @@ export class LsAdvisor extends LsFigure {
         t: 'rect',
         x: x0 - 4,
         y,
-        w: stripX + 32 * bw + 12 - x0,
+        w: stripX + banks * bw + 12 - x0,
         h: rowH - 4,
         fill: sel ? (dark ? '#1d3b52' : '#dcecf8') : p.bg,
         stroke: sel ? p.select : cur === hit ? p.related : p.grid,
@@ -450,7 +451,14 @@ export class LsAdvisor extends LsFigure {
             fill: n > 1 ? p.conflict : p.ok,
           });
         });
-        items.push({ t: 'text', x: stripX + 32 * bw + 4, y: cy, s: `${Math.max(...need)}×`, size: 10, fill: p.muted });
+        items.push({
+          t: 'text',
+          x: stripX + banks * bw + 4,
+          y: cy,
+          s: `${Math.max(...need)}×`,
+          size: 10,
+          fill: p.muted,
+        });
       }
     });
     let bottom = top + this.shown.length * rowH;
@@ -497,12 +505,12 @@ export class LsAdvisor extends LsFigure {
     });
     if (!st?.bank) {
       items.push({ t: 'text', x: x0, y: gy + 10, s: this.tr('noBankCounter'), size: 12, fill: p.muted });
-      return { width: stripX + 32 * bw + 40, height: gy + 30, background: p.bg, items };
+      return { width: stripX + banks * bw + 40, height: gy + 30, background: p.bg, items };
     }
     const cw = 26,
       ch = 20,
       gx = x0 + 70;
-    for (let b = 0; b < 32; ++b)
+    for (let b = 0; b < banks; ++b)
       items.push({
         t: 'text',
         x: gx + b * cw + cw / 2,
@@ -531,7 +539,7 @@ export class LsAdvisor extends LsFigure {
         anchor: 'end',
         weight: this.wave === w ? 'bold' : 'normal',
       });
-      for (let b = 0; b < 32; ++b) {
+      for (let b = 0; b < banks; ++b) {
         const lanes = byCell.get(`${w},${b}`);
         const hit = `W:${w}:${b}`;
         const fill = lanes ? hex(hueRgb(lanes[0] / 32, dark)) : p.cell;
@@ -563,13 +571,19 @@ export class LsAdvisor extends LsFigure {
     }
     const ly = gy + waves * ch + 16;
     small(items, p, x0, ly, this.tr('stepLegend'), 'start');
-    return { width: Math.max(gx + 32 * cw + 10, stripX + 32 * bw + 40), height: ly + 12, background: p.bg, items };
+    return {
+      width: Math.max(gx + banks * cw + 10, stripX + banks * bw + 40),
+      height: ly + 12,
+      background: p.bg,
+      items,
+    };
   }
 
   /** Wavefronts each bank needs in one instruction: one more than the last wavefront a lane on it is served in. */
   private wavesPerBank(st: Step): number[] {
-    const need = new Array<number>(32).fill(0);
-    st.bank!.laneBank.forEach((b, k) => (need[b % 32] = Math.max(need[b % 32], st.bank!.laneCycle[k] + 1)));
+    const { banks } = this.eng!.bankModel();
+    const need = new Array<number>(banks).fill(0);
+    st.bank!.laneBank.forEach((b, k) => (need[b % banks] = Math.max(need[b % banks], st.bank!.laneCycle[k] + 1)));
     return need;
   }
 

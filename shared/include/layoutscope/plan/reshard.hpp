@@ -179,6 +179,21 @@ Result<MeshPlacement> place_on_mesh(const Layout& layout, const std::vector<int6
 // (the last mesh axis fastest), a mesh axis the layout does not name at coordinate 0.
 int64_t mesh_device(const MeshPlacement& p, const Mesh& mesh, const int64_t* pos);
 
+// One device's local permute or slice as a strided copy: for every index y below the product of `extent`,
+// split row-major over it (the last fastest), out[sum_i digit_i * dst_stride_i] =
+// in[src_base + sum_i digit_i * src_stride_i], in elements of the local buffers. A permute reads the local
+// pieces at local_before's strides and writes them at local_after's (coordinate unused); a slice fixes the
+// sliced pieces at the device's coordinate on the step's axis (their offset is src_base) and copies the other
+// pieces:
+//   Replicate -> Shard(1) of an (8, 64) tensor over gpuid_x=2, coordinate c: extent (8, 32), src_stride (64,
+//   1), dst_stride (32, 1), src_base 32c
+// An error when the step is neither, or its local layouts do not differ by the pieces it moves.
+struct LocalCopy {
+  std::vector<int64_t> extent, src_stride, dst_stride;
+  int64_t src_base = 0;
+};
+Result<LocalCopy> local_copy(const ReshardStep& step, int64_t coordinate);
+
 // What the host run checked.
 struct ReshardCheck {
   int64_t devices = 0;

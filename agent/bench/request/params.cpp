@@ -1,4 +1,4 @@
-#include "bench/params.hpp"
+#include "bench/request/params.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -9,7 +9,7 @@
 #include "bench/engine_calls.hpp"
 #include "bench/kinds/convert_run.hpp"
 #include "bench/kinds/reshard_run.hpp"
-#include "bench/request_cost.hpp"
+#include "bench/request/request_cost.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "bench/benchmark.hpp"
-#include "bench/params.hpp"
+#include "bench/request/params.hpp"
 
 namespace layoutscope::agent {
 

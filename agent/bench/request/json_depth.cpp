@@ -1,4 +1,4 @@
-#include "bench/json_depth.hpp"
+#include "bench/request/json_depth.hpp"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "bench/params.hpp"
+#include "bench/request/params.hpp"
 #include "layoutscope/result.hpp"
 
 namespace layoutscope::agent {

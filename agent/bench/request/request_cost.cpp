@@ -1,4 +1,4 @@
-#include "bench/request_cost.hpp"
+#include "bench/request/request_cost.hpp"
 
 #include <map>
 #include <mutex>

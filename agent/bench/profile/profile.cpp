@@ -1,4 +1,4 @@
-#include "bench/profile.hpp"
+#include "bench/profile/profile.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

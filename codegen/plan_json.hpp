@@ -72,6 +72,8 @@ Json convert_plan_json(const ConvertPlan& p) {
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
   }
+  // Only where set, so that the plans of aligned tensors print as before.
+  if (p.unaligned) j["unaligned"] = true;
   j["reason"] = p.reason;
   j["predicted_per_warp_instruction"] = predicted;
   return j;

@@ -210,10 +210,10 @@ TEST(ConvertCorpus, FiveByteRecordsDeinterleave) {
   EXPECT_EQ(plan->staging_bytes, 8 * 32 * 80);
 }
 
-// Odd and ragged planes. A dense planar side has planes L units apart, so V (a power of two dividing every
-// stride) divides L; a padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart take V
-// = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Odd plane strides (1001 f32)
-// leave V = 1, 4 B, the narrowest access an interleave keeps.
+// Odd and ragged planes. A padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart
+// take V = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Planes at an odd stride
+// (1001 f32) that the source holds are read as the aligned 16 B words around each plane's V = 4 units: 16 B
+// per lane, ceil(1001 / 4) = 251 chunks, the last of 1001 - 250 x 4 = 1 unit.
 TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   for (const auto& [shape, perm, dtype] :
        std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, DType>>{
@@ -239,10 +239,10 @@ TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   }
   auto odd = plan_permute({3, 1001}, {1, 0}, DType::kF32);
   ASSERT_TRUE(odd.ok());
-  if (odd->kind == ConvertKind::kInterleave) {
-    EXPECT_EQ(odd->vector_units, 1);
-    EXPECT_EQ(odd->chunks, 1001);
-  }
+  EXPECT_EQ(odd->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(odd->unaligned);
+  EXPECT_EQ(odd->vector_units, 4);
+  EXPECT_EQ(odd->chunks, 251);
   // Padded planes: 3 planes of 1000 bytes at a 1024 B pitch, into 1000 records of 3 B.
   auto src = parse_layout("S[(3,1000):(1024,1)]");
   auto dst = parse_layout("S[(3,1000):(1,3)]");

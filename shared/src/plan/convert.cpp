@@ -21,6 +21,10 @@ constexpr int kThreads = 256;
 // u8 0.914 -> 0.972 of a float4 copy (docs/results/h200-convert.md).
 constexpr int64_t kRecordBytes = 32;
 constexpr int64_t kRecordTileBytes = 4096;
+// Tiles a tiled plan should have at least: two blocks for each of an H200's 132 SMs. Tensors of a few MB
+// split into tiles of the full area leave SMs idle (the 2.2 MB of a rank-5 u8 reversal made 76 tiles of
+// 256 x 128), so their tiles shrink until there are this many.
+constexpr int64_t kFillBlocks = 2 * 132;
 
 struct Strided {
   int64_t extent;
@@ -145,13 +149,27 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       }
     } else if (t < plan.tile_a / r * nb) {
       const LoadBlock b = load_block(plan, t);
-      lanes.global_read.push_back(
+      const int64_t at =
           side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
               plan.elem_bytes +
-          piece);
+          piece;
+      // Unaligned rows: the first of the aligned words that hold the lane's units.
+      lanes.global_read.push_back(plan.unaligned ? at / kVectorBytes * kVectorBytes : at);
       lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v, piece));
     }
-    if (t < plan.tile_b * na) {
+    if (plan.unaligned) {
+      // The body pass: window slot t % (tile_a / V) of row t / (tile_a / V), its second (or only) chunk.
+      const int64_t row = t / na, k = t % na;
+      if (row < plan.tile_b && row < plan.extent_b) {
+        const int64_t first = group_b_dst(plan, row);
+        const RowWindows w = row_windows(plan, first, std::min(plan.tile_a, plan.extent_a));
+        const int64_t kw = w.body_first + k;
+        if (kw < w.body_end) {
+          lanes.smem_read.push_back(staging_offset(plan, kw * v, row));
+          lanes.global_write.push_back((first - w.shift + kw * v) * ub);
+        }
+      }
+    } else if (t < plan.tile_b * na) {
       const StoreItem s = store_item(plan, t);
       lanes.smem_read.push_back(staging_offset(plan, s.ia, s.ib, piece));
       lanes.global_write.push_back(
@@ -262,7 +280,8 @@ void predict(ConvertPlan& plan) {
       const int64_t d = int64_t{lane} * plan.vector_units * plan.unit_elems;
       if (d >= plan.elements) break;
       dst.push_back(side_element(plan, false, d) * plan.elem_bytes);
-      src.push_back(side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes);
+      const int64_t at = side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes;
+      src.push_back(plan.unaligned ? at / kVectorBytes * kVectorBytes : at);
     }
     plan.global_read = global_cost(src, width);
     plan.global_write = global_cost(dst, width);
@@ -421,6 +440,19 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   };
   const int shared_vector =
       largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+  // Runs of 64 B or more whose length or place no vector divides (197 bytes of a ViT's attention row): the
+  // destination's aligned 16 B windows all the same, each read as the aligned words that hold it in the
+  // source, shifted into place; a window that spans the end of a run (at most one: a run holds 4 or more
+  // windows) is two such reads put together (`unaligned`). Only where every window is whole (V divides the
+  // elements) and neither side is offset or swizzled.
+  const int full_vector = std::max(1, kVectorBytes / eb);
+  if (plan.common_vector * eb >= 4 * kVectorBytes && plan.modes.size() > 1 && shared_vector < full_vector &&
+      !transformed && full_vector * eb == kVectorBytes && plan.elements % full_vector == 0) {
+    vector_plan(full_vector);
+    plan.unaligned = true;
+    predict(plan);
+    return plan;
+  }
   if (plan.common_vector * eb >= 4 * kVectorBytes || plan.modes.size() == 1)
     return vector_plan(shared_vector);
 
@@ -525,6 +557,15 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
   // lane.
   if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
+  // Rows of odd or prime lengths: no vector divides the offsets where the rows of a side start. Where both
+  // groups span at least four vectors (so that the rows are mostly body), V = 16 B / unit anyway, each access
+  // built from the aligned words around it (`unaligned`), the ends of the rows unit by unit. Not through an
+  // offset or a swizzle, whose granules the shifted words would cross.
+  const int full_units = kVectorBytes / plan.unit_bytes;
+  plan.unaligned = !transformed && plan.folded_a == 0 && plan.unit_lanes == 1 &&
+                   plan.unit_bytes < kVectorBytes && plan.vector_units < full_units &&
+                   plan.extent_a >= 4 * full_units && plan.extent_b >= 4 * full_units;
+  if (plan.unaligned) plan.vector_units = full_units;
   // 16 B of 1-byte units: a square block of 16 rows held 64 words in registers and compiled a third slower
   // (NVRTC on an H200: 61 against 41 ms for the transpose) than 4 rows, whose 4 B columns the tile's swizzle
   // keeps apart in the banks as well (one wavefront per warp store), the kernel as fast (0.928 against 0.931
@@ -539,21 +580,40 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
                                 : area;
   plan.tile_a = std::min(tile_area / plan.tile_b, max_a);
   plan.tile_b = std::min(tile_area / plan.tile_a, max_b);
+  int64_t batch = 1;
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (!used[i]) batch *= units[i].extent;
+  }
+  auto tile_count = [&] {
+    return batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
+  };
+  // Few tiles (a tensor of a few MB): halve the tile, along b first (the destination's rows along a keep
+  // their length, which is what an unaligned plan's edges are a share of), each side down to four vectors,
+  // until there are kFillBlocks tiles. Not for record tiles or folded groups, whose shape their rows fix.
+  if (plan.folded_a == 0 && plan.tile_b * plan.unit_bytes > kRecordBytes) {
+    const int64_t least = 4 * int64_t{plan.vector_units};
+    while (tile_count() < kFillBlocks) {
+      if (plan.tile_b / 2 >= least) {
+        plan.tile_b /= 2;
+      } else if (plan.tile_a / 2 >= least) {
+        plan.tile_a /= 2;
+      } else {
+        break;
+      }
+    }
+  }
   plan.run_a = plan.folded_a > 0 ? std::min(plan.tile_a, contiguous_a) : plan.tile_a;
   plan.row_bytes = plan.run_a * plan.unit_bytes;
   plan.staging_bytes = plan.tile_a * plan.tile_b * plan.unit_bytes;
   // Records of 16 B, one per row of a block, next to each other in the source: a lane per row would read half
   // a sector per access (twice the sectors of a copy); lane pairs read whole sectors.
   const ConvertMode& first_a = units[plan.group_a.front()];
-  plan.paired = !transformed && plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
-                plan.unit_bytes >= 2 && plan.tile_b == plan.vector_units &&
-                plan.extent_b % plan.tile_b == 0 && first_a.src_stride * plan.unit_bytes == kVectorBytes &&
+  plan.paired = !transformed && !plan.unaligned && plan.unit_lanes == 1 &&
+                plan.vector_units * plan.unit_bytes == kVectorBytes && plan.unit_bytes >= 2 &&
+                plan.tile_b == plan.vector_units && plan.extent_b % plan.tile_b == 0 &&
+                first_a.src_stride * plan.unit_bytes == kVectorBytes &&
                 first_a.extent % plan.vector_units == 0;
-  int64_t batch = 1;
-  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
-    if (!used[i]) batch *= units[i].extent;
-  }
-  plan.blocks = batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
+  plan.blocks = tile_count();
   set_load_pass(plan);
   choose_staging(plan);
   predict(plan);
@@ -611,7 +671,8 @@ TiledLanes interleave_lanes(const ConvertPlan& p) {
     const bool owner_whole = theirs.live && theirs.units == p.vector_units;
     if (p.packed_dst) {
       if (whole) {
-        lanes.global_read.push_back(side_element(p, true, mine.src) * eb);
+        const int64_t at = side_element(p, true, mine.src) * eb;
+        lanes.global_read.push_back(p.unaligned ? at / kVectorBytes * kVectorBytes : at);
         lanes.smem_write.push_back(exchange_byte(p, lane, 0));
       }
       if (owner_whole) {
@@ -685,7 +746,20 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
     strides.push_back(modes[i].dst_stride);
     batch *= modes[i].extent;
   }
-  p.vector_units = largest_common_pow2(std::max(1, kVectorBytes / p.elem_bytes), {}, strides);
+  const int full_vector = std::max(1, kVectorBytes / p.elem_bytes);
+  p.vector_units = largest_common_pow2(full_vector, {}, strides);
+  // Planes that start at odd offsets (C planes of an odd or prime length, a tensor of 3 x 1001 bytes): the
+  // planar side is the source, so each plane's V units are read as the aligned 16 B words that hold them,
+  // shifted into place (`unaligned`), where the packed side's records stay aligned without the planes'
+  // stride and the long mode spans two vectors.
+  if (p.packed_dst && p.vector_units < full_vector && side_granules(p).empty() &&
+      p.long_extent >= 2 * full_vector && full_vector * p.elem_bytes == kVectorBytes) {
+    strides.erase(strides.begin());  // the plane stride (side_granules(p) is empty)
+    if (largest_common_pow2(full_vector, {}, strides) == full_vector) {
+      p.vector_units = full_vector;
+      p.unaligned = true;
+    }
+  }
   if (p.vector_units * p.elem_bytes < 4) return std::nullopt;
   p.kind = ConvertKind::kInterleave;
   p.unit_elems = 1;
@@ -711,11 +785,20 @@ std::string describe(const ConvertPlan& p) {
   const std::string lane = std::to_string(access_bytes(p)) + " B per lane";
   switch (p.kind) {
     case ConvertKind::kVector:
+      if (p.unaligned) {
+        return "vector: runs of " + std::to_string(p.modes.back().extent * p.elem_bytes) +
+               " B contiguous on both sides at offsets no vector divides, the destination's aligned 16 B "
+               "windows read as the aligned source words that hold them, " +
+               lane;
+      }
       return "vector: runs of " + std::to_string(p.vector_units * p.elem_bytes) +
              " B contiguous on both sides, " + lane;
     case ConvertKind::kTiled:
       return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
-             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane;
+             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane +
+             (p.unaligned
+                  ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
+                  : "");
     case ConvertKind::kInterleave:
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
              (p.packed_dst ? " into " : " from ") + std::to_string(p.small_extent * p.elem_bytes) +
@@ -854,6 +937,17 @@ int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
 
 int access_bytes(const ConvertPlan& plan) { return plan.vector_units * plan.unit_bytes / plan.unit_lanes; }
 
+RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units) {
+  const int64_t v = plan.vector_units;
+  RowWindows w;
+  w.shift = first % v;
+  w.body_first = w.shift > 0 ? 1 : 0;
+  w.body_end = std::max((units + w.shift) / v, w.body_first);
+  w.head_end = std::min(w.shift > 0 ? v - w.shift : 0, units);
+  w.tail_start = std::max(w.body_end * v - w.shift, w.head_end);
+  return w;
+}
+
 LoadBlock load_block(const ConvertPlan& plan, int64_t t) {
   const int64_t nb = plan.tile_b / plan.vector_units, wb = plan.warp_b;
   if (wb >= nb) return {t / nb, t % nb};
@@ -930,8 +1024,18 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     return make_error("output buffer too small", 0, "out");
   int64_t moved = 0;
   if (plan.kind == ConvertKind::kVector) {
-    const int64_t v = plan.vector_units;
+    const int64_t v = plan.vector_units, run = plan.modes.back().extent;
     for (int64_t d = 0; d < plan.elements; d += v) {
+      if (plan.unaligned && d % run + v > run) {
+        // A window across the end of a run: the rest of this run, then the start of the next.
+        const int64_t m = run - d % run;
+        std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb,
+                    static_cast<size_t>(m * eb));
+        std::memcpy(out.data() + (d + m) * eb, in.data() + gather_offset(plan, d + m) * eb,
+                    static_cast<size_t>((v - m) * eb));
+        moved += v;
+        continue;
+      }
       std::memcpy(out.data() + side_element(plan, false, d) * eb,
                   in.data() + side_element(plan, true, gather_offset(plan, d)) * eb,
                   static_cast<size_t>(v * eb));
@@ -1033,12 +1137,14 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     for (int64_t t = 0; t < plan.tile_a / r * nb; ++t) {
       const auto [ba, bb] = load_block(plan, t);
       if (b0 + bb * v >= plan.extent_b) continue;
+      // V units, fewer at the end of a row of unaligned plan (whose V need not divide extent_b).
+      const int64_t valid = std::min<int64_t>(v, plan.extent_b - (b0 + bb * v));
       for (int k = 0; k < r; ++k) {
         const int64_t ia = a0 + ba * r + k;
         if (ia >= plan.extent_a) continue;
         const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
         std::memcpy(block.data() + k * v * ub, in.data() + side_element(plan, true, s * plan.unit_elems) * eb,
-                    static_cast<size_t>(v * ub));
+                    static_cast<size_t>(valid * ub));
       }
       for (int j = 0; j < v; ++j) {
         for (int k = 0; k < r; ++k) {
@@ -1048,6 +1154,26 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           }
         }
       }
+    }
+    if (plan.unaligned) {
+      // Each destination row of the tile: its body windows (V units each, aligned in the destination),
+      // then its edges unit by unit.
+      const int64_t units = std::min(plan.tile_a, plan.extent_a - a0);
+      auto put = [&](int64_t row, int64_t first, int64_t u) {
+        std::memcpy(out.data() + (first + u) * ub, tile.data() + staging_offset(plan, u, row),
+                    static_cast<size_t>(ub));
+      };
+      for (int64_t row = 0; row < plan.tile_b && b0 + row < plan.extent_b; ++row) {
+        const int64_t first = dst_base + a0 + group_b_dst(plan, b0 + row);
+        const RowWindows w = row_windows(plan, first, units);
+        for (int64_t k = w.body_first; k < w.body_end; ++k) {
+          for (int64_t i = 0; i < v; ++i) put(row, first, k * v - w.shift + i);
+        }
+        for (int64_t u = 0; u < w.head_end; ++u) put(row, first, u);
+        for (int64_t u = w.tail_start; u < units; ++u) put(row, first, u);
+        moved += units * plan.unit_elems;
+      }
+      continue;
     }
     // Store V-unit chunks of the runs along a from the tile, in destination order.
     for (int64_t t = 0; t < plan.tile_b * na; ++t) {

@@ -116,6 +116,14 @@ struct ConvertPlan {
   // (AoS -> SoA of 16 B records): lane p loads rows 2k+p, so that a lane pair reads whole 32 B sectors; the
   // pair swaps half of each row (a warp shuffle) and each lane stores half of the block's output rows.
   bool paired = false;
+  // Odd or prime row lengths, where no vector divides the offsets the rows start at: each lane still moves
+  // 16 B (V = 16 B / unit). A load takes the aligned 16 B words that hold its V units (the second only where
+  // they straddle two) and shifts the units into place. The store pass writes each destination row of the
+  // tile as the aligned 16 B windows it fills whole (the body, each window shifted out of two chunks of the
+  // tile's row, `row_windows`), then the units at the row's two ends, which share a window with a
+  // neighbouring tile or lie past the tensor, one unit per lane (the edges). kInterleave: the planes of the
+  // source start at odd offsets; each plane's V units are read the same way, the records written aligned.
+  bool unaligned = false;
   int threads = 256;  // threads per block
 
   // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
@@ -204,6 +212,16 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
 // Byte offset in the staging tile (before the swizzle) of unit ia along a, row ib along b, both relative to
 // the tile: slab ia / run_a, row ib, unit ia % run_a.
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
+// The windows of one destination row of an unaligned tile (kTiled, `unaligned`): the row's `units` units
+// (tile_a, fewer in the tile that ends group a) start `first` units into the destination, `shift` = first %
+// V units into an aligned window. Body window k, for body_first <= k < body_end, holds units [k V - shift,
+// (k + 1) V - shift) of the row whole; the edges are units [0, head_end) and [tail_start, units).
+//   first = 1001, V = 16, units = 256: shift 9, body windows 1 .. 15 (units 7 .. 246), edges 0 .. 6 and
+//   247 .. 255.
+struct RowWindows {
+  int64_t shift = 0, body_first = 0, body_end = 0, head_end = 0, tail_start = 0;
+};
+RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units);
 // Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
 int access_bytes(const ConvertPlan& plan);
 // The load pass's register block of thread t: index ba of its R rows along a, bb of its V units along b.

@@ -656,7 +656,10 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   const Access acc = access_of(vb);
   const Access unit = access_of(eb);
   const std::string I = ll.type();
-  const int64_t warp_bytes = 32 * c * vb;
+  const int64_t warp_bytes = 32 * p.lane_chunks * vb;
+  // The exchange chunk of q = k * 32 + lane, record chunk j of lane `owner`: q, or q + owner where each
+  // lane's records are padded by a chunk (the engine's exchange_byte).
+  const std::string slot = p.lane_chunks > c ? "(q + owner)" : "q";
   const bool ragged = p.long_extent % v != 0;
   const bool partial = p.items % p.threads != 0;
   const ConvertMode& lm = p.modes[p.long_mode];
@@ -747,9 +750,9 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       o << "      *reinterpret_cast<vec_t*>(out + "
         << (mapped(p, false) ? side_bytes(p, false, "at + j * " + std::to_string(v))
                              : "at * " + ebs + " + j * " + vbs)
-        << ") = *reinterpret_cast<const vec_t*>(ex + q * " << vb << ");\n";
+        << ") = *reinterpret_cast<const vec_t*>(ex + " << slot << " * " << vb << ");\n";
     } else {
-      o << "      *reinterpret_cast<vec_t*>(ex + q * " << vb
+      o << "      *reinterpret_cast<vec_t*>(ex + " << slot << " * " << vb
         << ") = __ldg(reinterpret_cast<const vec_t*>(in + "
         << (mapped(p, true) ? side_bytes(p, true, "at + j * " + std::to_string(v))
                             : "at * " + ebs + " + j * " + vbs)
@@ -770,7 +773,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << ";\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << c
+      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << p.lane_chunks
       << " + j) * " << vb << ") = w[j];\n"
       << "  }\n";
     scalar_tail();
@@ -783,8 +786,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << "  if (units == " << v << ") {\n"
       << "    vec_t r[" << c << "], w[" << c << "];\n"
       << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * " << c
-      << " + j) * " << vb << ");\n";
+      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * "
+      << p.lane_chunks << " + j) * " << vb << ");\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"

@@ -210,6 +210,50 @@ TEST(ConvertCorpus, FiveByteRecordsDeinterleave) {
   EXPECT_EQ(plan->staging_bytes, 8 * 32 * 80);
 }
 
+// SoA -> AoS of 20 one-byte fields, 2^22 records: more than 16 planes, so each lane's 20 chunks of 16 B are
+// padded to 21 in the exchange (a stride of 20 chunks would put a quarter warp's 8 lanes on chunks 20 l, 2
+// distinct of the 8 bank groups). The warp's area is 32 x 21 x 16 = 10752 B; 8, 4 or 2 warps would hold
+// 86016, 43008 or 21504 B, and only 2 fit the 32 KiB a block: 64 threads, 2^22 / 16 = 262144 items, 4096
+// blocks. Lane stores of its 21-chunk record: chunks 21 l, distinct modulo 8 (21 is odd), 4 wavefronts. The
+// coalesced pass's first load, chunk q = lane of owner q / 20: q + owner, so lanes 16..23 hit chunks 16..19
+// and 21..24, 24 and 16 in one group: 2 wavefronts for that quarter, 5 in all.
+TEST(ConvertCorpus, TwentyByteRecordsInterleaveThroughPaddedLanes) {
+  auto plan = plan_permute({20, 1 << 22}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 20);
+  EXPECT_EQ(plan->lane_chunks, 21);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->threads, 64);
+  EXPECT_EQ(plan->staging_bytes, 21504);
+  EXPECT_EQ(plan->blocks, 4096);
+  EXPECT_EQ(exchange_byte(*plan, 1, 0), 21 * 16);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 5);
+  EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
+  // 16 planes stay unpadded (the suite's and the corpus's plans of at most 16 fields are unchanged).
+  auto sixteen = plan_permute({16, 1 << 20}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_EQ(sixteen->lane_chunks, sixteen->small_extent);
+  // Both ways on the host: 4099 records (ragged, odd planes read unaligned), 4112 = 257 x 16 records into
+  // planes, and 24 planes of 100 in a batch of 3.
+  for (const auto& [shape, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{20, 4099}, {1, 0}}, {{4112, 20}, {1, 0}}, {{3, 24, 100}, {0, 2, 1}}}) {
+    auto p = plan_permute(shape, perm, DType::kU8);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(p->kind, ConvertKind::kInterleave);
+    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+    for (size_t i = shape.size(), st = 1; i-- > 0;)
+      src_str[i] = static_cast<int64_t>(std::exchange(st, st * static_cast<size_t>(shape[i])));
+    for (size_t k = shape.size(), st = 1; k-- > 0;) {
+      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(st);
+      st *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+    }
+    check_plan("records of 20 or 24", *p, shape, src_str, shape, dst_str);
+  }
+}
+
 // Odd and ragged planes. A padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart
 // take V = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Planes at an odd stride
 // (1001 f32) that the source holds are read as the aligned 16 B words around each plane's V = 4 units: 16 B

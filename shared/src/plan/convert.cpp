@@ -588,11 +588,13 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     return batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
   };
   // Few tiles (a tensor of a few MB): halve the tile, along b first (the destination's rows along a keep
-  // their length, which is what an unaligned plan's edges are a share of), each side down to four vectors,
-  // until there are kFillBlocks tiles. Not for record tiles or folded groups, whose shape their rows fix.
+  // their length, which is what an unaligned plan's edges are a share of), each side down to four vectors
+  // and the tile down to 64 register blocks (two warps of loads), until there are kFillBlocks tiles. Not for
+  // record tiles or folded groups, whose shape their rows fix.
   if (plan.folded_a == 0 && plan.tile_b * plan.unit_bytes > kRecordBytes) {
     const int64_t least = 4 * int64_t{plan.vector_units};
-    while (tile_count() < kFillBlocks) {
+    const int64_t block_units = int64_t{plan.block_rows} * plan.vector_units;
+    while (tile_count() < kFillBlocks && plan.tile_a * plan.tile_b / 2 / block_units >= 64) {
       if (plan.tile_b / 2 >= least) {
         plan.tile_b /= 2;
       } else if (plan.tile_a / 2 >= least) {
@@ -625,8 +627,11 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
 namespace {
 
 // Modes of at most kSmallExtent units (channels, record fields, heads) are small enough to sit whole in one
-// thread: C vectors of 16 B in registers.
-constexpr int64_t kSmallExtent = 16;
+// thread: C vectors of 16 B in registers (2 x 24 of them, the planes and the records, stay under ptxas's 255
+// registers a thread).
+constexpr int64_t kSmallExtent = 24;
+// Planes above this many, of an even count, pad each lane's records in the exchange by one chunk.
+constexpr int64_t kUnpaddedExtent = 16;
 // An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
 // 128 threads): static shared memory stays under 48 KiB.
 constexpr int64_t kExchangeBytes = 32768;
@@ -768,8 +773,11 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   p.block_rows = 1;
   p.chunks = ceil_div(p.long_extent, p.vector_units);
   p.items = batch * p.chunks;
-  const int64_t warp_bytes = 32 * p.small_extent * p.vector_units * p.elem_bytes;
-  p.threads = warp_bytes * (kThreads / 32) <= kExchangeBytes ? kThreads : kThreads / 2;
+  p.lane_chunks = p.small_extent + (p.small_extent > kUnpaddedExtent && p.small_extent % 2 == 0 ? 1 : 0);
+  const int64_t warp_bytes = 32 * p.lane_chunks * p.vector_units * p.elem_bytes;
+  // Warps of a block: 8, or as many as keep the exchange within kExchangeBytes.
+  p.threads = kThreads;
+  while (p.threads > 32 && warp_bytes * (p.threads / 32) > kExchangeBytes) p.threads /= 2;
   p.staging_bytes = warp_bytes * (p.threads / 32);
   p.blocks = ceil_div(p.items, p.threads);
   TiledLanes l = interleave_lanes(p);
@@ -994,7 +1002,7 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
 }
 
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j) {
-  return (lane * plan.small_extent + j) * plan.vector_units * plan.elem_bytes;
+  return (lane * plan.lane_chunks + j) * plan.vector_units * plan.elem_bytes;
 }
 
 int64_t source_extent(const ConvertPlan& plan) {
@@ -1049,7 +1057,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     const int64_t c = plan.small_extent, v = plan.vector_units, vb = v * eb;
     const int64_t planar = plan.plane_stride,
                   packed = c;  // strides of plane k, of unit i along the long mode
-    std::vector<std::byte> exchange(static_cast<size_t>(32 * c * vb));
+    std::vector<std::byte> exchange(static_cast<size_t>(32 * plan.lane_chunks * vb));
     for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
       InterleaveItem it[32];
       for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);

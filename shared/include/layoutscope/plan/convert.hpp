@@ -167,6 +167,9 @@ struct ConvertPlan {
   int64_t plane_stride = 0;
   bool packed_dst = false;
   int64_t chunks = 0, items = 0;
+  // Chunks between two lanes' records in the exchange: C, or C + 1 for more than 16 planes of an even count
+  // (a lane stride of an even number of 16 B chunks puts a quarter warp on half the bank groups or fewer).
+  int64_t lane_chunks = 0;
   // Why this kind and shape won: the candidates the planner compared and what decided.
   std::string reason;
 
@@ -242,8 +245,8 @@ ColumnStep staging_column_step(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s C
-// chunks: lane * C + j chunks (the packed order, so that the warp's 32 x C chunks are read or written in
-// order by the coalesced pass).
+// chunks: lane * lane_chunks + j chunks (the packed order, so that the warp's 32 x C chunks are read or
+// written in order by the coalesced pass).
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors

@@ -652,14 +652,14 @@ std::string gather_word(const std::vector<std::pair<std::string, int>>& bytes) {
 // in order. The interleave itself is byte permutes in registers. A ragged last chunk moves unit by unit.
 void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units, eb = p.elem_bytes, vb = v * eb;
-  const int64_t c = p.small_extent;
+  const int64_t c = p.small_extent, rec = p.record_units;  // planes; units a record on the packed side
   const Access acc = access_of(vb);
   const Access unit = access_of(eb);
   const std::string I = ll.type();
   const int64_t warp_bytes = 32 * p.lane_chunks * vb;
   // The exchange chunk of q = k * 32 + lane, record chunk j of lane `owner`: q, or q + owner where each
   // lane's records are padded by a chunk (the engine's exchange_byte).
-  const std::string slot = p.lane_chunks > c ? "(q + owner)" : "q";
+  const std::string slot = p.lane_chunks > rec ? "(q + owner)" : "q";
   const bool ragged = p.long_extent % v != 0;
   const bool partial = p.items % p.threads != 0;
   const ConvertMode& lm = p.modes[p.long_mode];
@@ -711,7 +711,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
         for (int w = 0; w < acc.words; ++w) {
           std::vector<std::pair<std::string, int>> bytes;
           for (int b = 0; b < 4; ++b) {
-            const int64_t y = 4 * w + b, x = ((y / eb) * c + pl) * eb + y % eb;
+            const int64_t y = 4 * w + b, x = ((y / eb) * rec + pl) * eb + y % eb;
             bytes.emplace_back(
                 acc.word(from + "[" + std::to_string(x / vb) + "]", static_cast<int>((x % vb) / 4)),
                 static_cast<int>(x % 4));
@@ -726,7 +726,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   auto scalar_tail = [&] {
     if (!ragged) return;
     const std::string s =
-        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(c) + " + k";
+        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(rec) + " + k";
     const std::string d =
         p.packed_dst ? "dst + i * " + ll(c) + " + k" : "dst + k * " + ll(p.plane_stride) + " + i";
     o << "  else if (units > 0) {\n"
@@ -741,8 +741,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       "const unsigned whole = __ballot_sync(0xffffffffu, units == " + std::to_string(v) + ");\n";
   auto exchange_loop = [&](bool store_global) {
     o << "#pragma unroll\n"
-      << "  for (int k = 0; k < " << c << "; ++k) {\n"
-      << "    const int q = k * 32 + lane, owner = q / " << c << ", j = q % " << c << ";\n"
+      << "  for (int k = 0; k < " << rec << "; ++k) {\n"
+      << "    const int q = k * 32 + lane, owner = q / " << rec << ", j = q % " << rec << ";\n"
       << "    const " << I << " at = __shfl_sync(0xffffffffu, " << (store_global ? "dst" : "src")
       << ", owner);\n"
       << "    if ((whole >> owner) & 1u)\n";
@@ -784,9 +784,9 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
     exchange_loop(false);
     o << "  __syncwarp();\n"
       << "  if (units == " << v << ") {\n"
-      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "    vec_t r[" << rec << "], w[" << c << "];\n"
       << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * "
+      << "    for (int j = 0; j < " << rec << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * "
       << p.lane_chunks << " + j) * " << vb << ");\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"

@@ -254,6 +254,48 @@ TEST(ConvertCorpus, TwentyByteRecordsInterleaveThroughPaddedLanes) {
   }
 }
 
+// RGBX pixels (4 B records holding 3 used bytes) to planar RGB: 64 images of 224 x 224, src
+// S[(64,3,224,224):(200704,1,896,4)]. The records are padded (R = 4 units for C = 3 planes): a lane reads
+// the 4 chunks of 16 B that its 16 pixels span and drops every fourth byte. 224 x 224 / 16 = 3136 chunks an
+// image, 200704 items, 784 blocks of 256 threads. The exchange pads each lane's 4 chunks to 5 (stride 4 would
+// put the 8 lanes of a quarter warp on chunks 0, 4, 0, 4, ...): its own record at lane x 5 chunks, distinct
+// modulo 8, 4 wavefronts; the coalesced pass's q = lane lands on chunk 5 (q / 4) + q % 4, which repeats one
+// bank group in each quarter warp (0..3, 5..8 for lanes 0..7): 8 wavefronts, twice the ideal 4.
+TEST(ConvertCorpus, PaddedRecordsDeinterleaveAndDropThePad) {
+  auto src = parse_layout("S[(64,3,224,224):(200704,1,896,4)]");
+  auto dst = parse_layout("S[(64,3,224,224):(150528,50176,224,1)]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto plan = plan_convert(*src, *dst, {64, 3, 224, 224}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_FALSE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 3);
+  EXPECT_EQ(plan->record_units, 4);
+  EXPECT_EQ(plan->lane_chunks, 5);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->chunks, 3136);
+  EXPECT_EQ(plan->items, 64 * 3136);
+  EXPECT_EQ(plan->blocks, 784);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  EXPECT_EQ(plan->smem_write.wavefronts, 8);
+  // Scaled down, with a ragged last chunk (40 = 2 x 16 + 8 pixels a row of planes of 50 x 40).
+  auto s2 = parse_layout("S[(2,3,50,40):(8000,1,160,4)]");
+  auto d2 = parse_layout("S[(2,3,50,40):(6000,2000,40,1)]");
+  ASSERT_TRUE(s2.ok() && d2.ok());
+  auto small = plan_convert(*s2, *d2, {2, 3, 50, 40}, DType::kU8);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->kind, ConvertKind::kInterleave);
+  check_plan("RGBX", *small, {2, 3, 50, 40}, {8000, 1, 160, 4}, {2, 3, 50, 40}, {6000, 2000, 40, 1});
+  // A pad as long as a vector or more is not taken (a lane's last chunk could hold no pixel): 2 planes in
+  // records of 8 f32 (V = 4).
+  auto s3 = parse_layout("S[(2,64):(1,8)]");
+  auto d3 = parse_layout("S[(2,64):(64,1)]");
+  ASSERT_TRUE(s3.ok() && d3.ok());
+  auto wide = plan_convert(*s3, *d3, {2, 64}, DType::kF32);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_NE(wide->kind, ConvertKind::kInterleave);
+}
+
 // Odd and ragged planes. A padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart
 // take V = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Planes at an odd stride
 // (1001 f32) that the source holds are read as the aligned 16 B words around each plane's V = 4 units: 16 B

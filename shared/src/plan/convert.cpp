@@ -667,7 +667,7 @@ InterleaveItem interleave_item(const ConvertPlan& p, int64_t t) {
 // of plane 0 and the exchange's first chunk on each side. Lanes whose item is not whole are left out.
 TiledLanes interleave_lanes(const ConvertPlan& p) {
   TiledLanes lanes;
-  const int64_t eb = p.elem_bytes, c = p.small_extent;
+  const int64_t eb = p.elem_bytes, c = p.record_units;
   for (int lane = 0; lane < 32; ++lane) {
     const InterleaveItem mine = interleave_item(p, lane);
     const int64_t owner = lane / c, j = lane % c;
@@ -722,9 +722,11 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
       }
     }
   }
+  // Records -> planes: the records may be padded (a record of R >= C units, R small too).
   if (p.small_mode < 0) {
     for (int i = 0; i + 1 < n; ++i) {
-      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride == modes[i].extent) {
+      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride >= modes[i].extent &&
+          small(last.src_stride)) {
         p.small_mode = i;
         p.long_mode = n - 1;
         p.packed_dst = false;
@@ -734,6 +736,7 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   if (p.small_mode < 0) return std::nullopt;
   const ConvertMode& sm = modes[p.small_mode];
   p.small_extent = sm.extent;
+  p.record_units = p.packed_dst ? sm.extent : last.src_stride;
   p.long_extent = modes[p.long_mode].extent;
   p.plane_stride = p.packed_dst ? sm.src_stride : sm.dst_stride;
   // V units per lane: 16 B where the planar side's planes and every batch index keep V-unit chunks aligned
@@ -766,6 +769,10 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
     }
   }
   if (p.vector_units * p.elem_bytes < 4) return std::nullopt;
+  // Padded records: a lane reads the R chunks of V units that its V records span. Every chunk must hold a
+  // unit of a record (else the last item's last chunk could lie past the source): chunk R - 1 starts at
+  // (R - 1) V, the last record's last unit is (V - 1) R + C - 1, so R - C < V.
+  if (p.record_units - p.small_extent >= p.vector_units) return std::nullopt;
   p.kind = ConvertKind::kInterleave;
   p.unit_elems = 1;
   p.unit_bytes = p.elem_bytes;
@@ -773,7 +780,11 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   p.block_rows = 1;
   p.chunks = ceil_div(p.long_extent, p.vector_units);
   p.items = batch * p.chunks;
-  p.lane_chunks = p.small_extent + (p.small_extent > kUnpaddedExtent && p.small_extent % 2 == 0 ? 1 : 0);
+  // An even lane stride puts a quarter warp on half the bank groups or fewer: records of more than 16 units
+  // and padded records (plans that took no exchange before) get one chunk more a lane.
+  const bool pad =
+      p.record_units % 2 == 0 && (p.record_units > kUnpaddedExtent || p.record_units > p.small_extent);
+  p.lane_chunks = p.record_units + (pad ? 1 : 0);
   const int64_t warp_bytes = 32 * p.lane_chunks * p.vector_units * p.elem_bytes;
   // Warps of a block: 8, or as many as keep the exchange within kExchangeBytes.
   p.threads = kThreads;
@@ -809,7 +820,7 @@ std::string describe(const ConvertPlan& p) {
                   : "");
     case ConvertKind::kInterleave:
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
-             (p.packed_dst ? " into " : " from ") + std::to_string(p.small_extent * p.elem_bytes) +
+             (p.packed_dst ? " into " : " from ") + std::to_string(p.record_units * p.elem_bytes) +
              " B records, whole in each thread, " + lane + " on both global sides";
   }
   return "";
@@ -1054,16 +1065,17 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   if (plan.kind == ConvertKind::kInterleave) {
     // One warp at a time, as the kernel's lanes do it: the planar side's C chunks of V units per lane, the
     // warp's exchange area of 32 x C chunks in the packed order, and the packed side's chunks in order.
-    const int64_t c = plan.small_extent, v = plan.vector_units, vb = v * eb;
+    const int64_t c = plan.small_extent, rec = plan.record_units, v = plan.vector_units, vb = v * eb;
     const int64_t planar = plan.plane_stride,
-                  packed = c;  // strides of plane k, of unit i along the long mode
+                  packed = rec;  // strides of plane k, of unit i along the long mode
     std::vector<std::byte> exchange(static_cast<size_t>(32 * plan.lane_chunks * vb));
     for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
       InterleaveItem it[32];
       for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);
       auto whole = [&](int64_t lane) { return it[lane].live && it[lane].units == v; };
-      // Unit u of record-chunk k of a lane (u < V x C in the packed order) is unit u / C of plane u % C.
-      auto planar_off = [&](int64_t u) { return (u % c) * planar + u / c; };
+      // Unit u of record-chunk k of a lane (u < V x R in the packed order) is unit u / R of plane u % R (a
+      // pad unit where u % R >= C).
+      auto planar_off = [&](int64_t u) { return (u % rec) * planar + u / rec; };
       for (int lane = 0; lane < 32; ++lane) {
         const InterleaveItem& x = it[lane];
         if (!x.live || whole(lane)) continue;
@@ -1098,19 +1110,22 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           }
         }
       } else {
-        for (int64_t k = 0; k < c; ++k) {
+        for (int64_t k = 0; k < rec; ++k) {
           for (int lane = 0; lane < 32; ++lane) {
-            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            const int64_t q = k * 32 + lane, owner = q / rec, j = q % rec;
             if (!whole(owner)) continue;
-            std::memcpy(exchange.data() + exchange_byte(plan, owner, j),
-                        in.data() + side_element(plan, true, it[owner].src + j * v) * eb,
-                        static_cast<size_t>(vb));
+            // The last record's pad may lie past the source (the kernel's 16 B load still holds a byte of
+            // it): only what the buffer holds is copied.
+            const int64_t from = side_element(plan, true, it[owner].src + j * v) * eb;
+            std::memcpy(exchange.data() + exchange_byte(plan, owner, j), in.data() + from,
+                        static_cast<size_t>(std::clamp<int64_t>(std::ssize(in) - from, 0, vb)));
           }
         }
-        // The lane's C chunks, split into planes.
+        // The lane's R chunks, split into planes (pad units dropped).
         for (int lane = 0; lane < 32; ++lane) {
           if (!whole(lane)) continue;
-          for (int64_t u = 0; u < c * v; ++u) {
+          for (int64_t u = 0; u < rec * v; ++u) {
+            if (u % rec >= c) continue;
             std::memcpy(out.data() + side_element(plan, false, it[lane].dst + planar_off(u)) * eb,
                         exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
             ++moved;

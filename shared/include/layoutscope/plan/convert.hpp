@@ -167,9 +167,13 @@ struct ConvertPlan {
   int64_t plane_stride = 0;
   bool packed_dst = false;
   int64_t chunks = 0, items = 0;
-  // Chunks between two lanes' records in the exchange: C, or C + 1 for more than 16 planes of an even count
-  // (a lane stride of an even number of 16 B chunks puts a quarter warp on half the bank groups or fewer).
+  // Chunks between two lanes' records in the exchange: R (record_units), or R + 1 where R is even and above
+  // 16 or the records are padded (a lane stride of an even number of 16 B chunks puts a quarter warp on
+  // half the bank groups or fewer).
   int64_t lane_chunks = 0;
+  // Units from one record to the next on the packed side: C, or more where the source's records are padded
+  // (RGBX pixels: 3 planes in records of 4 B). The lanes read whole records, R x V units, and drop the pad.
+  int64_t record_units = 0;
   // Why this kind and shape won: the candidates the planner compared and what decided.
   std::string reason;
 

@@ -35,6 +35,17 @@
 //     them in its warp's part of shared memory and the warp writes its 1536 contiguous bytes, 16 B per lane
 //     (the `reason` of the plan says which candidate won and why).
 //
+//   f32 4099 x 4093 transposed (prime extents): modes (4093: 1, 4099) (4099: 4093, 1). No vector divides 4093
+//     or 4099, so rows on both sides start anywhere: an unaligned tiled plan (`unaligned`), 16 B per lane all
+//     the same. A load reads the aligned 16 B words around its 4 units and shifts them into place; each
+//     destination row of a 64-unit tile goes out as the aligned 16 B windows it fills whole (row 1 starts at
+//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63)
+//     one unit a lane (`row_windows`). The loads never touch a 16 B word without a byte of their row, so
+//     buffers that start on 16 B and are allocated in whole 16 B words (cudaMalloc's) are never left.
+//
+//   u8 RGBX -> planar RGB, src S[(64,3,224,224):(200704,1,896,4)]: records of 4 B hold 3 planes. An
+//     interleave of padded records: a lane reads the 4 x 16 B its 16 pixels span and drops every fourth byte.
+//
 //   bf16 TMA SWIZZLE_128B tiles to row-major: src Swizzle<3,3,3> o S[(128,64,128,64):(524288,64,4096,1)],
 //     dst S[(128,64,128,64):(524288,8192,64,1)]: 64-element rows contiguous on both sides, and the swizzle
 //     (bits 3-5 of the element offset XORed with bits 6-8) keeps 8-element granules whole: a vector plan of
@@ -73,7 +84,7 @@ struct ConvertMode {
 enum class ConvertKind {
   kVector,  // a shared run of >= 64 B (or one no tile can stage): 16 B per lane, no staging
   kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
-  // A small mode (2-16 planes, channels or record fields) whole in one thread, interleaved with the mode
+  // A small mode (2-24 planes, channels or record fields) whole in one thread, interleaved with the mode
   // that is contiguous on the other side: V units of each plane in, C x V interleaved units out (or the
   // reverse), 16 B per lane on both global sides through a per-warp exchange in shared memory.
   kInterleave,

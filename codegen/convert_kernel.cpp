@@ -236,6 +236,31 @@ std::string group_functions(const ConvertPlan& p, const Index& ll) {
   return o.str();
 }
 
+// An unaligned plan's two helpers: bytes [o, o + 16) of the 32 bytes lo:hi (o < 16; words chosen by two
+// selects on bits 3 and 2 of o, then a funnel shift by the byte offset), and the 16 B at p of any alignment
+// from the aligned words that hold them, the second read only where one of the `valid` bytes from p lies in
+// it (so no word without a byte of the row is touched).
+std::string unaligned_functions() {
+  return "__device__ __forceinline__ uint4 funnel16(uint4 lo, uint4 hi, unsigned o) {\n"
+         "  const unsigned a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};\n"
+         "  unsigned b[6], w[5];\n"
+         "#pragma unroll\n"
+         "  for (int i = 0; i < 6; ++i) b[i] = (o & 8u) ? a[i + 2] : a[i];\n"
+         "#pragma unroll\n"
+         "  for (int i = 0; i < 5; ++i) w[i] = (o & 4u) ? b[i + 1] : b[i];\n"
+         "  const unsigned s = (o & 3u) * 8u;\n"
+         "  return make_uint4(__funnelshift_r(w[0], w[1], s), __funnelshift_r(w[1], w[2], s),\n"
+         "                    __funnelshift_r(w[2], w[3], s), __funnelshift_r(w[3], w[4], s));\n"
+         "}\n"
+         "__device__ __forceinline__ uint4 load_unaligned(const unsigned char* p, unsigned valid) {\n"
+         "  const unsigned o = (unsigned)((unsigned long long)p & 15ull);\n"
+         "  const uint4* q = reinterpret_cast<const uint4*>(p - o);\n"
+         "  const uint4 lo = __ldg(q);\n"
+         "  const uint4 hi = o + valid > 16u ? __ldg(q + 1) : lo;\n"
+         "  return funnel16(lo, hi, o);\n"
+         "}\n";
+}
+
 // The conditions joined by &&, the empty ones left out ("" when none is left).
 std::string conjunction(std::initializer_list<std::string> conditions) {
   std::string all;
@@ -364,6 +389,53 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
   o << blocks.end;
 }
 
+// The store passes of an unaligned plan (the engine's row_windows): first every row's body, window slot t %
+// (tile_a / V) of row t / (tile_a / V), one aligned 16 B store shifted out of two 16 B chunks of the tile's
+// row; then its edges, unit j < V of the head or j - V of the tail, one unit per thread.
+void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
+                           bool edge_b) {
+  const int v = p.vector_units;
+  const int64_t ub = p.unit_bytes, ca = p.tile_a / v;
+  const std::string I = ll.type(), V = std::to_string(v), rb = std::to_string(p.row_bytes);
+  const std::string units = edge_a ? "units" : std::to_string(p.tile_a);
+  if (edge_a) {
+    o << "  const int units = (int)(" << ll(p.extent_a) << " - a0 < " << ll(p.tile_a) << " ? "
+      << ll(p.extent_a) << " - a0 : " << ll(p.tile_a) << ");\n";
+  }
+  auto row_head = [&](const std::string& per_row) {
+    o << "    const int row = t / " << per_row << ";\n"
+      << "    const " << I << " ib = b0 + row;\n";
+    if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
+    o << "    const " << I << " first = dst_base + a0 + group_b_dst(ib);\n"
+      << "    const int shift = (int)(first & " << ll(v - 1) << ");\n";
+  };
+  const Loop body = thread_loop(p, p.tile_b * ca, true);
+  o << body.head;
+  row_head(std::to_string(ca));
+  o << "    const int k = t % " << ca << " + (shift != 0);\n"
+    << "    if ((k + 1) * " << V << " - shift > " << units << ") continue;\n"
+    << "    const vec_t lo = *reinterpret_cast<const vec_t*>(tile + "
+    << swizzled(p.staging, "row * " + rb + " + (k - (shift != 0)) * 16") << ");\n"
+    << "    const vec_t hi = *reinterpret_cast<const vec_t*>(tile + "
+    << swizzled(p.staging, "row * " + rb + " + k * 16") << ");\n"
+    << "    *reinterpret_cast<vec_t*>(out + (first - shift + k * " << V << ") * " << ub
+    << ") = funnel16(lo, hi, shift != 0 ? (unsigned)(" << V << " - shift) * " << ub << "u : 0u);\n"
+    << body.end;
+  const Loop edges = thread_loop(p, p.tile_b * 2 * v, true);
+  o << edges.head;
+  row_head(std::to_string(2 * v));
+  o << "    const int j = t % " << 2 * v << ";\n"
+    << "    const int head_end = min(shift != 0 ? " << V << " - shift : 0, " << units << ");\n"
+    << "    const int body_end = max((" << units << " + shift) / " << V << ", shift != 0 ? 1 : 0);\n"
+    << "    const int u = j < " << V << " ? j : max(body_end * " << V << " - shift, head_end) + j - " << V
+    << ";\n"
+    << "    if (u >= (j < " << V << " ? head_end : " << units << ")) continue;\n"
+    << "    *reinterpret_cast<unit_t*>(out + (first + u) * " << ub
+    << ") = *reinterpret_cast<const unit_t*>(tile + "
+    << swizzled(p.staging, "row * " + rb + " + u * " + std::to_string(ub)) << ");\n"
+    << edges.end;
+}
+
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
@@ -378,6 +450,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   k.shared_bytes = p.staging_bytes;
   k.blocks = p.blocks;
   o << "  typedef " << acc.type << " vec_t;\n";
+  if (p.unaligned) o << "  typedef " << access_of(static_cast<int>(ub)).type << " unit_t;\n";
   o << "  __shared__ __align__(16) unsigned char tile[" << p.staging_bytes << "];\n";
   o << "  " << I << " blk = blockIdx.x;\n"
     << "  const " << I << " a0 = (blk % " << ll(tiles_a) << ") * " << ll(p.tile_a) << ";\n"
@@ -441,10 +514,19 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
     const std::string load =
-        mapped(p, true)
+        p.unaligned ? "load_unaligned(in + (" + at + ") * " + std::to_string(ub) + ", valid)"
+        : mapped(p, true)
             ? "__ldg(reinterpret_cast<const vec_t*>(in + " +
                   side_bytes(p, true, "(" + at + ") * " + std::to_string(p.unit_elems)) + "))"
             : "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
+    if (p.unaligned) {
+      // The bytes of the block's rows that lie in the tensor: V units, fewer at the end of group b.
+      o << "    const unsigned valid = "
+        << (p.extent_b % v != 0 ? "(unsigned)(ib + " + std::to_string(v) + " <= " + ll(p.extent_b) + " ? " +
+                                      ll(v) + " : " + ll(p.extent_b) + " - ib) * " + std::to_string(ub) + "u"
+                                : std::to_string(v * ub) + "u")
+        << ";\n";
+    }
     if (edge_a) {
       o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
     } else {
@@ -486,6 +568,10 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     o << blocks.end;
   }
   o << "  __syncthreads();\n";
+  if (p.unaligned) {
+    emit_unaligned_stores(o, p, ll, edge_a, edge_b);
+    return;
+  }
   // Write: rows along a (contiguous in the destination); with folded modes, chunk of the run fastest, then
   // row, then slab (the engine's store order).
   // Not unrolled: each pass is one shared load and one global store, and unrolling it only adds compile time
@@ -566,11 +652,14 @@ std::string gather_word(const std::vector<std::pair<std::string, int>>& bytes) {
 // in order. The interleave itself is byte permutes in registers. A ragged last chunk moves unit by unit.
 void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units, eb = p.elem_bytes, vb = v * eb;
-  const int64_t c = p.small_extent;
+  const int64_t c = p.small_extent, rec = p.record_units;  // planes; units a record on the packed side
   const Access acc = access_of(vb);
   const Access unit = access_of(eb);
   const std::string I = ll.type();
-  const int64_t warp_bytes = 32 * c * vb;
+  const int64_t warp_bytes = 32 * p.lane_chunks * vb;
+  // The exchange chunk of q = k * 32 + lane, record chunk j of lane `owner`: q, or q + owner where each
+  // lane's records are padded by a chunk (the engine's exchange_byte).
+  const std::string slot = p.lane_chunks > rec ? "(q + owner)" : "q";
   const bool ragged = p.long_extent % v != 0;
   const bool partial = p.items % p.threads != 0;
   const ConvertMode& lm = p.modes[p.long_mode];
@@ -622,7 +711,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
         for (int w = 0; w < acc.words; ++w) {
           std::vector<std::pair<std::string, int>> bytes;
           for (int b = 0; b < 4; ++b) {
-            const int64_t y = 4 * w + b, x = ((y / eb) * c + pl) * eb + y % eb;
+            const int64_t y = 4 * w + b, x = ((y / eb) * rec + pl) * eb + y % eb;
             bytes.emplace_back(
                 acc.word(from + "[" + std::to_string(x / vb) + "]", static_cast<int>((x % vb) / 4)),
                 static_cast<int>(x % 4));
@@ -637,7 +726,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   auto scalar_tail = [&] {
     if (!ragged) return;
     const std::string s =
-        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(c) + " + k";
+        p.packed_dst ? "src + k * " + ll(p.plane_stride) + " + i" : "src + i * " + ll(rec) + " + k";
     const std::string d =
         p.packed_dst ? "dst + i * " + ll(c) + " + k" : "dst + k * " + ll(p.plane_stride) + " + i";
     o << "  else if (units > 0) {\n"
@@ -652,8 +741,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       "const unsigned whole = __ballot_sync(0xffffffffu, units == " + std::to_string(v) + ");\n";
   auto exchange_loop = [&](bool store_global) {
     o << "#pragma unroll\n"
-      << "  for (int k = 0; k < " << c << "; ++k) {\n"
-      << "    const int q = k * 32 + lane, owner = q / " << c << ", j = q % " << c << ";\n"
+      << "  for (int k = 0; k < " << rec << "; ++k) {\n"
+      << "    const int q = k * 32 + lane, owner = q / " << rec << ", j = q % " << rec << ";\n"
       << "    const " << I << " at = __shfl_sync(0xffffffffu, " << (store_global ? "dst" : "src")
       << ", owner);\n"
       << "    if ((whole >> owner) & 1u)\n";
@@ -661,9 +750,9 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       o << "      *reinterpret_cast<vec_t*>(out + "
         << (mapped(p, false) ? side_bytes(p, false, "at + j * " + std::to_string(v))
                              : "at * " + ebs + " + j * " + vbs)
-        << ") = *reinterpret_cast<const vec_t*>(ex + q * " << vb << ");\n";
+        << ") = *reinterpret_cast<const vec_t*>(ex + " << slot << " * " << vb << ");\n";
     } else {
-      o << "      *reinterpret_cast<vec_t*>(ex + q * " << vb
+      o << "      *reinterpret_cast<vec_t*>(ex + " << slot << " * " << vb
         << ") = __ldg(reinterpret_cast<const vec_t*>(in + "
         << (mapped(p, true) ? side_bytes(p, true, "at + j * " + std::to_string(v))
                             : "at * " + ebs + " + j * " + vbs)
@@ -676,11 +765,15 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << "    vec_t r[" << c << "], w[" << c << "];\n"
       << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"
-      << "      r[k] = __ldg(reinterpret_cast<const vec_t*>(in + "
-      << side_bytes(p, true, "src + k * " + ll(p.plane_stride)) << "));\n";
+      << "      r[k] = "
+      << (p.unaligned
+              ? "load_unaligned(in + " + side_bytes(p, true, "src + k * " + ll(p.plane_stride)) + ", 16u)"
+              : "__ldg(reinterpret_cast<const vec_t*>(in + " +
+                    side_bytes(p, true, "src + k * " + ll(p.plane_stride)) + "))")
+      << ";\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << c
+      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << p.lane_chunks
       << " + j) * " << vb << ") = w[j];\n"
       << "  }\n";
     scalar_tail();
@@ -691,10 +784,10 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
     exchange_loop(false);
     o << "  __syncwarp();\n"
       << "  if (units == " << v << ") {\n"
-      << "    vec_t r[" << c << "], w[" << c << "];\n"
+      << "    vec_t r[" << rec << "], w[" << c << "];\n"
       << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * " << c
-      << " + j) * " << vb << ");\n";
+      << "    for (int j = 0; j < " << rec << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * "
+      << p.lane_chunks << " + j) * " << vb << ");\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"
@@ -705,7 +798,75 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   }
 }
 
+// An unaligned vector plan: the destination's aligned 16 B windows, each read from the source as the
+// aligned words that hold it (load_unaligned); a window across the end of a run (m < V units of it left
+// there) is the run's last m units and the next run's first V - m, the second read shifted up by m units
+// and the two merged by a byte mask. gather(d): the source offset of destination offset d.
+void emit_unaligned_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
+  const int v = p.vector_units, eb = p.elem_bytes;
+  const int64_t nvec = p.elements / v, run = p.modes.back().extent;
+  const int64_t per_block = int64_t{p.threads} * kIlp;
+  const bool edge = nvec % per_block != 0;
+  const std::string I = ll.type();
+  o << "  const " << I << " first = (" << I << ")blockIdx.x * " << per_block << " + threadIdx.x;\n"
+    << "  uint4 x[" << kIlp << "];\n"
+    << "#pragma unroll\n"
+    << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
+    << "    const " << I << " g = first + u * " << p.threads << ";\n";
+  if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
+  o << "    const " << I << " d = g * " << v << ";\n"
+    << "    const unsigned m = (unsigned)(" << ll(run) << " - d % " << ll(run) << ");\n"
+    << "    if (m >= " << v << "u) {\n"
+    << "      x[u] = load_unaligned(in + gather(d) * " << eb << ", 16u);\n"
+    << "    } else {\n"
+    << "      const unsigned mb = m * " << eb << "u;\n"
+    << "      const uint4 p1 = load_unaligned(in + gather(d) * " << eb << ", mb);\n"
+    << "      const uint4 p2 = funnel16(make_uint4(0u, 0u, 0u, 0u), load_unaligned(in + gather(d + m) * "
+    << eb << ", 16u - mb), 16u - mb);\n"
+    << "      x[u] = merge16(p1, p2, mb);\n"
+    << "    }\n"
+    << "  }\n"
+    << "#pragma unroll\n"
+    << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
+    << "    const " << I << " g = first + u * " << p.threads << ";\n";
+  if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
+  o << "    *reinterpret_cast<uint4*>(out + g * 16) = x[u];\n"
+    << "  }\n";
+  k.blocks = (nvec + per_block - 1) / per_block;
+}
+
+// gather(d) of a vector plan: the source offset of destination offset d, over the plan's modes; and
+// merge16(a, b, n): bytes [0, n) of a, the rest of b (whose first n bytes are zero).
+std::string gather_functions(const ConvertPlan& p, const Index& ll) {
+  std::ostringstream o;
+  o << "__device__ __forceinline__ " << ll.type() << " gather(" << ll.type() << " r) {\n  " << ll.type()
+    << " s = 0;\n";
+  for (size_t i = p.modes.size(); i-- > 0;) {
+    const ConvertMode& m = p.modes[i];
+    if (i == 0) {
+      o << "  s += r * " << ll(m.src_stride) << ";\n";
+    } else {
+      o << "  s += (r % " << ll(m.extent) << ") * " << ll(m.src_stride) << "; r /= " << ll(m.extent) << ";\n";
+    }
+  }
+  o << "  return s;\n}\n"
+    << "__device__ __forceinline__ uint4 merge16(uint4 a, uint4 b, unsigned n) {\n"
+    << "  unsigned w[4] = {a.x, a.y, a.z, a.w};\n"
+    << "#pragma unroll\n"
+    << "  for (int q = 0; q < 4; ++q) {\n"
+    << "    const int keep = min(max((int)n - 4 * q, 0), 4);\n"
+    << "    w[q] &= keep >= 4 ? 0xffffffffu : (1u << (8 * keep)) - 1u;\n"
+    << "  }\n"
+    << "  return make_uint4(w[0] | b.x, w[1] | b.y, w[2] | b.z, w[3] | b.w);\n"
+    << "}\n";
+  return o.str();
+}
+
 void emit_vector(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
+  if (p.unaligned) {
+    emit_unaligned_vector(o, p, ll, k);
+    return;
+  }
   const int v = p.vector_units;
   const int eb = p.elem_bytes;
   const Access acc = access_of(v * eb);
@@ -768,6 +929,8 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   std::ostringstream o;
   const Index index = index_of(plan);
   if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
+  if (plan.unaligned) o << unaligned_functions();
+  if (plan.unaligned && plan.kind == ConvertKind::kVector) o << gather_functions(plan, index);
   o << side_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "
     << plan.elements << " elements of " << plan.elem_bytes << " B, " << access_bytes(plan)

@@ -69,9 +69,13 @@ Json convert_plan_json(const ConvertPlan& p) {
                        {"chunks", p.chunks},
                        {"items", p.items},
                        {"exchange_bytes", p.staging_bytes}};
+    if (p.record_units != p.small_extent) j["interleave"]["record_units"] = p.record_units;
+    if (p.lane_chunks > p.small_extent) j["interleave"]["lane_chunks"] = p.lane_chunks;
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
   }
+  // Only where set, so that the plans of aligned tensors print as before.
+  if (p.unaligned) j["unaligned"] = true;
   j["reason"] = p.reason;
   j["predicted_per_warp_instruction"] = predicted;
   return j;

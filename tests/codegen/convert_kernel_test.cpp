@@ -171,13 +171,20 @@ TEST(ConvertKernel, IndexWidthFollowsTheLargestOffset) {
 }
 
 TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
-  // 4096 = 64 whole tiles each way: no partial tile, no test. 1001 x 999 leaves partial tiles on both groups.
+  // 4096 = 64 whole tiles each way: no partial tile, no test. 1000 x 1000 leaves partial tiles on both groups
+  // (1000 = 15 x 64 + 40 along a, 31 x 32 + 8 along b).
   const KernelSource whole = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   EXPECT_EQ(whole.text.find("continue;"), std::string::npos) << whole.text;
   EXPECT_EQ(whole.text.find("vec_t{}"), std::string::npos) << whole.text;
+  const KernelSource partial = convert_kernel_source(permute({1000, 1000}, {1, 0}, DType::kF32));
+  EXPECT_NE(partial.text.find("continue;"), std::string::npos) << partial.text;
+  EXPECT_NE(partial.text.find("|| ib >="), std::string::npos) << partial.text;
+  // 1001 x 999 (odd rows, an unaligned plan): the rows past group b are skipped, and the last tile along a
+  // holds fewer units (`units`), which bound its body windows and its edges.
   const KernelSource odd = convert_kernel_source(permute({1001, 999}, {1, 0}, DType::kF32));
-  EXPECT_NE(odd.text.find("continue;"), std::string::npos) << odd.text;
-  EXPECT_NE(odd.text.find("|| ib >="), std::string::npos) << odd.text;
+  EXPECT_NE(odd.text.find("if (ib >= 999u) continue;"), std::string::npos) << odd.text;
+  EXPECT_NE(odd.text.find("const int units = (int)(1001u - a0"), std::string::npos) << odd.text;
+  EXPECT_NE(odd.text.find("- shift > units) continue;"), std::string::npos) << odd.text;
   // The vector kernel: 2^26 bf16 in vectors of 8 fill whole blocks of 256 x 4 vectors; 2000 runs of 16 f32
   // (8000 vectors of 4) do not.
   const KernelSource full = convert_kernel_source(permute({16, 4096, 32, 32}, {0, 2, 1, 3}, DType::kBF16));
@@ -279,6 +286,11 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"u8_deinterleave_rec5", permute({1 << 20, 5}, {1, 0}, DType::kU8)},
       {"bf16_deinterleave_rec10", permute({1 << 20, 10}, {1, 0}, DType::kBF16)},
       {"f32_interleave_odd", permute({3, 1001}, {1, 0}, DType::kF32)},
+      {"f32_unaligned_prime", permute({4099, 4093}, {1, 0}, DType::kF32)},
+      {"bf16_unaligned_prime", permute({4093, 4099}, {1, 0}, DType::kBF16)},
+      {"u8_unaligned_rank5", permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8)},
+      {"u8_unaligned_vector", permute({64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8)},
+      {"u8_unaligned_planes", permute({3, 1001}, {1, 0}, DType::kU8)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

@@ -210,10 +210,96 @@ TEST(ConvertCorpus, FiveByteRecordsDeinterleave) {
   EXPECT_EQ(plan->staging_bytes, 8 * 32 * 80);
 }
 
-// Odd and ragged planes. A dense planar side has planes L units apart, so V (a power of two dividing every
-// stride) divides L; a padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart take V
-// = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Odd plane strides (1001 f32)
-// leave V = 1, 4 B, the narrowest access an interleave keeps.
+// SoA -> AoS of 20 one-byte fields, 2^22 records: more than 16 planes, so each lane's 20 chunks of 16 B are
+// padded to 21 in the exchange (a stride of 20 chunks would put a quarter warp's 8 lanes on chunks 20 l, 2
+// distinct of the 8 bank groups). The warp's area is 32 x 21 x 16 = 10752 B; 8, 4 or 2 warps would hold
+// 86016, 43008 or 21504 B, and only 2 fit the 32 KiB a block: 64 threads, 2^22 / 16 = 262144 items, 4096
+// blocks. Lane stores of its 21-chunk record: chunks 21 l, distinct modulo 8 (21 is odd), 4 wavefronts. The
+// coalesced pass's first load, chunk q = lane of owner q / 20: q + owner, so lanes 16..23 hit chunks 16..19
+// and 21..24, 24 and 16 in one group: 2 wavefronts for that quarter, 5 in all.
+TEST(ConvertCorpus, TwentyByteRecordsInterleaveThroughPaddedLanes) {
+  auto plan = plan_permute({20, 1 << 22}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 20);
+  EXPECT_EQ(plan->lane_chunks, 21);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->threads, 64);
+  EXPECT_EQ(plan->staging_bytes, 21504);
+  EXPECT_EQ(plan->blocks, 4096);
+  EXPECT_EQ(exchange_byte(*plan, 1, 0), 21 * 16);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 5);
+  EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
+  // 16 planes stay unpadded (the suite's and the corpus's plans of at most 16 fields are unchanged).
+  auto sixteen = plan_permute({16, 1 << 20}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_EQ(sixteen->lane_chunks, sixteen->small_extent);
+  // Both ways on the host: 4099 records (ragged, odd planes read unaligned), 4112 = 257 x 16 records into
+  // planes, and 24 planes of 100 in a batch of 3.
+  for (const auto& [shape, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{20, 4099}, {1, 0}}, {{4112, 20}, {1, 0}}, {{3, 24, 100}, {0, 2, 1}}}) {
+    auto p = plan_permute(shape, perm, DType::kU8);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(p->kind, ConvertKind::kInterleave);
+    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+    for (size_t i = shape.size(), st = 1; i-- > 0;)
+      src_str[i] = static_cast<int64_t>(std::exchange(st, st * static_cast<size_t>(shape[i])));
+    for (size_t k = shape.size(), st = 1; k-- > 0;) {
+      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(st);
+      st *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+    }
+    check_plan("records of 20 or 24", *p, shape, src_str, shape, dst_str);
+  }
+}
+
+// RGBX pixels (4 B records holding 3 used bytes) to planar RGB: 64 images of 224 x 224, src
+// S[(64,3,224,224):(200704,1,896,4)]. The records are padded (R = 4 units for C = 3 planes): a lane reads
+// the 4 chunks of 16 B that its 16 pixels span and drops every fourth byte. 224 x 224 / 16 = 3136 chunks an
+// image, 200704 items, 784 blocks of 256 threads. The exchange pads each lane's 4 chunks to 5 (stride 4 would
+// put the 8 lanes of a quarter warp on chunks 0, 4, 0, 4, ...): its own record at lane x 5 chunks, distinct
+// modulo 8, 4 wavefronts; the coalesced pass's q = lane lands on chunk 5 (q / 4) + q % 4, which repeats one
+// bank group in each quarter warp (0..3, 5..8 for lanes 0..7): 8 wavefronts, twice the ideal 4.
+TEST(ConvertCorpus, PaddedRecordsDeinterleaveAndDropThePad) {
+  auto src = parse_layout("S[(64,3,224,224):(200704,1,896,4)]");
+  auto dst = parse_layout("S[(64,3,224,224):(150528,50176,224,1)]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto plan = plan_convert(*src, *dst, {64, 3, 224, 224}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_FALSE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 3);
+  EXPECT_EQ(plan->record_units, 4);
+  EXPECT_EQ(plan->lane_chunks, 5);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->chunks, 3136);
+  EXPECT_EQ(plan->items, 64 * 3136);
+  EXPECT_EQ(plan->blocks, 784);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+  EXPECT_EQ(plan->smem_write.wavefronts, 8);
+  // Scaled down, with a ragged last chunk (40 = 2 x 16 + 8 pixels a row of planes of 50 x 40).
+  auto s2 = parse_layout("S[(2,3,50,40):(8000,1,160,4)]");
+  auto d2 = parse_layout("S[(2,3,50,40):(6000,2000,40,1)]");
+  ASSERT_TRUE(s2.ok() && d2.ok());
+  auto small = plan_convert(*s2, *d2, {2, 3, 50, 40}, DType::kU8);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->kind, ConvertKind::kInterleave);
+  check_plan("RGBX", *small, {2, 3, 50, 40}, {8000, 1, 160, 4}, {2, 3, 50, 40}, {6000, 2000, 40, 1});
+  // A pad as long as a vector or more is not taken (a lane's last chunk could hold no pixel): 2 planes in
+  // records of 8 f32 (V = 4).
+  auto s3 = parse_layout("S[(2,64):(1,8)]");
+  auto d3 = parse_layout("S[(2,64):(64,1)]");
+  ASSERT_TRUE(s3.ok() && d3.ok());
+  auto wide = plan_convert(*s3, *d3, {2, 64}, DType::kF32);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_NE(wide->kind, ConvertKind::kInterleave);
+}
+
+// Odd and ragged planes. A padded plane stride lets V be wider than L allows: planes of 1000 u8 1024 apart
+// take V = 16 and leave a last chunk of 1000 - 62 x 16 = 8 units, moved unit by unit. Planes at an odd stride
+// (1001 f32) that the source holds are read as the aligned 16 B words around each plane's V = 4 units: 16 B
+// per lane, ceil(1001 / 4) = 251 chunks, the last of 1001 - 250 x 4 = 1 unit.
 TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   for (const auto& [shape, perm, dtype] :
        std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, DType>>{
@@ -239,10 +325,10 @@ TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   }
   auto odd = plan_permute({3, 1001}, {1, 0}, DType::kF32);
   ASSERT_TRUE(odd.ok());
-  if (odd->kind == ConvertKind::kInterleave) {
-    EXPECT_EQ(odd->vector_units, 1);
-    EXPECT_EQ(odd->chunks, 1001);
-  }
+  EXPECT_EQ(odd->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(odd->unaligned);
+  EXPECT_EQ(odd->vector_units, 4);
+  EXPECT_EQ(odd->chunks, 251);
   // Padded planes: 3 planes of 1000 bytes at a 1024 B pitch, into 1000 records of 3 B.
   auto src = parse_layout("S[(3,1000):(1024,1)]");
   auto dst = parse_layout("S[(3,1000):(1,3)]");

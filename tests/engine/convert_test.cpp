@@ -222,9 +222,13 @@ TEST(Convert, ByteBlocksOfFourRowsTileTheWarpWhereTileRowsAreShort) {
   EXPECT_EQ(plan->smem_write.wavefronts, 4);
   expect_converts(*permuted_layout({32, 4096}, {0, 1}), *permuted_layout({32, 4096}, {1, 0}), {32, 4096},
                   DType::kU8);
-  // Ragged tiles both ways (48 = 32 + 16 fields, 2000 records = 1024 + 976) in the same warps.
-  auto ragged = plan_permute({48, 2000}, {1, 0}, DType::kU8);
+  // Ragged tiles both ways (48 = 32 + 16 fields, 140000 records = 136 x 1024 + 736) in the same warps: 2 x
+  // 137 = 274 tiles, enough that the tile keeps its full size (a tensor of 96 KB, 48 x 2000, has 4 such tiles
+  // and takes smaller ones, fewer blocks along b a warp).
+  auto ragged = plan_permute({48, 140000}, {1, 0}, DType::kU8);
   ASSERT_TRUE(ragged.ok());
+  EXPECT_EQ(ragged->tile_b, 1024);
+  EXPECT_EQ(ragged->blocks, 2 * 137);
   EXPECT_EQ(ragged->block_rows, 4);
   EXPECT_EQ(ragged->warp_b, 8);
   expect_converts(*permuted_layout({48, 2000}, {0, 1}), *permuted_layout({48, 2000}, {1, 0}), {48, 2000},

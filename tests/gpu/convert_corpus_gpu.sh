@@ -22,10 +22,10 @@ export PATH="$cuda/bin:$PATH" PYTHONUNBUFFERED=1 CUDA_INCLUDE="$cuda/include" OB
 export HOME="$(mktemp -d)"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/corpus-env.txt" 2>&1
 export INC="-Ishared/include -Icodegen -Iagent -I$cuda/include"
-ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp \
+ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp agent/bench/engine_calls.cpp \
   agent/backends/cuda/nvrtc.cpp |
   xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 $INC -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
-g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -ldl -lpthread -o "$obj/convert_lab" || exit 1
+g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcrypto -ldl -lpthread -o "$obj/convert_lab" || exit 1
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 python3 tests/gpu/convert_corpus.py tsv >"$obj/corpus.tsv"
 echo "== lab $(date -u +%T)"

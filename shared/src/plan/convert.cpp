@@ -21,6 +21,10 @@ constexpr int kThreads = 256;
 // u8 0.914 -> 0.972 of a float4 copy (docs/results/h200-convert.md).
 constexpr int64_t kRecordBytes = 32;
 constexpr int64_t kRecordTileBytes = 4096;
+// Tiles a tiled plan should have at least: two blocks for each of an H200's 132 SMs. Tensors of a few MB
+// split into tiles of the full area leave SMs idle (the 2.2 MB of a rank-5 u8 reversal made 76 tiles of
+// 256 x 128), so their tiles shrink until there are this many.
+constexpr int64_t kFillBlocks = 2 * 132;
 
 struct Strided {
   int64_t extent;
@@ -145,13 +149,27 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       }
     } else if (t < plan.tile_a / r * nb) {
       const LoadBlock b = load_block(plan, t);
-      lanes.global_read.push_back(
+      const int64_t at =
           side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
               plan.elem_bytes +
-          piece);
+          piece;
+      // Unaligned rows: the first of the aligned words that hold the lane's units.
+      lanes.global_read.push_back(plan.unaligned ? at / kVectorBytes * kVectorBytes : at);
       lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v, piece));
     }
-    if (t < plan.tile_b * na) {
+    if (plan.unaligned) {
+      // The body pass: window slot t % (tile_a / V) of row t / (tile_a / V), its second (or only) chunk.
+      const int64_t row = t / na, k = t % na;
+      if (row < plan.tile_b && row < plan.extent_b) {
+        const int64_t first = group_b_dst(plan, row);
+        const RowWindows w = row_windows(plan, first, std::min(plan.tile_a, plan.extent_a));
+        const int64_t kw = w.body_first + k;
+        if (kw < w.body_end) {
+          lanes.smem_read.push_back(staging_offset(plan, kw * v, row));
+          lanes.global_write.push_back((first - w.shift + kw * v) * ub);
+        }
+      }
+    } else if (t < plan.tile_b * na) {
       const StoreItem s = store_item(plan, t);
       lanes.smem_read.push_back(staging_offset(plan, s.ia, s.ib, piece));
       lanes.global_write.push_back(
@@ -262,7 +280,8 @@ void predict(ConvertPlan& plan) {
       const int64_t d = int64_t{lane} * plan.vector_units * plan.unit_elems;
       if (d >= plan.elements) break;
       dst.push_back(side_element(plan, false, d) * plan.elem_bytes);
-      src.push_back(side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes);
+      const int64_t at = side_element(plan, true, gather_offset(plan, d)) * plan.elem_bytes;
+      src.push_back(plan.unaligned ? at / kVectorBytes * kVectorBytes : at);
     }
     plan.global_read = global_cost(src, width);
     plan.global_write = global_cost(dst, width);
@@ -421,6 +440,19 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   };
   const int shared_vector =
       largest_common_pow2(std::max(1, kVectorBytes / eb), {plan.common_vector}, strides);
+  // Runs of 64 B or more whose length or place no vector divides (197 bytes of a ViT's attention row): the
+  // destination's aligned 16 B windows all the same, each read as the aligned words that hold it in the
+  // source, shifted into place; a window that spans the end of a run (at most one: a run holds 4 or more
+  // windows) is two such reads put together (`unaligned`). Only where every window is whole (V divides the
+  // elements) and neither side is offset or swizzled.
+  const int full_vector = std::max(1, kVectorBytes / eb);
+  if (plan.common_vector * eb >= 4 * kVectorBytes && plan.modes.size() > 1 && shared_vector < full_vector &&
+      !transformed && full_vector * eb == kVectorBytes && plan.elements % full_vector == 0) {
+    vector_plan(full_vector);
+    plan.unaligned = true;
+    predict(plan);
+    return plan;
+  }
   if (plan.common_vector * eb >= 4 * kVectorBytes || plan.modes.size() == 1)
     return vector_plan(shared_vector);
 
@@ -525,6 +557,31 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // A block narrower than a 32-bit word cannot be transposed by word permutes: such plans move one unit per
   // lane.
   if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
+  // Rows of odd or prime lengths: no vector divides the offsets where the rows of a side start. Where both
+  // groups span at least four vectors (so that the rows are mostly body), V = 16 B / unit anyway, each access
+  // built from the aligned words around it (`unaligned`), the ends of the rows unit by unit. Not through an
+  // offset or a swizzle, whose granules the shifted words would cross.
+  const int full_units = kVectorBytes / plan.unit_bytes;
+  // Whether a side's rows all start on a multiple of the full vector: its strides outside its own group
+  // (group b on the source, group a on the destination) are.
+  auto rows_aligned = [&](bool src_side) {
+    std::vector<int64_t> s;
+    for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+      const auto& g = src_side ? plan.group_b : plan.group_a;
+      if (std::find(g.begin(), g.end(), i) == g.end())
+        s.push_back(src_side ? units[i].src_stride : units[i].dst_stride);
+    }
+    return largest_common_pow2(full_units, {}, s) == full_units;
+  };
+  // Units of 4 B or more already fill whole sectors a lane at a time: there the shifted path pays (extra
+  // shared reads, selects, the edge pass) only where both sides' rows are unaligned. Measured on an H200:
+  // k-transposes with 577 and 4097 f32 destination rows (the source's rows aligned) ran at 0.71 and 0.68 of a
+  // copy against 0.76 and 0.84 with 4 B lanes; 4099 x 4093 f32 (both unaligned) at 0.77 against 0.61.
+  plan.unaligned = !transformed && plan.folded_a == 0 && plan.unit_lanes == 1 &&
+                   plan.unit_bytes < kVectorBytes && plan.vector_units < full_units &&
+                   plan.extent_a >= 4 * full_units && plan.extent_b >= 4 * full_units &&
+                   (plan.unit_bytes < 4 || (!rows_aligned(true) && !rows_aligned(false)));
+  if (plan.unaligned) plan.vector_units = full_units;
   // 16 B of 1-byte units: a square block of 16 rows held 64 words in registers and compiled a third slower
   // (NVRTC on an H200: 61 against 41 ms for the transpose) than 4 rows, whose 4 B columns the tile's swizzle
   // keeps apart in the banks as well (one wavefront per warp store), the kernel as fast (0.928 against 0.931
@@ -539,21 +596,42 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
                                 : area;
   plan.tile_a = std::min(tile_area / plan.tile_b, max_a);
   plan.tile_b = std::min(tile_area / plan.tile_a, max_b);
+  int64_t batch = 1;
+  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
+    if (!used[i]) batch *= units[i].extent;
+  }
+  auto tile_count = [&] {
+    return batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
+  };
+  // Few tiles (a tensor of a few MB): halve the tile, along b first (the destination's rows along a keep
+  // their length, which is what an unaligned plan's edges are a share of), each side down to four vectors
+  // and the tile down to 64 register blocks (two warps of loads), until there are kFillBlocks tiles. Not for
+  // record tiles or folded groups, whose shape their rows fix.
+  if (plan.folded_a == 0 && plan.tile_b * plan.unit_bytes > kRecordBytes) {
+    const int64_t least = 4 * int64_t{plan.vector_units};
+    const int64_t block_units = int64_t{plan.block_rows} * plan.vector_units;
+    while (tile_count() < kFillBlocks && plan.tile_a * plan.tile_b / 2 / block_units >= 64) {
+      if (plan.tile_b / 2 >= least) {
+        plan.tile_b /= 2;
+      } else if (plan.tile_a / 2 >= least) {
+        plan.tile_a /= 2;
+      } else {
+        break;
+      }
+    }
+  }
   plan.run_a = plan.folded_a > 0 ? std::min(plan.tile_a, contiguous_a) : plan.tile_a;
   plan.row_bytes = plan.run_a * plan.unit_bytes;
   plan.staging_bytes = plan.tile_a * plan.tile_b * plan.unit_bytes;
   // Records of 16 B, one per row of a block, next to each other in the source: a lane per row would read half
   // a sector per access (twice the sectors of a copy); lane pairs read whole sectors.
   const ConvertMode& first_a = units[plan.group_a.front()];
-  plan.paired = !transformed && plan.unit_lanes == 1 && plan.vector_units * plan.unit_bytes == kVectorBytes &&
-                plan.unit_bytes >= 2 && plan.tile_b == plan.vector_units &&
-                plan.extent_b % plan.tile_b == 0 && first_a.src_stride * plan.unit_bytes == kVectorBytes &&
+  plan.paired = !transformed && !plan.unaligned && plan.unit_lanes == 1 &&
+                plan.vector_units * plan.unit_bytes == kVectorBytes && plan.unit_bytes >= 2 &&
+                plan.tile_b == plan.vector_units && plan.extent_b % plan.tile_b == 0 &&
+                first_a.src_stride * plan.unit_bytes == kVectorBytes &&
                 first_a.extent % plan.vector_units == 0;
-  int64_t batch = 1;
-  for (int i = 0; i < static_cast<int>(units.size()); ++i) {
-    if (!used[i]) batch *= units[i].extent;
-  }
-  plan.blocks = batch * ceil_div(plan.extent_a, plan.tile_a) * ceil_div(plan.extent_b, plan.tile_b);
+  plan.blocks = tile_count();
   set_load_pass(plan);
   choose_staging(plan);
   predict(plan);
@@ -565,8 +643,11 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
 namespace {
 
 // Modes of at most kSmallExtent units (channels, record fields, heads) are small enough to sit whole in one
-// thread: C vectors of 16 B in registers.
-constexpr int64_t kSmallExtent = 16;
+// thread: C vectors of 16 B in registers (2 x 24 of them, the planes and the records, stay under ptxas's 255
+// registers a thread).
+constexpr int64_t kSmallExtent = 24;
+// Planes above this many, of an even count, pad each lane's records in the exchange by one chunk.
+constexpr int64_t kUnpaddedExtent = 16;
 // An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
 // 128 threads): static shared memory stays under 48 KiB.
 constexpr int64_t kExchangeBytes = 32768;
@@ -602,7 +683,7 @@ InterleaveItem interleave_item(const ConvertPlan& p, int64_t t) {
 // of plane 0 and the exchange's first chunk on each side. Lanes whose item is not whole are left out.
 TiledLanes interleave_lanes(const ConvertPlan& p) {
   TiledLanes lanes;
-  const int64_t eb = p.elem_bytes, c = p.small_extent;
+  const int64_t eb = p.elem_bytes, c = p.record_units;
   for (int lane = 0; lane < 32; ++lane) {
     const InterleaveItem mine = interleave_item(p, lane);
     const int64_t owner = lane / c, j = lane % c;
@@ -611,7 +692,8 @@ TiledLanes interleave_lanes(const ConvertPlan& p) {
     const bool owner_whole = theirs.live && theirs.units == p.vector_units;
     if (p.packed_dst) {
       if (whole) {
-        lanes.global_read.push_back(side_element(p, true, mine.src) * eb);
+        const int64_t at = side_element(p, true, mine.src) * eb;
+        lanes.global_read.push_back(p.unaligned ? at / kVectorBytes * kVectorBytes : at);
         lanes.smem_write.push_back(exchange_byte(p, lane, 0));
       }
       if (owner_whole) {
@@ -656,9 +738,11 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
       }
     }
   }
+  // Records -> planes: the records may be padded (a record of R >= C units, R small too).
   if (p.small_mode < 0) {
     for (int i = 0; i + 1 < n; ++i) {
-      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride == modes[i].extent) {
+      if (modes[i].src_stride == 1 && small(modes[i].extent) && last.src_stride >= modes[i].extent &&
+          small(last.src_stride)) {
         p.small_mode = i;
         p.long_mode = n - 1;
         p.packed_dst = false;
@@ -668,6 +752,7 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   if (p.small_mode < 0) return std::nullopt;
   const ConvertMode& sm = modes[p.small_mode];
   p.small_extent = sm.extent;
+  p.record_units = p.packed_dst ? sm.extent : last.src_stride;
   p.long_extent = modes[p.long_mode].extent;
   p.plane_stride = p.packed_dst ? sm.src_stride : sm.dst_stride;
   // V units per lane: 16 B where the planar side's planes and every batch index keep V-unit chunks aligned
@@ -685,8 +770,25 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
     strides.push_back(modes[i].dst_stride);
     batch *= modes[i].extent;
   }
-  p.vector_units = largest_common_pow2(std::max(1, kVectorBytes / p.elem_bytes), {}, strides);
+  const int full_vector = std::max(1, kVectorBytes / p.elem_bytes);
+  p.vector_units = largest_common_pow2(full_vector, {}, strides);
+  // Planes that start at odd offsets (C planes of an odd or prime length, a tensor of 3 x 1001 bytes): the
+  // planar side is the source, so each plane's V units are read as the aligned 16 B words that hold them,
+  // shifted into place (`unaligned`), where the packed side's records stay aligned without the planes'
+  // stride and the long mode spans two vectors.
+  if (p.packed_dst && p.vector_units < full_vector && side_granules(p).empty() &&
+      p.long_extent >= 2 * full_vector && full_vector * p.elem_bytes == kVectorBytes) {
+    strides.erase(strides.begin());  // the plane stride (side_granules(p) is empty)
+    if (largest_common_pow2(full_vector, {}, strides) == full_vector) {
+      p.vector_units = full_vector;
+      p.unaligned = true;
+    }
+  }
   if (p.vector_units * p.elem_bytes < 4) return std::nullopt;
+  // Padded records: a lane reads the R chunks of V units that its V records span. Every chunk must hold a
+  // unit of a record (else the last item's last chunk could lie past the source): chunk R - 1 starts at
+  // (R - 1) V, the last record's last unit is (V - 1) R + C - 1, so R - C < V.
+  if (p.record_units - p.small_extent >= p.vector_units) return std::nullopt;
   p.kind = ConvertKind::kInterleave;
   p.unit_elems = 1;
   p.unit_bytes = p.elem_bytes;
@@ -694,8 +796,15 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   p.block_rows = 1;
   p.chunks = ceil_div(p.long_extent, p.vector_units);
   p.items = batch * p.chunks;
-  const int64_t warp_bytes = 32 * p.small_extent * p.vector_units * p.elem_bytes;
-  p.threads = warp_bytes * (kThreads / 32) <= kExchangeBytes ? kThreads : kThreads / 2;
+  // An even lane stride puts a quarter warp on half the bank groups or fewer: records of more than 16 units
+  // and padded records (plans that took no exchange before) get one chunk more a lane.
+  const bool pad =
+      p.record_units % 2 == 0 && (p.record_units > kUnpaddedExtent || p.record_units > p.small_extent);
+  p.lane_chunks = p.record_units + (pad ? 1 : 0);
+  const int64_t warp_bytes = 32 * p.lane_chunks * p.vector_units * p.elem_bytes;
+  // Warps of a block: 8, or as many as keep the exchange within kExchangeBytes.
+  p.threads = kThreads;
+  while (p.threads > 32 && warp_bytes * (p.threads / 32) > kExchangeBytes) p.threads /= 2;
   p.staging_bytes = warp_bytes * (p.threads / 32);
   p.blocks = ceil_div(p.items, p.threads);
   TiledLanes l = interleave_lanes(p);
@@ -711,14 +820,23 @@ std::string describe(const ConvertPlan& p) {
   const std::string lane = std::to_string(access_bytes(p)) + " B per lane";
   switch (p.kind) {
     case ConvertKind::kVector:
+      if (p.unaligned) {
+        return "vector: runs of " + std::to_string(p.modes.back().extent * p.elem_bytes) +
+               " B contiguous on both sides at offsets no vector divides, the destination's aligned 16 B "
+               "windows read as the aligned source words that hold them, " +
+               lane;
+      }
       return "vector: runs of " + std::to_string(p.vector_units * p.elem_bytes) +
              " B contiguous on both sides, " + lane;
     case ConvertKind::kTiled:
       return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
-             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane;
+             std::to_string(p.unit_bytes) + " B units through shared memory, " + lane +
+             (p.unaligned
+                  ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
+                  : "");
     case ConvertKind::kInterleave:
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
-             (p.packed_dst ? " into " : " from ") + std::to_string(p.small_extent * p.elem_bytes) +
+             (p.packed_dst ? " into " : " from ") + std::to_string(p.record_units * p.elem_bytes) +
              " B records, whole in each thread, " + lane + " on both global sides";
   }
   return "";
@@ -854,6 +972,17 @@ int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
 
 int access_bytes(const ConvertPlan& plan) { return plan.vector_units * plan.unit_bytes / plan.unit_lanes; }
 
+RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units) {
+  const int64_t v = plan.vector_units;
+  RowWindows w;
+  w.shift = first % v;
+  w.body_first = w.shift > 0 ? 1 : 0;
+  w.body_end = std::max((units + w.shift) / v, w.body_first);
+  w.head_end = std::min(w.shift > 0 ? v - w.shift : 0, units);
+  w.tail_start = std::max(w.body_end * v - w.shift, w.head_end);
+  return w;
+}
+
 LoadBlock load_block(const ConvertPlan& plan, int64_t t) {
   const int64_t nb = plan.tile_b / plan.vector_units, wb = plan.warp_b;
   if (wb >= nb) return {t / nb, t % nb};
@@ -900,7 +1029,7 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
 }
 
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j) {
-  return (lane * plan.small_extent + j) * plan.vector_units * plan.elem_bytes;
+  return (lane * plan.lane_chunks + j) * plan.vector_units * plan.elem_bytes;
 }
 
 int64_t source_extent(const ConvertPlan& plan) {
@@ -930,8 +1059,18 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     return make_error("output buffer too small", 0, "out");
   int64_t moved = 0;
   if (plan.kind == ConvertKind::kVector) {
-    const int64_t v = plan.vector_units;
+    const int64_t v = plan.vector_units, run = plan.modes.back().extent;
     for (int64_t d = 0; d < plan.elements; d += v) {
+      if (plan.unaligned && d % run + v > run) {
+        // A window across the end of a run: the rest of this run, then the start of the next.
+        const int64_t m = run - d % run;
+        std::memcpy(out.data() + d * eb, in.data() + gather_offset(plan, d) * eb,
+                    static_cast<size_t>(m * eb));
+        std::memcpy(out.data() + (d + m) * eb, in.data() + gather_offset(plan, d + m) * eb,
+                    static_cast<size_t>((v - m) * eb));
+        moved += v;
+        continue;
+      }
       std::memcpy(out.data() + side_element(plan, false, d) * eb,
                   in.data() + side_element(plan, true, gather_offset(plan, d)) * eb,
                   static_cast<size_t>(v * eb));
@@ -942,16 +1081,17 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   if (plan.kind == ConvertKind::kInterleave) {
     // One warp at a time, as the kernel's lanes do it: the planar side's C chunks of V units per lane, the
     // warp's exchange area of 32 x C chunks in the packed order, and the packed side's chunks in order.
-    const int64_t c = plan.small_extent, v = plan.vector_units, vb = v * eb;
+    const int64_t c = plan.small_extent, rec = plan.record_units, v = plan.vector_units, vb = v * eb;
     const int64_t planar = plan.plane_stride,
-                  packed = c;  // strides of plane k, of unit i along the long mode
-    std::vector<std::byte> exchange(static_cast<size_t>(32 * c * vb));
+                  packed = rec;  // strides of plane k, of unit i along the long mode
+    std::vector<std::byte> exchange(static_cast<size_t>(32 * plan.lane_chunks * vb));
     for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
       InterleaveItem it[32];
       for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);
       auto whole = [&](int64_t lane) { return it[lane].live && it[lane].units == v; };
-      // Unit u of record-chunk k of a lane (u < V x C in the packed order) is unit u / C of plane u % C.
-      auto planar_off = [&](int64_t u) { return (u % c) * planar + u / c; };
+      // Unit u of record-chunk k of a lane (u < V x R in the packed order) is unit u / R of plane u % R (a
+      // pad unit where u % R >= C).
+      auto planar_off = [&](int64_t u) { return (u % rec) * planar + u / rec; };
       for (int lane = 0; lane < 32; ++lane) {
         const InterleaveItem& x = it[lane];
         if (!x.live || whole(lane)) continue;
@@ -986,19 +1126,22 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           }
         }
       } else {
-        for (int64_t k = 0; k < c; ++k) {
+        for (int64_t k = 0; k < rec; ++k) {
           for (int lane = 0; lane < 32; ++lane) {
-            const int64_t q = k * 32 + lane, owner = q / c, j = q % c;
+            const int64_t q = k * 32 + lane, owner = q / rec, j = q % rec;
             if (!whole(owner)) continue;
-            std::memcpy(exchange.data() + exchange_byte(plan, owner, j),
-                        in.data() + side_element(plan, true, it[owner].src + j * v) * eb,
-                        static_cast<size_t>(vb));
+            // The last record's pad may lie past the source (the kernel's 16 B load still holds a byte of
+            // it): only what the buffer holds is copied.
+            const int64_t from = side_element(plan, true, it[owner].src + j * v) * eb;
+            std::memcpy(exchange.data() + exchange_byte(plan, owner, j), in.data() + from,
+                        static_cast<size_t>(std::clamp<int64_t>(std::ssize(in) - from, 0, vb)));
           }
         }
-        // The lane's C chunks, split into planes.
+        // The lane's R chunks, split into planes (pad units dropped).
         for (int lane = 0; lane < 32; ++lane) {
           if (!whole(lane)) continue;
-          for (int64_t u = 0; u < c * v; ++u) {
+          for (int64_t u = 0; u < rec * v; ++u) {
+            if (u % rec >= c) continue;
             std::memcpy(out.data() + side_element(plan, false, it[lane].dst + planar_off(u)) * eb,
                         exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
             ++moved;
@@ -1033,12 +1176,14 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     for (int64_t t = 0; t < plan.tile_a / r * nb; ++t) {
       const auto [ba, bb] = load_block(plan, t);
       if (b0 + bb * v >= plan.extent_b) continue;
+      // V units, fewer at the end of a row of unaligned plan (whose V need not divide extent_b).
+      const int64_t valid = std::min<int64_t>(v, plan.extent_b - (b0 + bb * v));
       for (int k = 0; k < r; ++k) {
         const int64_t ia = a0 + ba * r + k;
         if (ia >= plan.extent_a) continue;
         const int64_t s = src_base + group_a_src(plan, ia) + b0 + bb * v;
         std::memcpy(block.data() + k * v * ub, in.data() + side_element(plan, true, s * plan.unit_elems) * eb,
-                    static_cast<size_t>(v * ub));
+                    static_cast<size_t>(valid * ub));
       }
       for (int j = 0; j < v; ++j) {
         for (int k = 0; k < r; ++k) {
@@ -1048,6 +1193,26 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           }
         }
       }
+    }
+    if (plan.unaligned) {
+      // Each destination row of the tile: its body windows (V units each, aligned in the destination),
+      // then its edges unit by unit.
+      const int64_t units = std::min(plan.tile_a, plan.extent_a - a0);
+      auto put = [&](int64_t row, int64_t first, int64_t u) {
+        std::memcpy(out.data() + (first + u) * ub, tile.data() + staging_offset(plan, u, row),
+                    static_cast<size_t>(ub));
+      };
+      for (int64_t row = 0; row < plan.tile_b && b0 + row < plan.extent_b; ++row) {
+        const int64_t first = dst_base + a0 + group_b_dst(plan, b0 + row);
+        const RowWindows w = row_windows(plan, first, units);
+        for (int64_t k = w.body_first; k < w.body_end; ++k) {
+          for (int64_t i = 0; i < v; ++i) put(row, first, k * v - w.shift + i);
+        }
+        for (int64_t u = 0; u < w.head_end; ++u) put(row, first, u);
+        for (int64_t u = w.tail_start; u < units; ++u) put(row, first, u);
+        moved += units * plan.unit_elems;
+      }
+      continue;
     }
     // Store V-unit chunks of the runs along a from the tile, in destination order.
     for (int64_t t = 0; t < plan.tile_b * na; ++t) {

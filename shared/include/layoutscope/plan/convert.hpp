@@ -35,6 +35,17 @@
 //     them in its warp's part of shared memory and the warp writes its 1536 contiguous bytes, 16 B per lane
 //     (the `reason` of the plan says which candidate won and why).
 //
+//   f32 4099 x 4093 transposed (prime extents): modes (4093: 1, 4099) (4099: 4093, 1). No vector divides 4093
+//     or 4099, so rows on both sides start anywhere: an unaligned tiled plan (`unaligned`), 16 B per lane all
+//     the same. A load reads the aligned 16 B words around its 4 units and shifts them into place; each
+//     destination row of a 64-unit tile goes out as the aligned 16 B windows it fills whole (row 1 starts at
+//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63)
+//     one unit a lane (`row_windows`). The loads never touch a 16 B word without a byte of their row, so
+//     buffers that start on 16 B and are allocated in whole 16 B words (cudaMalloc's) are never left.
+//
+//   u8 RGBX -> planar RGB, src S[(64,3,224,224):(200704,1,896,4)]: records of 4 B hold 3 planes. An
+//     interleave of padded records: a lane reads the 4 x 16 B its 16 pixels span and drops every fourth byte.
+//
 //   bf16 TMA SWIZZLE_128B tiles to row-major: src Swizzle<3,3,3> o S[(128,64,128,64):(524288,64,4096,1)],
 //     dst S[(128,64,128,64):(524288,8192,64,1)]: 64-element rows contiguous on both sides, and the swizzle
 //     (bits 3-5 of the element offset XORed with bits 6-8) keeps 8-element granules whole: a vector plan of
@@ -73,7 +84,7 @@ struct ConvertMode {
 enum class ConvertKind {
   kVector,  // a shared run of >= 64 B (or one no tile can stage): 16 B per lane, no staging
   kTiled,   // staged through a shared-memory tile between the source- and destination-contiguous modes
-  // A small mode (2-16 planes, channels or record fields) whole in one thread, interleaved with the mode
+  // A small mode (2-24 planes, channels or record fields) whole in one thread, interleaved with the mode
   // that is contiguous on the other side: V units of each plane in, C x V interleaved units out (or the
   // reverse), 16 B per lane on both global sides through a per-warp exchange in shared memory.
   kInterleave,
@@ -116,6 +127,14 @@ struct ConvertPlan {
   // (AoS -> SoA of 16 B records): lane p loads rows 2k+p, so that a lane pair reads whole 32 B sectors; the
   // pair swaps half of each row (a warp shuffle) and each lane stores half of the block's output rows.
   bool paired = false;
+  // Odd or prime row lengths, where no vector divides the offsets the rows start at: each lane still moves
+  // 16 B (V = 16 B / unit). A load takes the aligned 16 B words that hold its V units (the second only where
+  // they straddle two) and shifts the units into place. The store pass writes each destination row of the
+  // tile as the aligned 16 B windows it fills whole (the body, each window shifted out of two chunks of the
+  // tile's row, `row_windows`), then the units at the row's two ends, which share a window with a
+  // neighbouring tile or lie past the tensor, one unit per lane (the edges). kInterleave: the planes of the
+  // source start at odd offsets; each plane's V units are read the same way, the records written aligned.
+  bool unaligned = false;
   int threads = 256;  // threads per block
 
   // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
@@ -159,6 +178,13 @@ struct ConvertPlan {
   int64_t plane_stride = 0;
   bool packed_dst = false;
   int64_t chunks = 0, items = 0;
+  // Chunks between two lanes' records in the exchange: R (record_units), or R + 1 where R is even and above
+  // 16 or the records are padded (a lane stride of an even number of 16 B chunks puts a quarter warp on
+  // half the bank groups or fewer).
+  int64_t lane_chunks = 0;
+  // Units from one record to the next on the packed side: C, or more where the source's records are padded
+  // (RGBX pixels: 3 planes in records of 4 B). The lanes read whole records, R x V units, and drop the pad.
+  int64_t record_units = 0;
   // Why this kind and shape won: the candidates the planner compared and what decided.
   std::string reason;
 
@@ -204,6 +230,16 @@ int64_t group_b_dst(const ConvertPlan& plan, int64_t ib);
 // Byte offset in the staging tile (before the swizzle) of unit ia along a, row ib along b, both relative to
 // the tile: slab ia / run_a, row ib, unit ia % run_a.
 int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib);
+// The windows of one destination row of an unaligned tile (kTiled, `unaligned`): the row's `units` units
+// (tile_a, fewer in the tile that ends group a) start `first` units into the destination, `shift` = first %
+// V units into an aligned window. Body window k, for body_first <= k < body_end, holds units [k V - shift,
+// (k + 1) V - shift) of the row whole; the edges are units [0, head_end) and [tail_start, units).
+//   first = 1001, V = 16, units = 256: shift 9, body windows 1 .. 15 (units 7 .. 246), edges 0 .. 6 and
+//   247 .. 255.
+struct RowWindows {
+  int64_t shift = 0, body_first = 0, body_end = 0, head_end = 0, tail_start = 0;
+};
+RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units);
 // Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
 int access_bytes(const ConvertPlan& plan);
 // The load pass's register block of thread t: index ba of its R rows along a, bb of its V units along b.
@@ -224,8 +260,8 @@ ColumnStep staging_column_step(const ConvertPlan& plan);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s C
-// chunks: lane * C + j chunks (the packed order, so that the warp's 32 x C chunks are read or written in
-// order by the coalesced pass).
+// chunks: lane * lane_chunks + j chunks (the packed order, so that the warp's 32 x C chunks are read or
+// written in order by the coalesced pass).
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors

@@ -1,0 +1,170 @@
+// Odd and prime row lengths: the planner's vector bodies with thin edges (`unaligned` plans), what it says
+// for such shapes worked out by hand from the strides, and the host executor checked element by element
+// against out[dst(x)] = in[src(x)] computed here from the shapes alone.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "layoutscope/plan/convert.hpp"
+
+namespace layoutscope {
+namespace {
+
+// Row-major strides of `shape`.
+std::vector<int64_t> row_major(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size() - 1; i-- > 0;) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+// Runs plan_permute(shape, perm) on the host and checks every element: x's source offset is its row-major
+// offset over `shape`, its destination offset the row-major offset of the permuted index over the permuted
+// shape.
+void expect_permutes(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm, DType dtype) {
+  auto plan = plan_permute(shape, perm, dtype);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  const int eb = dtype_bytes(dtype);
+  std::vector<int64_t> permuted(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) permuted[k] = shape[static_cast<size_t>(perm[k])];
+  const std::vector<int64_t> ss = row_major(shape), ds = row_major(permuted);
+  std::vector<std::byte> in(static_cast<size_t>(source_extent(*plan) * eb)),
+      out(static_cast<size_t>(n * eb), std::byte{0}), want(out.size());
+  std::mt19937_64 rng(29);
+  for (auto& b : in) b = static_cast<std::byte>(rng());
+  for (int64_t x = 0; x < n; ++x) {
+    int64_t rest = x, s = 0, d = 0;
+    for (size_t i = shape.size(); i-- > 0;) {
+      const int64_t digit = rest % shape[i];
+      rest /= shape[i];
+      s += digit * ss[i];
+      for (size_t k = 0; k < perm.size(); ++k) {
+        if (perm[k] == static_cast<int64_t>(i)) d += digit * ds[k];
+      }
+    }
+    std::memcpy(want.data() + d * eb, in.data() + s * eb, static_cast<size_t>(eb));
+  }
+  auto moved = execute_convert_host(*plan, in, out);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  EXPECT_EQ(*moved, n);
+  EXPECT_TRUE(out == want) << to_string(plan->kind) << " plan: " << plan->reason;
+}
+
+// A row of 256 units whose first unit is 1001 units into the destination, V = 16: 1001 = 62 x 16 + 9, so
+// the row starts 9 units into an aligned window. Its units 0..6 fill the rest of that window (the head),
+// windows 1..15 hold units 16k - 9 .. 16k + 6 whole (the body: 7 .. 246), and units 247..255 start the
+// window that the next tile finishes (the tail).
+TEST(ConvertUnaligned, RowWindowsSplitARowIntoHeadBodyAndTail) {
+  ConvertPlan p;
+  p.vector_units = 16;
+  RowWindows w = row_windows(p, 1001, 256);
+  EXPECT_EQ(w.shift, 9);
+  EXPECT_EQ(w.body_first, 1);
+  EXPECT_EQ(w.body_end, 16);
+  EXPECT_EQ(w.head_end, 7);
+  EXPECT_EQ(w.tail_start, 247);
+  // An aligned row: all body.
+  w = row_windows(p, 2048, 256);
+  EXPECT_EQ(w.shift, 0);
+  EXPECT_EQ(w.body_first, 0);
+  EXPECT_EQ(w.body_end, 16);
+  EXPECT_EQ(w.head_end, 0);
+  EXPECT_EQ(w.tail_start, 256);
+  // The last tile of a group, 6 units starting at 5 with V = 4: units 0..2 fill window [4, 8) from 5 on,
+  // units 3..5 are 3 of the 4 of window [8, 12): no window is whole, all 6 are edges.
+  p.vector_units = 4;
+  w = row_windows(p, 5, 6);
+  EXPECT_EQ(w.shift, 1);
+  EXPECT_EQ(w.body_end - w.body_first, 0);
+  EXPECT_EQ(w.head_end, 3);
+  EXPECT_EQ(w.tail_start, 3);
+}
+
+// 4099 x 4093 f32 transposed: modes (4093: src 1, dst 4099) (4099: src 4093, dst 1). Both strides are odd, so
+// the only power of two dividing them is 1 (4 B lanes before). Both groups span far more than two vectors of
+// 4 f32, so the plan moves 16 B per lane: 64 x 64 tiles (4096 units of 4 B), ceil(4099 / 64) = 65 tiles along
+// a times ceil(4093 / 64) = 64 along b.
+TEST(ConvertUnaligned, PrimeTransposeMovesSixteenBytesPerLane) {
+  auto plan = plan_permute({4099, 4093}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_TRUE(plan->unaligned);
+  EXPECT_EQ(plan->vector_units, 4);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_EQ(plan->tile_a, 64);
+  EXPECT_EQ(plan->tile_b, 64);
+  EXPECT_EQ(plan->blocks, 65 * 64);
+  // Warp 0's loads: 16 blocks of 4 x 4 along b of rows 0 and 4, each lane from the aligned 16 B word that
+  // holds its first unit. Row 0: 256 B from 0, 8 sectors. Row 4 starts at 4 x 4093 x 4 B = 65488 B, a
+  // multiple of 16 but not of 32: 256 B from there cover sectors 2046 .. 2054, 9. 17 sectors in all.
+  EXPECT_EQ(plan->global_read.sectors, 17);
+  EXPECT_EQ(plan->global_read.lanes, 32);
+  // Warp 0's body stores: destination row 0 (aligned) windows 0..15, 256 B from 0; row 1 starts at unit 4099
+  // (3 units into a window): windows 1..15 of it, 240 B from (4096 + 4) x 4 = 16400 B, sectors 512 .. 519.
+  // 8 + 8 sectors for 31 lanes.
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  EXPECT_EQ(plan->global_write.lanes, 31);
+  EXPECT_NE(plan->reason.find("unaligned"), std::string::npos) << plan->reason;
+}
+
+// 3 x 1001 bytes transposed (3 planes of 1001 into 1001 records of 3 B): the planes start 1001 bytes apart,
+// so no vector wider than a byte keeps them aligned, but the records (48 B per 16 units) do. An interleave
+// of 16 B per lane: chunks of 16 units, ceil(1001 / 16) = 63 of them (the last 1001 - 62 x 16 = 9 units),
+// one block of 256 threads; plane 0's loads of warp 0 are 32 x 16 B from byte 0 (16 sectors), the stores
+// 32 x 16 B of records from byte 0 (16 sectors). It beats the tiled plan's 1 B per lane.
+TEST(ConvertUnaligned, ThreeOddPlanesOfBytesInterleaveSixteenBytesPerLane) {
+  auto plan = plan_permute({3, 1001}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->unaligned);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->small_extent, 3);
+  EXPECT_EQ(plan->plane_stride, 1001);
+  EXPECT_EQ(plan->vector_units, 16);
+  EXPECT_EQ(plan->chunks, 63);
+  EXPECT_EQ(plan->items, 63);
+  EXPECT_EQ(plan->threads, 256);
+  EXPECT_EQ(plan->blocks, 1);
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 16);
+  EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
+}
+
+// 7 x 997 f32 transposed: 7 planes of 997 into records of 28 B. V = 4 (16 B), 997 = 249 x 4 + 1: 250 chunks,
+// the last of 1 unit. The exchange holds 32 lanes x 7 x 16 B = 3584 B a warp, 8 warps 28,672 B (under the
+// 32 KiB of a block), so 256 threads; a lane's 7 chunks start 7 chunks apart, odd, so the quarter warp's 8
+// lanes fall on 8 distinct 16 B bank groups: 4 wavefronts per 16 B access, the ideal.
+TEST(ConvertUnaligned, SevenOddPlanesOfFloatsInterleaveSixteenBytesPerLane) {
+  auto plan = plan_permute({7, 997}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->unaligned);
+  EXPECT_EQ(plan->small_extent, 7);
+  EXPECT_EQ(plan->long_extent, 997);
+  EXPECT_EQ(plan->vector_units, 4);
+  EXPECT_EQ(plan->chunks, 250);
+  EXPECT_EQ(plan->threads, 256);
+  EXPECT_EQ(plan->staging_bytes, 28672);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
+  EXPECT_EQ(plan->smem_read.wavefronts, 4);
+}
+
+// Odd and prime extents on every kind that takes unaligned rows (transposes of f32, bf16 and u8, odd planes,
+// rank 4 and 5 with odd extents, a batch of odd rows), run on the host and compared with the definition.
+TEST(ConvertUnaligned, PlansVerifyOnTheHost) {
+  expect_permutes({4099 / 16, 4093 / 16}, {1, 0}, DType::kF32);  // 256 x 255
+  expect_permutes({131, 97}, {1, 0}, DType::kF32);
+  expect_permutes({97, 131}, {1, 0}, DType::kBF16);
+  expect_permutes({257, 301}, {1, 0}, DType::kU8);
+  expect_permutes({3, 1001}, {1, 0}, DType::kU8);
+  expect_permutes({7, 997}, {1, 0}, DType::kF32);
+  expect_permutes({5, 7, 9, 11, 13}, {4, 3, 2, 1, 0}, DType::kU8);
+  expect_permutes({6, 37, 5, 41}, {2, 0, 3, 1}, DType::kF32);
+  expect_permutes({3, 40, 41}, {0, 2, 1}, DType::kU8);
+}
+
+}  // namespace
+}  // namespace layoutscope

@@ -52,13 +52,16 @@ test('scanTtgir: a TTGIR dump has no CuTe layouts', () => {
   assert.deepEqual(m.scanTtgir(dump).cuteLayouts, []);
 });
 
-test('exportTritonEncoding: the blocked and nvmma_shared aliases of real dumps export to the text Triton printed', () => {
+test('exportTritonEncoding: the blocked, swizzled_shared and nvmma_shared aliases of real dumps export to the text Triton printed', () => {
   const cases = [
     ['ttgir-transpose-sm90.mlir', 'blocked', [64, 64], 'blocked', null],
     ['ttgir-transpose-sm90.mlir', 'blocked1', [64, 64], 'blocked', null],
     ['ttgir-matmul-sm90.mlir', 'blocked', [128, 64], 'auto', null],
     // !ttg.memdesc<128x64xf16, #shared>: 16-bit elements
     ['ttgir-matmul-sm90.mlir', 'shared', [128, 64], 'nvmma_shared', 16],
+    // sm80's !ttg.memdesc<128x64xf16, #shared> and <64x128xf16, #shared>
+    ['ttgir-matmul-sm80.mlir', 'shared', [128, 64], 'swizzled_shared', null],
+    ['ttgir-matmul-sm80.mlir', 'shared', [64, 128], 'swizzled_shared', null],
   ];
   for (const [file, name, shape, encoding, bits] of cases) {
     const triton = alias(file, name);

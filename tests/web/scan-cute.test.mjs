@@ -59,16 +59,20 @@ test('a pasted CuTe log lists its layouts at line:column, errors under their col
   assert.equal(nested[0], '3:1');
   assert.equal(nested[2], 'S[(2,2,4):(4,1,2)]'); // rows (2:4, 2:1), columns 4:2
   assert.equal(nested[3], '4×4 (16)');
-  // the error: its line as pasted and a caret under the layout's first character
+  // the error: its line as pasted and a caret under the stride that is no integer ('oops')
   const bad = rows.nth(2);
   assert.equal((await bad.locator('td').first().innerText()).trim(), `4:${'bad: '.length + 1}`);
   assert.ok((await bad.locator('.issue').first().innerText()).length > 0);
   const at = (await bad.locator('pre.at').innerText()).split('\n');
   assert.equal(at[0], 'bad: (2,3):(oops,1)');
-  assert.equal(at[1].indexOf('^'), 'bad: '.length);
+  assert.equal(at[1].indexOf('^'), 'bad: (2,3):('.length);
   assert.equal(await bad.locator('a').count(), 0);
   // a CuTe-only log has no op table
   assert.equal(await page.locator('ls-scan table.ops').count(), 0);
+  // the figures above draw while the page loads: the view is shot once it is in view and the page has settled
+  await page.locator('ls-scan').scrollIntoViewIfNeeded();
+  await page.waitForLoadState('networkidle');
+  await page.locator('ls-scan').scrollIntoViewIfNeeded();
   await page.locator('ls-scan').screenshot({ path: join(artifacts, 'scan-cute.png') });
   // the link opens the playground with the layout on its shape
   const href = await rows.nth(0).locator('a').getAttribute('href');
@@ -112,6 +116,11 @@ test("the playground's export menu writes Triton's named encodings, or the engin
   await page.selectOption(menu, 'triton:nvmma_shared');
   assert.equal((await page.locator(`${PG} output.exported`).textContent()).trim(), nvmma);
   await page.locator(PG).screenshot({ path: join(artifacts, 'playground-export-nvmma.png') });
+  // sm80's swizzled tile (!ttg.memdesc<128x64xf16, #shared>)
+  const swizzled = alias('ttgir-matmul-sm80.mlir', 'shared');
+  await show(swizzled, '128,64', 'f16');
+  await page.selectOption(menu, 'triton:swizzled_shared');
+  assert.equal((await page.locator(`${PG} output.exported`).textContent()).trim(), swizzled);
   // a row-major shared tile holds no lanes or registers: the engine says it is not #ttg.blocked, no text shown
   await show('S[(8,8):(8,1)]', '8,8');
   await page.selectOption(menu, 'triton:blocked');

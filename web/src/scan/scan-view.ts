@@ -134,9 +134,12 @@ export class LsScanView extends LitElement {
     </tr>`;
   }
 
-  private cuteRow(c: LsScanCuteLayout) {
+  private cuteRow(c: LsScanCuteLayout, issues: LsScan['issues']) {
     const link = playLink(c);
     const source = (this.lines[c.line - 1] ?? '').replace(/\r$/, '');
+    // the caret goes under the character the engine's issue names (inside the layout), else the layout's first
+    const issue = issues.find((i) => i.line === c.line && i.column >= c.column && i.column < c.column + c.text.length);
+    const column = issue ? issue.column : c.column;
     return html`<tr class=${c.error ? 'issue' : ''}>
       <td class="num">${c.line}:${c.column}</td>
       <td><code>${c.text}</code>${c.context ? html` <small>(${c.context})</small>` : nothing}</td>
@@ -144,7 +147,7 @@ export class LsScanView extends LitElement {
         ${
           c.error
             ? html`<span class="issue">${c.error}</span>
-                <pre class="at" aria-label="column ${c.column}">${source}\n${' '.repeat(Math.max(0, c.column - 1))}^</pre>`
+                <pre class="at" aria-label="column ${column}">${source}\n${' '.repeat(Math.max(0, column - 1))}^</pre>`
             : html`<code class="notation">${c.axe}</code>`
         }
       </td>
@@ -213,7 +216,7 @@ export class LsScanView extends LitElement {
                     </tr>
                   </thead>
                   <tbody>
-                    ${r.cuteLayouts.map((c) => this.cuteRow(c))}
+                    ${r.cuteLayouts.map((c) => this.cuteRow(c, r.issues))}
                   </tbody>
                 </table>`
                 : nothing

@@ -495,8 +495,19 @@ export interface LayoutscopeModule {
     mesh: LsReshardMesh,
     options: LsReshardOptions | null,
   ): LsResult<LsReshardPlan>;
-  /** A whole TTGIR dump read for its layouts and layout-moving ops (never fails; see LsScan). */
+  /** A whole TTGIR dump, or a log of CuTe print() output, read for its layouts and layout-moving ops (never fails; see LsScan). */
   scanTtgir(text: string): LsResult<LsScan>;
+  /**
+   * A layout (the chapter's notation) as one of Triton's named encodings (#ttg.blocked, #ttg.swizzled_shared,
+   * #ttg.nvmma_shared; auto: the first that fits, else #ttg.linear), or the engine's error saying why it does not
+   * fit. elementBits: nvmma_shared's elementBitWidth (8, 16, 32, 64); 0 or null tries each.
+   */
+  exportTritonEncoding(
+    layout: string,
+    shape: LsShape,
+    encoding: LsTritonEncoding,
+    elementBits: number | null,
+  ): LsResult<{ text: string }>;
   /** tcgen05.ld / tcgen05.st: threads x registers against TMEM; errors name the rule (slab, range, ...). */
   tmemAccess(options: LsTmemAccessOptions): LsResult<LsTmemAccess>;
   /** tcgen05.cp: where a shared-memory matrix lands in TMEM (shape "32x128b.warpx4", ...). */
@@ -561,9 +572,32 @@ export interface LsScanOp {
   note: string;
 }
 
+/** Triton's encodings exportTritonEncoding writes. */
+export type LsTritonEncoding = 'linear' | 'auto' | 'blocked' | 'swizzled_shared' | 'nvmma_shared';
+
+/** A CuTe layout printed in a log: print(layout), a swizzled one, a print_tensor or print_layout header. */
+export interface LsScanCuteLayout {
+  line: number;
+  /** 1-based: the layout's first character (the swizzle's when there is one). */
+  column: number;
+  /** As printed, without an engine pointer before it. */
+  text: string;
+  /** "print_tensor" after an engine pointer, else "". */
+  context: string;
+  /** The layout in the chapter's notation; "" when it did not read. */
+  axe: string;
+  /** CuTe's top-level shape. */
+  shape: number[];
+  size: number;
+  /** Why the layout did not read; "" when it did. */
+  error: string;
+}
+
 export interface LsScan {
   lines: number;
   aliases: { name: string; kind: string; text: string; line: number; uses: number }[];
+  /** CuTe layouts printed in the text, in text order. */
+  cuteLayouts: LsScanCuteLayout[];
   /** By cost, highest first. */
   ops: LsScanOp[];
   unknownOps: { op: string; line: number; count: number }[];

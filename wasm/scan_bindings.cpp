@@ -5,6 +5,7 @@
 //          ops: [{ op, line, kind, src: { type, layout, axe, shape, dtype, error }, dst: {...}, sharedBytes,
 //                  instruction, instructions, wavefronts, idealWavefronts, conflicts, sectors, requests,
 //                  score, note }],
+//          cuteLayouts: [{ line, column, text, context, axe, shape, size, error }],
 //          unknownOps: [{ op, line, count }], issues: [{ line, column, message }] }
 //
 // The scanner never fails; the ok field is there for the module's one result shape.
@@ -76,6 +77,21 @@ val js_scan_ttgir(const std::string& text) {
     ops.set(static_cast<unsigned>(i), v);
   }
   out.set("ops", ops);
+  val cute = val::array();
+  for (size_t i = 0; i < r.cute_layouts.size(); ++i) {
+    const scan::CuteLayout& c = r.cute_layouts[i];
+    val v = val::object();
+    v.set("line", c.line);
+    v.set("column", c.column);
+    v.set("text", c.text);
+    v.set("context", c.context);
+    v.set("axe", c.axe);
+    v.set("shape", shape_value(c.shape));
+    v.set("size", static_cast<double>(c.size));
+    v.set("error", c.error);
+    cute.set(static_cast<unsigned>(i), v);
+  }
+  out.set("cuteLayouts", cute);
   val unknown = val::array();
   for (size_t i = 0; i < r.unknown_ops.size(); ++i) {
     val v = val::object();

@@ -27,6 +27,7 @@ import type {
   LsShape,
   LsSwizzleAtom,
   LsTable,
+  LsTritonEncoding,
 } from '../generated/layoutscope.js';
 
 export type {
@@ -49,6 +50,7 @@ export type {
   LsShape,
   LsSwizzleAtom,
   LsTable,
+  LsTritonEncoding,
 };
 
 export class EngineError extends Error {
@@ -134,6 +136,15 @@ export class Engine {
   }
   exportLayout(to: LsFormat, layout: string, shape: LsShape, mesh: LsMesh | null): LsResult<{ text: string }> {
     return this.m.exportLayout(to, layout, shape, mesh);
+  }
+  /** One of Triton's named encodings, or the engine's error saying why the layout is not one. */
+  exportTritonEncoding(
+    layout: string,
+    shape: LsShape,
+    encoding: LsTritonEncoding,
+    elementBits: number | null,
+  ): LsResult<{ text: string }> {
+    return this.m.exportTritonEncoding(layout, shape, encoding, elementBits);
   }
   advise(writer: string, reader: string, dtype: string, tile: number[]): LsResult<LsAdvice> {
     return this.m.advise(writer, reader, dtype, tile);

@@ -27,7 +27,7 @@ export const PAGE_ZH: Record<string, string> = {
   'p.sf': '点击 SFA[64, 2]：四个副本 (0,2,2) (32,2,2) (64,2,2) (96,2,2)，即 (TLane, TCol, byte)。',
   'h.scan': '扫描 Triton dump',
   'p.scan':
-    '粘贴或拖入 kernel 的 TTGIR：列出其中每个布局，以及每个在布局之间搬运数据的 op 与其 shared memory 代价，代价高的在前。',
+    '粘贴或拖入 kernel 的 TTGIR：列出其中每个布局，以及每个在布局之间搬运数据的 op 与其 shared memory 代价，代价高的在前。CuTe print() 输出的日志则列出其中打印的每个布局及其行号、列号与记法。',
   'h.atom5': '4b. tcgen05.ld / tcgen05.st：线程 × 寄存器 对 TMEM',
   'p.atom5':
     '选择 shape、重复次数 .xN 和 TMEM lane：左边每个寄存器、右边每个 TMEM 单元联动高亮；下方显示哪些 warp 可以发出该指令。',

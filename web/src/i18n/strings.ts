@@ -138,6 +138,7 @@ const STRINGS = {
   detected: ['read as (detected)', '识别为'],
   readAs: ['read as', '按此格式读取'],
   exportTo: ['Export to', '导出为'],
+  tritonNamedAuto: ['a named encoding where one fits', '可用时为命名编码'],
   format: ['Format', '格式'],
   autoDetect: ['detect', '自动识别'],
   meshAxes: ['Mesh', 'Mesh'],

@@ -4,7 +4,7 @@ import type { LsPlayground } from './playground.js';
 import { html, nothing } from 'lit';
 import type { LsError, LsFormat } from '../core/engine.js';
 import { renderInputError, type InputError } from '../core/figure.js';
-import { FORMATS, EXPORT_FORMATS } from './notation.js';
+import { FORMATS, EXPORT_FORMATS, EXPORT_CHOICES, type ExportChoice, tritonEncoding } from './notation.js';
 
 /** The error with its caret under the input it is about: the shape field's errors under the shape. */
 export function errorView(pg: LsPlayground, err: LsError): InputError {
@@ -44,12 +44,12 @@ export function formatView(pg: LsPlayground) {
       <select
         class="export-to"
         @change=${(e: Event) => {
-          pg.exportTo = (e.target as HTMLSelectElement).value as LsFormat;
+          pg.exportTo = (e.target as HTMLSelectElement).value as ExportChoice;
           pg.exportChosen = true;
           pg.saveState();
         }}
       >
-        ${EXPORT_FORMATS.map((f) => html`<option value=${f} ?selected=${shown === f}>${FORMATS[f]}</option>`)}
+        ${EXPORT_CHOICES.map((f) => html`<option value=${f} ?selected=${shown === f}>${choiceName(pg, f)}</option>`)}
       </select></label
     >
     ${
@@ -57,7 +57,7 @@ export function formatView(pg: LsPlayground) {
         ? html`<output class="exported mono">${ex.text}</output>`
         : renderInputError({
             message: ex.error.message,
-            field: ex.error.field || pg.exportTo,
+            field: ex.error.field || shown,
             text: ex.error.column > 0 ? pg.read[0].layout : '',
             column: ex.error.column,
           })
@@ -130,13 +130,30 @@ export function renderControls(pg: LsPlayground) {
     </div>`;
 }
 
-/** The engine's export of the first layout to one syntax, cached per inputs. */
-function exportOf(pg: LsPlayground, to: LsFormat) {
-  const key = JSON.stringify([to, pg.read[0].layout, pg.shapeNow, pg.meshNow]);
+/** The menu's name of an export choice: the syntax, or Triton's encoding as Triton spells it. */
+function choiceName(pg: LsPlayground, choice: ExportChoice): string {
+  const encoding = tritonEncoding(choice);
+  if (!encoding) return FORMATS[choice as LsFormat];
+  return encoding === 'auto' ? `${FORMATS.triton}: ${pg.tr('tritonNamedAuto')}` : `${FORMATS.triton} #ttg.${encoding}`;
+}
+
+/** The element width Triton's nvmma_shared is asked for: the playground's dtype, when it is one it takes. */
+function elementBits(pg: LsPlayground): number | null {
+  const bits = pg.elemBytes * 8;
+  return [8, 16, 32, 64].includes(bits) ? bits : null;
+}
+
+/** The engine's export of the first layout to one syntax (or Triton encoding), cached per inputs. */
+function exportOf(pg: LsPlayground, to: ExportChoice) {
+  const encoding = tritonEncoding(to);
+  const bits = encoding ? elementBits(pg) : null;
+  const key = JSON.stringify([to, pg.read[0].layout, pg.shapeNow, pg.meshNow, bits]);
   let r = pg.exported.get(key);
   if (!r) {
     if (pg.exported.size > 32) pg.exported.clear();
-    r = pg.eng!.exportLayout(to, pg.read[0].layout, pg.shapeNow, pg.meshNow);
+    r = encoding
+      ? pg.eng!.exportTritonEncoding(pg.read[0].layout, pg.shapeNow, encoding, bits)
+      : pg.eng!.exportLayout(to as LsFormat, pg.read[0].layout, pg.shapeNow, pg.meshNow);
     pg.exported.set(key, r);
   }
   return r;

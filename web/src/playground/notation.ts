@@ -1,5 +1,5 @@
 // Pasted text in any syntax the engine reads, turned into the notation it evaluates; the mesh axes of the form.
-import type { Engine, LsError, LsFormat, LsMesh, LsShape } from '../core/engine.js';
+import type { Engine, LsError, LsFormat, LsMesh, LsShape, LsTritonEncoding } from '../core/engine.js';
 
 /** The syntaxes the engine reads (importLayout), with the names the page shows. */
 export const FORMATS: Record<LsFormat, string> = {
@@ -15,6 +15,18 @@ export const FORMATS: Record<LsFormat, string> = {
 };
 /** The syntaxes the engine writes (exportLayout). */
 export const EXPORT_FORMATS: LsFormat[] = ['cute', 'cute-dsl', 'triton', 'tirx', 'jax', 'dtensor', 'axe'];
+/** Triton's named encodings the engine writes (exportTritonEncoding); 'auto': the first that fits, else #ttg.linear. */
+export const TRITON_ENCODINGS: LsTritonEncoding[] = ['blocked', 'swizzled_shared', 'nvmma_shared', 'auto'];
+/** An entry of the export menu: a syntax, or Triton with one named encoding ("triton:blocked"). */
+export type ExportChoice = LsFormat | `triton:${LsTritonEncoding}`;
+export const EXPORT_CHOICES: ExportChoice[] = [
+  ...EXPORT_FORMATS,
+  ...TRITON_ENCODINGS.map((e) => `triton:${e}` as const),
+];
+/** The Triton encoding an export choice names; null for a plain syntax. */
+export function tritonEncoding(choice: ExportChoice): LsTritonEncoding | null {
+  return choice.startsWith('triton:') ? (choice.slice('triton:'.length) as LsTritonEncoding) : null;
+}
 
 /** A pasted text read into the chapter's notation. */
 export interface Notation {

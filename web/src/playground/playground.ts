@@ -35,7 +35,7 @@ import {
   type Inputs,
   type Side,
 } from './model.js';
-import { FORMATS, EXPORT_FORMATS, type Notation, toNotation, parseMesh } from './notation.js';
+import { FORMATS, EXPORT_CHOICES, type ExportChoice, type Notation, toNotation, parseMesh } from './notation.js';
 import { type Colours, fillRaster, nextTask, hexRgb } from './raster.js';
 import { colourTable, drawMarks, buildBase, labelMinWidth, readout } from './views.js';
 import { renderControls } from './form.js';
@@ -98,7 +98,7 @@ export class LsPlayground extends LsFigure {
   /** the syntax of the pasted layouts: 'auto' (the engine detects it) or one of FORMATS */
   from: LsFormat | 'auto' = 'auto';
   /** the syntax the layout is shown in below the form */
-  exportTo: LsFormat = 'cute';
+  exportTo: ExportChoice = 'cute';
   dtype = 'f32';
   /** memory view: 'banks' (32 banks x 4 B), 'tile' (the logical row) or a number of elements */
   rowWidth = 'banks';
@@ -152,8 +152,8 @@ export class LsPlayground extends LsFigure {
     if (s.cmp !== undefined) this.compare = s.cmp;
     if (s.mesh !== undefined) this.mesh = s.mesh;
     if (s.fmt && s.fmt in FORMATS) this.from = s.fmt as LsFormat;
-    if (s.ex && (EXPORT_FORMATS as string[]).includes(s.ex)) {
-      this.exportTo = s.ex as LsFormat;
+    if (s.ex && (EXPORT_CHOICES as string[]).includes(s.ex)) {
+      this.exportTo = s.ex as ExportChoice;
       this.exportChosen = true;
     }
     if (s.dt) this.dtype = s.dt; // an unknown name is the engine's error, under the form

@@ -1,10 +1,11 @@
-// <ls-scan>: a Triton dump (.ttgir / .mlir) pasted or dropped, read by the engine's scanner (scanTtgir in the
-// WASM module): its layout aliases, and every op that moves data between layouts with its cost, highest
-// first. Each op links to the playground's compare view with its two layouts. The page only lays out what the
-// engine answers.
+// <ls-scan>: a Triton dump (.ttgir / .mlir) or a log of CuTe print() output pasted or dropped, read by the
+// engine's scanner (scanTtgir in the WASM module): its layout aliases, every op that moves data between layouts
+// with its cost, highest first, and the CuTe layouts printed in it. Each op links to the playground's compare
+// view with its two layouts, each CuTe layout to the playground with it. The page only lays out what the engine
+// answers.
 import { LitElement, css, html, nothing } from 'lit';
 import { loadEngine } from '../core/engine.js';
-import type { LsScan, LsScanOp } from '../generated/layoutscope.js';
+import type { LsScan, LsScanCuteLayout, LsScanOp } from '../generated/layoutscope.js';
 
 /** The playground's URL state for two layouts on one shape (the keys its element reads under "play."). */
 export function compareLink(op: LsScanOp): string | null {
@@ -14,6 +15,16 @@ export function compareLink(op: LsScanOp): string | null {
   p.set('play.layout', op.src.axe);
   p.set('play.shape', op.dst.shape.join(','));
   p.set('play.cmp', op.dst.axe);
+  return '#' + p.toString();
+}
+
+/** The playground's URL state for one CuTe layout of a log, on its own shape. */
+export function playLink(c: LsScanCuteLayout): string | null {
+  if (!c.axe) return null;
+  const p = new URLSearchParams();
+  p.set('fig', 'play');
+  p.set('play.layout', c.axe);
+  if (c.shape.length) p.set('play.shape', c.shape.join(','));
   return '#' + p.toString();
 }
 
@@ -66,18 +77,25 @@ export class LsScanView extends LitElement {
     .issue {
       color: #b00;
     }
+    pre.at {
+      margin: 0.2em 0 0;
+      font-size: 0.95em;
+    }
   `;
 
   result: LsScan | null = null;
   millis = 0;
   failure = '';
   private over = false;
+  /** the lines of the text last scanned (a CuTe layout's error is drawn under its own line) */
+  private lines: string[] = [];
 
   /** Scans a text; returns the engine's result (also drawn). */
   async scan(text: string): Promise<LsScan | null> {
     const m = await loadEngine();
     const t0 = performance.now();
     const r = m.scanTtgir(text);
+    this.lines = text.split('\n');
     this.millis = performance.now() - t0;
     if (!r.ok) {
       this.failure = r.error.message;
@@ -116,6 +134,28 @@ export class LsScanView extends LitElement {
     </tr>`;
   }
 
+  private cuteRow(c: LsScanCuteLayout, issues: LsScan['issues']) {
+    const link = playLink(c);
+    const source = (this.lines[c.line - 1] ?? '').replace(/\r$/, '');
+    // the caret goes under the character the engine's issue names (inside the layout), else the layout's first
+    const issue = issues.find((i) => i.line === c.line && i.column >= c.column && i.column < c.column + c.text.length);
+    const column = issue ? issue.column : c.column;
+    return html`<tr class=${c.error ? 'issue' : ''}>
+      <td class="num">${c.line}:${c.column}</td>
+      <td><code>${c.text}</code>${c.context ? html` <small>(${c.context})</small>` : nothing}</td>
+      <td>
+        ${
+          c.error
+            ? html`<span class="issue">${c.error}</span>
+                <pre class="at" aria-label="column ${column}">${source}\n${' '.repeat(Math.max(0, column - 1))}^</pre>`
+            : html`<code class="notation">${c.axe}</code>`
+        }
+      </td>
+      <td class="num">${c.error ? '' : `${c.shape.join('×')} (${c.size})`}</td>
+      <td>${link ? html`<a href=${link}>open in playground</a>` : nothing}</td>
+    </tr>`;
+  }
+
   override render() {
     const r = this.result;
     return html`
@@ -137,7 +177,7 @@ export class LsScanView extends LitElement {
         }}
       >
         <label
-          >TTGIR (paste, or drop a .ttgir / .mlir file)
+          >TTGIR or a log of CuTe print() output (paste, or drop a .ttgir / .mlir / .txt file)
           <textarea
             spellcheck="false"
             @input=${(e: Event) => void this.scan((e.target as HTMLTextAreaElement).value)}
@@ -156,9 +196,34 @@ export class LsScanView extends LitElement {
           ? html`
             <p class="summary">
               ${r.lines} lines scanned in ${this.millis.toFixed(1)} ms: ${r.aliases.length} layouts,
-              ${r.ops.length} layout-moving ops${r.unknownOps.length ? `, ${r.unknownOps.length} unknown ops` : ''}
+              ${r.ops.length} layout-moving ops${r.unknownOps.length ? `, ${r.unknownOps.length} unknown ops` : ''}${
+                r.cuteLayouts.length ? `, ${r.cuteLayouts.length} CuTe layouts` : ''
+              }
             </p>
-            <table class="ops">
+            ${
+              r.cuteLayouts.length
+                ? html`<table class="cute">
+                  <caption>
+                    CuTe layouts printed in the text
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th>line:column</th>
+                      <th>as printed</th>
+                      <th>notation</th>
+                      <th>shape (size)</th>
+                      <th></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${r.cuteLayouts.map((c) => this.cuteRow(c, r.issues))}
+                  </tbody>
+                </table>`
+                : nothing
+            }
+            ${
+              r.ops.length || !r.cuteLayouts.length
+                ? html`<table class="ops">
               <thead>
                 <tr>
                   <th>line</th>
@@ -176,7 +241,9 @@ export class LsScanView extends LitElement {
               <tbody>
                 ${r.ops.map((op) => this.row(op))}
               </tbody>
-            </table>
+            </table>`
+                : nothing
+            }
             <details>
               <summary>${r.aliases.length} layout aliases</summary>
               <ul>

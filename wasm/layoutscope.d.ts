@@ -481,6 +481,8 @@ export interface LayoutscopeModule {
    * down a column) over a tile of `shape`: the logical element each lane starts at, -1 idle. Any size of tile.
    */
   firstWalkLanes(shape: number[], dtype: string, instr: string, walk: 'rows' | 'columns'): LsResult<{ lanes: number[] }>;
+  /** One warp over a window [row, col, rows, cols] of a 2-D tile, `per` elements a lane: each lane's row-major index. */
+  windowLanes(shape: number[], per: number, window: number[]): LsResult<{ lanes: number[] }>;
   /** Rank shared layouts for a writer and a reader, each "LANES;INSTR" (e.g. "rows;STS.128", ";ldmatrix.x4"). */
   advise(writer: string, reader: string, dtype: string, tile: number[] | string): LsResult<LsAdvice>;
   /**

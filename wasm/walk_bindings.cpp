@@ -69,9 +69,35 @@ val js_first_walk_lanes(val shape, std::string dtype_text, std::string instr_tex
   return out;
 }
 
+// windowLanes([32, 64], 2, [0, 8, 32, 8]) -> { ok: true, lanes: [8, 10, 12, 14, 72, ...] }: access.hpp
+// window_lanes, one warp over a rectangle of a 2-D tile (the bank figure's row and column of cells).
+val js_window_lanes(val shape, double per, val window) {
+  if (!shape.isArray() || shape["length"].as<unsigned>() != 2 || !shape[0].isNumber() || !shape[1].isNumber())
+    return walk_error(make_error("shape must be [rows, columns]", 0, "shape"), "shape");
+  if (!window.isArray() || window["length"].as<unsigned>() != 4)
+    return walk_error(make_error("window must be [row, col, rows, cols]", 0, "window"), "window");
+  int64_t w[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    if (!window[i].isNumber())
+      return walk_error(make_error("window must hold integers", 0, "window"), "window");
+    w[i] = static_cast<int64_t>(window[i].as<double>());
+  }
+  const std::vector<int64_t> extents{static_cast<int64_t>(shape[0].as<double>()),
+                                     static_cast<int64_t>(shape[1].as<double>())};
+  auto lanes = window_lanes(extents, static_cast<int64_t>(per), Window{w[0], w[1], w[2], w[3]});
+  if (!lanes) return walk_error(lanes.error(), "window");
+  val out = val::object();
+  out.set("ok", true);
+  val list = val::array();
+  for (size_t l = 0; l < lanes->size(); ++l) list.set(l, static_cast<double>((*lanes)[l]));
+  out.set("lanes", list);
+  return out;
+}
+
 }  // namespace
 }  // namespace layoutscope
 
 EMSCRIPTEN_BINDINGS(layoutscope_walk) {
   emscripten::function("firstWalkLanes", &layoutscope::js_first_walk_lanes);
+  emscripten::function("windowLanes", &layoutscope::js_window_lanes);
 }

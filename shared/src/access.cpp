@@ -641,6 +641,31 @@ Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const
   return out;
 }
 
+Result<std::vector<int64_t>> window_lanes(const std::vector<int64_t>& shape, int64_t per, const Window& w) {
+  if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0)
+    return make_error("the tile needs two positive extents (rows, columns)", 0, "shape");
+  if (per <= 0) return make_error("a lane reads at least one element", 0, "per");
+  if (w.rows <= 0 || w.cols <= 0 || w.row < 0 || w.col < 0 || w.row + w.rows > shape[0] ||
+      w.col + w.cols > shape[1]) {
+    return make_error("the window (" + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " from " +
+                          std::to_string(w.row) + ", " + std::to_string(w.col) + ") is not inside the " +
+                          std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " tile",
+                      0, "window");
+  }
+  if (w.cols % per != 0) {
+    return make_error("window rows of " + std::to_string(w.cols) + " elements do not split into " +
+                          std::to_string(per) + "-element accesses",
+                      0, "window");
+  }
+  std::vector<int64_t> out;
+  const int64_t slots = std::min<int64_t>(kWarpLanes, w.rows * w.cols / per);
+  for (int64_t s = 0; s < slots; ++s) {
+    const int64_t e = s * per;
+    out.push_back((w.row + e / w.cols) * shape[1] + w.col + e % w.cols);
+  }
+  return out;
+}
+
 Result<Lanes> default_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
   if (instr.op == Op::kLdmatrix || instr.op == Op::kStmatrix) return matrix_lanes(shape, dtype, instr);
   if (instr.op == Op::kTma) return Lanes{};

@@ -81,6 +81,35 @@ TEST(AccessLanes, AHugeShapeIsRefusedForItsSize) {
   EXPECT_NE(zero.error().message.find("positive extents"), std::string::npos);
 }
 
+// The bank figure's two warps: one row of a tile, and one column of 16 B cells. Expected indices by hand: a
+// (32,64) fp16 tile, 8 elements a cell, 2 a lane (4 B): lanes go across a cell, four to a cell, then down.
+TEST(AccessLanes, AWindowOfTheTile) {
+  auto column = window_lanes({32, 64}, 2, Window{0, 8, 32, 8});
+  ASSERT_TRUE(column.ok()) << column.error().message;
+  ASSERT_EQ(column->size(), 32u);
+  EXPECT_EQ((*column)[0], 8);
+  EXPECT_EQ((*column)[3], 14);
+  EXPECT_EQ((*column)[4], 64 + 8);           // row 1, the same cell
+  EXPECT_EQ((*column)[31], 7 * 64 + 8 + 6);  // eight rows of four lanes
+  // one row of 64 elements, 1 a lane: 32 lanes from the row's start
+  auto row = window_lanes({32, 64}, 1, Window{5, 0, 1, 64});
+  ASSERT_TRUE(row.ok());
+  ASSERT_EQ(row->size(), 32u);
+  EXPECT_EQ(row->front(), 5 * 64);
+  EXPECT_EQ(row->back(), 5 * 64 + 31);
+  // the 8x8 toy, a column of one-element cells: 8 lanes, one a row
+  auto toy = window_lanes({8, 8}, 1, Window{0, 3, 8, 1});
+  ASSERT_TRUE(toy.ok());
+  EXPECT_EQ(*toy, (std::vector<int64_t>{3, 11, 19, 27, 35, 43, 51, 59}));
+  auto outside = window_lanes({8, 8}, 1, Window{0, 8, 8, 1});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_EQ(outside.error().field, "window");
+  auto split = window_lanes({8, 8}, 4, Window{0, 0, 8, 2});
+  ASSERT_FALSE(split.ok());
+  EXPECT_NE(split.error().message.find("do not split into 4-element"), std::string::npos)
+      << split.error().message;
+}
+
 TEST(AccessInstruction, ErrorsPointAtTheToken) {
   auto width = parse_instruction("LDS.96");
   ASSERT_FALSE(width.ok());

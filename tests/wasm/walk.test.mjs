@@ -43,3 +43,18 @@ test('bad walk, shape or instruction: an error naming the field', () => {
   assert.equal(m.firstWalkLanes([8, 8], 'f32', 'LDS.7', 'rows').ok, false);
   assert.equal(m.firstWalkLanes([8, 6], 'f32', 'LDS.128', 'rows').error.field, 'shape'); // 6 does not split into 4
 });
+
+test('windowLanes: a column of 16 B cells of a 32x64 fp16 tile, 4 B lanes: four lanes a cell, eight rows', () => {
+  // window [row 0, column 8, 32 rows, 8 columns], 2 elements a lane: lane l at row floor(l / 4), column 8 + 2 (l % 4)
+  const w = m.windowLanes([32, 64], 2, [0, 8, 32, 8]);
+  assert.equal(w.ok, true, JSON.stringify(w.error));
+  assert.deepEqual(
+    w.lanes,
+    Array.from({ length: 32 }, (_, l) => 64 * Math.floor(l / 4) + 8 + 2 * (l % 4)),
+  );
+  // one row of the 8x8 toy: eight lanes, elements 8 r .. 8 r + 7
+  assert.deepEqual(m.windowLanes([8, 8], 1, [2, 0, 1, 8]).lanes, [16, 17, 18, 19, 20, 21, 22, 23]);
+  const bad = m.windowLanes([8, 8], 1, [0, 6, 8, 4]);
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.field, 'window');
+});

@@ -161,6 +161,16 @@ Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const In
 // Lanes down the columns: vector slot s = i * 32 + l starts at row s % rows, column (s / rows) * v (a
 // warp reading columns; a 16-row tile puts two columns in one instruction).
 Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// A rectangle of a 2-D tile: `rows` x `cols` elements from (row, col).
+struct Window {
+  int64_t row = 0, col = 0, rows = 1, cols = 1;
+};
+// One warp over a window, lanes side by side along its rows, `per` elements a lane: lane l starts at the
+// window's element l * per, given as the row-major index into the whole tile (fewer than 32 lanes when the
+// window holds fewer accesses). On a (32,64) tile, per 2, the window {0, 8, 32, 8} (a column of 8-element
+// cells) gives lanes 8, 10, 12, 14, 72, 74, ...: four lanes a row, eight rows.
+Result<std::vector<int64_t>> window_lanes(const std::vector<int64_t>& shape, int64_t per,
+                                          const Window& window);
 // ldmatrix/stmatrix over the tile, blocks in row-major order. x4: 16x16 blocks, lane l names row l % 16
 // of column block l / 16 (the mma A-fragment order); x2: 16x8 blocks, lane l < 16 names row l; x1: 8x8
 // blocks, lane l < 8 names row l. Each matrix is 8 consecutive rows of one 16 B column block.

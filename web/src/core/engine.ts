@@ -113,6 +113,10 @@ export class Engine {
   laneAddresses(layout: string, shape: LsShape, indices: number[], elemBytes: number) {
     return this.m.laneAddresses(layout, shape, indices, elemBytes);
   }
+  /** One warp over a window [row, col, rows, cols] of a 2-D tile, `per` elements a lane: each lane's index. */
+  windowLanes(shape: number[], per: number, window: number[]): LsResult<{ lanes: number[] }> {
+    return this.m.windowLanes(shape, per, window);
+  }
   sectorAccess(addrs: number[], width: number): LsResult<LsSectorAccess> {
     return this.m.sectorAccess(addrs, width);
   }

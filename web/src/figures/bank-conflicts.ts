@@ -232,21 +232,12 @@ export class LsBankConflicts extends LsFigure {
       });
       return { idx: given, lanes };
     }
-    const lanesPerCell = Math.max(1, c.perCell / per);
+    // one row of the tile, or one column of cells: the engine walks the window
     const { op, i } = this.target();
-    const idx: number[] = [];
-    const lanes: LaneCell[] = [];
-    const cellsPerRow = cols / c.perCell;
-    const cells =
-      op === 'col'
-        ? Array.from({ length: rows }, (_, r) => [r, i])
-        : Array.from({ length: cellsPerRow }, (_, k) => [i, k]);
-    for (const [r, k] of cells)
-      for (let l = 0; l < lanesPerCell; ++l) {
-        lanes.push({ row: r, cell: k, lane: idx.length });
-        idx.push(r * cols + k * c.perCell + l * per);
-      }
-    return { idx: idx.slice(0, 32), lanes: lanes.slice(0, 32) };
+    const window = op === 'col' ? [0, i * c.perCell, rows, c.perCell] : [i, 0, 1, cols];
+    const idx = must(this.eng!.windowLanes(c.shape, per, window)).lanes;
+    const lanes = idx.map((x, lane) => ({ row: Math.floor(x / cols), cell: Math.floor((x % cols) / c.perCell), lane }));
+    return { idx, lanes };
   }
 
   protected override recompute() {

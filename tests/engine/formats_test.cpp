@@ -34,10 +34,10 @@ Positions positions_of(const Layout& layout, const std::vector<int64_t>& shape) 
   Positions out(static_cast<size_t>(t->elements));
   const size_t axes = t->axes.size();
   for (int64_t x = 0; x < t->elements; ++x) {
-    for (int64_t r = 0; r < t->replicas; ++r) {
+    for (int64_t r = 0; r < t->holders(); ++r) {  // every replica and partial holder
       Pos p;
       for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>(x * t->replicas + r) * axes + a];
+        const int64_t v = t->values[static_cast<size_t>(x * t->holders() + r) * axes + a];
         if (v != 0) p[t->axes[a]] = v;
       }
       out[static_cast<size_t>(x)].insert(p);
@@ -687,6 +687,39 @@ TEST(FormatSharding, DtensorSizeOnePartialRoundTrips) {
   const Imported back = must_import(Format::kDtensor, text, {{16}, {}});
   ASSERT_EQ(back.layout.partials.size(), 1u) << to_string(back.layout);
   EXPECT_EQ(back.layout.partials[0], (std::vector<Mode>{Mode{1, AxisStride{1, "r"}}}));
+}
+
+// A placements text says how the tensor is cut over the mesh, never how a device lays out its piece: the
+// importers make every local tensor row-major and contiguous. A layout whose local memory is anything else
+// (a broadcast stride 0, a gap, a column-major piece) is refused, naming the local layout it has and the one
+// the text would mean. Worked by hand: S[(2,4):(1@x,0)] on 8 gives each x coordinate 4 elements, all at local
+// offset 0 (4:0); the text [Shard(0)] means offsets 0..3 (4:1).
+TEST(FormatSharding, PlacementsRefuseALocalLayoutThatIsNotContiguous) {
+  auto refused = [](Format f, const std::string& text, std::vector<int64_t> shape) {
+    auto r = export_layout(f, must_parse(text), shape, {});
+    EXPECT_FALSE(r.ok()) << text << " exported as " << (r.ok() ? *r : "");
+    return r.ok() ? Error{} : r.error();
+  };
+  Error e = refused(Format::kDtensor, "S[(2,4):(1@x,0)] + P[8:1@z]", {8});
+  EXPECT_EQ(e.field, "local");
+  EXPECT_NE(e.message.find("local layout 4:0 is not the row-major contiguous 4:1"), std::string::npos)
+      << e.message;
+  // every second local slot: 4 elements at offsets 0, 2, 4, 6
+  e = refused(Format::kDtensor, "S[(1,4):(1@x,2)] + P[2:1@Pz] + P[3:1@z]", {4});
+  EXPECT_NE(e.message.find("4:2 is not the row-major contiguous 4:1"), std::string::npos) << e.message;
+  e = refused(Format::kJax, "S[(2,4):(1@x,2)]", {8});
+  EXPECT_EQ(e.field, "local");
+  EXPECT_NE(e.message.find("JAX"), std::string::npos) << e.message;
+  // 8x4 over x = 2: each device holds a 4x4 piece, here column-major (row stride 1, column stride 4); the
+  // row-major piece has row stride 4, column stride 1
+  e = refused(Format::kDtensor, "S[(2,4,4):(1@x,1,4)]", {8, 4});
+  EXPECT_NE(e.message.find("(4,4):(1,4) is not the row-major contiguous (4,4):(4,1) (dimension 0)"),
+            std::string::npos)
+      << e.message;
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[(2,4,4):(1@x,4,1)]"), {8, 4}),
+            "init_device_mesh(\"cuda\", (2,), mesh_dim_names=(\"x\",)), [Shard(0)]");
+  EXPECT_EQ(must_export(Format::kJax, must_parse("S[(2,4,4):(1@x,4,1)]"), {8, 4}),
+            "NamedSharding(jax.make_mesh((2,), ('x',)), P('x', None))");
 }
 
 TEST(FormatSharding, ShardyOpenDimensionsReplicatedAndUnreduced) {

@@ -279,6 +279,58 @@ Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& sh
 
 namespace {
 
+// A list of modes as the notation writes one term's modes: "4:0", "(29,2,2):(84,6,1)"; "1:1" when empty.
+std::string modes_text(const std::vector<Mode>& modes) {
+  if (modes.empty()) return "1:1";
+  if (modes.size() == 1) return std::to_string(modes[0].extent) + ":" + to_string(modes[0].stride);
+  std::string extents = "(", strides = "(";
+  for (size_t i = 0; i < modes.size(); ++i) {
+    if (i) {
+      extents += ',';
+      strides += ',';
+    }
+    extents += std::to_string(modes[i].extent);
+    strides += to_string(modes[i].stride);
+  }
+  return extents + "):" + strides + ")";
+}
+
+}  // namespace
+
+Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, std::string_view format) {
+  const size_t rank = dims.size();
+  std::vector<std::vector<Mode>> found(rank), want(rank);
+  std::vector<int64_t> local(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    for (const Mode& m : dims[d]) {
+      if (m.stride.axis != kMemoryAxis) continue;
+      found[d].push_back(m);
+      if (!mul(local[d], m.extent, &local[d])) return make_error("the local tensor is too large", 0, "shape");
+    }
+  }
+  int64_t inner = 1;  // row-major over the local extents: dimension d's stride is the product after it
+  for (size_t d = rank; d-- > 0;) {
+    if (local[d] > 1) want[d].push_back(Mode{local[d], AxisStride{inner, std::string(kMemoryAxis)}});
+    if (!mul(inner, local[d], &inner)) return make_error("the local tensor is too large", 0, "shape");
+  }
+  if (found == want) return true;
+  std::vector<Mode> all_found, all_want;
+  for (size_t d = 0; d < rank; ++d) {
+    all_found.insert(all_found.end(), found[d].begin(), found[d].end());
+    all_want.insert(all_want.end(), want[d].begin(), want[d].end());
+  }
+  size_t d = 0;
+  while (found[d] == want[d]) ++d;
+  return make_error(std::string(format) +
+                        " describes the sharding only, and each device's local tensor is row-major and "
+                        "contiguous: the layout's local layout " +
+                        modes_text(all_found) + " is not the row-major contiguous " + modes_text(all_want) +
+                        " (dimension " + std::to_string(d) + ")",
+                    0, "local");
+}
+
+namespace {
+
 std::vector<Mode> flat_sorted(const std::vector<std::vector<Mode>>& groups) {
   std::vector<Mode> out;
   for (const auto& g : groups)
@@ -310,10 +362,10 @@ std::optional<std::vector<PositionSet>> positions(const Layout& l, const std::ve
   std::vector<PositionSet> out(static_cast<size_t>(t->elements));
   for (int64_t x = 0; x < t->elements; ++x) {
     PositionSet& set = out[static_cast<size_t>(x)];
-    for (int64_t r = 0; r < t->replicas; ++r) {
+    for (int64_t r = 0; r < t->holders(); ++r) {  // every replica and partial holder
       std::vector<std::pair<std::string, int64_t>> p;
       for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>((x * t->replicas + r)) * axes + a];
+        const int64_t v = t->values[static_cast<size_t>((x * t->holders() + r)) * axes + a];
         if (v != 0) p.emplace_back(t->axes[a], v);
       }
       std::sort(p.begin(), p.end());

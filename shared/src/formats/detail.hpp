@@ -91,6 +91,13 @@ Result<Layout> shard_layout(const std::vector<std::vector<Segment>>& dims, std::
 Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& shard,
                                                      const std::vector<int64_t>& shape);
 
+// What a placements text (JAX's PartitionSpec, DTensor's placements) cannot say: each device's local tensor
+// is row-major and contiguous, so the local (@m) modes of every dimension of `dims` (modes_per_dim's answer,
+// device modes major) must fuse to one mode, local_d : (product of the local extents of the dimensions after
+// d). The error names the local layout found and the one the text would import as:
+//   S[(2,4):(1@x,0)] on 8   -> "... the local layout 4:0 is not the row-major contiguous 4:1"
+Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, std::string_view format);
+
 // Same function on the shape: every element's positions as a set (axes with value 0 ignored), same
 // partials. Compares structure first, then tables when small enough; nullopt when too large to decide.
 std::optional<bool> same_mapping(const Layout& a, const Layout& b, const std::vector<int64_t>& shape);

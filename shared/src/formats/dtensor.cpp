@@ -451,6 +451,7 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
       if (auto ok = claim(device[j].stride.axis, text); !ok) return ok.error();
     }
   }
+  if (auto ok = check_local_row_major(*dims, "DTensor's placements"); !ok) return ok.error();
   for (const auto& group : layout.replicas) {
     for (const Mode& m : group) {
       if (m.extent <= 1) continue;

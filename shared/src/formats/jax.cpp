@@ -358,6 +358,7 @@ Result<std::string> export_jax(const Layout& layout, const std::vector<int64_t>&
       entries.push_back(t + ")");
     }
   }
+  if (auto ok = check_local_row_major(*dims, "JAX's PartitionSpec"); !ok) return ok.error();
   for (const auto& group : layout.replicas) {
     for (const Mode& m : group) {
       if (m.extent <= 1) continue;

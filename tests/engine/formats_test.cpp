@@ -689,6 +689,34 @@ TEST(FormatSharding, DtensorSizeOnePartialRoundTrips) {
   EXPECT_EQ(back.layout.partials[0], (std::vector<Mode>{Mode{1, AxisStride{1, "r"}}}));
 }
 
+// One P term is one pending sum, one Partial() on one mesh dimension; a term of one holder is still pending
+// (DTensor keeps Partial() on a mesh dimension of size 1, the notation keeps P[1:...]) and is never dropped.
+// Worked by hand: P[1:1@p] beside S[(2,4):(1@z,1)] makes the mesh z = 2 (the shard's span), p = 1 (the term's
+// span), the placements Shard(0) on z and Partial() on p. P[1:1@z] has no mesh dimension of size 1 (z is 2).
+TEST(FormatSharding, DtensorPartialTermsAreOnePartialEach) {
+  const Layout own = must_parse("S[(2,4):(1@z,1)] + P[1:1@p]");
+  const std::string text = must_export(Format::kDtensor, own, {8});
+  EXPECT_EQ(
+      text,
+      "init_device_mesh(\"cuda\", (2, 1), mesh_dim_names=(\"z\", \"p\")), [Shard(0), Partial(\"sum\")]");
+  EXPECT_EQ(must_import(Format::kDtensor, text, {{8}, {}}).layout, own);
+  auto r = export_layout(Format::kDtensor, must_parse("S[(2,4):(1@z,1)] + P[1:1@z]"), {8}, {});
+  ASSERT_FALSE(r.ok()) << *r;
+  EXPECT_EQ(r.error().field, "partial");
+  EXPECT_NE(r.error().message.find("P[1:1@z] has one holder"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("mesh dimension z has size 2"), std::string::npos) << r.error().message;
+  // one term of 4 holders over x and y is one sum; [Partial(), Partial()] would be two terms of 2
+  r = export_layout(Format::kDtensor, must_parse("S[8:1] + P[(2,2):(1@x,1@y)]"), {8}, {});
+  ASSERT_FALSE(r.ok()) << *r;
+  EXPECT_NE(r.error().message.find("spans mesh dimensions x and y"), std::string::npos) << r.error().message;
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[8:1] + P[2:1@x] + P[2:1@y]"), {8}),
+            "init_device_mesh(\"cuda\", (2, 2), mesh_dim_names=(\"x\", \"y\")), [Partial(\"sum\"), "
+            "Partial(\"sum\")]");
+  // (2,2):(2@x,1@x) is the 4 holders 0..3 on x: one mesh dimension of 4
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[8:1] + P[(2,2):(2@x,1@x)]"), {8}),
+            "init_device_mesh(\"cuda\", (4,), mesh_dim_names=(\"x\",)), [Partial(\"sum\")]");
+}
+
 // A placements text says how the tensor is cut over the mesh, never how a device lays out its piece: the
 // importers make every local tensor row-major and contiguous. A layout whose local memory is anything else
 // (a broadcast stride 0, a gap, a column-major piece) is refused, naming the local layout it has and the one

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "layoutscope/canonical.hpp"
 #include "layoutscope/mapping.hpp"
 #include "layoutscope/parse.hpp"
 
@@ -277,10 +278,7 @@ Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& sh
   return out;
 }
 
-namespace {
-
-// A list of modes as the notation writes one term's modes: "4:0", "(29,2,2):(84,6,1)"; "1:1" when empty.
-std::string modes_text(const std::vector<Mode>& modes) {
+std::string modes_notation(const std::vector<Mode>& modes) {
   if (modes.empty()) return "1:1";
   if (modes.size() == 1) return std::to_string(modes[0].extent) + ":" + to_string(modes[0].stride);
   std::string extents = "(", strides = "(";
@@ -294,8 +292,6 @@ std::string modes_text(const std::vector<Mode>& modes) {
   }
   return extents + "):" + strides + ")";
 }
-
-}  // namespace
 
 Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, std::string_view format) {
   const size_t rank = dims.size();
@@ -324,8 +320,8 @@ Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, s
   return make_error(std::string(format) +
                         " describes the sharding only, and each device's local tensor is row-major and "
                         "contiguous: the layout's local layout " +
-                        modes_text(all_found) + " is not the row-major contiguous " + modes_text(all_want) +
-                        " (dimension " + std::to_string(d) + ")",
+                        modes_notation(all_found) + " is not the row-major contiguous " +
+                        modes_notation(all_want) + " (dimension " + std::to_string(d) + ")",
                     0, "local");
 }
 
@@ -380,7 +376,7 @@ std::optional<std::vector<PositionSet>> positions(const Layout& l, const std::ve
 }  // namespace
 
 std::optional<bool> same_mapping(const Layout& a, const Layout& b, const std::vector<int64_t>& shape) {
-  if (!(flat_sorted(a.partials) == flat_sorted(b.partials))) return false;
+  if (!(flat_sorted(canonicalize(a).partials) == flat_sorted(canonicalize(b).partials))) return false;
   auto da = modes_per_dim(a.shard, shape);
   auto db = modes_per_dim(b.shard, shape);
   if (da && db && *da == *db && flat_sorted(a.replicas) == flat_sorted(b.replicas) &&

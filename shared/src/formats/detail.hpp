@@ -91,6 +91,9 @@ Result<Layout> shard_layout(const std::vector<std::vector<Segment>>& dims, std::
 Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& shard,
                                                      const std::vector<int64_t>& shape);
 
+// One term's modes as the notation writes them: "4:0", "(29,2,2):(84,6,1)"; "1:1" for none.
+std::string modes_notation(const std::vector<Mode>& modes);
+
 // What a placements text (JAX's PartitionSpec, DTensor's placements) cannot say: each device's local tensor
 // is row-major and contiguous, so the local (@m) modes of every dimension of `dims` (modes_per_dim's answer,
 // device modes major) must fuse to one mode, local_d : (product of the local extents of the dimensions after

@@ -795,6 +795,31 @@ TEST(FormatTirx, PrintedFormsRoundTrip) {
   EXPECT_EQ(t.layout, must_parse("S[(8,4):(4@laneid,1@laneid)]"));
 }
 
+// The CuTe export and import keep to one bound: a layout's size and cosize fit a signed 64-bit integer.
+// Worked by hand for S[(9,124):(s,1)] on 1116 elements (CuTe (124,9):(1,s)): cosize = 123 * 1 + 8 * s + 1, at
+// most 2^63 - 1 = 9223372036854775807 for s <= 1152921504606846960 (8 s + 124 = 9223372036854775804); s + 1
+// gives 9223372036854775812, past it. The fuzzed s = 7555555555555555564 is far past it.
+TEST(FormatCute, ExportAndImportAgreeOnTheSixtyFourBitBound) {
+  const std::string within = "cute.make_layout((124,9), stride=(1,1152921504606846960))";
+  EXPECT_EQ(must_export(Format::kCuteDsl, must_parse("S[(9,124):(1152921504606846960,1)]"), {1116}), within);
+  EXPECT_EQ(must_import(Format::kCuteDsl, within, {{1116}, {}}).layout,
+            must_parse("S[(9,124):(1152921504606846960,1)]"));
+  for (const char* stride : {"1152921504606846961", "7555555555555555564"}) {
+    const Layout beyond = must_parse(std::string("S[(9,124):(") + stride + ",1)]");
+    for (Format f : {Format::kCuteDsl, Format::kCute}) {
+      auto r = export_layout(f, beyond, {1116}, {});
+      ASSERT_FALSE(r.ok()) << *r;
+      EXPECT_EQ(r.error().field, "stride");
+      EXPECT_NE(r.error().message.find("cosize"), std::string::npos) << r.error().message;
+      EXPECT_NE(r.error().message.find("2^63 - 1"), std::string::npos) << r.error().message;
+    }
+    const std::string text = std::string("cute.make_layout((124,9), stride=(1,") + stride + "))";
+    const Error e = must_fail(Format::kCuteDsl, text, {{1116}, {}});
+    EXPECT_NE(e.message.find("cosize"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find("2^63 - 1"), std::string::npos) << e.message;
+  }
+}
+
 TEST(Format, NamesDispatchAndDetection) {
   for (Format f : all_formats()) {
     auto back = parse_format(to_string(f));

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "../../shared/src/formats/detail.hpp"  // same_sharding, the exporters' self-check
 #include "layoutscope/formats/dtensor.hpp"
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/formats/hlo.hpp"
@@ -687,6 +688,36 @@ TEST(FormatSharding, DtensorSizeOnePartialRoundTrips) {
   const Imported back = must_import(Format::kDtensor, text, {{16}, {}});
   ASSERT_EQ(back.layout.partials.size(), 1u) << to_string(back.layout);
   EXPECT_EQ(back.layout.partials[0], (std::vector<Mode>{Mode{1, AxisStride{1, "r"}}}));
+}
+
+// The JAX and DTensor exporters' self-check compares canonical forms, never elements. Each answer worked by
+// hand from the notation's semantics.
+TEST(FormatSharding, SelfCheckComparesCanonicalForms) {
+  using formats_detail::same_sharding;
+  auto same = [](const char* a, const char* b, std::vector<int64_t> shape) {
+    return same_sharding(must_parse(a), must_parse(b), shape);
+  };
+  // 4 local elements all at offset 0 (broadcast) are not offsets 0..3
+  EXPECT_FALSE(same("S[(2,4):(1@x,0)] + P[8:1@z]", "S[(2,4):(1@x,1)] + P[8:1@z]", {8}));
+  // two stride-0 modes add 0 whatever their axes: one broadcast of 4
+  EXPECT_TRUE(same("S[(2,2,2):(1@x,0@y,0)]", "S[(2,4):(1@x,0)]", {8}));
+  // (2,4):(4,1) is 8:1; on shape 2x4 both cut into 2:4 and 4:1
+  EXPECT_TRUE(same("S[(2,4,2):(1@x,2,1)]", "S[(2,8):(1@x,1)]", {16}));
+  EXPECT_FALSE(same("S[(2,4,2):(1@x,1,4)]", "S[(2,8):(1@x,1)]", {16}));
+  // a partial term of one holder is a term; one term of 4 holders is not two terms of 2
+  EXPECT_FALSE(same("S[8:1] + P[1:1@z]", "S[8:1]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[1:1@z]", "S[8:1] + P[1:1@p]", {8}));
+  EXPECT_FALSE(same("S[8:1] + P[(2,2):(1@x,1@y)]", "S[8:1] + P[2:1@x] + P[2:1@y]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[2:1@y] + P[2:1@x]", "S[8:1] + P[2:1@x] + P[2:1@y]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[(2,2):(2@x,1@x)]", "S[8:1] + P[4:1@x]", {8}));
+  // replicas: the order of the R terms does not matter, a copy at stride 0 lands on the same spot
+  EXPECT_TRUE(same("S[8:1] + R[2:1@x] + R[4:1@y]", "S[8:1] + R[(4,2):(1@y,1@x)]", {8}));
+  EXPECT_TRUE(same("S[8:1] + R[2:0@x]", "S[8:1]", {8}));
+  EXPECT_FALSE(same("S[8:1] + R[2:1@x]", "S[8:1]", {8}));
+  // 2 x 1024 x 1024 elements, row-major against column-major local pieces: decided without a table
+  EXPECT_FALSE(same("S[(2,1024,1024):(1@x,1024,1)]", "S[(2,1024,1024):(1@x,1,1024)]", {2048, 1024}));
+  EXPECT_TRUE(
+      same("S[(2,1024,1024):(1@x,1024,1)] + R[4:1@y]", "S[(2,1048576):(1@x,1)] + R[4:1@y]", {2048, 1024}));
 }
 
 // One P term is one pending sum, one Partial() on one mesh dimension; a term of one holder is still pending

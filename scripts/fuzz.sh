@@ -31,7 +31,7 @@ for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus-$t
   mkdir -p "$corpus"
   seeds=()
-  [[ "$t" == parse && -d tests/fuzz/corpus ]] && seeds=(tests/fuzz/corpus)
+  [[ ( "$t" == parse || "$t" == roundtrip ) && -d tests/fuzz/corpus ]] && seeds=(tests/fuzz/corpus)
   [[ "$t" == scan && -d tests/fuzz/corpus-scan ]] && seeds=(tests/fuzz/corpus-scan)
   [[ "$t" == request && -d tests/fuzz/corpus-request ]] && seeds=(tests/fuzz/corpus-request)
   max_len=512

@@ -67,6 +67,16 @@ Result<int64_t> cosize(const Layout& layout) {
   return top;
 }
 
+std::optional<std::string> beyond_64_bits(const Layout& layout) {
+  if (!size(layout).ok())
+    return "the layout's size (its number of elements) does not fit in 64 bits (at most 2^63 - 1)";
+  if (!cosize(layout).ok())
+    return "the layout's cosize (layout(size - 1) + 1, its last offset plus one) does not fit in 64 bits (at "
+           "most "
+           "2^63 - 1)";
+  return std::nullopt;
+}
+
 int64_t evaluate(const Layout& layout, int64_t index) {
   const auto shape = flatten_leaves(layout.shape);
   const auto stride = flatten_leaves(layout.stride);
@@ -460,8 +470,8 @@ class Parser {
       return std::nullopt;
     }
     Layout l{std::move(shape), std::move(stride)};
-    if (!size(l).ok() || !cosize(l).ok()) {
-      fail("the layout's size or cosize overflows 64 bits", shape_column);
+    if (auto beyond = beyond_64_bits(l)) {
+      fail(*beyond, shape_column);
       return std::nullopt;
     }
     return l;
@@ -1013,6 +1023,7 @@ Result<ComposedLayout> from_chapter(const layoutscope::Layout& layout,
   } else {
     out.layout = Layout{IntTuple::of(std::move(shape_modes)), IntTuple::of(std::move(stride_modes))};
   }
+  if (auto beyond = beyond_64_bits(out.layout)) return make_error(*beyond, 0, "stride");
   return out;
 }
 

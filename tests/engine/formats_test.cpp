@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "../../shared/src/formats/detail.hpp"  // same_sharding, the exporters' self-check
 #include "layoutscope/formats/dtensor.hpp"
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/formats/hlo.hpp"
@@ -34,10 +35,10 @@ Positions positions_of(const Layout& layout, const std::vector<int64_t>& shape) 
   Positions out(static_cast<size_t>(t->elements));
   const size_t axes = t->axes.size();
   for (int64_t x = 0; x < t->elements; ++x) {
-    for (int64_t r = 0; r < t->replicas; ++r) {
+    for (int64_t r = 0; r < t->holders(); ++r) {  // every replica and partial holder
       Pos p;
       for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>(x * t->replicas + r) * axes + a];
+        const int64_t v = t->values[static_cast<size_t>(x * t->holders() + r) * axes + a];
         if (v != 0) p[t->axes[a]] = v;
       }
       out[static_cast<size_t>(x)].insert(p);
@@ -696,6 +697,97 @@ TEST(FormatSharding, DtensorSizeOnePartialRoundTrips) {
   EXPECT_EQ(back.layout.partials[0], (std::vector<Mode>{Mode{1, AxisStride{1, "r"}}}));
 }
 
+// The JAX and DTensor exporters' self-check compares canonical forms, never elements. Each answer worked by
+// hand from the notation's semantics.
+TEST(FormatSharding, SelfCheckComparesCanonicalForms) {
+  using formats_detail::same_sharding;
+  auto same = [](const char* a, const char* b, std::vector<int64_t> shape) {
+    return same_sharding(must_parse(a), must_parse(b), shape);
+  };
+  // 4 local elements all at offset 0 (broadcast) are not offsets 0..3
+  EXPECT_FALSE(same("S[(2,4):(1@x,0)] + P[8:1@z]", "S[(2,4):(1@x,1)] + P[8:1@z]", {8}));
+  // two stride-0 modes add 0 whatever their axes: one broadcast of 4
+  EXPECT_TRUE(same("S[(2,2,2):(1@x,0@y,0)]", "S[(2,4):(1@x,0)]", {8}));
+  // (2,4):(4,1) is 8:1; on shape 2x4 both cut into 2:4 and 4:1
+  EXPECT_TRUE(same("S[(2,4,2):(1@x,2,1)]", "S[(2,8):(1@x,1)]", {16}));
+  EXPECT_FALSE(same("S[(2,4,2):(1@x,1,4)]", "S[(2,8):(1@x,1)]", {16}));
+  // a partial term of one holder is a term; one term of 4 holders is not two terms of 2
+  EXPECT_FALSE(same("S[8:1] + P[1:1@z]", "S[8:1]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[1:1@z]", "S[8:1] + P[1:1@p]", {8}));
+  EXPECT_FALSE(same("S[8:1] + P[(2,2):(1@x,1@y)]", "S[8:1] + P[2:1@x] + P[2:1@y]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[2:1@y] + P[2:1@x]", "S[8:1] + P[2:1@x] + P[2:1@y]", {8}));
+  EXPECT_TRUE(same("S[8:1] + P[(2,2):(2@x,1@x)]", "S[8:1] + P[4:1@x]", {8}));
+  // replicas: the order of the R terms does not matter, a copy at stride 0 lands on the same spot
+  EXPECT_TRUE(same("S[8:1] + R[2:1@x] + R[4:1@y]", "S[8:1] + R[(4,2):(1@y,1@x)]", {8}));
+  EXPECT_TRUE(same("S[8:1] + R[2:0@x]", "S[8:1]", {8}));
+  EXPECT_FALSE(same("S[8:1] + R[2:1@x]", "S[8:1]", {8}));
+  // 2 x 1024 x 1024 elements, row-major against column-major local pieces: decided without a table
+  EXPECT_FALSE(same("S[(2,1024,1024):(1@x,1024,1)]", "S[(2,1024,1024):(1@x,1,1024)]", {2048, 1024}));
+  EXPECT_TRUE(
+      same("S[(2,1024,1024):(1@x,1024,1)] + R[4:1@y]", "S[(2,1048576):(1@x,1)] + R[4:1@y]", {2048, 1024}));
+}
+
+// One P term is one pending sum, one Partial() on one mesh dimension; a term of one holder is still pending
+// (DTensor keeps Partial() on a mesh dimension of size 1, the notation keeps P[1:...]) and is never dropped.
+// Worked by hand: P[1:1@p] beside S[(2,4):(1@z,1)] makes the mesh z = 2 (the shard's span), p = 1 (the term's
+// span), the placements Shard(0) on z and Partial() on p. P[1:1@z] has no mesh dimension of size 1 (z is 2).
+TEST(FormatSharding, DtensorPartialTermsAreOnePartialEach) {
+  const Layout own = must_parse("S[(2,4):(1@z,1)] + P[1:1@p]");
+  const std::string text = must_export(Format::kDtensor, own, {8});
+  EXPECT_EQ(
+      text,
+      "init_device_mesh(\"cuda\", (2, 1), mesh_dim_names=(\"z\", \"p\")), [Shard(0), Partial(\"sum\")]");
+  EXPECT_EQ(must_import(Format::kDtensor, text, {{8}, {}}).layout, own);
+  auto r = export_layout(Format::kDtensor, must_parse("S[(2,4):(1@z,1)] + P[1:1@z]"), {8}, {});
+  ASSERT_FALSE(r.ok()) << *r;
+  EXPECT_EQ(r.error().field, "partial");
+  EXPECT_NE(r.error().message.find("P[1:1@z] has one holder"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("mesh dimension z has size 2"), std::string::npos) << r.error().message;
+  // one term of 4 holders over x and y is one sum; [Partial(), Partial()] would be two terms of 2
+  r = export_layout(Format::kDtensor, must_parse("S[8:1] + P[(2,2):(1@x,1@y)]"), {8}, {});
+  ASSERT_FALSE(r.ok()) << *r;
+  EXPECT_NE(r.error().message.find("spans mesh dimensions x and y"), std::string::npos) << r.error().message;
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[8:1] + P[2:1@x] + P[2:1@y]"), {8}),
+            "init_device_mesh(\"cuda\", (2, 2), mesh_dim_names=(\"x\", \"y\")), [Partial(\"sum\"), "
+            "Partial(\"sum\")]");
+  // (2,2):(2@x,1@x) is the 4 holders 0..3 on x: one mesh dimension of 4
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[8:1] + P[(2,2):(2@x,1@x)]"), {8}),
+            "init_device_mesh(\"cuda\", (4,), mesh_dim_names=(\"x\",)), [Partial(\"sum\")]");
+}
+
+// A placements text says how the tensor is cut over the mesh, never how a device lays out its piece: the
+// importers make every local tensor row-major and contiguous. A layout whose local memory is anything else
+// (a broadcast stride 0, a gap, a column-major piece) is refused, naming the local layout it has and the one
+// the text would mean. Worked by hand: S[(2,4):(1@x,0)] on 8 gives each x coordinate 4 elements, all at local
+// offset 0 (4:0); the text [Shard(0)] means offsets 0..3 (4:1).
+TEST(FormatSharding, PlacementsRefuseALocalLayoutThatIsNotContiguous) {
+  auto refused = [](Format f, const std::string& text, std::vector<int64_t> shape) {
+    auto r = export_layout(f, must_parse(text), shape, {});
+    EXPECT_FALSE(r.ok()) << text << " exported as " << (r.ok() ? *r : "");
+    return r.ok() ? Error{} : r.error();
+  };
+  Error e = refused(Format::kDtensor, "S[(2,4):(1@x,0)] + P[8:1@z]", {8});
+  EXPECT_EQ(e.field, "local");
+  EXPECT_NE(e.message.find("local layout 4:0 is not the row-major contiguous 4:1"), std::string::npos)
+      << e.message;
+  // every second local slot: 4 elements at offsets 0, 2, 4, 6
+  e = refused(Format::kDtensor, "S[(1,4):(1@x,2)] + P[2:1@Pz] + P[3:1@z]", {4});
+  EXPECT_NE(e.message.find("4:2 is not the row-major contiguous 4:1"), std::string::npos) << e.message;
+  e = refused(Format::kJax, "S[(2,4):(1@x,2)]", {8});
+  EXPECT_EQ(e.field, "local");
+  EXPECT_NE(e.message.find("JAX"), std::string::npos) << e.message;
+  // 8x4 over x = 2: each device holds a 4x4 piece, here column-major (row stride 1, column stride 4); the
+  // row-major piece has row stride 4, column stride 1
+  e = refused(Format::kDtensor, "S[(2,4,4):(1@x,1,4)]", {8, 4});
+  EXPECT_NE(e.message.find("(4,4):(1,4) is not the row-major contiguous (4,4):(4,1) (dimension 0)"),
+            std::string::npos)
+      << e.message;
+  EXPECT_EQ(must_export(Format::kDtensor, must_parse("S[(2,4,4):(1@x,4,1)]"), {8, 4}),
+            "init_device_mesh(\"cuda\", (2,), mesh_dim_names=(\"x\",)), [Shard(0)]");
+  EXPECT_EQ(must_export(Format::kJax, must_parse("S[(2,4,4):(1@x,4,1)]"), {8, 4}),
+            "NamedSharding(jax.make_mesh((2,), ('x',)), P('x', None))");
+}
+
 TEST(FormatSharding, ShardyOpenDimensionsReplicatedAndUnreduced) {
   const Imported got =
       must_import(Format::kShardy,
@@ -739,6 +831,31 @@ TEST(FormatTirx, PrintedFormsRoundTrip) {
             "ComposeLayout(4, 3, 3, TileLayout(S[(8, 64) : (64, 1)]))");
   const Imported t = must_import(Format::kTirx, "T.TileLayout(T.S[(8, 4) : (4@laneid, 1@laneid)])");
   EXPECT_EQ(t.layout, must_parse("S[(8,4):(4@laneid,1@laneid)]"));
+}
+
+// The CuTe export and import keep to one bound: a layout's size and cosize fit a signed 64-bit integer.
+// Worked by hand for S[(9,124):(s,1)] on 1116 elements (CuTe (124,9):(1,s)): cosize = 123 * 1 + 8 * s + 1, at
+// most 2^63 - 1 = 9223372036854775807 for s <= 1152921504606846960 (8 s + 124 = 9223372036854775804); s + 1
+// gives 9223372036854775812, past it. The fuzzed s = 7555555555555555564 is far past it.
+TEST(FormatCute, ExportAndImportAgreeOnTheSixtyFourBitBound) {
+  const std::string within = "cute.make_layout((124,9), stride=(1,1152921504606846960))";
+  EXPECT_EQ(must_export(Format::kCuteDsl, must_parse("S[(9,124):(1152921504606846960,1)]"), {1116}), within);
+  EXPECT_EQ(must_import(Format::kCuteDsl, within, {{1116}, {}}).layout,
+            must_parse("S[(9,124):(1152921504606846960,1)]"));
+  for (const char* stride : {"1152921504606846961", "7555555555555555564"}) {
+    const Layout beyond = must_parse(std::string("S[(9,124):(") + stride + ",1)]");
+    for (Format f : {Format::kCuteDsl, Format::kCute}) {
+      auto r = export_layout(f, beyond, {1116}, {});
+      ASSERT_FALSE(r.ok()) << *r;
+      EXPECT_EQ(r.error().field, "stride");
+      EXPECT_NE(r.error().message.find("cosize"), std::string::npos) << r.error().message;
+      EXPECT_NE(r.error().message.find("2^63 - 1"), std::string::npos) << r.error().message;
+    }
+    const std::string text = std::string("cute.make_layout((124,9), stride=(1,") + stride + "))";
+    const Error e = must_fail(Format::kCuteDsl, text, {{1116}, {}});
+    EXPECT_NE(e.message.find("cosize"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find("2^63 - 1"), std::string::npos) << e.message;
+  }
 }
 
 TEST(Format, NamesDispatchAndDetection) {

@@ -22,9 +22,8 @@ namespace layoutscope::fuzz {
 // Tables up to this many (element, holder) rows are compared element by element.
 inline constexpr int64_t kCompareCells = 1 << 10;
 
-// Layouts of more (element, holder) cells are not exported: the JAX and DTensor exporters check their own
-// text over every cell (16 s under the sanitizers for 249,516 elements:
-// tests/fuzz/findings/parse-timeout-export-self-check).
+// Layouts of more (element, holder) cells are not exported, so that no exporter's work grows with the table
+// (tests/fuzz/corpus/regression-parse-timeout-export-self-check, 249,516 elements, once took 16 s).
 inline constexpr int64_t kExportCells = 1 << 12;
 
 // Elements of `shape` times the layout's holders (the R and P extents), or -1 when it overflows.

@@ -78,6 +78,11 @@ Result<int64_t> size(const Layout& layout);
 // CuTe's cosize: layout(size - 1) + 1 (integer strides only).
 Result<int64_t> cosize(const Layout& layout);
 
+// What every CuTe layout this project reads or writes keeps to: its size and its cosize fit a signed 64-bit
+// integer (at most 2^63 - 1). parse_cute refuses a text beyond it, from_chapter a layout it would write
+// beyond it, both with this message; nothing when the layout is within it.
+std::optional<std::string> beyond_64_bits(const Layout& layout);
+
 // The layout at a 1-D index (integer strides), colexicographic, the last leaf unbounded: CuTe's layout(i).
 // For 0 <= index < size the result lies within the cosize, which parse_cute checked to fit in 64 bits.
 int64_t evaluate(const Layout& layout, int64_t index);

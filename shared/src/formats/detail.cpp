@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "layoutscope/mapping.hpp"
@@ -277,15 +278,105 @@ Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& sh
   return out;
 }
 
+std::string modes_notation(const std::vector<Mode>& modes) {
+  if (modes.empty()) return "1:1";
+  if (modes.size() == 1) return std::to_string(modes[0].extent) + ":" + to_string(modes[0].stride);
+  std::string extents = "(", strides = "(";
+  for (size_t i = 0; i < modes.size(); ++i) {
+    if (i) {
+      extents += ',';
+      strides += ',';
+    }
+    extents += std::to_string(modes[i].extent);
+    strides += to_string(modes[i].stride);
+  }
+  return extents + "):" + strides + ")";
+}
+
+Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, std::string_view format) {
+  const size_t rank = dims.size();
+  std::vector<std::vector<Mode>> found(rank), want(rank);
+  std::vector<int64_t> local(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    for (const Mode& m : dims[d]) {
+      if (m.stride.axis != kMemoryAxis) continue;
+      found[d].push_back(m);
+      if (!mul(local[d], m.extent, &local[d])) return make_error("the local tensor is too large", 0, "shape");
+    }
+  }
+  int64_t inner = 1;  // row-major over the local extents: dimension d's stride is the product after it
+  for (size_t d = rank; d-- > 0;) {
+    if (local[d] > 1) want[d].push_back(Mode{local[d], AxisStride{inner, std::string(kMemoryAxis)}});
+    if (!mul(inner, local[d], &inner)) return make_error("the local tensor is too large", 0, "shape");
+  }
+  if (found == want) return true;
+  std::vector<Mode> all_found, all_want;
+  for (size_t d = 0; d < rank; ++d) {
+    all_found.insert(all_found.end(), found[d].begin(), found[d].end());
+    all_want.insert(all_want.end(), want[d].begin(), want[d].end());
+  }
+  size_t d = 0;
+  while (found[d] == want[d]) ++d;
+  return make_error(
+      "a " + std::string(format) +
+          " sharding says how the tensor is cut over the mesh, and each device's local tensor is "
+          "row-major and contiguous: the layout's local layout " +
+          modes_notation(all_found) + " is not the row-major contiguous " + modes_notation(all_want) +
+          " (dimension " + std::to_string(d) + ")",
+      0, "local");
+}
+
 namespace {
 
-std::vector<Mode> flat_sorted(const std::vector<std::vector<Mode>>& groups) {
+// A stride-0 mode adds 0 on whatever axis it names: all of them on one axis, so that they compare (and fuse)
+// alike.
+Mode zero_on_one_axis(Mode m) {
+  if (m.stride.k == 0) m.stride.axis = kMemoryAxis;
+  return m;
+}
+
+// Modes with extent > 1, stride-0 ones on one axis, neighbours fused where contiguous (modes_per_dim's rule).
+std::vector<Mode> fused(const std::vector<Mode>& modes) {
   std::vector<Mode> out;
-  for (const auto& g : groups)
-    for (const Mode& m : g)
-      if (m.extent > 1) out.push_back(m);
-  std::sort(out.begin(), out.end(), [](const Mode& a, const Mode& b) {
-    return std::tie(a.stride.axis, a.stride.k, a.extent) < std::tie(b.stride.axis, b.stride.k, b.extent);
+  for (const Mode& raw : modes) {
+    if (raw.extent <= 1) continue;
+    const Mode m = zero_on_one_axis(raw);
+    int64_t span = 0, extent = 0;
+    if (!out.empty() && out.back().stride.axis == m.stride.axis && mul(m.extent, m.stride.k, &span) &&
+        out.back().stride.k == span && mul(out.back().extent, m.extent, &extent)) {
+      out.back() = Mode{extent, m.stride};
+    } else {
+      out.push_back(m);
+    }
+  }
+  return out;
+}
+
+bool mode_less(const Mode& a, const Mode& b) {
+  return std::tie(a.stride.axis, a.stride.k, a.extent) < std::tie(b.stride.axis, b.stride.k, b.extent);
+}
+
+// The replicas as a set of offsets: every R mode of more than one copy, stride-0 ones dropped (their copies
+// land on one spot, which the mapping counts once), sorted.
+std::vector<Mode> replica_modes(const Layout& l) {
+  std::vector<Mode> out;
+  for (const auto& group : l.replicas)
+    for (const Mode& m : group)
+      if (m.extent > 1 && m.stride.k != 0) out.push_back(m);
+  std::sort(out.begin(), out.end(), mode_less);
+  return out;
+}
+
+// The partial terms, each its fused modes sorted (a term of one holder is an empty list, which still counts),
+// the terms sorted.
+std::vector<std::vector<Mode>> partial_terms(const Layout& l) {
+  std::vector<std::vector<Mode>> out;
+  for (const auto& group : l.partials) {
+    out.push_back(fused(group));
+    std::sort(out.back().begin(), out.back().end(), mode_less);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), mode_less);
   });
   return out;
 }
@@ -300,45 +391,17 @@ std::vector<AxisStride> nonzero_offsets(const Layout& l) {
   return out;
 }
 
-using PositionSet = std::vector<std::vector<std::pair<std::string, int64_t>>>;
-
-std::optional<std::vector<PositionSet>> positions(const Layout& l, const std::vector<int64_t>& shape) {
-  constexpr int64_t kLimit = int64_t{1} << 18;
-  auto t = table(l, shape, kLimit);
-  if (!t) return std::nullopt;
-  const size_t axes = t->axes.size();
-  std::vector<PositionSet> out(static_cast<size_t>(t->elements));
-  for (int64_t x = 0; x < t->elements; ++x) {
-    PositionSet& set = out[static_cast<size_t>(x)];
-    for (int64_t r = 0; r < t->replicas; ++r) {
-      std::vector<std::pair<std::string, int64_t>> p;
-      for (size_t a = 0; a < axes; ++a) {
-        const int64_t v = t->values[static_cast<size_t>((x * t->replicas + r)) * axes + a];
-        if (v != 0) p.emplace_back(t->axes[a], v);
-      }
-      std::sort(p.begin(), p.end());
-      set.push_back(std::move(p));
-    }
-    std::sort(set.begin(), set.end());
-    set.erase(std::unique(set.begin(), set.end()), set.end());
-  }
-  return out;
-}
-
 }  // namespace
 
-std::optional<bool> same_mapping(const Layout& a, const Layout& b, const std::vector<int64_t>& shape) {
-  if (!(flat_sorted(a.partials) == flat_sorted(b.partials))) return false;
+bool same_sharding(const Layout& a, const Layout& b, const std::vector<int64_t>& shape) {
   auto da = modes_per_dim(a.shard, shape);
   auto db = modes_per_dim(b.shard, shape);
-  if (da && db && *da == *db && flat_sorted(a.replicas) == flat_sorted(b.replicas) &&
-      nonzero_offsets(a) == nonzero_offsets(b) && a.swizzle == b.swizzle) {
-    return true;
+  if (!da || !db) return false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (fused((*da)[d]) != fused((*db)[d])) return false;
   }
-  auto pa = positions(a, shape);
-  auto pb = positions(b, shape);
-  if (!pa || !pb) return std::nullopt;
-  return *pa == *pb;
+  return replica_modes(a) == replica_modes(b) && partial_terms(a) == partial_terms(b) &&
+         nonzero_offsets(a) == nonzero_offsets(b) && a.swizzle == b.swizzle;
 }
 
 Result<std::vector<std::pair<std::string, int64_t>>> export_mesh(const Layout& layout,

@@ -91,9 +91,29 @@ Result<Layout> shard_layout(const std::vector<std::vector<Segment>>& dims, std::
 Result<std::vector<std::vector<Mode>>> modes_per_dim(const std::vector<Mode>& shard,
                                                      const std::vector<int64_t>& shape);
 
-// Same function on the shape: every element's positions as a set (axes with value 0 ignored), same
-// partials. Compares structure first, then tables when small enough; nullopt when too large to decide.
-std::optional<bool> same_mapping(const Layout& a, const Layout& b, const std::vector<int64_t>& shape);
+// One term's modes as the notation writes them: "4:0", "(29,2,2):(84,6,1)"; "1:1" for none.
+std::string modes_notation(const std::vector<Mode>& modes);
+
+// What a placements text (JAX's PartitionSpec, DTensor's placements) cannot say: each device's local tensor
+// is row-major and contiguous, so the local (@m) modes of every dimension of `dims` (modes_per_dim's answer,
+// device modes major) must fuse to one mode, local_d : (product of the local extents of the dimensions after
+// d). The error names the local layout found and the one the text would import as:
+//   S[(2,4):(1@x,0)] on 8   -> "... the local layout 4:0 is not the row-major contiguous 4:1"
+Result<bool> check_local_row_major(const std::vector<std::vector<Mode>>& dims, std::string_view format);
+
+// Whether two layouts give every element of `shape` the same positions and holders, decided on their
+// canonical forms in time linear in their modes (never element by element): the shard modes of each logical
+// dimension (modes_per_dim's cut and fusion, stride-0 modes put on one axis, since they add 0 on any, and
+// fused again), the replica modes (more than one copy, nonzero stride, sorted), the partial terms (each
+// term's fused modes sorted, a term of one holder counting as a term), the nonzero offsets and the swizzle.
+//   Equal forms give the same mapping. The converse, for the shard: a dimension's fused mode list is the only
+// one for its function f, since the minor-most mode's stride is f(1), its extent the least x > 0 with
+// f(x) != x f(1) (were f(e) = e f(1), the next mode would have fused with it), and the rest is the list of
+// y -> f(y e); a dimension's function is the layout's with the other coordinates at 0. A replica or partial
+// set has several spellings (R[(2,2):(1@x,2@x)] and R[4:1@x]), so there the check can say "different" for
+// one mapping, never "same" for two; the JAX and DTensor exporters write and accept only whole mesh
+// dimensions there, one mode each, whose spelling is unique.
+bool same_sharding(const Layout& a, const Layout& b, const std::vector<int64_t>& shape);
 
 // The mesh an exporter writes: the context's when given (checked against the layout), else the layout's
 // non-@m axes in order of appearance with the extent each one spans.

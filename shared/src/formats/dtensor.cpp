@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "detail.hpp"
+#include "layoutscope/canonical.hpp"
 
 namespace layoutscope {
 
@@ -451,6 +452,7 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
       if (auto ok = claim(device[j].stride.axis, text); !ok) return ok.error();
     }
   }
+  if (auto ok = check_local_row_major(*dims, "DTensor"); !ok) return ok.error();
   for (const auto& group : layout.replicas) {
     for (const Mode& m : group) {
       if (m.extent <= 1) continue;
@@ -463,20 +465,40 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
       if (auto ok = claim(m.stride.axis, "Replicate()"); !ok) return ok.error();
     }
   }
-  for (const auto& group : layout.partials) {
-    for (const Mode& m : group) {
-      // A size-1 partial term over a size-1 mesh dimension is kept as Partial("sum"), which imports back as
-      // that term (one holder: its stride multiplies nothing); written as Replicate() it would be lost.
-      const size_t i = index_of(m.stride.axis);
-      const bool one_holder = m.extent == 1 && i < mesh->size() && (*mesh)[i].second == 1;
-      if (m.extent <= 1 && !one_holder) continue;
-      if (!one_holder && (i == mesh->size() || m.stride.k != 1 || m.extent != (*mesh)[i].second)) {
-        return make_error("partial P[" + std::to_string(m.extent) + ":" + to_string(m.stride) +
-                              "] is not a whole mesh dimension: Partial() covers one entire mesh dimension",
-                          0, "partial");
-      }
-      if (auto ok = claim(m.stride.axis, "Partial(\"sum\")"); !ok) return ok.error();
+  // One P term is one pending sum, which DTensor writes as Partial("sum") on one mesh dimension. A term of
+  // one holder (P[1:1@r]) is still a pending sum (canonicalize keeps it, as DTensor keeps Partial() on a mesh
+  // dimension of size 1): it needs a mesh dimension of size 1 of its own, never dropped.
+  for (const auto& group : canonicalize(layout).partials) {
+    const std::string term = "P[" + modes_notation(group) + "]";
+    std::vector<Mode> spans;  // the term's modes of more than one holder
+    for (const Mode& m : group)
+      if (m.extent > 1) spans.push_back(m);
+    if (spans.size() > 1) {
+      return make_error(
+          "the partial term " + term + " spans mesh dimensions " + spans[0].stride.axis + " and " +
+              spans[1].stride.axis +
+              ": DTensor's Partial() is one pending sum over one mesh dimension; write one term "
+              "per dimension (P[...] + P[...])",
+          0, "partial");
     }
+    const Mode& m = spans.empty() ? group.front() : spans.front();
+    const size_t i = index_of(m.stride.axis);
+    if (spans.empty()) {
+      if (i == mesh->size() || (*mesh)[i].second != 1) {
+        return make_error(
+            "the partial term " + term +
+                " has one holder, which DTensor writes as Partial() on a mesh dimension of size "
+                "1, but mesh dimension " +
+                m.stride.axis + " has size " + std::to_string(i == mesh->size() ? 0 : (*mesh)[i].second) +
+                ": put the term on an axis of its own (P[1:1@p] with p of size 1)",
+            0, "partial");
+      }
+    } else if (i == mesh->size() || m.stride.k != 1 || m.extent != (*mesh)[i].second) {
+      return make_error(
+          "partial " + term + " is not a whole mesh dimension: Partial() covers one entire mesh dimension", 0,
+          "partial");
+    }
+    if (auto ok = claim(m.stride.axis, "Partial(\"sum\")"); !ok) return ok.error();
   }
   for (size_t i = 0; i < mesh->size(); ++i) {
     if (placements[i].empty()) {
@@ -502,12 +524,12 @@ Result<std::string> export_dtensor(const Layout& layout, const std::vector<int64
       "init_device_mesh(\"cuda\", (" + sizes + "), mesh_dim_names=(" + names + ")), [" + list + "]";
   auto back = import_dtensor(text, FormatContext{shape, {}});
   if (!back) return back.error();
-  auto same = same_mapping(back->layout, layout, shape);
-  if (!same || !*same) {
-    return make_error(
-        same ? "the layout's local elements are not a row-major block per device: DTensor cannot express it"
-             : "the layout is too large to verify its DTensor form",
-        0, "layout");
+  // The self-check: the text must import back to this layout (formats_detail::same_sharding, exact for what
+  // this exporter accepts, in time linear in the modes).
+  if (!same_sharding(back->layout, layout, shape)) {
+    return make_error("the DTensor text " + text + " imports back as " + to_string(back->layout) +
+                          ", another layout: DTensor cannot express this one",
+                      0, "layout");
   }
   return text;
 }

@@ -11,6 +11,16 @@
 // mesh dimensions sharding one tensor dimension split it in mesh order, the first one major. Shard follows
 // torch.chunk: a size not divisible by the mesh dimension gives an uneven last chunk, which the notation
 // cannot express: an error, never a silent rounding.
+//
+// What the placements do not say, the export refuses rather than drops. The local tensor of every device is
+// row-major and contiguous (the importer builds it so): S[(2,4):(1@x,0)] (a broadcast local stride 0) is
+// refused, naming the local layout 4:0 and the contiguous 4:1 it would come back as. Each P term is one
+// Partial("sum") on one mesh dimension, the whole of it: P[(2,2):(1@x,1@y)] (one sum over 4 holders) is
+// refused (write P[2:1@x] + P[2:1@y], two pending sums). A term of one holder, P[1:1@r], is still a pending
+// sum: DTensor's Partial() marks a tensor pending a reduction on a mesh dimension whatever the dimension's
+// size (it stays Partial until redistributed), and the notation's canonical form keeps P[1:...]. So it is
+// written as Partial() on a mesh dimension of size 1 of its own, and refused when its axis has another size
+// (S[(2,4):(1@z,1)] + P[1:1@z]: z shards the tensor over 2).
 #pragma once
 
 #include "layoutscope/formats/format.hpp"

@@ -858,6 +858,18 @@ TEST(FormatCute, ExportAndImportAgreeOnTheSixtyFourBitBound) {
   }
 }
 
+// CuTe's rank-0 layout (shape (), stride ()) is refused at its tuple: the notation has no S[...] of no modes
+// (its text S[():()] did not parse back). A () nested inside a mode is a mode of size 1 and still imports.
+TEST(FormatCute, ARankZeroLayoutIsRefusedAtItsTuple) {
+  const Error bare = must_fail(Format::kCute, "():()", {});
+  EXPECT_EQ(bare.column, 1);
+  EXPECT_EQ(bare.field, "shape");
+  EXPECT_NE(bare.message.find("rank 0"), std::string::npos) << bare.message;
+  const Error dsl = must_fail(Format::kCuteDsl, "cute.make_layout(())", {});
+  EXPECT_EQ(dsl.column, 18);  // the () inside the call
+  EXPECT_EQ(must_import(Format::kCute, "((),4):((),1)", {}).layout, must_parse("S[4:1]"));
+}
+
 TEST(Format, NamesDispatchAndDetection) {
   for (Format f : all_formats()) {
     auto back = parse_format(to_string(f));

@@ -46,6 +46,15 @@ Result<std::string> type_text(const cute::IntTuple& t, bool stride) {
 Result<Imported> import_any(std::string_view text, const FormatContext& context, Format from) {
   auto composed = cute::parse_cute(text);
   if (!composed) return composed.error();
+  if (composed->layout.rank() == 0) {
+    // CuTe allows a layout of no modes (shape (), one element at offset 0); the notation's S[...] has at
+    // least one mode, so its text S[():()] would not read back
+    const size_t at = text.find("()");
+    return make_error(
+        "a layout of rank 0 (shape ()) has no modes to write as S[...]: give it one mode (one element "
+        "is 1:0)",
+        at == std::string_view::npos ? 1 : static_cast<int>(at) + 1, "shape");
+  }
   auto layout = cute::to_chapter(*composed, context.shape);
   if (!layout) return layout.error();
   Imported out;

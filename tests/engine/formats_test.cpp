@@ -858,16 +858,24 @@ TEST(FormatCute, ExportAndImportAgreeOnTheSixtyFourBitBound) {
   }
 }
 
-// CuTe's rank-0 layout (shape (), stride ()) is refused at its tuple: the notation has no S[...] of no modes
-// (its text S[():()] did not parse back). A () nested inside a mode is a mode of size 1 and still imports.
-TEST(FormatCute, ARankZeroLayoutIsRefusedAtItsTuple) {
-  const Error bare = must_fail(Format::kCute, "():()", {});
-  EXPECT_EQ(bare.column, 1);
-  EXPECT_EQ(bare.field, "shape");
-  EXPECT_NE(bare.message.find("rank 0"), std::string::npos) << bare.message;
-  const Error dsl = must_fail(Format::kCuteDsl, "cute.make_layout(())", {});
-  EXPECT_EQ(dsl.column, 18);  // the () inside the call
+// CuTe's rank-0 layout (shape (), stride ()) is one element at offset 0, the function of 1:0 (CuTe's coalesce
+// of
+// () is 1:0): it imports as S[1:0] on shape (1); the notation has no S[...] of no modes (S[():()] did not
+// parse back, so no export of it imported). A () nested inside a mode is a mode of size 1.
+TEST(FormatCute, ARankZeroLayoutIsOneElement) {
+  const Imported bare = must_import(Format::kCute, "():()", {});
+  EXPECT_EQ(bare.layout, must_parse("S[1:0]"));
+  EXPECT_EQ(bare.shape, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(parse_layout(to_string(bare.layout)).ok());
+  EXPECT_EQ(must_import(Format::kCuteDsl, "cute.make_layout(())", {}).layout, must_parse("S[1:0]"));
   EXPECT_EQ(must_import(Format::kCute, "((),4):((),1)", {}).layout, must_parse("S[4:1]"));
+  // every export of it reads back as the same one element
+  for (Format to : {Format::kTriton, Format::kCute, Format::kCuteDsl}) {
+    auto text = export_layout(to, bare.layout, bare.shape, {});
+    ASSERT_TRUE(text.ok()) << to_string(to) << ": " << text.error().message;
+    auto back = import_layout(to, *text, FormatContext{bare.shape, {}});
+    ASSERT_TRUE(back.ok()) << to_string(to) << ": " << *text << ": " << back.error().message;
+  }
 }
 
 TEST(Format, NamesDispatchAndDetection) {

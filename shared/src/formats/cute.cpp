@@ -1,6 +1,7 @@
 #include "layoutscope/formats/cute.hpp"
 
 #include <limits>
+#include <optional>
 
 #include "layoutscope/cute.hpp"
 
@@ -44,17 +45,13 @@ Result<std::string> type_text(const cute::IntTuple& t, bool stride) {
 }
 
 Result<Imported> import_any(std::string_view text, const FormatContext& context, Format from) {
-  auto composed = cute::parse_cute(text);
-  if (!composed) return composed.error();
-  if (composed->layout.rank() == 0) {
-    // CuTe allows a layout of no modes (shape (), one element at offset 0); the notation's S[...] has at
-    // least one mode, so its text S[():()] would not read back
-    const size_t at = text.find("()");
-    return make_error(
-        "a layout of rank 0 (shape ()) has no modes to write as S[...]: give it one mode (one element "
-        "is 1:0)",
-        at == std::string_view::npos ? 1 : static_cast<int>(at) + 1, "shape");
-  }
+  auto parsed = cute::parse_cute(text);
+  if (!parsed) return parsed.error();
+  std::optional<cute::ComposedLayout> composed = std::move(parsed).value();
+  // CuTe's layout of rank 0 (shape (), one element at offset 0) is the function of 1:0, its coalesced form:
+  // the notation's S[...] has at least one mode (S[():()] does not read back), so it is read as that one mode
+  const bool rank_zero = composed->layout.rank() == 0;
+  if (rank_zero) composed->layout = cute::Layout{cute::IntTuple::leaf(1), cute::IntTuple::leaf(0)};
   auto layout = cute::to_chapter(*composed, context.shape);
   if (!layout) return layout.error();
   Imported out;
@@ -76,6 +73,9 @@ Result<Imported> import_any(std::string_view text, const FormatContext& context,
       "reversed");
   if (cute::has_basis(composed->layout.stride))
     out.notes.push_back("scaled-basis strides k@i are written k@c<i> (CuTe's coordinate axis i)");
+  if (rank_zero)
+    out.notes.push_back(
+        "a layout of rank 0 (shape ()) is one element at offset 0: read as its coalesced form 1:0");
   if (composed->swizzle)
     out.notes.push_back("the swizzle permutes the @m offset after the layout and its offset " +
                         std::to_string(composed->offset) + " are applied");

@@ -362,7 +362,8 @@ class CpuBackend final : public Backend {
       s.times.first_run_s = timed([&] { first = execute_convert_host(plan, in, out); });
       if (!first) return first.error();
       s.times.single_use_s = s.times.plan_s + s.times.first_run_s;
-      s.verification = verify_convert(c, out, p.sampling.seed);
+      ctl.progress(static_cast<double>(done - 1) / total, c.name + ": verify");
+      s.verification = verify_convert(c, out, p.sampling.seed, ctl);
       s.time = sample(
           p.sampling, ctl, [&] { flush(); }, [&] { (void)execute_convert_host(plan, in, out); },
           [&] { return timed([&] { (void)execute_convert_host(plan, in, out); }); },

@@ -68,6 +68,26 @@ void expect_copy_costs(const ConvertPlan& plan) {
   EXPECT_EQ(plan.smem_read.wavefronts, 4);
 }
 
+// The host executor asks `stopped` once per 2^20 elements moved: a 2048 x 2048 u8 transpose (4 Mi elements,
+// tiled) asks it 3 or 4 times and finishes; one asked to stop at the first question ends early with the field
+// "stopped".
+TEST(Convert, TheHostExecutorAsksToStopEveryMebiElement) {
+  const std::vector<int64_t> shape{2048, 2048};
+  auto plan =
+      plan_convert(parse("S[(2048,2048):(2048,1)]"), parse("S[(2048,2048):(1,2048)]"), shape, DType::kU8);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  std::vector<std::byte> in(size_t{1} << 22), out(size_t{1} << 22);
+  int asked = 0;
+  auto whole = execute_convert_host(*plan, in, out, [&] { return ++asked, false; });
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ(*whole, int64_t{1} << 22);
+  EXPECT_GE(asked, 3);
+  EXPECT_LE(asked, 4);
+  auto stopped = execute_convert_host(*plan, in, out, [] { return true; });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.error().field, "stopped");
+}
+
 TEST(Convert, TransposeIsTiledWithConflictFreeStaging) {
   // fp32 4096^2 transpose: 64x64 tile, 4x4 register blocks (16 B = 4 floats).
   auto plan = plan_convert(parse("S[(4096,4096):(4096,1)]"), parse("S[(4096,4096):(1,4096)]"), {4096, 4096},

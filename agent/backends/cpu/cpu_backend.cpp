@@ -359,14 +359,22 @@ class CpuBackend final : public Backend {
       s.times = prepared->times;
       std::memset(out.data(), 0xff, out.size());  // poison: no input element is all ones
       Result<int64_t> first = make_error("not run");
-      s.times.first_run_s = timed([&] { first = execute_convert_host(plan, in, out); });
+      // the host execution asks the run's control every 2^20 elements: a DELETE stops it mid-copy
+      const auto stopped = [&] { return ctl.cancelled(); };
+      auto run_once = [&] {
+        auto moved = execute_convert_host(plan, in, out, stopped);
+        if (!moved && ctl.cancelled()) throw Cancelled{};
+        return moved;
+      };
+      s.times.first_run_s = timed([&] { first = run_once(); });
       if (!first) return first.error();
       s.times.single_use_s = s.times.plan_s + s.times.first_run_s;
-      s.verification = verify_convert(c, out, p.sampling.seed);
+      ctl.progress(static_cast<double>(done - 1) / total, c.name + ": verify");
+      s.verification = verify_convert(c, out, p.sampling.seed, ctl);
       s.time = sample(
-          p.sampling, ctl, [&] { flush(); }, [&] { (void)execute_convert_host(plan, in, out); },
-          [&] { return timed([&] { (void)execute_convert_host(plan, in, out); }); },
-          [] { return ClockReading{}; }, "none: CPU backend");
+          p.sampling, ctl, [&] { flush(); }, [&] { (void)run_once(); },
+          [&] { return timed([&] { (void)run_once(); }); }, [] { return ClockReading{}; },
+          "none: CPU backend");
       m.states.push_back(std::move(s));
     }
     ctl.progress(1.0, "done");

@@ -260,7 +260,8 @@ void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64
   }
 }
 
-Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out, uint64_t seed) {
+Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out, uint64_t seed,
+                            const RunControl& ctl) {
   Verification v;
   v.method =
       "host: every destination element out[dst(x)] compared byte for byte with the input element in[src(x)] "
@@ -274,6 +275,7 @@ Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out
   const int eb = c.plan.elem_bytes;
   const int64_t n = c.plan.elements;
   for (int64_t x = 0; x < n; ++x) {
+    if (x % kFillChunk == 0 && ctl.cancelled()) throw Cancelled{};
     int64_t so = 0, d = 0;
     cs->map(x, 0, &so);
     cd->map(x, 0, &d);

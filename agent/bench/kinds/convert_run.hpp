@@ -7,7 +7,7 @@
 //   PreparedConvert p = prepare_convert(*c);   // p.source.text: the kernel; p.times.plan_s, cached_plan_s
 //   fill_convert_input(c->plan, in, seed, ctl);  // in[o] = convert_input_element(seed, o, 2)
 //   ... run the plan ...
-//   verify_convert(*c, out, seed);             // out[dst(x)] == in[src(x)] for every logical x
+//   verify_convert(*c, out, seed, ctl);        // out[dst(x)] == in[src(x)] for every logical x
 //
 // The check evaluates both layouts directly (the engine's CompiledLayout), not the plan's modes, tiles or
 // lane mapping, so a planner or generator error shows up as a mismatch.
@@ -78,7 +78,9 @@ inline constexpr int64_t kFillChunk = int64_t{1} << 20;
 void fill_convert_input(const ConvertPlan& plan, std::span<std::byte> in, uint64_t seed,
                         const RunControl& ctl);
 
-// Every destination element compared byte for byte with the source element of the same logical index.
-Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out, uint64_t seed);
+// Every destination element compared byte for byte with the source element of the same logical index; ctl
+// is asked every kFillChunk elements (Cancelled thrown once it says so), as in the fill.
+Verification verify_convert(const ConvertCase& c, std::span<const std::byte> out, uint64_t seed,
+                            const RunControl& ctl);
 
 }  // namespace layoutscope::agent

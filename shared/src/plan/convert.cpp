@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -1051,8 +1052,16 @@ int64_t side_element(const ConvertPlan& plan, bool src, int64_t e) {
 }
 
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
-                                     std::span<std::byte> out) {
+                                     std::span<std::byte> out, const std::function<bool()>& stopped) {
   const int64_t eb = plan.elem_bytes;
+  // asked once each time another 2^20 elements have been moved
+  int64_t next_check = int64_t{1} << 20;
+  auto stop_now = [&](int64_t moved_so_far) {
+    if (!stopped || moved_so_far < next_check) return false;
+    next_check = moved_so_far + (int64_t{1} << 20);
+    return stopped();
+  };
+  const Error stop_error = make_error("the conversion was stopped before it finished", 0, "stopped");
   if (static_cast<int64_t>(in.size()) < source_extent(plan) * eb)
     return make_error("input buffer too small", 0, "in");
   if (static_cast<int64_t>(out.size()) < destination_extent(plan) * eb)
@@ -1061,6 +1070,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   if (plan.kind == ConvertKind::kVector) {
     const int64_t v = plan.vector_units, run = plan.modes.back().extent;
     for (int64_t d = 0; d < plan.elements; d += v) {
+      if (stop_now(moved)) return stop_error;
       if (plan.unaligned && d % run + v > run) {
         // A window across the end of a run: the rest of this run, then the start of the next.
         const int64_t m = run - d % run;
@@ -1086,6 +1096,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
                   packed = rec;  // strides of plane k, of unit i along the long mode
     std::vector<std::byte> exchange(static_cast<size_t>(32 * plan.lane_chunks * vb));
     for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
+      if (stop_now(moved)) return stop_error;
       InterleaveItem it[32];
       for (int lane = 0; lane < 32; ++lane) it[lane] = interleave_item(plan, w0 + lane);
       auto whole = [&](int64_t lane) { return it[lane].live && it[lane].units == v; };
@@ -1161,6 +1172,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
+    if (stop_now(moved)) return stop_error;
     // Block order: the tile index along a fastest, then along b, then the batch modes (innermost first).
     const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
     int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;

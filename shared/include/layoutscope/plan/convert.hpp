@@ -63,6 +63,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -217,9 +218,10 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset);
 
 // Runs the plan on the host exactly as the kernel's lanes do it (tiles, register blocks, the swizzled staging
 // tile), element by element. `in` holds the source's cosize elements, `out` the destination's; both of the
-// plan's element size.
+// plan's element size. `stopped`, when given, is asked about every 2^20 elements moved; once it answers true
+// the run ends early with the error field "stopped" (what `out` holds then is partial).
 Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const std::byte> in,
-                                     std::span<std::byte> out);
+                                     std::span<std::byte> out, const std::function<bool()>& stopped = {});
 
 // Source and destination offsets of index ia of group a, destination offset of index ib of group b (in
 // units); the batch modes, innermost first.

@@ -63,8 +63,7 @@ const KIND_ZH: Record<string, string> = {
 
 /** The engine's notes on an op (shared/src/scan.cpp), in Chinese. */
 const NOTE_ZH: Record<string, string> = {
-  "no types after ':' (an op without its types, or the generic form)":
-    '‘:’ 之后没有类型（op 未带类型，或为通用形式）',
+  "no types after ':' (an op without its types, or the generic form)": '‘:’ 之后没有类型（op 未带类型，或为通用形式）',
   'an allocation without a value: nothing moves here': '没有初值的分配：此处不搬运数据',
   'tcgen05.ld/st between registers and tensor memory: no shared-memory traffic':
     'tcgen05.ld/st 在寄存器与张量内存之间搬运：没有共享内存流量',

@@ -2,10 +2,13 @@
 // engine's scanner (scanTtgir in the WASM module): its layout aliases, every op that moves data between layouts
 // with its cost, highest first, and the CuTe layouts printed in it. Each op links to the playground's compare
 // view with its two layouts, each CuTe layout to the playground with it. The page only lays out what the engine
-// answers.
+// answers, in the page's language (its labels, and the engine's words for an op where the view knows them).
 import { LitElement, css, html, nothing } from 'lit';
 import { loadEngine } from '../core/engine.js';
+import { SETTINGS_EVENT } from '../core/settings-event.js';
 import type { LsScan, LsScanCuteLayout, LsScanOp } from '../generated/layoutscope.js';
+import { engineText, scanText, type ScanKey } from '../i18n/scan.js';
+import { resolveLang } from '../i18n/strings.js';
 
 /** The playground's URL state for two layouts on one shape (the keys its element reads under "play."). */
 export function compareLink(op: LsScanOp): string | null {
@@ -67,6 +70,12 @@ export class LsScanView extends LitElement {
       text-align: left;
       vertical-align: top;
     }
+    /* Chinese breaks between any two characters: a header, an op's kind and a link keep to one line */
+    th,
+    td.kind,
+    td.link {
+      white-space: nowrap;
+    }
     td.num {
       text-align: right;
       font-variant-numeric: tabular-nums;
@@ -89,6 +98,31 @@ export class LsScanView extends LitElement {
   private over = false;
   /** the lines of the text last scanned (a CuTe layout's error is drawn under its own line) */
   private lines: string[] = [];
+
+  private get zh() {
+    return resolveLang(this.getAttribute('lang')) === 'zh';
+  }
+  private st(key: ScanKey, vars: Record<string, string | number> = {}) {
+    return scanText(key, this.zh, vars);
+  }
+  /** The engine's own English (a message about text that did not read): kept as written, marked English. */
+  private words(text: string) {
+    return this.zh ? html`<span lang="en" title=${this.st('engineWords')}>${text}</span>` : text;
+  }
+  /** An op's kind or note: translated where the view knows the engine's sentence, else the engine's words. */
+  private engine(kind: 'kind' | 'note', text: string) {
+    if (!text) return nothing;
+    return engineText(kind, text, this.zh) ?? this.words(text);
+  }
+  private onSettings = () => this.requestUpdate();
+  override connectedCallback() {
+    super.connectedCallback();
+    window.addEventListener(SETTINGS_EVENT, this.onSettings);
+  }
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    window.removeEventListener(SETTINGS_EVENT, this.onSettings);
+  }
 
   /** Scans a text; returns the engine's result (also drawn). */
   async scan(text: string): Promise<LsScan | null> {
@@ -119,18 +153,18 @@ export class LsScanView extends LitElement {
   private row(op: LsScanOp) {
     const link = compareLink(op);
     const side = (s: LsScanOp['src']) =>
-      html`<code>${s.layout || s.type}</code>${s.error ? html`<div class="issue">${s.error}</div>` : nothing}`;
+      html`<code>${s.layout || s.type}</code>${s.error ? html`<div class="issue">${this.words(s.error)}</div>` : nothing}`;
     return html`<tr>
       <td class="num">${op.line}</td>
       <td><code>${op.op}</code></td>
-      <td>${op.kind}</td>
+      <td class="kind">${this.engine('kind', op.kind)}</td>
       <td>${side(op.src)} → ${side(op.dst)}</td>
       <td class="num">${op.sharedBytes || ''}</td>
       <td>${op.instruction}${op.instructions ? ` ×${op.instructions}` : ''}</td>
       <td class="num">${op.wavefronts || op.idealWavefronts ? `${op.wavefronts} (${op.idealWavefronts})` : ''}</td>
       <td class="num">${op.conflicts || ''}</td>
-      <td>${link ? html`<a href=${link}>compare</a>` : nothing}</td>
-      <td>${op.note}</td>
+      <td class="link">${link ? html`<a href=${link}>${this.st('compare')}</a>` : nothing}</td>
+      <td>${this.engine('note', op.note)}</td>
     </tr>`;
   }
 
@@ -146,13 +180,13 @@ export class LsScanView extends LitElement {
       <td>
         ${
           c.error
-            ? html`<span class="issue">${c.error}</span>
-                <pre class="at" aria-label="column ${column}">${source}\n${' '.repeat(Math.max(0, column - 1))}^</pre>`
+            ? html`<span class="issue">${this.words(c.error)}</span>
+                <pre class="at" aria-label=${this.st('atColumn', { n: column })}>${source}\n${' '.repeat(Math.max(0, column - 1))}^</pre>`
             : html`<code class="notation">${c.axe}</code>`
         }
       </td>
       <td class="num">${c.error ? '' : `${c.shape.join('×')} (${c.size})`}</td>
-      <td>${link ? html`<a href=${link}>open in playground</a>` : nothing}</td>
+      <td class="link">${link ? html`<a href=${link}>${this.st('openPlay')}</a>` : nothing}</td>
     </tr>`;
   }
 
@@ -177,7 +211,7 @@ export class LsScanView extends LitElement {
         }}
       >
         <label
-          >TTGIR or a log of CuTe print() output (paste, or drop a .ttgir / .mlir / .txt file)
+          >${this.st('input')}
           <textarea
             spellcheck="false"
             @input=${(e: Event) => void this.scan((e.target as HTMLTextAreaElement).value)}
@@ -185,33 +219,37 @@ export class LsScanView extends LitElement {
         </label>
         <input
           type="file"
-          aria-label="TTGIR or MLIR file"
+          aria-label=${this.st('file')}
           accept=".ttgir,.mlir,.txt"
           @change=${(e: Event) => void this.onFiles((e.target as HTMLInputElement).files)}
         />
       </div>
-      ${this.failure ? html`<p class="issue">${this.failure}</p>` : nothing}
+      ${this.failure ? html`<p class="issue">${this.words(this.failure)}</p>` : nothing}
       ${
         r
           ? html`
             <p class="summary">
-              ${r.lines} lines scanned in ${this.millis.toFixed(1)} ms: ${r.aliases.length} layouts,
-              ${r.ops.length} layout-moving ops${r.unknownOps.length ? `, ${r.unknownOps.length} unknown ops` : ''}${
-                r.cuteLayouts.length ? `, ${r.cuteLayouts.length} CuTe layouts` : ''
+              ${this.st('summary', {
+                lines: r.lines,
+                ms: this.millis.toFixed(1),
+                aliases: r.aliases.length,
+                ops: r.ops.length,
+              })}${r.unknownOps.length ? this.st('summaryUnknown', { n: r.unknownOps.length }) : ''}${
+                r.cuteLayouts.length ? this.st('summaryCute', { n: r.cuteLayouts.length }) : ''
               }
             </p>
             ${
               r.cuteLayouts.length
                 ? html`<table class="cute">
                   <caption>
-                    CuTe layouts printed in the text
+                    ${this.st('cuteCaption')}
                   </caption>
                   <thead>
                     <tr>
-                      <th>line:column</th>
-                      <th>as printed</th>
-                      <th>notation</th>
-                      <th>shape (size)</th>
+                      <th>${this.st('lineColumn')}</th>
+                      <th>${this.st('asPrinted')}</th>
+                      <th>${this.st('notation')}</th>
+                      <th>${this.st('shapeSize')}</th>
                       <th></th>
                     </tr>
                   </thead>
@@ -226,16 +264,16 @@ export class LsScanView extends LitElement {
                 ? html`<table class="ops">
               <thead>
                 <tr>
-                  <th>line</th>
-                  <th>op</th>
-                  <th>what moves</th>
-                  <th>layouts</th>
-                  <th>shared B</th>
-                  <th>instruction</th>
-                  <th>wavefronts (ideal)</th>
-                  <th>conflicts</th>
+                  <th>${this.st('line')}</th>
+                  <th>${this.st('op')}</th>
+                  <th>${this.st('moves')}</th>
+                  <th>${this.st('layouts')}</th>
+                  <th>${this.st('sharedB')}</th>
+                  <th>${this.st('instruction')}</th>
+                  <th>${this.st('wavefronts')}</th>
+                  <th>${this.st('conflicts')}</th>
                   <th></th>
-                  <th>note</th>
+                  <th>${this.st('note')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -245,19 +283,31 @@ export class LsScanView extends LitElement {
                 : nothing
             }
             <details>
-              <summary>${r.aliases.length} layout aliases</summary>
+              <summary>${this.st('aliases', { n: r.aliases.length })}</summary>
               <ul>
                 ${r.aliases.map(
                   (a) =>
-                    html`<li><code>#${a.name}</code> (line ${a.line}, ${a.uses} types): <code>${a.text}</code></li>`,
+                    html`<li>
+                      <code>#${a.name}</code> ${this.st('aliasAt', { line: a.line, uses: a.uses })}
+                      <code>${a.text}</code>
+                    </li>`,
                 )}
               </ul>
             </details>
             ${
               r.unknownOps.length || r.issues.length
                 ? html`<ul class="issues">
-                  ${r.unknownOps.map((u) => html`<li>unknown op <code>${u.op}</code> (line ${u.line}, ×${u.count})</li>`)}
-                  ${r.issues.map((i) => html`<li class="issue">line ${i.line}:${i.column}: ${i.message}</li>`)}
+                  ${r.unknownOps.map(
+                    (u) => html`<li>
+                      ${this.st('unknownOp')} <code>${u.op}</code>
+                      ${this.st('unknownAt', { line: u.line, count: u.count })}
+                    </li>`,
+                  )}
+                  ${r.issues.map(
+                    (i) => html`<li class="issue">
+                      ${this.st('issueAt', { line: i.line, column: i.column })} ${this.words(i.message)}
+                    </li>`,
+                  )}
                 </ul>`
                 : nothing
             }

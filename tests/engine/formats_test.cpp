@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "../../shared/src/formats/detail.hpp"  // same_sharding, the exporters' self-check
+#include "formats/detail.hpp"  // the engine's private header: same_sharding, the exporters' self-check
 #include "layoutscope/formats/dtensor.hpp"
 #include "layoutscope/formats/format.hpp"
 #include "layoutscope/formats/hlo.hpp"

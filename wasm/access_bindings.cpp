@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/advise.hpp"
 #include "layoutscope/dtype.hpp"
@@ -28,14 +29,7 @@ using emscripten::val;
 
 val access_error(Error e, const char* field) {
   if (e.field.empty()) e.field = field;
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
+  return error_value(e);
 }
 
 template <class Vec>

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "js_error.hpp"
 #include "layoutscope/access.hpp"
 #include "layoutscope/dtype.hpp"
 
@@ -27,14 +28,7 @@ using emscripten::val;
 
 val walk_error(Error e, const char* field) {
   if (e.field.empty()) e.field = field;
-  val err = val::object();
-  err.set("message", e.message);
-  err.set("column", e.column);
-  err.set("field", e.field);
-  val out = val::object();
-  out.set("ok", false);
-  out.set("error", err);
-  return out;
+  return error_value(e);
 }
 
 val js_first_walk_lanes(val shape, std::string dtype_text, std::string instr_text, std::string walk) {

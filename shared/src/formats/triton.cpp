@@ -448,6 +448,23 @@ struct FlatBits {
 int popcount(uint64_t v) { return __builtin_popcountll(v); }
 int lowest(uint64_t v) { return __builtin_ctzll(v); }
 
+// Replica modes of one holder, given least significant first, each of extent 2: in the notation's order (most
+// significant first), neighbours on one axis whose strides halve fused into one mode (2:2@a, 2:1@a -> 4:1@a).
+std::vector<Mode> fused_replicas(std::vector<Mode> modes) {
+  std::reverse(modes.begin(), modes.end());
+  std::vector<Mode> fused;
+  for (const Mode& m : modes) {
+    if (!fused.empty() && fused.back().stride.axis == m.stride.axis &&
+        fused.back().stride.k == 2 * m.stride.k) {
+      fused.back().extent *= 2;
+      fused.back().stride.k = m.stride.k;
+    } else {
+      fused.push_back(m);
+    }
+  }
+  return fused;
+}
+
 // The linear layout (hardware bits -> logical coordinates) inverted into the notation.
 Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<int64_t>& shape, int column) {
   if (auto ok = check_shape(shape, column); !ok) return ok.error();
@@ -600,20 +617,7 @@ Result<Layout> linear_to_layout(const std::vector<HwDim>& hw, const std::vector<
     out.shard.insert(out.shard.end(), modes.begin(), modes.end());
   }
   if (out.shard.empty()) out.shard.push_back(Mode{1, AxisStride{1, std::string(kMemoryAxis)}});
-  if (!replicas.empty()) {
-    std::reverse(replicas.begin(), replicas.end());
-    std::vector<Mode> fused;
-    for (const Mode& m : replicas) {
-      if (!fused.empty() && fused.back().stride.axis == m.stride.axis &&
-          fused.back().stride.k == 2 * m.stride.k) {
-        fused.back().extent *= 2;
-        fused.back().stride.k = m.stride.k;
-      } else {
-        fused.push_back(m);
-      }
-    }
-    out.replicas.push_back(std::move(fused));
-  }
+  if (!replicas.empty()) out.replicas.push_back(fused_replicas(std::move(replicas)));
   return out;
 }
 
@@ -1539,20 +1543,7 @@ Result<Layout> tmem_bits_to_layout(const std::vector<TmemBit>& rows, const std::
     out.shard.insert(out.shard.end(), modes.begin(), modes.end());
   }
   if (out.shard.empty()) out.shard.push_back(Mode{1, AxisStride{1, "TLane"}});
-  if (!copies.empty()) {
-    std::reverse(copies.begin(), copies.end());
-    std::vector<Mode> fused;
-    for (const Mode& m : copies) {
-      if (!fused.empty() && fused.back().stride.axis == m.stride.axis &&
-          fused.back().stride.k == 2 * m.stride.k) {
-        fused.back().extent *= 2;
-        fused.back().stride.k = m.stride.k;
-      } else {
-        fused.push_back(m);
-      }
-    }
-    out.replicas.push_back(std::move(fused));
-  }
+  if (!copies.empty()) out.replicas.push_back(fused_replicas(std::move(copies)));
   return out;
 }
 

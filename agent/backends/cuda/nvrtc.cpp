@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/cuda/cubin_folder.hpp"
+
 namespace layoutscope::agent {
 namespace {
 
@@ -181,6 +183,7 @@ std::vector<char> read_disk(const std::filesystem::path& dir, const std::filesys
   if (eol == std::string::npos || eol + 1 > kMaxHeaderBytes) return {};
   const std::string_view cubin = std::string_view(bytes).substr(eol + 1);
   if (cubin.empty() || bytes.compare(0, eol + 1, disk_header(key, arch, cubin)) != 0) return {};
+  touch_cubin(file);  // recently used: the folder's trim keeps it over older files
   return std::vector<char>(cubin.begin(), cubin.end());
 }
 
@@ -204,8 +207,11 @@ void write_disk(const std::filesystem::path& dir, const std::filesystem::path& f
     off += static_cast<size_t>(n);
   }
   const bool ok = off == text.size() && ::close(fd) == 0;
-  if (!ok || std::rename(tmp.c_str(), file.c_str()) != 0)
+  if (!ok || std::rename(tmp.c_str(), file.c_str()) != 0) {
     ::unlink(tmp.c_str());  // a full disk costs the next run a compile, nothing else
+    return;
+  }
+  trim_cubin_folder(dir, CubinFolderBound{});  // the folder stays within its files and bytes
 }
 
 Result<std::pair<cudaLibrary_t, cudaKernel_t>> load(const std::vector<char>& cubin, const std::string& name) {

@@ -48,7 +48,8 @@ enum class KernelOrigin { kMemory, kDisk, kCompiled };
 
 // A run compiles a few kernels per case (the conversion, its check, helpers); a CUBIN of a generated kernel
 // is 5-50 KiB. These bounds keep a long-lived agent's loaded modules (and the device memory each takes)
-// finite whatever the requests.
+// finite whatever the requests. The disk folder is bounded too: after each write it is trimmed to
+// CubinFolderBound's 4,096 files and 512 MiB, least recently used first (cubin_folder.hpp).
 inline constexpr size_t kMaxLoadedKernels = 512;
 inline constexpr int64_t kMaxLoadedKernelBytes = int64_t{256} << 20;
 

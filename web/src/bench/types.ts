@@ -14,6 +14,12 @@ export type Device = Schemas['Device'];
 export type ParamSpec = Schemas['ParameterSpec'];
 export type BenchSpec = Schemas['Benchmark'];
 export type RunSummary = Schemas['RunSummary'];
+/** The answers of GET /v1/devices, GET /v1/benchmarks, GET /v1/runs, POST /v1/runs and GET /v1/runs/{id}. */
+export type DevicesAnswer = Schemas['Devices'];
+export type Catalogue = Schemas['Catalogue'];
+export type RunPage = Schemas['RunPage'];
+export type RunAccepted = Schemas['RunAccepted'];
+export type RunRecord = Schemas['Run'];
 export interface Agent {
   key: number;
   client: AgentClient;

@@ -10,6 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
 import { repoRoot, sharedAgent, tempDir } from './lib/agent.js';
 
 const here = path.join(repoRoot, 'tests', 'agent');
@@ -99,4 +102,61 @@ test('the page compiles against the generated types (tsc --strict, web/tsconfig.
     encoding: 'utf8',
   });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
+// Every results document committed under docs/results (a document, or a run record holding one under "result",
+// in .json and .jsonl files), as the tests of the agent read them (Ajv, strict).
+function committedResults() {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.json') || entry.name.endsWith('.jsonl')) {
+        const text = fs.readFileSync(file, 'utf8');
+        const values = entry.name.endsWith('.json') ? [JSON.parse(text)] : [];
+        if (entry.name.endsWith('.jsonl'))
+          for (const line of text.split('\n').filter((l) => l.trim().startsWith('{'))) values.push(JSON.parse(line));
+        for (const v of values) {
+          const doc = v?.result?.benchmarks ? v.result : v;
+          if (doc?.schema_version && doc?.benchmarks) out.push({ file: path.relative(repoRoot, file), doc });
+        }
+      }
+    }
+  };
+  walk(path.join(repoRoot, 'docs', 'results'));
+  return out;
+}
+
+test('the results schema takes every committed results document and refuses what its types do not allow', () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+  addFormats(ajv);
+  const validate = ajv.compile(
+    JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8')),
+  );
+  const docs = committedResults();
+  // aos_soa, transpose and their profile runs, and the six kinds of the every-kind run
+  assert.ok(docs.length >= 10, `${docs.length} results documents under docs/results`);
+  for (const { file, doc } of docs) assert.ok(validate(doc), `${file}: ${ajv.errorsText(validate.errors)}`);
+
+  const of = (name) => structuredClone(docs.find((d) => d.file.endsWith(name)).doc);
+  const refused = (doc, what) => assert.equal(validate(doc), false, `${what} is refused`);
+  let doc = of('h200-transpose.json');
+  doc.benchmarks[0].states[0].axis_values.dim = { n: 1 };
+  refused(doc, 'an axis value that is an object');
+  doc = of('h200-transpose.json');
+  doc.benchmarks[0].axes[0].values.push(null);
+  refused(doc, 'a null on an axis');
+  doc = of('h200-profile-transpose.json');
+  doc.benchmarks[0].states[0].profile.metrics.CC = '9.0';
+  refused(doc, 'a counter that is not a number');
+  doc = of('every-kind-convert.json');
+  delete doc.benchmarks[0].states[0].plan.predicted_per_warp_instruction.global_read.sectors;
+  refused(doc, "a plan's global cost without sectors");
+  doc = of('every-kind-smem_access.json');
+  doc.benchmarks[0].states[0].predicted.shared[0].lane_elements[0][0] = 'lane 0';
+  refused(doc, 'a lane element that is not an integer');
+  doc = of('every-kind-reshard.json');
+  doc.benchmarks[0].mesh_devices[0].multiprocessors = '132';
+  refused(doc, 'a mesh device with a count as text');
 });

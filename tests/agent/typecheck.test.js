@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
+import { agentValuesText } from '../../web/scripts/agent-values.mjs';
 import { repoRoot, sharedAgent, tempDir } from './lib/agent.js';
 
 const here = path.join(repoRoot, 'tests', 'agent');
@@ -36,7 +37,7 @@ function typesOf(docText, dir) {
   return fs.readFileSync(out, 'utf8');
 }
 
-test('the page was built from the description the agent serves: same document, same generated types', async () => {
+test('the page was built from the description the agent serves: same document, same generated types and values', async () => {
   const agent = await sharedAgent();
   const dir = tempDir('ls-drift-');
   try {
@@ -50,6 +51,10 @@ test('the page was built from the description the agent serves: same document, s
     assert.ok(
       typesOf(served, dir) === generatedText('agent-api.d.ts'),
       'web/src/generated/agent-api.d.ts differs from the types of GET /openapi.json: rebuild the page',
+    );
+    assert.ok(
+      agentValuesText(JSON.parse(served)) === generatedText('agent-values.ts'),
+      'web/src/generated/agent-values.ts differs from the values of GET /openapi.json: rebuild the page',
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -88,7 +93,13 @@ test('the page names its agent types from the generated file, not by hand', () =
     assert.doesNotMatch(results, new RegExp(`interface ${name}\\b`));
   }
   assert.match(results, /export type PredictedAccess = Defs\['accessPrediction'\]/);
-  // no answer typed inline at a call: every client.json<...> names a generated type
+  assert.match(types, /export \{ CONVERT_INPUTS, FINAL_RUN_STATUSES \} from '\.\.\/generated\/agent-values\.js';/);
+  // no answer typed inline at a call (every client.json<...> names a generated type), no list of run statuses
+  for (const file of fs.readdirSync(bench).filter((f) => f.endsWith('.ts'))) {
+    const text = fs.readFileSync(path.join(bench, file), 'utf8');
+    assert.doesNotMatch(text, /\[\s*'succeeded',/, `web/src/bench/${file} lists run statuses by hand`);
+  }
+
   for (const file of fs.readdirSync(bench).filter((f) => f.endsWith('.ts'))) {
     const text = fs.readFileSync(path.join(bench, file), 'utf8');
     const inline = [...text.matchAll(/\.json<\s*\{/g)];

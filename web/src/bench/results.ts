@@ -17,6 +17,11 @@ export type ConvertInput = Defs['convertInput'];
 /** The engine's conversion plan, as `layoutscope plan` prints it (codegen/plan_json.hpp). */
 export type ConvertPlan = Defs['convertPlan'];
 
+/** Some of the values of U (a compile error names any that is not one of them). */
+type Subset<U, T extends U> = T;
+/** The benchmarks the panel plots, by the results schema's names. */
+export type PlottedBenchmark = Subset<Defs['benchmark']['name'], 'aos_soa' | 'transpose' | 'convert'>;
+
 /** What a profile run measured for one state (ncu): global sectors per request and shared wavefronts. */
 export interface Measured {
   loadSectors: number | null;
@@ -28,7 +33,7 @@ export interface Measured {
 export interface Row {
   /** which loaded document (agent + run, or file) */
   source: string;
-  benchmark: 'aos_soa' | 'transpose' | 'convert';
+  benchmark: PlottedBenchmark;
   /** "aos" / "soa", a transpose variant or a convert case */
   variant: string;
   touch: number | null;

@@ -17,8 +17,6 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, List, Optional
 
-_FINAL = {"succeeded", "failed", "cancelled", "interrupted"}
-
 
 class AgentError(RuntimeError):
     """The agent refused a request or a run did not succeed.
@@ -53,6 +51,7 @@ class Agent:
         self.base = f"{parts.scheme}://{parts.netloc}"
         self.token = token
         self.timeout = timeout
+        self._final: Optional[frozenset] = None
 
     def __repr__(self) -> str:
         return f"Agent({self.base!r})"
@@ -82,6 +81,17 @@ class Agent:
     def version(self) -> Dict[str, Any]:
         """Agent version, git sha and build flags."""
         return self._request("GET", "/version")
+
+    def openapi(self) -> Dict[str, Any]:
+        """``GET /openapi.json``: the agent's OpenAPI description, the run request and results schemas bundled in."""
+        return self._request("GET", "/openapi.json")
+
+    def final_statuses(self) -> frozenset:
+        """The statuses of a run that ended (its record changes no more), as the agent's description lists them
+        (``FinalRunStatus``); asked once per ``Agent``."""
+        if self._final is None:
+            self._final = frozenset(self.openapi()["components"]["schemas"]["FinalRunStatus"]["enum"])
+        return self._final
 
     def devices(self) -> List[Dict[str, Any]]:
         """The backend's devices."""
@@ -120,9 +130,10 @@ class Agent:
     def wait(self, run_id: str, timeout: Optional[float] = None, poll: float = 0.1) -> Dict[str, Any]:
         """Poll until the run ends; returns its record."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        final = self.final_statuses()
         while True:
             record = self.get(run_id)
-            if record["status"] in _FINAL:
+            if record["status"] in final:
                 return record
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} still {record['status']} after {timeout} s")

@@ -1,15 +1,19 @@
 // The page's types of the agent's answers against the agent. The page's build generates them
 // (web/scripts/gen-agent-types.mjs): agent/openapi_bundle.cmake writes the OpenAPI description as the agent serves
-// it to web/src/generated/agent-openapi.json and openapi-typescript makes web/src/generated/agent-api.d.ts of it.
-// Both must be what the running agent serves now (a schema edited after the page was built fails here), and the
-// interfaces web/src/bench/results.ts still declares for the results document must accept what the description
-// says the agent sends (tsc --strict).
+// it (with the run request and results schemas bundled in) to web/src/generated/agent-openapi.json and
+// openapi-typescript makes web/src/generated/agent-api.d.ts of it. Both must be what the running agent serves now
+// (a schema edited after the page was built fails here); the page names every answer and every part of the results
+// document from that file, declares none by hand, and compiles against it (tsc --strict, web/tsconfig.json).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+import { agentValuesText } from '../../web/scripts/agent-values.mjs';
 import { repoRoot, sharedAgent, tempDir } from './lib/agent.js';
 
 const here = path.join(repoRoot, 'tests', 'agent');
@@ -23,19 +27,6 @@ function generatedText(name) {
   return fs.readFileSync(file, 'utf8');
 }
 
-// The text of `interface Name { ... }` (exported or not) in a TypeScript file, found by brace matching.
-function interfaceText(file, name) {
-  const text = fs.readFileSync(file, 'utf8');
-  const m = new RegExp(`(?:export )?interface ${name}\\b[^{]*\\{`).exec(text);
-  assert.ok(m, `${path.relative(repoRoot, file)} declares interface ${name}`);
-  let depth = 0;
-  for (let i = m.index + m[0].length - 1; i < text.length; ++i) {
-    if (text[i] === '{') ++depth;
-    else if (text[i] === '}' && --depth === 0) return `export ${text.slice(m.index, i + 1).replace(/^export /, '')}\n`;
-  }
-  throw new Error(`unbalanced braces in interface ${name}`);
-}
-
 // openapi-typescript (the version the page's build pins) on a description's text.
 function typesOf(docText, dir) {
   const doc = path.join(dir, 'served-openapi.json');
@@ -46,7 +37,7 @@ function typesOf(docText, dir) {
   return fs.readFileSync(out, 'utf8');
 }
 
-test('the page was built from the description the agent serves: same document, same generated types', async () => {
+test('the page was built from the description the agent serves: same document, same generated types and values', async () => {
   const agent = await sharedAgent();
   const dir = tempDir('ls-drift-');
   try {
@@ -61,6 +52,10 @@ test('the page was built from the description the agent serves: same document, s
       typesOf(served, dir) === generatedText('agent-api.d.ts'),
       'web/src/generated/agent-api.d.ts differs from the types of GET /openapi.json: rebuild the page',
     );
+    assert.ok(
+      agentValuesText(JSON.parse(served)) === generatedText('agent-values.ts'),
+      'web/src/generated/agent-values.ts differs from the values of GET /openapi.json: rebuild the page',
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await agent.stop();
@@ -68,60 +63,111 @@ test('the page was built from the description the agent serves: same document, s
 });
 
 test('the page names its agent types from the generated file, not by hand', () => {
-  const types = fs.readFileSync(path.join(repoRoot, 'web', 'src', 'bench', 'types.ts'), 'utf8');
+  const bench = path.join(repoRoot, 'web', 'src', 'bench');
+  const types = fs.readFileSync(path.join(bench, 'types.ts'), 'utf8');
   for (const [name, schema] of [
     ['Device', 'Device'],
     ['ParamSpec', 'ParameterSpec'],
     ['BenchSpec', 'Benchmark'],
     ['RunSummary', 'RunSummary'],
+    ['DevicesAnswer', 'Devices'],
+    ['Catalogue', 'Catalogue'],
+    ['RunPage', 'RunPage'],
+    ['RunAccepted', 'RunAccepted'],
+    ['RunRecord', 'Run'],
   ]) {
     assert.match(types, new RegExp(`export type ${name} = Schemas\\['${schema}'\\];`));
     assert.doesNotMatch(types, new RegExp(`interface ${name}\\b`));
   }
+  // the results document and its parts: the results schema's definitions, bundled under Results.$defs
+  const results = fs.readFileSync(path.join(bench, 'results.ts'), 'utf8');
+  assert.match(results, /export type ResultsDoc = Omit<components\['schemas'\]\['Results'\], '\$defs'>;/);
+  for (const [name, def] of [
+    ['State', 'state'],
+    ['Summary', 'summary'],
+    ['Predicted', 'predicted'],
+    ['ConvertInput', 'convertInput'],
+    ['ConvertPlan', 'convertPlan'],
+  ]) {
+    assert.match(results, new RegExp(`export type ${name} = Defs\\['${def}'\\];`));
+    assert.doesNotMatch(results, new RegExp(`interface ${name}\\b`));
+  }
+  assert.match(results, /export type PredictedAccess = Defs\['accessPrediction'\]/);
+  assert.match(types, /export \{ CONVERT_INPUTS, FINAL_RUN_STATUSES \} from '\.\.\/generated\/agent-values\.js';/);
+  // no answer typed inline at a call (every client.json<...> names a generated type), no list of run statuses
+  for (const file of fs.readdirSync(bench).filter((f) => f.endsWith('.ts'))) {
+    const text = fs.readFileSync(path.join(bench, file), 'utf8');
+    assert.doesNotMatch(text, /\[\s*'succeeded',/, `web/src/bench/${file} lists run statuses by hand`);
+  }
+
+  for (const file of fs.readdirSync(bench).filter((f) => f.endsWith('.ts'))) {
+    const text = fs.readFileSync(path.join(bench, file), 'utf8');
+    const inline = [...text.matchAll(/\.json<\s*\{/g)];
+    assert.equal(inline.length, 0, `web/src/bench/${file} types an agent answer inline (.json<{ ... }>)`);
+  }
 });
 
-test(
-  "types generated from openapi.json satisfy the page client's interfaces (tsc --strict)",
-  { timeout: 180000 },
-  () => {
-    const dir = tempDir('ls-typecheck-');
-    try {
-      const gen = spawnSync(
-        bin('openapi-typescript'),
-        [path.join(repoRoot, 'agent', 'openapi.json'), '-o', path.join(dir, 'agent-api.d.ts')],
-        { encoding: 'utf8' },
-      );
-      assert.equal(gen.status, 0, gen.stderr);
-      const results = path.join(repoRoot, 'web', 'src', 'bench', 'results.ts');
-      // web/src/bench/types.ts names these from the generated types; the results document's reading types are
-      // the page's own and must accept what the description says
-      const page =
-        "import type { components } from './agent-api';\ntype Schemas = components['schemas'];\n" +
-        "export type Device = Schemas['Device'];\nexport type BenchSpec = Schemas['Benchmark'];\n" +
-        "export type RunSummary = Schemas['RunSummary'];\n" +
-        ['ResultsDoc', 'Summary', 'State', 'Predicted', 'PredictedAccess', 'ConvertInput', 'ConvertPlan']
-          .map((n) => interfaceText(results, n))
-          .join('');
-      fs.writeFileSync(path.join(dir, 'page-types.ts'), page);
-      fs.copyFileSync(path.join(here, 'typecheck', 'agrees.ts'), path.join(dir, 'agrees.ts'));
-      const tsc = spawnSync(
-        bin('tsc'),
-        [
-          '--noEmit',
-          '--strict',
-          '--target',
-          'es2022',
-          '--moduleResolution',
-          'bundler',
-          '--module',
-          'esnext',
-          path.join(dir, 'agrees.ts'),
-        ],
-        { encoding: 'utf8' },
-      );
-      assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+test('the page compiles against the generated types (tsc --strict, web/tsconfig.json)', { timeout: 300000 }, () => {
+  generatedText('agent-api.d.ts');
+  const tsc = spawnSync(bin('tsc'), ['--noEmit', '-p', path.join(repoRoot, 'web', 'tsconfig.json')], {
+    encoding: 'utf8',
+  });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
+// Every results document committed under docs/results (a document, or a run record holding one under "result",
+// in .json and .jsonl files), as the tests of the agent read them (Ajv, strict).
+function committedResults() {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.json') || entry.name.endsWith('.jsonl')) {
+        const text = fs.readFileSync(file, 'utf8');
+        const values = entry.name.endsWith('.json') ? [JSON.parse(text)] : [];
+        if (entry.name.endsWith('.jsonl'))
+          for (const line of text.split('\n').filter((l) => l.trim().startsWith('{'))) values.push(JSON.parse(line));
+        for (const v of values) {
+          const doc = v?.result?.benchmarks ? v.result : v;
+          if (doc?.schema_version && doc?.benchmarks) out.push({ file: path.relative(repoRoot, file), doc });
+        }
+      }
     }
-  },
-);
+  };
+  walk(path.join(repoRoot, 'docs', 'results'));
+  return out;
+}
+
+test('the results schema takes every committed results document and refuses what its types do not allow', () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+  addFormats(ajv);
+  const validate = ajv.compile(
+    JSON.parse(fs.readFileSync(path.join(repoRoot, 'schemas', 'results.schema.json'), 'utf8')),
+  );
+  const docs = committedResults();
+  // aos_soa, transpose and their profile runs, and the six kinds of the every-kind run
+  assert.ok(docs.length >= 10, `${docs.length} results documents under docs/results`);
+  for (const { file, doc } of docs) assert.ok(validate(doc), `${file}: ${ajv.errorsText(validate.errors)}`);
+
+  const of = (name) => structuredClone(docs.find((d) => d.file.endsWith(name)).doc);
+  const refused = (doc, what) => assert.equal(validate(doc), false, `${what} is refused`);
+  let doc = of('h200-transpose.json');
+  doc.benchmarks[0].states[0].axis_values.dim = { n: 1 };
+  refused(doc, 'an axis value that is an object');
+  doc = of('h200-transpose.json');
+  doc.benchmarks[0].axes[0].values.push(null);
+  refused(doc, 'a null on an axis');
+  doc = of('h200-profile-transpose.json');
+  doc.benchmarks[0].states[0].profile.metrics.CC = '9.0';
+  refused(doc, 'a counter that is not a number');
+  doc = of('every-kind-convert.json');
+  delete doc.benchmarks[0].states[0].plan.predicted_per_warp_instruction.global_read.sectors;
+  refused(doc, "a plan's global cost without sectors");
+  doc = of('every-kind-smem_access.json');
+  doc.benchmarks[0].states[0].predicted.shared[0].lane_elements[0][0] = 'lane 0';
+  refused(doc, 'a lane element that is not an integer');
+  doc = of('every-kind-reshard.json');
+  doc.benchmarks[0].mesh_devices[0].multiprocessors = '132';
+  refused(doc, 'a mesh device with a count as text');
+});

@@ -24,6 +24,12 @@ def test_token_from_the_url_and_health(agent, agent_url):
     assert any(b["name"] == "transpose" for b in agent.benchmarks())
 
 
+def test_the_statuses_wait_stops_at_come_from_the_agents_description(agent):
+    # a run is queued, then running, and ends succeeded, failed, cancelled (DELETE) or interrupted (agent restart)
+    assert agent.final_statuses() == {"succeeded", "failed", "cancelled", "interrupted"}
+    assert agent.openapi()["components"]["schemas"]["RunStatus"]["anyOf"][0] == {"enum": ["queued", "running"]}
+
+
 def test_wrong_token_is_refused(agent):
     with pytest.raises(AgentError) as e:
         Agent(agent.base, token="not-the-token").runs()

@@ -4,10 +4,12 @@ each other (directly or through others: a folder-level include cycle).
 
     python3 tests/structure/folder_cycles.py [--root DIR] [--max-files N]
 
-The folders checked are those under shared/, codegen/, agent/, cli/, wasm/ and web/src/ (each folder on its own,
-its subfolders apart). A source file is C, C++ or CUDA (.c .cc .cpp .h .hpp .cu .cuh, and templates such as
-.hpp.in) or TypeScript / JavaScript (.ts .tsx .js .mjs). Folders named node_modules, dist, build or generated
-are skipped (installed or generated, not written).
+The file count covers every folder of the tree but tests/ and docs/ (each folder on its own, its subfolders
+apart), where a source file is C, C++ or CUDA (.c .cc .cpp .h .hpp .cu .cuh, and templates such as .hpp.in),
+TypeScript / JavaScript (.ts .tsx .js .mjs), Python (.py) or shell (.sh). The include cycles are looked for
+between the folders under shared/, codegen/, agent/, cli/, wasm/ and web/src/, in their C++ and TypeScript files.
+Folders named node_modules, dist, build, build-* or generated, and hidden ones, are skipped (installed or
+generated, not written).
 
 An include is `#include "..."`, resolved first beside the including file and then in the include folders of the
 build (shared/include, agent, codegen), a header generated from a template (x.hpp from x.hpp.in) standing for its
@@ -33,6 +35,8 @@ INCLUDE_DIRS = ("shared/include", "agent", "codegen")
 SKIP_DIRS = {"node_modules", "dist", "build", "generated", "__pycache__"}
 CXX_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".cu", ".cuh")
 TS_SUFFIXES = (".ts", ".tsx", ".js", ".mjs")
+OTHER_SUFFIXES = (".py", ".sh")
+NOT_COUNTED = ("tests", "docs")
 MAX_FILES = 20
 
 CXX_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
@@ -57,10 +61,26 @@ def source_files(root: Path) -> list[Path]:
         if not base.is_dir():
             continue
         for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(d for d in dirnames if not skipped(d))
             for f in sorted(filenames):
                 if is_source(f):
                     out.append((Path(dirpath) / f).relative_to(root))
+    return out
+
+
+def skipped(d: str) -> bool:
+    return d in SKIP_DIRS or d.startswith(".") or d.startswith("build-")
+
+
+def counted_files(root: Path) -> list[Path]:
+    """Every source file the file count covers (the whole tree but tests/ and docs/), relative to root."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        dirnames[:] = sorted(d for d in dirnames if not skipped(d) and not (rel == Path(".") and d in NOT_COUNTED))
+        for f in sorted(filenames):
+            if is_source(f) or f.endswith(OTHER_SUFFIXES):
+                out.append(rel / f)
     return out
 
 
@@ -145,7 +165,7 @@ def check(root: Path, max_files: int = MAX_FILES) -> list[str]:
     files = source_files(root)
     findings = []
     counts: dict[Path, int] = {}
-    for f in files:
+    for f in counted_files(root):
         counts[f.parent] = counts.get(f.parent, 0) + 1
     for folder, n in sorted(counts.items()):
         if n > max_files:
@@ -173,8 +193,11 @@ def main(argv: list[str]) -> int:
     findings = check(args.root, args.max_files)
     for f in findings:
         print(f"folder_cycles: {f}")
-    n = len(source_files(args.root))
-    print(f"folder_cycles: {len(findings)} finding{'' if len(findings) == 1 else 's'} in {n} source files")
+    n, m = len(counted_files(args.root)), len(source_files(args.root))
+    print(
+        f"folder_cycles: {len(findings)} finding{'' if len(findings) == 1 else 's'}: {n} source files counted "
+        f"outside tests/ and docs/, {m} C++/TypeScript files checked for include cycles"
+    )
     return 1 if findings else 0
 
 

@@ -54,6 +54,17 @@ class FolderCycles(unittest.TestCase):
         self.assertEqual(self.findings({**{f"cli/c{i}.cpp": "" for i in range(20)}, "cli/README.md": "",
                                         "cli/x.json": ""}), [])
 
+    def test_every_folder_but_tests_and_docs_counts(self):
+        # Python and shell count too, in any folder (python/, scripts/, bench/); tests/ and docs/ never do
+        found = self.findings({f"python/layoutscope/m{i}.py": "" for i in range(21)})
+        self.assertEqual(len(found), 1)
+        self.assertIn("python/layoutscope/: 21 source files", found[0])
+        self.assertIn("scripts/: 21 source files", self.findings({f"scripts/s{i}.sh": "" for i in range(21)})[0])
+        self.assertEqual(self.findings({**{f"tests/agent/t{i}.js": "" for i in range(25)},
+                                        **{f"docs/d{i}.py": "" for i in range(25)},
+                                        **{f"web/node_modules/x/m{i}.js": "" for i in range(25)},
+                                        **{f"build-wasm/g{i}.cpp": "" for i in range(25)}}), [])
+
     def test_subfolders_count_apart(self):
         files = {f"agent/bench/f{i}.cpp": "" for i in range(15)}
         files.update({f"agent/bench/request/r{i}.cpp": "" for i in range(15)})

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -68,7 +69,7 @@ Result<std::vector<int64_t>> shape_field(const json& p, const char* key) {
 }
 
 Result<DType> dtype_field(const json& p) {
-  auto text = string_field(p, "dtype", "\"bf16\" (u8, f8, f16, bf16, f32, f64)");
+  auto text = string_field(p, "dtype", std::string("\"bf16\" (") + kConvertDtypesText + ")");
   if (!text) return text.error();
   auto d = parse_dtype(*text);
   if (!d) return field_error("params.dtype", d.error().message);
@@ -246,9 +247,8 @@ size_t reg_index(int64_t i, int lane, int word, int words) {
 
 Result<AccessParams> parse_access_params(const json& p, const std::string& benchmark,
                                          const Sampling& sampling) {
-  static const std::set<std::string> kSampling = {"repetitions", "min_samples", "max_samples",
-                                                  "max_time_s",  "noise",       "raw_samples",
-                                                  "warmup",      "cache",       "seed"};
+  static const std::set<std::string> kSampling(std::begin(kSamplingParameters),
+                                               std::end(kSamplingParameters));
   const bool pair =
       p.contains("writer") || p.contains("reader") || p.contains("candidate") || p.contains("tile");
   if (pair && benchmark != "smem_access")

@@ -1,6 +1,7 @@
 #include "bench/request/params.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <set>
@@ -110,7 +111,7 @@ Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
   s.repetitions = 0;
   s.warmup = d.warmup;
   s.min_samples = d.min_samples;
-  s.max_samples = kMaxRepetitions;
+  s.max_samples = kDefaultMaxSamples;
   s.max_time_s = d.max_time_s;
   s.noise = kDefaultNoise;
   if (p.contains("repetitions") && !p["repetitions"].is_null()) {
@@ -119,12 +120,12 @@ Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
     s.repetitions = static_cast<int>(*r);
   }
   if (p.contains("min_samples")) {
-    auto r = integer(p["min_samples"], "params.min_samples", 1, kMaxRepetitions);
+    auto r = integer(p["min_samples"], "params.min_samples", 1, kMaxMinSamples);
     if (!r) return r.error();
     s.min_samples = static_cast<int>(*r);
   }
   if (p.contains("max_samples")) {
-    auto r = integer(p["max_samples"], "params.max_samples", 1, kMaxRepetitions);
+    auto r = integer(p["max_samples"], "params.max_samples", 1, kMaxMaxSamples);
     if (!r) return r.error();
     s.max_samples = static_cast<int>(*r);
   }
@@ -136,7 +137,7 @@ Result<Sampling> parse_sampling(const json& p, const Defaults& d) {
     s.max_time_s = *r;
   }
   if (p.contains("noise")) {
-    auto r = number(p["noise"], "params.noise", 0.0, 1.0);
+    auto r = number(p["noise"], "params.noise", 0.0, kMaxNoise);
     if (!r) return r.error();
     s.noise = *r;
   }
@@ -206,18 +207,23 @@ json sampling_resolved(const Sampling& s) {
           {"seed", s.seed}};
 }
 
-const std::set<std::string> kSamplingKeys = {"repetitions", "min_samples", "max_samples",
-                                             "max_time_s",  "noise",       "raw_samples",
-                                             "warmup",      "cache",       "seed"};
+// The parameters a benchmark takes: its own and the sampling ones, both as the request's schema lists them.
+template <size_t N>
+std::set<std::string> parameters(const char* const (&own)[N]) {
+  std::set<std::string> out(std::begin(kSamplingParameters), std::end(kSamplingParameters));
+  out.insert(std::begin(own), std::end(own));
+  return out;
+}
 
-// params.shape / params.perm: a non-empty array of integers.
-Result<std::vector<int64_t>> int_array(const json& p, const char* key, int64_t lo, int64_t hi) {
+// params.shape / params.perm: a non-empty array of at most max_items integers.
+Result<std::vector<int64_t>> int_array(const json& p, const char* key, int64_t lo, int64_t hi,
+                                       int max_items) {
   const std::string field = std::string("params.") + key;
   if (!p.contains(key)) return field_error(field, "required");
   const json& v = p[key];
   if (!v.is_array() || v.empty()) return field_error(field, "expected a non-empty array of integers");
-  if (v.size() > static_cast<size_t>(kMaxDims))
-    return field_error(field, "at most " + std::to_string(kMaxDims) + " values");
+  if (v.size() > static_cast<size_t>(max_items))
+    return field_error(field, "at most " + std::to_string(max_items) + " values");
   std::vector<int64_t> out;
   for (size_t i = 0; i < v.size(); ++i) {
     auto x = integer(v[i], field + "[" + std::to_string(i) + "]", lo, hi);
@@ -236,9 +242,7 @@ int64_t convert_need(const ConvertCase& c) {
 // that a planner error (different sizes, an aliasing destination) is a 422 naming the field.
 Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, const BackendTraits& backend,
                                     int64_t budget) {
-  std::set<std::string> known = kSamplingKeys;
-  for (const char* k : {"suite", "src", "dst", "shape", "perm", "dtype"}) known.insert(k);
-  if (auto k = check_known(p, known); !k) return k.error();
+  if (auto k = check_known(p, parameters(kConvertParameters)); !k) return k.error();
   ConvertParams out;
   out.sampling = sampling;
   if (p.contains("suite")) {
@@ -251,19 +255,20 @@ Result<ConvertParams> parse_convert(const json& p, const Sampling& sampling, con
     if (!cases) return cases.error();
     out.cases = std::move(cases).value();
   } else {
-    if (!p.contains("dtype")) return field_error("params.dtype", "required (u8, f8, f16, bf16, f32, f64)");
+    if (!p.contains("dtype"))
+      return field_error("params.dtype", std::string("required (") + kConvertDtypesText + ")");
     if (!p["dtype"].is_string())
-      return field_error("params.dtype", "expected a string (u8, f8, f16, bf16, f32, f64)");
+      return field_error("params.dtype", std::string("expected a string (") + kConvertDtypesText + ")");
     auto dtype = parse_dtype(p["dtype"].get<std::string>());
     if (!dtype) return field_error("params.dtype", dtype.error().message);
-    auto shape = int_array(p, "shape", 1, kMaxConvertExtent);
+    auto shape = int_array(p, "shape", 1, kMaxConvertExtent, kMaxConvertRank);
     if (!shape) return shape.error();
     Result<ConvertCase> c = make_error("unreachable");
     if (p.contains("perm")) {
       for (const char* k : {"src", "dst"})
         if (p.contains(k))
           return field_error(std::string("params.") + k, "give src and dst, or perm, not both");
-      auto perm = int_array(p, "perm", 0, kMaxDims - 1);
+      auto perm = int_array(p, "perm", 0, kMaxPermIndex, kMaxConvertRank);
       if (!perm) return perm.error();
       c = permute_case("case0", *shape, *perm, *dtype);
     } else {
@@ -309,13 +314,15 @@ std::string with_column(const Error& e) {
   return e.column > 0 ? "column " + std::to_string(e.column) + ": " + e.message : e.message;
 }
 
-// u8, f16, bf16, f32, f64: the dtypes whose sums NCCL computes exactly for the verification's values.
+// The request schema's reshard dtypes (u8, f16, bf16, f32, f64): those whose sums NCCL computes exactly for
+// the verification's values.
 Result<DType> reshard_dtype(const json& p) {
   const std::string text = p.contains("dtype") ? (p["dtype"].is_string() ? p["dtype"].get<std::string>() : "")
                                                : kDefaultReshardDtype;
+  const bool listed = std::any_of(std::begin(kReshardDtypes), std::end(kReshardDtypes),
+                                  [&](const char* name) { return text == name; });
   auto d = parse_dtype(text);
-  if (text.empty() || !d || *d == DType::kF8 || *d == DType::kTF32)
-    return field_error("params.dtype", "expected one of \"u8\", \"f16\", \"bf16\", \"f32\", \"f64\"");
+  if (!listed || !d) return field_error("params.dtype", std::string("expected one of ") + kReshardDtypesText);
   return *d;
 }
 
@@ -332,9 +339,7 @@ int64_t table_cells(const Layout& l) {
 // naming the field; on the cuda backend the mesh must fit the machine's GPUs.
 Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, const BackendTraits& backend,
                                     int device_count, int64_t budget) {
-  std::set<std::string> known = kSamplingKeys;
-  for (const char* k : {"from", "to", "shape", "mesh", "dtype", "busbw_gbps"}) known.insert(k);
-  if (auto k = check_known(p, known); !k) return k.error();
+  if (auto k = check_known(p, parameters(kReshardParameters)); !k) return k.error();
   ReshardParams out;
   out.sampling = sampling;
   for (const char* k : {"from", "to"}) {
@@ -347,7 +352,7 @@ Result<ReshardParams> parse_reshard(const json& p, const Sampling& sampling, con
     return make_error("params.from: " + with_column(from.error()), from.error().column, "params.from");
   auto to = parse_layout_counted(p["to"].get<std::string>());
   if (!to) return make_error("params.to: " + with_column(to.error()), to.error().column, "params.to");
-  auto shape = int_array(p, "shape", 1, int64_t{1} << 40);
+  auto shape = int_array(p, "shape", 1, kMaxReshardExtent, kMaxReshardRank);
   if (!shape) return shape.error();
   auto dtype = reshard_dtype(p);
   if (!dtype) return dtype.error();
@@ -424,9 +429,7 @@ json reshard_resolved(const ReshardParams& r) {
 // gpus * dtype size (nccl-tests rounds the same way).
 Result<CollectiveParams> parse_collective(const json& p, const Sampling& sampling,
                                           const BackendTraits& backend, int device_count, int64_t budget) {
-  std::set<std::string> known = kSamplingKeys;
-  for (const char* k : {"op", "sizes", "dtype", "gpus"}) known.insert(k);
-  if (auto k = check_known(p, known); !k) return k.error();
+  if (auto k = check_known(p, parameters(kCollectiveParameters)); !k) return k.error();
   CollectiveParams out;
   out.sampling = sampling;
   std::string all;
@@ -638,10 +641,7 @@ Result<RunRequest> parse_run_request_impl(const json& body, const BackendTraits&
         {"benchmark", req.benchmark}, {"device", req.device}, {"params", convert_resolved(req.convert)}};
     req.resolved["params"].update(sampling_resolved(req.convert.sampling));
   } else if (req.kind == BenchmarkKind::kAosSoa) {
-    if (auto k = check_known(p, {"n", "touch_fields", "layouts", "repetitions", "min_samples", "max_samples",
-                                 "max_time_s", "noise", "raw_samples", "warmup", "cache", "seed"});
-        !k)
-      return k.error();
+    if (auto k = check_known(p, parameters(kAosSoaParameters)); !k) return k.error();
     AosSoaParams& a = req.aos_soa;
     a.sampling = *sampling;
     a.ns = {d.n};
@@ -684,15 +684,12 @@ Result<RunRequest> parse_run_request_impl(const json& body, const BackendTraits&
                       {"layouts", layouts}}}};
     req.resolved["params"].update(sampling_resolved(a.sampling));
   } else {
-    if (auto k = check_known(p, {"dim", "variants", "repetitions", "min_samples", "max_samples", "max_time_s",
-                                 "noise", "raw_samples", "warmup", "cache", "seed"});
-        !k)
-      return k.error();
+    if (auto k = check_known(p, parameters(kTransposeParameters)); !k) return k.error();
     TransposeParams& t = req.transpose;
     t.sampling = *sampling;
     t.dims = {d.dim};
     if (p.contains("dim")) {
-      auto dims = integer_list(p["dim"], "params.dim", 1, kMaxDim, kMaxDims);
+      auto dims = integer_list(p["dim"], "params.dim", 1, kMaxDim, kMaxTransposeDims);
       if (!dims) return dims.error();
       t.dims = *dims;
     }

@@ -4,8 +4,16 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { PANEL_TEXT, agentSentence, type PanelKey } from '../i18n/panel.js';
 import { readFragment, writeKey } from '../core/state.js';
 import { AgentClient, AgentError, parseAgentUrl, type AgentAddress } from './client.js';
-import type { ResultsDoc } from './results.js';
-import { type Device, type BenchSpec, type RunSummary, type Agent, STORE, bytes } from './types.js';
+import {
+  type Catalogue,
+  type DevicesAnswer,
+  type RunPage,
+  type RunRecord,
+  type RunSummary,
+  type Agent,
+  STORE,
+  bytes,
+} from './types.js';
 import { addDataset } from './results-view.js';
 
 /** #token=... (and optionally agent=URL) from the URL the agent printed; removed from the address bar at once,
@@ -63,8 +71,8 @@ export async function refreshAgent(panel: LsBenchPanel, agent: Agent) {
   panel.update_(agent, { state: 'connecting', problem: undefined });
   try {
     const [devices, catalogue, runs] = await Promise.all([
-      agent.client.json<{ backend: string; devices: Device[]; unavailable?: string }>('/v1/devices'),
-      agent.client.json<{ benchmarks: BenchSpec[] }>('/v1/benchmarks'),
+      agent.client.json<DevicesAnswer>('/v1/devices'),
+      agent.client.json<Catalogue>('/v1/benchmarks'),
       runPages(panel, agent, panel.runsPageSize),
     ]);
     panel.update_(agent, {
@@ -110,7 +118,7 @@ export async function runPages(panel: LsBenchPanel, agent: Agent, want: number, 
   let next = after;
   do {
     const q = `limit=${panel.runsPageSize}${next ? `&after=${encodeURIComponent(next)}` : ''}`;
-    const page = await agent.client.json<{ runs: RunSummary[]; next: string | null }>(`/v1/runs?${q}`);
+    const page = await agent.client.json<RunPage>(`/v1/runs?${q}`);
     runs.push(...page.runs);
     next = page.next;
   } while (next && runs.length < want);
@@ -153,9 +161,7 @@ export function agentMessage(panel: LsBenchPanel, err: unknown): string {
 
 export async function loadRun(panel: LsBenchPanel, agent: Agent, id: string) {
   try {
-    const record = await agent.client.json<{ result: ResultsDoc | null; status: string }>(
-      `/v1/runs/${encodeURIComponent(id)}`,
-    );
+    const record = await agent.client.json<RunRecord>(`/v1/runs/${encodeURIComponent(id)}`);
     if (!record.result) panel.notice = panel.pt('noResult', { id, status: statusText(panel, record.status) });
     else addDataset(panel, record.result, { agent, runId: id });
   } catch (err) {

@@ -12,7 +12,7 @@ import { SETTINGS_EVENT } from '../core/figure.js';
 import type { AgentAddress } from './client.js';
 import type { ResultsDoc, Row } from './results.js';
 import type { PeerCase } from './convert.js';
-import type { Agent, Dataset, ActiveRun } from './types.js';
+import { type Agent, type Dataset, type ActiveRun, FINAL_RUN_STATUSES } from './types.js';
 import { takeFragment, remembered, addAgent, refreshAgent, renderAgents } from './agents.js';
 import { renderRun, renderConvertForm } from './run-form.js';
 import { addDataset, renderOffline, renderResults } from './results-view.js';
@@ -116,7 +116,7 @@ export class LsBenchPanel extends LitElement {
 
   get running() {
     const run = this.active;
-    return !!run && !['succeeded', 'failed', 'cancelled', 'interrupted'].includes(run.status);
+    return !!run && !FINAL_RUN_STATUSES.includes(run.status);
   }
 
   width() {

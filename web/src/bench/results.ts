@@ -1,125 +1,26 @@
 // A results document (schemas/results.schema.json) as flat rows for plots and tables. Only reading: every number
 // here is a measurement the agent wrote; the page adds ratios of measurements (SoA/AoS speedup) and nothing else.
+import type { components } from '../generated/agent-api.js';
 import validate from '../generated/validate-results.js';
 
-export interface ResultsDoc {
-  schema_version: string;
-  meta: {
-    run_id: string;
-    backend: string;
-    request: { benchmark: string; params: Record<string, unknown> };
-    created_at: string;
-    finished_at: string;
-  };
-  devices: { id: number; name: string; kind: string; peak_bandwidth_bytes_per_second?: number | null }[];
-  benchmarks: {
-    name: string;
-    backend: string;
-    devices: number[];
-    axes: unknown[];
-    states: State[];
-    suite?: string;
-  }[];
-}
-
-/** One warp access of a kernel as the agent declared it (agent/bench/predict.cpp) with the engine's cost. Results
- * written before schema 1.2.0 carry only access, layout and the cost; later ones also the WarpAccess itself:
- * shape, dtype, instruction and the first logical element each lane moves (lane_elements, -1 idle). */
-export interface PredictedAccess {
-  access: string;
-  layout: string;
-  lanes: number;
-  bytes_per_lane: number;
-  shape?: number[];
-  dtype?: string;
-  instr?: string;
-  lane_elements?: number[][];
-  sectors_per_request?: number;
-  bytes_requested?: number;
-  sector_efficiency?: number;
-  wavefronts?: number;
-  ideal_wavefronts?: number;
-  conflicts?: number;
-  max_ways?: number;
-}
-
-export interface Predicted {
-  source: string;
-  error?: string;
-  note?: string;
-  global?: PredictedAccess[];
-  shared?: PredictedAccess[];
-}
-
-export interface ConvertInput {
-  shape: number[];
-  dtype: string;
-  src: string;
-  dst: string;
-  perm: number[] | null;
-}
-
+/** The results document and its parts, as the results schema says (types generated in the page's build from the
+ * OpenAPI description the agent serves, which bundles schemas/results.schema.json: web/scripts/gen-agent-types.mjs). */
+type Defs = components['schemas']['Results']['$defs'];
+export type ResultsDoc = Omit<components['schemas']['Results'], '$defs'>;
+export type State = Defs['state'];
+export type Summary = Defs['summary'];
+export type Predicted = Defs['predicted'];
+/** One warp access of a kernel as the agent declared it (agent/bench/predict.cpp) with the engine's cost: the
+ * fields both spaces have, and the global (sectors) or shared (wavefronts) cost, whichever the access has. */
+export type PredictedAccess = Defs['accessPrediction'] & Partial<Defs['sectorPrediction'] & Defs['bankPrediction']>;
+export type ConvertInput = Defs['convertInput'];
 /** The engine's conversion plan, as `layoutscope plan` prints it (codegen/plan_json.hpp). */
-export interface ConvertPlan {
-  kind: 'vector' | 'tiled' | 'interleave';
-  shape: number[];
-  dtype: string;
-  elements: number;
-  modes: { extent: number; src_stride: number; dst_stride: number }[];
-  modes_unit_elements: number;
-  common_vector: number;
-  unit_bytes: number;
-  vector_bytes: number;
-  threads: number;
-  blocks: number;
-  tile?: {
-    group_a: number;
-    group_b: number;
-    extent_a: number;
-    extent_b: number;
-    tile_a: number;
-    tile_b: number;
-    row_bytes: number;
-    staging_bytes: number;
-    staging_swizzle: string;
-    register_block: string;
-  };
-  predicted_per_warp_instruction: {
-    global_read: { bytes_per_lane: number; sectors: number };
-    global_write: { bytes_per_lane: number; sectors: number };
-    smem_write?: { bytes_per_lane: number; wavefronts: number; ideal_wavefronts: number };
-    smem_read?: { bytes_per_lane: number; wavefronts: number; ideal_wavefronts: number };
-  };
-}
+export type ConvertPlan = Defs['convertPlan'];
 
-export interface Summary {
-  tag: string;
-  name: string;
-  unit: string;
-  value: number;
-}
-export interface State {
-  name: string;
-  axis_values: Record<string, string | number>;
-  is_skipped: boolean;
-  skip_reason?: string | null;
-  summaries: Summary[];
-  verification: { passed: boolean; mismatches: number; method: string };
-  predicted: Predicted;
-  /** convert: the request as the agent resolved it, the engine's plan and the generated kernel */
-  input?: ConvertInput;
-  plan?: ConvertPlan;
-  kernel?: { name: string; source_hash: string; threads: number; blocks: number; shared_bytes: number };
-  /** Nsight Compute counters of a profile run ("profile": true), or why there are none */
-  profile?: {
-    available: boolean;
-    reason?: string;
-    global_load_sectors_per_request?: number | null;
-    global_store_sectors_per_request?: number | null;
-    shared_load_wavefronts_per_instruction?: number | null;
-    shared_store_wavefronts_per_instruction?: number | null;
-  };
-}
+/** Some of the values of U (a compile error names any that is not one of them). */
+type Subset<U, T extends U> = T;
+/** The benchmarks the panel plots, by the results schema's names. */
+export type PlottedBenchmark = Subset<Defs['benchmark']['name'], 'aos_soa' | 'transpose' | 'convert'>;
 
 /** What a profile run measured for one state (ncu): global sectors per request and shared wavefronts. */
 export interface Measured {
@@ -132,7 +33,7 @@ export interface Measured {
 export interface Row {
   /** which loaded document (agent + run, or file) */
   source: string;
-  benchmark: 'aos_soa' | 'transpose' | 'convert';
+  benchmark: PlottedBenchmark;
   /** "aos" / "soa", a transpose variant or a convert case */
   variant: string;
   touch: number | null;
@@ -241,7 +142,7 @@ export function speedups(rows: Row[]): Speedup[] {
 export function runCeiling(doc: ResultsDoc): { gbps: number; name: string } | null {
   let best: { gbps: number; name: string } | null = null;
   for (const b of doc.benchmarks)
-    for (const c of (b as { ceilings?: { name: string; summaries: Summary[] }[] }).ceilings ?? []) {
+    for (const c of b.ceilings ?? []) {
       const bw = c.summaries.find((x) => /\/bw\/global\/bytes_per_second$/.test(x.tag))?.value;
       if (bw && (!best || bw / 1e9 > best.gbps)) best = { gbps: bw / 1e9, name: c.name };
     }

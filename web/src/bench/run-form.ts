@@ -5,9 +5,15 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { styleProps } from '../core/style-props.js';
 import { PANEL_TEXT, agentSentence, paramName, type PanelKey } from '../i18n/panel.js';
 import { AgentError } from './client.js';
-import type { ResultsDoc } from './results.js';
 import { convertParams } from './convert.js';
-import { type ParamSpec, type BenchSpec, type Agent, CONVERT_INPUTS } from './types.js';
+import {
+  type ParamSpec,
+  type BenchSpec,
+  type Agent,
+  type RunAccepted,
+  type RunRecord,
+  CONVERT_INPUTS,
+} from './types.js';
 import { refreshRuns, agentWords, agentMessage, statusText } from './agents.js';
 import { addDataset } from './results-view.js';
 
@@ -95,7 +101,7 @@ export async function onRun(panel: LsBenchPanel, e: SubmitEvent) {
   const device = Number((form.elements.namedItem('device') as HTMLSelectElement | null)?.value ?? 0);
   panel.notice = '';
   try {
-    const res = await agent.client.json<{ id: string }>('/v1/runs', {
+    const res = await agent.client.json<RunAccepted>('/v1/runs', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ benchmark: panel.bench, params: r.params, device }),
@@ -126,9 +132,7 @@ export async function follow(panel: LsBenchPanel, agent: Agent, id: string, benc
       };
       if (ev.event === 'end') break;
     }
-    const record = await agent.client.json<{ status: string; error: string | null; result: ResultsDoc | null }>(
-      `/v1/runs/${encodeURIComponent(id)}`,
-    );
+    const record = await agent.client.json<RunRecord>(`/v1/runs/${encodeURIComponent(id)}`);
     panel.active = {
       ...panel.active!,
       status: record.status,
@@ -303,7 +307,7 @@ export async function onConvert(panel: LsBenchPanel, e: SubmitEvent) {
     (panel.renderRoot.querySelector('select[name=device]') as HTMLSelectElement | null)?.value ?? 0,
   );
   try {
-    const res = await agent.client.json<{ id: string }>('/v1/runs', {
+    const res = await agent.client.json<RunAccepted>('/v1/runs', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ benchmark: 'convert', params: { ...r.params, ...rest.params }, device }),

@@ -14,6 +14,12 @@ export type Device = Schemas['Device'];
 export type ParamSpec = Schemas['ParameterSpec'];
 export type BenchSpec = Schemas['Benchmark'];
 export type RunSummary = Schemas['RunSummary'];
+/** The answers of GET /v1/devices, GET /v1/benchmarks, GET /v1/runs, POST /v1/runs and GET /v1/runs/{id}. */
+export type DevicesAnswer = Schemas['Devices'];
+export type Catalogue = Schemas['Catalogue'];
+export type RunPage = Schemas['RunPage'];
+export type RunAccepted = Schemas['RunAccepted'];
+export type RunRecord = Schemas['Run'];
 export interface Agent {
   key: number;
   client: AgentClient;
@@ -51,8 +57,9 @@ export interface ActiveRun {
 }
 
 export const STORE = 'layoutscope.agents';
-/** The convert request's own parameters (its form's inputs); the rest of its catalogue entry is sampling. */
-export const CONVERT_INPUTS = ['src', 'dst', 'shape', 'perm', 'dtype', 'suite'];
+/** The convert request's own parameters (its form's inputs) and the statuses of a run that ended, from the
+ * description the agent serves (web/scripts/agent-values.mjs). */
+export { CONVERT_INPUTS, FINAL_RUN_STATUSES } from '../generated/agent-values.js';
 export const fmt = (v: number | null | undefined, d = 2) =>
   v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
 export const bytes = (b: number) =>

@@ -172,8 +172,11 @@ export class LsBankConflicts extends LsFigure {
     }
     const layouts = [this.layout, ...(second ? [second] : [])];
     for (const l of layouts) must(e.laneAddresses(l, shape, [0], elemBytes));
-    const perCell = Math.max(1, 4 / elemBytes);
-    if (shape[1] % perCell) throw new Error(`shape: ${shape[1]} columns of ${this.dtype} do not fill 4-byte words`);
+    // one drawn cell per bank word (the engine's bank model: 4 B)
+    const { wordBytes } = e.bankModel();
+    const perCell = Math.max(1, wordBytes / elemBytes);
+    if (shape[1] % perCell)
+      throw new Error(`shape: ${shape[1]} columns of ${this.dtype} do not fill ${wordBytes}-byte words`);
     return {
       plain: layouts[0],
       swizzled: layouts[1] ?? '',

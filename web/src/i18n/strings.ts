@@ -116,6 +116,7 @@ const STRINGS = {
   byRow: ['logical row', '逻辑行'],
   byIndex: ['logical index', '逻辑序号'],
   numbersAre: ['numbers: logical index x', '数字：逻辑序号 x'],
+  numbersHover: ['logical index x: hover or tap a cell', '逻辑序号 x：悬停或点按单元格'],
   emptyPos: ['no element here', '此处无元素'],
   outOfRange: ['outside the axis range', '超出轴的取值范围'],
   memoryRows: ['Memory (@m) in rows of', '内存 (@m)，每行'],

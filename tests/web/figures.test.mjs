@@ -299,7 +299,12 @@ test('Chinese labels and dark theme toggle', async () => {
   assert.match(await live('ls-bank-conflicts'), /行主序（row-major） 8 个周期, XOR 重排（swizzle） 1 个周期/);
   const banksText = await page.locator('ls-bank-conflicts .view').textContent();
   assert.match(banksText, /8 个周期 · 8 路 bank 冲突/);
-  assert.doesNotMatch(banksText, /Row-major|XOR swizzle|cycles/);
+  assert.doesNotMatch(banksText, /Row-major|XOR swizzle|\bcycles?\b/);
+  // the label under each grid and the derivation below the figure too
+  assert.match(banksText, /周期:/);
+  const banksAll = await page.locator('ls-bank-conflicts').evaluate((el) => el.shadowRoot.textContent);
+  assert.doesNotMatch(banksAll, /lanes \/ wavefront|\bgroups\b|\bcycles?\b/);
+  assert.match(banksAll, /8 个 lane \/ wavefront, 分组 8 = 8/);
   await page.locator('ls-fragment').screenshot({ path: join(artifacts, 'fig2-fragment-dark-zh.png') });
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-dark-zh.png') });
   const axe = await new AxeBuilder({ page }).analyze();

@@ -294,6 +294,10 @@ test('Chinese labels and dark theme toggle', async () => {
   );
   await page.click('ls-fragment [data-hit="L:43"]');
   assert.match(await live('ls-fragment'), /单元 43 .*lane 21, slot 1/);
+  // the tile figure's title: 逻辑, not "Logical"
+  const tileText = await page.locator('ls-tile-layout .view').textContent();
+  assert.match(tileText, /逻辑 8×8 矩阵/);
+  assert.doesNotMatch(tileText, /Logical/);
   // the bank figure's labels and badges in Chinese: 8 distinct words in one bank take 8 cycles (8-way), the XOR
   // swizzle spreads them over 8 banks (1 cycle)
   assert.match(await live('ls-bank-conflicts'), /行主序（row-major） 8 个周期, XOR 重排（swizzle） 1 个周期/);

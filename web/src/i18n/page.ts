@@ -41,7 +41,7 @@ export const PAGE_ZH: Record<string, string> = {
   'h.mesh': '5. GPU mesh：分片、副本与偏移',
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',
-  'p.banks': '点击列（或行）标题：由引擎计算 cycles，逐步查看 wavefronts。',
+  'p.banks': '点击列（或行）标题：由引擎计算周期数，逐步查看 wavefront。',
   'h.atom': '8. Swizzle atom',
   'h.advisor': '7. 布局顾问：哪种共享内存布局没有 bank conflict',
   'p.advisor':

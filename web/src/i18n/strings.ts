@@ -23,7 +23,7 @@ const STRINGS = {
   row: ['row', '行'],
   col: ['col', '列'],
   lanes: ['Warp lanes × slots', 'Warp lanes × slots'],
-  logical88: ['Logical 8×8 matrix', 'Logical 8×8 矩阵'],
+  logical88: ['Logical 8×8 matrix', '逻辑 8×8 矩阵'],
   physicalMem: ['Physical memory (8 per row)', '物理内存（每行 8 个）'],
   heldBy: ['held by', '持有者'],
   elementsOfLane: ['elements held by lane', '该 lane 持有的元素'],

@@ -41,6 +41,16 @@ async function sizes(tag) {
   });
 }
 
+const FIGURES = [
+  'ls-tile-layout',
+  'ls-swizzle-atom',
+  'ls-playground',
+  'ls-advisor',
+  'ls-fragment',
+  'ls-bank-conflicts',
+  'ls-tcgen05-atom',
+];
+
 for (const [tag, name] of [
   ['ls-tile-layout', 'tile cells'],
   ['ls-swizzle-atom', 'swizzle-atom cells'],
@@ -58,6 +68,24 @@ for (const [tag, name] of [
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
     await page.locator(tag).screenshot({ path: join(artifacts, `phone-${tag.slice(3)}.png`) });
   });
+
+test('390 px, 中文 and dark: every figure still reads at 11 px or more, taps at 24 px or more, no sideways page scroll', async () => {
+  const bad = [];
+  for (const mode of ['zh', 'dark']) {
+    await page.goto(server.url + (mode === 'zh' ? '#lang=zh' : ''));
+    if (mode === 'dark') await page.click('#theme-toggle');
+    for (const tag of FIGURES) {
+      const s = await sizes(tag);
+      if (!(s.cells > 0 && s.text >= 11 - 1e-6 && s.cell >= 24 - 1e-6))
+        bad.push(`${mode} ${tag}: ${s.cells} cells, text ${s.text.toFixed(1)} px, cells ${s.cell.toFixed(1)} px`);
+    }
+    const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scroll !== 390) bad.push(`${mode}: the page is ${scroll} px wide`);
+    if (mode === 'dark') await page.click('#theme-toggle');
+  }
+  assert.deepEqual(bad, []);
+  await page.goto(server.url);
+});
 
 for (const lang of ['en', 'zh'])
   test(`390 px, ${lang}: the tcgen05 atom fits the screen: both grids one above the other, no sideways scroll in the figure`, async () => {

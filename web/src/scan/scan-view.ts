@@ -51,6 +51,7 @@ export class LsScanView extends LitElement {
     }
     /* the native file input hidden (it speaks the browser's language), its label drawn as the button */
     label.file {
+      position: relative;
       display: inline-flex;
       align-items: center;
       gap: 0.5em;
@@ -58,12 +59,15 @@ export class LsScanView extends LitElement {
       margin-top: 0.4em;
       max-width: 100%;
     }
+    /* transparent over the whole label: a tap anywhere on it is a tap on the input itself */
     label.file input {
       position: absolute;
-      width: 1px;
-      height: 1px;
+      inset: 0;
+      width: 100%;
+      height: 100%;
+      margin: 0;
       opacity: 0;
-      overflow: hidden;
+      cursor: pointer;
     }
     label.file .choose {
       display: inline-block;

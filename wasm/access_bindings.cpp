@@ -4,6 +4,9 @@
 //   accessCost("S[(64,64):(64,1)]", [64, 64], "bf16", "ldmatrix.x4", null, null)
 //     -> { ok: true, instr: "ldmatrix.x4", ncuOp: "ldsm", total: { wavefronts: 512, idealWavefronts: 64,
 //          conflicts: 448, ... }, instructions: [{ wavefronts: 32, idealWavefronts: 4, lanes: [...] }, ...] }
+//   accessCost("S[(1024,8):(1,1024)]", [1024, 8], "f32", "LDG.128", { first: [[0, 32, ...]], vector: "column"
+//   },
+//              null)   -> each lane's 4 floats down column 0 (one field of four records): 16 sectors
 //   advise("rows;STS.128", ";ldmatrix.x4", "bf16", [64, 64])
 //     -> { ok: true, candidates: [{ name: "TMA 128B", readWavefronts: 64, conflictFree: true, ... }, ...],
 //          rules: [{ rule: "CUTLASS ss_smem_selector", choice: "SW128", candidate: {...} }, ...] }
@@ -164,7 +167,20 @@ val js_access_cost(std::string layout_text, val shape, std::string dtype_text, s
     }
     a.source = *src;
   }
-  auto l = js_lanes(lanes, a);
+  // { first: [[...]], vector: "column" }: the lanes' first elements, each lane's elements running down its
+  // column (access.hpp VectorAxis) instead of along its row
+  val first = lanes;
+  if (!lanes.isNull() && !lanes.isUndefined() && !lanes.isString() && !lanes.isArray() &&
+      lanes.typeOf().as<std::string>() == "object") {
+    const val vector = lanes["vector"];
+    const std::string axis = vector.isString() ? vector.as<std::string>() : "";
+    if (axis != "row" && axis != "column")
+      return access_error(make_error("lanes.vector must be \"row\" or \"column\"", 0, "lanes.vector"),
+                          "lanes");
+    a.vector = axis == "column" ? VectorAxis::kColumn : VectorAxis::kRow;
+    first = lanes["first"];
+  }
+  auto l = js_lanes(first, a);
   if (!l) return access_error(l.error(), "lanes");
   a.lanes = std::move(*l);
   auto c = cost(a);
@@ -179,6 +195,7 @@ val js_access_cost(std::string layout_text, val shape, std::string dtype_text, s
   out.set("ncuOp", c->ncu_op);
   out.set("sharedCounted", c->shared_counted);
   out.set("bytesPerLane", a.instr.bytes);
+  out.set("vector", std::string(a.vector == VectorAxis::kColumn ? "column" : "row"));
   val list = val::array();
   for (size_t i = 0; i < c->instructions.size(); ++i) {
     val o = val::object();

@@ -220,6 +220,8 @@ export interface LsImported {
 
 /** A logical shape: an array of extents, a string "8,8", or null for the layout's default shape. */
 export type LsShape = number[] | string | null;
+/** The engine's lane walks (access.hpp row_lanes, column_lanes, chunk_lanes, column_vector_lanes). */
+export type LsWalk = 'rows' | 'columns' | 'chunks' | 'column-vectors';
 
 export interface LsInstructionCost {
   /** Shared: L1 wavefronts, what ncu counts as sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<ncuOp>.sum. */
@@ -247,6 +249,8 @@ export interface LsAccessCost {
   sharedCounted: boolean;
   /** Bytes each lane that carries an address moves (the instruction's width; 16 for ldmatrix/stmatrix rows). */
   bytesPerLane: number;
+  /** which way each lane's elements run: along its row, or down its column */
+  vector: 'row' | 'column';
   /** One per issued instruction; lanes[l] is the first logical element lane l moves, -1 when idle. */
   instructions: (LsInstructionCost & { lanes: number[] })[];
   total: LsInstructionCost;
@@ -466,6 +470,8 @@ export interface LayoutscopeModule {
   /**
    * What one warp access costs. lanes: null (the instruction's default walk), "rows" | "columns" |
    * "matrices" | a thread layout | "0,64/8,72", or first elements per instruction and lane (-1 or null idle).
+   * { first, vector: 'column' }: those first elements, each lane's elements running down its column (an SoA
+   * float4 load) instead of along its row.
    * source: the global layout for cp.async and TMA (null: dense row-major).
    */
   accessCost(
@@ -473,14 +479,16 @@ export interface LayoutscopeModule {
     shape: LsShape,
     dtype: string,
     instr: string,
-    lanes: string | (number | null)[][] | null,
+    lanes: string | (number | null)[][] | { first: (number | null)[][]; vector: 'row' | 'column' } | null,
     source: string | null,
   ): LsResult<LsAccessCost>;
   /**
-   * The first instruction of the engine's lane walk ("rows": lanes side by side along a row; "columns": lanes
-   * down a column) over a tile of `shape`: the logical element each lane starts at, -1 idle. Any size of tile.
+   * The first instruction of the engine's lane walk over a tile of `shape` ("rows": lanes side by side along a
+   * row; "columns": lanes down a column; "chunks": lanes down the columns of v x v chunks; "column-vectors":
+   * each lane v elements down a column, to be costed with vector 'column'): the logical element each lane
+   * starts at, -1 idle. Any size of tile.
    */
-  firstWalkLanes(shape: number[], dtype: string, instr: string, walk: 'rows' | 'columns'): LsResult<{ lanes: number[] }>;
+  firstWalkLanes(shape: number[], dtype: string, instr: string, walk: LsWalk): LsResult<{ lanes: number[] }>;
   /** One warp over a window [row, col, rows, cols] of a 2-D tile, `per` elements a lane: each lane's row-major index. */
   windowLanes(shape: number[], per: number, window: number[]): LsResult<{ lanes: number[] }>;
   /** Rank shared layouts for a writer and a reader, each "LANES;INSTR" (e.g. "rows;STS.128", ";ldmatrix.x4"). */

@@ -5,10 +5,14 @@
 //   firstWalkLanes([4096, 4096], "f32", "LDG.32", "columns")
 //     -> { ok: true, lanes: [0, 4096, 8192, ..., 126976] }      (lane l in row l, column 0)
 //   firstWalkLanes([67108864, 8], "f32", "LDG.128", "rows")  -> { ok: true, lanes: [0, 4, 8, ..., 124] }
+//   firstWalkLanes([64, 64], "f32", "LDS.128", "chunks")  -> lane l at row 4 (l % 16), column 4 (l / 16)
+//   firstWalkLanes([67108864, 8], "f32", "LDG.128", "column-vectors")  -> lane l at row 4 l, column 0
 //
 // The engine's first instruction is the same on the tile cut to its first min(rows, 32) rows: the row walk's
 // lane l starts at l * v whatever the number of rows, and the column walk's at row l % rows, column
-// (l / rows) * v, which depends on rows only below 32. The walk is asked of the engine on that cut tile.
+// (l / rows) * v, which depends on rows only below 32. The chunk walk (v x v chunks down the columns) and the
+// column-vector walk (v elements a lane down a column) reach row 32 v in their first instruction, so their
+// cut keeps 32 v rows. The walk is asked of the engine on that cut tile.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -46,13 +50,20 @@ val js_first_walk_lanes(val shape, std::string dtype_text, std::string instr_tex
   if (!dtype) return walk_error(dtype.error(), "dtype");
   auto instr = parse_instruction(instr_text);
   if (!instr) return walk_error(instr.error(), "instr");
-  if (walk != "rows" && walk != "columns")
-    return walk_error(make_error("walk must be rows or columns, not " + walk, 0, "walk"), "walk");
+  if (walk != "rows" && walk != "columns" && walk != "chunks" && walk != "column-vectors")
+    return walk_error(
+        make_error("walk must be rows, columns, chunks or column-vectors, not " + walk, 0, "walk"), "walk");
   const int64_t row = extents.back();
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < extents.size(); ++i) rows *= extents[i];
-  const std::vector<int64_t> cut{std::min<int64_t>(rows, 32), row};
-  auto lanes = walk == "rows" ? row_lanes(cut, *dtype, *instr) : column_lanes(cut, *dtype, *instr);
+  // The chunk and column-vector walks' first instruction spans 32 v rows (v elements a lane), the others' 32.
+  const int64_t v = std::max(1, instr->bytes / dtype_bytes(*dtype));
+  const int64_t span = walk == "chunks" || walk == "column-vectors" ? 32 * v : 32;
+  const std::vector<int64_t> cut{std::min<int64_t>(rows, span), row};
+  auto lanes = walk == "rows"      ? row_lanes(cut, *dtype, *instr)
+               : walk == "columns" ? column_lanes(cut, *dtype, *instr)
+               : walk == "chunks"  ? chunk_lanes(cut, *dtype, *instr)
+                                   : column_vector_lanes(cut, *dtype, *instr);
   if (!lanes) return walk_error(lanes.error(), "shape");
   val out = val::object();
   out.set("ok", true);

@@ -118,7 +118,10 @@ struct LaneAddrs {
 };
 
 Result<LaneAddrs> lane_bytes(const Addresser& at, const std::vector<int64_t>& lanes, size_t instruction,
-                             int lanes_used, int v, int elem, int width, int64_t row) {
+                             int lanes_used, int v, int elem, int width, int64_t row, VectorAxis axis) {
+  // the logical step between a lane's elements: the next in its row, or the next row's in its column
+  const int64_t step = axis == VectorAxis::kRow ? 1 : row;
+  const int64_t rows = at.size() / std::max<int64_t>(1, row);
   LaneAddrs out;
   for (size_t l = 0; l < lanes.size() && l < static_cast<size_t>(lanes_used); ++l) {
     const int64_t x = lanes[l];
@@ -128,17 +131,19 @@ Result<LaneAddrs> lane_bytes(const Addresser& at, const std::vector<int64_t>& la
                             std::to_string(at.size()) + ")",
                         0, "lanes");
     }
-    if (x % row + v > row) {
+    if (axis == VectorAxis::kRow ? x % row + v > row : x / row + v > rows) {
       return make_error(lane_place(instruction, l) + ": a " + std::to_string(v) +
                             "-element access from element " + std::to_string(x) +
-                            " runs past the end of its row (" + std::to_string(row) + " elements)",
+                            " runs past the end of its " +
+                            (axis == VectorAxis::kRow ? "row (" + std::to_string(row) + " elements)"
+                                                      : "column (" + std::to_string(rows) + " elements)"),
                         0, "lanes");
     }
     const int64_t first = at.offset(x);
     for (int j = 1; j < v; ++j) {
-      if (at.offset(x + j) != first + j) {
+      if (at.offset(x + j * step) != first + j) {
         return make_error(lane_place(instruction, l) + ": elements " + std::to_string(x) + " and " +
-                              std::to_string(x + j) + " are not adjacent in memory, so one " +
+                              std::to_string(x + j * step) + " are not adjacent in memory, so one " +
                               std::to_string(width) + " B access cannot move them",
                           0, "layout");
       }
@@ -449,6 +454,7 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
                       0, "lanes");
   }
   const int64_t row = row_extent(access.shape);
+  const int64_t step = access.vector == VectorAxis::kRow ? 1 : row;
   const int used = lanes_per_instruction(access.instr);
   const bool shared = space(access.instr.op) == Space::kShared;
   // Lanes served by one wavefront: 128 B / width (8 for ldmatrix: one matrix a phase).
@@ -464,7 +470,7 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
                             " lanes; a warp has 32",
                         0, "lanes");
     }
-    auto a = lane_bytes(*at, lanes, i, used, *v, elem, width, row);
+    auto a = lane_bytes(*at, lanes, i, used, *v, elem, width, row, access.vector);
     if (!a) return a.error();
     InstructionCost c;
     c.bytes = static_cast<int64_t>(a->addr.size()) * width;
@@ -476,9 +482,9 @@ Result<AccessCost> cost(const WarpAccess& access, const BankModel& banks) {
         const int64_t x = lanes[static_cast<size_t>(lane)];
         const int64_t first = src->offset(x);
         for (int j = 1; j < *v; ++j) {
-          if (src->offset(x + j) != first + j) {
+          if (src->offset(x + j * step) != first + j) {
             return make_error(lane_place(i, static_cast<size_t>(lane)) + ": elements " + std::to_string(x) +
-                                  " and " + std::to_string(x + j) + " are not adjacent in the source",
+                                  " and " + std::to_string(x + j * step) + " are not adjacent in the source",
                               0, "source");
           }
         }
@@ -602,6 +608,57 @@ Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const
   for (int64_t s = 0; s < slots; ++s) {
     if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
     out.back()[static_cast<size_t>(s % kWarpLanes)] = (s % rows) * row + (s / rows) * *v;
+  }
+  return out;
+}
+
+Result<Lanes> chunk_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
+  auto n = checked_size(shape);
+  if (!n) return n.error();
+  auto v = elements_per_lane(dtype, instr);
+  if (!v) return v.error();
+  const int64_t row = row_extent(shape);
+  const int64_t rows = *n / row;
+  if (row % *v != 0 || rows % *v != 0) {
+    return make_error("a " + std::to_string(rows) + " x " + std::to_string(row) +
+                          " tile does not split into " + std::to_string(*v) + " x " + std::to_string(*v) +
+                          " chunks",
+                      0, "shape");
+  }
+  const int64_t chunk_rows = rows / *v;
+  const int64_t chunks = *n / (*v * *v);
+  const int64_t groups = (chunks + kWarpLanes - 1) / kWarpLanes;
+  if (auto e = too_many(groups * *v)) return *e;
+  Lanes out;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t j = 0; j < *v; ++j) {
+      out.emplace_back(kWarpLanes, kIdleLane);
+      for (int64_t l = 0; l < kWarpLanes && g * kWarpLanes + l < chunks; ++l) {
+        const int64_t s = g * kWarpLanes + l;
+        out.back()[static_cast<size_t>(l)] = ((s % chunk_rows) * *v + j) * row + (s / chunk_rows) * *v;
+      }
+    }
+  return out;
+}
+
+Result<Lanes> column_vector_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
+  auto n = checked_size(shape);
+  if (!n) return n.error();
+  auto v = elements_per_lane(dtype, instr);
+  if (!v) return v.error();
+  const int64_t row = row_extent(shape);
+  const int64_t rows = *n / row;
+  if (rows % *v != 0) {
+    return make_error("columns of " + std::to_string(rows) + " elements do not split into " +
+                          std::to_string(*v) + "-element accesses",
+                      0, "shape");
+  }
+  const int64_t slots = *n / *v;
+  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
+  Lanes out;
+  for (int64_t s = 0; s < slots; ++s) {
+    if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
+    out.back()[static_cast<size_t>(s % kWarpLanes)] = (s * *v % rows) * row + s * *v / rows;
   }
   return out;
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_util.hpp"
 
 namespace layoutscope {
@@ -244,6 +246,72 @@ TEST(AccessCost, WideSharedAccessesHaveAnIdealOfOneWavefrontPer128Bytes) {
   two[0][0] = 0;
   two[0][31] = 4;
   EXPECT_EQ(cost(access("S[(32,32):(32,1)]", {32, 32}, DType::kF32, "LDS.128", two))->wavefronts, 2);
+}
+
+// The tile64 transpose reads 4 x 4 fp32 chunks down a column of chunks: lane l at tile(4 (l % 16), 4 (l /
+// 16)), rows 0, 4, ..., 60 of chunk columns 0 and 4. Worked by hand on the 64x64 tile padded to 260 words per
+// 4 rows, S[(16,4,64):(260,64,1)]: row 4a starts at word 260 a, so lane l's 16 B start at word 260 (l % 16) +
+// 4 (l / 16), bank 4 ((l % 16) + l / 16) mod 32: each group of 8 lanes covers banks 4k .. 4k + 3 for 8
+// distinct k, one wavefront, 4 for the warp (the 4 wavefronts the H200 transpose results record). Unpadded,
+// rows 4a are 256 a words apart, all in banks 0..3 (chunk column 0) or 4..7: 8 wavefronts a group, 32.
+TEST(AccessCost, ChunkColumnsOfTheTile64Transpose) {
+  auto lanes = chunk_lanes({64, 64}, DType::kF32, instr("LDS.128"));
+  ASSERT_TRUE(lanes.ok()) << lanes.error().message;
+  // 256 chunks = 8 groups of 32, 4 instructions (one per chunk row) each
+  ASSERT_EQ(lanes->size(), 32u);
+  for (int l = 0; l < 32; ++l) {
+    EXPECT_EQ((*lanes)[0][l], 4 * (l % 16) * 64 + 4 * (l / 16)) << l;
+    EXPECT_EQ((*lanes)[3][l], (4 * (l % 16) + 3) * 64 + 4 * (l / 16)) << l;  // row 3 of the same chunk
+    EXPECT_EQ((*lanes)[4][l], 4 * (l % 16) * 64 + 4 * (l / 16) + 8) << l;    // the next two chunk columns
+  }
+  const Lanes first{(*lanes)[0]};
+  auto padded = cost(access("S[(16,4,64):(260,64,1)]", {64, 64}, DType::kF32, "LDS.128", first));
+  ASSERT_TRUE(padded.ok()) << padded.error().message;
+  EXPECT_EQ(padded->wavefronts, 4);
+  EXPECT_EQ(padded->conflicts, 0);
+  // Swizzle<3,2,6> on word offsets: row 4a at word 256 a, its bits 8..10 (a % 8) XOR into the 16 B chunk
+  // index, so lane l's chunk is (l / 16) ^ (a % 8): 8 distinct a group, 4 wavefronts
+  auto swizzled = cost(access("Swizzle<3,2,6> o S[(64,64):(64,1)]", {64, 64}, DType::kF32, "LDS.128", first));
+  EXPECT_EQ(swizzled->wavefronts, 4);
+  EXPECT_EQ(cost(access("S[(64,64):(64,1)]", {64, 64}, DType::kF32, "LDS.128", first))->wavefronts, 32);
+  // every element once over the whole walk
+  std::vector<int> seen(64 * 64, 0);
+  for (const auto& in : *lanes)
+    for (int64_t x : in)
+      for (int j = 0; j < 4; ++j) ++seen[static_cast<size_t>(x + j)];
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  EXPECT_EQ(chunk_lanes({64, 62}, DType::kF32, instr("LDS.128")).error().field, "shape");
+  EXPECT_EQ(chunk_lanes({6, 64}, DType::kF32, instr("LDS.128")).error().field, "shape");
+}
+
+// SoA float4: records of 8 fp32 fields, field k of record i at k * n + i (S[(n,8):(1,n)]); lane i loads field
+// 0 of records 4i .. 4i + 3, four elements down column 0 that are adjacent in memory: 32 x 16 B = 512 B = 16
+// sectors (the H200 AoS/SoA results record 16). Along a row the same 16 B would be fields 0..3 of one record,
+// n words apart: not one access.
+TEST(AccessCost, VectorsDownAColumnOfRecords) {
+  auto lanes = column_vector_lanes({1024, 8}, DType::kF32, instr("LDG.128"));
+  ASSERT_TRUE(lanes.ok()) << lanes.error().message;
+  ASSERT_EQ(lanes->size(), 64u);  // 8192 elements / 4 a lane / 32 lanes
+  for (int l = 0; l < 32; ++l) EXPECT_EQ((*lanes)[0][l], 4 * l * 8) << l;  // row 4 l, column 0
+  EXPECT_EQ((*lanes)[8][0], 1);                                            // slot 256: row 0 of column 1
+  WarpAccess soa = access("S[(1024,8):(1,1024)]", {1024, 8}, DType::kF32, "LDG.128", Lanes{(*lanes)[0]});
+  EXPECT_FALSE(cost(soa).ok());  // along rows: fields 0..3 of record 0 are 1024 words apart
+  soa.vector = VectorAxis::kColumn;
+  auto c = cost(soa);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->sectors, 16);
+  EXPECT_EQ(c->requests, 1);
+  // AoS (S[(1024,8):(8,1)]): records 4i .. 4i + 3 of one field are 8 words apart, so not one access
+  WarpAccess aos = soa;
+  aos.layout = must_parse("S[(1024,8):(8,1)]");
+  auto bad = cost(aos);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "layout");
+  // a lane that would run off the bottom of its column
+  WarpAccess low = soa;
+  low.lanes = Lanes{{1022 * 8}};
+  EXPECT_EQ(cost(low).error().field, "lanes");
+  EXPECT_EQ(column_vector_lanes({6, 8}, DType::kF32, instr("LDG.128")).error().field, "shape");
 }
 
 TEST(AccessCost, GlobalSectorsAndRequests) {

@@ -294,12 +294,21 @@ test('Chinese labels and dark theme toggle', async () => {
   );
   await page.click('ls-fragment [data-hit="L:43"]');
   assert.match(await live('ls-fragment'), /单元 43 .*lane 21, slot 1/);
+  // the tile figure's title: 逻辑, not "Logical"
+  const tileText = await page.locator('ls-tile-layout .view').textContent();
+  assert.match(tileText, /逻辑 8×8 矩阵/);
+  assert.doesNotMatch(tileText, /Logical/);
   // the bank figure's labels and badges in Chinese: 8 distinct words in one bank take 8 cycles (8-way), the XOR
   // swizzle spreads them over 8 banks (1 cycle)
   assert.match(await live('ls-bank-conflicts'), /行主序（row-major） 8 个周期, XOR 重排（swizzle） 1 个周期/);
   const banksText = await page.locator('ls-bank-conflicts .view').textContent();
   assert.match(banksText, /8 个周期 · 8 路 bank 冲突/);
-  assert.doesNotMatch(banksText, /Row-major|XOR swizzle|cycles/);
+  assert.doesNotMatch(banksText, /Row-major|XOR swizzle|\bcycles?\b/);
+  // the label under each grid and the derivation below the figure too
+  assert.match(banksText, /周期:/);
+  const banksAll = await page.locator('ls-bank-conflicts').evaluate((el) => el.shadowRoot.textContent);
+  assert.doesNotMatch(banksAll, /lanes \/ wavefront|\bgroups\b|\bcycles?\b/);
+  assert.match(banksAll, /8 个 lane \/ wavefront, 分组 8 = 8/);
   await page.locator('ls-fragment').screenshot({ path: join(artifacts, 'fig2-fragment-dark-zh.png') });
   await page.locator('ls-bank-conflicts').screenshot({ path: join(artifacts, 'fig6-banks-dark-zh.png') });
   const axe = await new AxeBuilder({ page }).analyze();

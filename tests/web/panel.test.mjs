@@ -426,12 +426,14 @@ test("offline: the reference-runs button opens the four committed H200 runs, and
     Array.from({ length: 32 }, (_, i) => `+${i * 16384}`),
   );
   await host.screenshot({ path: join(artifacts, 'panel-reference-lanes.png') });
-  // the tile64 output row leaves as a bulk copy given as 16 chunks of 16 B (8 sectors recorded): no walk of 32
-  // lanes moves that, so there is still nothing to draw
+  // the tile64 output row leaves as a bulk copy given as 16 chunks of 16 B (8 sectors recorded): one thread issues
+  // it, so it is drawn as those 16 chunks along one row, 256 B in 2 lines, and says so
   await row('tile64_pad 4096', 'h200-profile-transpose').locator('.open-figure').click();
   await host.locator('.access-choice button').nth(1).click();
-  assert.equal(await host.locator('.no-lanes').count(), 1);
-  assert.equal(await host.locator('.engine-walk').count(), 0);
+  assert.equal(await host.locator('.no-lanes').count(), 0);
+  assert.equal(await host.locator('.engine-walk').getAttribute('data-walk'), 'bulk');
+  assert.equal(await words(), 64);
+  assert.deepEqual(await lines(), ['+0', '+128']);
   await page.locator(`${P} table.predictions`).screenshot({ path: join(artifacts, 'panel-reference-runs.png') });
 });
 

@@ -3,7 +3,7 @@
 // cell sizes times its scale on the page. A figure wider than the screen scrolls inside its own box; the page
 // itself never scrolls sideways.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launch, root } from './browser.mjs';
@@ -41,6 +41,16 @@ async function sizes(tag) {
   });
 }
 
+const FIGURES = [
+  'ls-tile-layout',
+  'ls-swizzle-atom',
+  'ls-playground',
+  'ls-advisor',
+  'ls-fragment',
+  'ls-bank-conflicts',
+  'ls-tcgen05-atom',
+];
+
 for (const [tag, name] of [
   ['ls-tile-layout', 'tile cells'],
   ['ls-swizzle-atom', 'swizzle-atom cells'],
@@ -58,6 +68,24 @@ for (const [tag, name] of [
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
     await page.locator(tag).screenshot({ path: join(artifacts, `phone-${tag.slice(3)}.png`) });
   });
+
+test('390 px, 中文 and dark: every figure still reads at 11 px or more, taps at 24 px or more, no sideways page scroll', async () => {
+  const bad = [];
+  for (const mode of ['zh', 'dark']) {
+    await page.goto(server.url + (mode === 'zh' ? '#lang=zh' : ''));
+    if (mode === 'dark') await page.click('#theme-toggle');
+    for (const tag of FIGURES) {
+      const s = await sizes(tag);
+      if (!(s.cells > 0 && s.text >= 11 - 1e-6 && s.cell >= 24 - 1e-6))
+        bad.push(`${mode} ${tag}: ${s.cells} cells, text ${s.text.toFixed(1)} px, cells ${s.cell.toFixed(1)} px`);
+    }
+    const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scroll !== 390) bad.push(`${mode}: the page is ${scroll} px wide`);
+    if (mode === 'dark') await page.click('#theme-toggle');
+  }
+  assert.deepEqual(bad, []);
+  await page.goto(server.url);
+});
 
 for (const lang of ['en', 'zh'])
   test(`390 px, ${lang}: the tcgen05 atom fits the screen: both grids one above the other, no sideways scroll in the figure`, async () => {
@@ -137,5 +165,48 @@ test('中文: the playground legend has no overlaps (CJK labels are wider per ch
     await wide.locator(PG).screenshot({ path: join(artifacts, 'play-legend-zh.png') });
   } finally {
     await wide.close();
+  }
+});
+
+test('390 px, 中文: the scan view with a dump and CuTe layouts: no sideways page scroll, text >= 11 px, taps >= 24 px', async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  try {
+    await phone.goto(server.url + '#sec-scan&lang=zh');
+    const area = phone.locator('ls-scan textarea');
+    await area.waitFor({ timeout: 20_000 });
+    const dump = readFileSync(join(root, 'tests', 'engine', 'fixtures', 'triton', 'ttgir-transpose-sm90.mlir'), 'utf8');
+    await area.fill(`${dump}\nsA layout: (_8,_4):(_4,_1)\n`);
+    await phone.locator('ls-scan table.ops tbody tr').first().waitFor({ timeout: 10_000 });
+    await phone.locator('ls-scan table.cute tbody tr').first().waitFor();
+    const m = await phone.locator('ls-scan').evaluate((el) => {
+      const root = el.shadowRoot;
+      const small = [];
+      const walker = document.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const p = n.parentElement;
+        if (!p || !n.textContent.trim() || p.closest('textarea')) continue;
+        const r = p.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue; // hidden (a closed <details>)
+        const px = parseFloat(getComputedStyle(p).fontSize);
+        if (px < 11) small.push(`${n.textContent.trim().slice(0, 30)}: ${px} px`);
+      }
+      const taps = [];
+      for (const t of root.querySelectorAll('a[href], button, summary, textarea, label.file .choose')) {
+        const r = t.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue;
+        if (r.height < 24 - 0.5 || r.width < 24 - 0.5)
+          taps.push(
+            `${t.tagName.toLowerCase()} "${t.textContent.trim().slice(0, 20)}": ${r.width.toFixed(0)}x${r.height.toFixed(0)}`,
+          );
+      }
+      return { small, taps, choose: root.querySelector('label.file .choose')?.textContent };
+    });
+    assert.deepEqual(m.small, []);
+    assert.deepEqual(m.taps, []);
+    assert.equal(m.choose, '选择文件…');
+    assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, 'the page does not scroll');
+    await phone.locator('ls-scan').screenshot({ path: join(artifacts, 'phone-scan-zh.png') });
+  } finally {
+    await phone.close();
   }
 });

@@ -483,3 +483,65 @@ test('hover a 1024x1024 raster, then switch the language: no error, and the read
 test('no uncaught errors', () => {
   assert.deepEqual(pageErrors, []);
 });
+
+for (const dtype of ['f16', 'f32'])
+  test(`compare of two 8x64 ${dtype} tiles at 1300 px: the views one above the other, no scrolling, no text under 11 px`, async () => {
+    const narrow = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    try {
+      await narrow.goto(server.url + '#fig=play');
+      await narrow.locator(`${PG} .view`).waitFor({ timeout: 20_000 });
+      await narrow.selectOption(`${PG} select.dtype`, dtype);
+      await narrow.fill(`${PG} input[name=layout]`, 'S[(8,64):(64,1)]');
+      await narrow.fill(`${PG} input[name=shape]`, '8,64');
+      await narrow.fill(`${PG} input[name=compare]`, 'Swizzle<3,3,3> o S[(8,64):(64,1)]');
+      await narrow.click(`${PG} button[type=submit]`);
+      await narrow.locator(`${PG}:not([aria-busy])`).waitFor();
+      await narrow.locator(`${PG} .view svg rect[data-hit^="Q:"]`).first().waitFor();
+      const m = await narrow.locator(PG).evaluate((el) => {
+        const view = el.shadowRoot.querySelector('.view');
+        const svg = view.querySelector('svg');
+        const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const band = (p) => {
+          const r = [...svg.querySelectorAll(`rect[data-hit^="${p}:"]`)].map((c) => c.getBoundingClientRect());
+          return {
+            n: r.length,
+            top: Math.min(...r.map((b) => b.top)),
+            bottom: Math.max(...r.map((b) => b.bottom)),
+            left: Math.min(...r.map((b) => b.left)),
+            right: Math.max(...r.map((b) => b.right)),
+            cell: Math.min(...r.map((b) => b.width)),
+          };
+        };
+        return {
+          k,
+          scroll: view.scrollWidth - view.clientWidth,
+          viewRight: view.getBoundingClientRect().right,
+          text: Math.min(...[...svg.querySelectorAll('text')].map((t) => Number(t.getAttribute('font-size')) * k)),
+          textRight: Math.max(...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().right)),
+          L: band('L'),
+          P: band('P'),
+          Q: band('Q'),
+        };
+      });
+      // 512 cells in each view
+      assert.deepEqual([m.L.n, m.P.n, m.Q.n], [512, 512, 512]);
+      assert.equal(m.scroll, 0, 'the drawing is no wider than its box');
+      assert.ok(m.textRight <= m.viewRight + 0.5, `text reaches ${m.textRight}, the box ends at ${m.viewRight}`);
+      assert.ok(m.text >= 11 - 1e-6, `smallest text ${m.text.toFixed(1)} px`);
+      // logical above the first layout above the second, each 64 cells across the width of the box
+      assert.ok(m.L.bottom <= m.P.top && m.P.bottom <= m.Q.top, JSON.stringify(m));
+      for (const v of [m.L, m.P, m.Q]) {
+        assert.ok(v.cell >= 12, `cells ${v.cell.toFixed(1)} px wide`);
+        assert.ok(v.right <= m.viewRight, `a grid ends at ${v.right}, the box at ${m.viewRight}`);
+      }
+      assert.equal(await narrow.evaluate(() => document.documentElement.scrollWidth), 1300, 'the page does not scroll');
+      // f16: memory rows of 64 elements, cells too narrow for 3 digits at 11 px: the legend says where the numbers are
+      if (dtype === 'f16')
+        assert.match(await narrow.locator(`${PG} .view svg`).textContent(), /logical index x: hover or tap a cell/);
+      // the summary of the difference is still under the figure
+      assert.match(await narrow.locator(`${PG} .compare-summary`).innerText(), /\d+ of 512/);
+      await narrow.locator(PG).screenshot({ path: join(artifacts, `play-compare-8x64-${dtype}-1300.png`) });
+    } finally {
+      await narrow.close();
+    }
+  });

@@ -2,7 +2,8 @@
 //
 // A WarpAccess names the tile's layout in memory (logical index -> @m in elements), its logical shape and
 // dtype, the instruction, and which logical element each lane starts at in each instruction it issues.
-// A lane moves instr.bytes contiguous bytes: the elements first, first+1, ... of one row.
+// A lane moves instr.bytes contiguous bytes: the elements first, first+1, ... of one row, or, with
+// VectorAxis::kColumn, first, first+row, ... of one column (an SoA float4 load: one field of four records).
 //
 // Worked example: 64 x ldmatrix.x4 over a 64x64 bf16 tile with 128 B rows (measured on an H200 with
 // sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum).
@@ -51,6 +52,9 @@ enum class Op {
 
 enum class Space { kGlobal, kShared };
 
+// The direction of the elements one lane moves: along its row (the default) or down its column.
+enum class VectorAxis { kRow, kColumn };
+
 struct Instruction {
   Op op = Op::kLds;
   int bytes = 4;       // per lane; 16 for ldmatrix/stmatrix (one row of 8 b16); the box is the tile for TMA
@@ -96,6 +100,8 @@ struct WarpAccess {
   // cp.async and TMA read global memory too: the source tensor's layout over the same shape (dense
   // row-major when absent).
   std::optional<Layout> source;
+  // Which way a lane's elements run in the logical tile; either way they must be adjacent in memory.
+  VectorAxis vector = VectorAxis::kRow;
 };
 
 struct InstructionCost {
@@ -161,6 +167,16 @@ Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const In
 // Lanes down the columns: vector slot s = i * 32 + l starts at row s % rows, column (s / rows) * v (a
 // warp reading columns; a 16-row tile puts two columns in one instruction).
 Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// Lanes down the columns of v x v chunks (v = bytes / element size): chunk slot s = g * 32 + l is chunk row
+// s % (rows / v), chunk column s / (rows / v), and each lane reads its chunk's v rows in v instructions (the
+// g-th group's instructions g * v .. g * v + v - 1, row j of the chunk in instruction g * v + j). A warp that
+// transposes 4 x 4 fp32 blocks in registers: on a 64x64 tile with 16 B lanes, lane l starts at row 4 (l %
+// 16), column 4 (l / 16).
+Result<Lanes> chunk_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
+// Lanes in column-major order, each moving v elements down its column (VectorAxis::kColumn): slot
+// s = i * 32 + l starts at row (s * v) % rows, column (s * v) / rows. On an (n, 8) tile of records with
+// 16 B fp32 lanes, lane l reads rows 4 l .. 4 l + 3 of column 0: field 0 of four records.
+Result<Lanes> column_vector_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr);
 // A rectangle of a 2-D tile: `rows` x `cols` elements from (row, col).
 struct Window {
   int64_t row = 0, col = 0, rows = 1, cols = 1;

@@ -8,11 +8,13 @@
 //   whatIf(engine, a, a.layout, 'LDG.128'); // the engine's cost of the same lanes moving 16 B each
 import { svg, type TemplateResult } from 'lit';
 import type { Engine } from '../core/engine.js';
-import type { LsAccessCost, LsResult } from '../generated/layoutscope.js';
+import type { LsAccessCost, LsResult, LsWalk } from '../generated/layoutscope.js';
 import type { Measured, PredictedAccess, State } from './results.js';
 
 export interface Access extends PredictedAccess {
   space: 'global' | 'shared';
+  /** 'column': each lane's elements run down its column (the engine's column-vector walk); else along its row */
+  vector?: 'row' | 'column';
 }
 
 /** The state's accesses, global ones first, in the order the agent declared them. */
@@ -92,8 +94,10 @@ export function instructionChoices(a: PredictedAccess): string[] {
 
 /** The engine's cost of the access's lanes under another layout or instruction (a what-if edit); the layout
  * text is what the user typed, parsed once by the engine. */
-export function whatIf(e: Engine, a: PredictedAccess, layout: string, instr: string): LsResult<LsAccessCost> {
-  return e.m.accessCost(layout, a.shape ?? null, a.dtype ?? 'f32', instr, a.lane_elements ?? null, null);
+export function whatIf(e: Engine, a: Access, layout: string, instr: string): LsResult<LsAccessCost> {
+  const first = a.lane_elements ?? null;
+  const lanes = first && a.vector === 'column' ? { first, vector: 'column' as const } : first;
+  return e.m.accessCost(layout, a.shape ?? null, a.dtype ?? 'f32', instr, lanes, null);
 }
 
 /** Bytes one lane moves under a canonical load/store instruction ("LDG.128": 16). */
@@ -193,19 +197,38 @@ export function lanePicture(
   </svg>`;
 }
 
+/** The engine's walks an access without recorded lanes may be drawn with: lanes along a row, down a column,
+ * down the columns of v x v chunks, v elements a lane down a column ('column-vectors'), or a bulk copy's chunks
+ * along the start of a row ('bulk'). */
+export type Walk = LsWalk | 'bulk';
+
 /** An access of results written before the agent recorded each lane's elements, given the lanes of the engine's
- * own walk over the run's layout: `walk` names it (lanes along a row, or down a column). */
+ * own walk over the run's layout: `walk` names it. */
 export interface WalkedAccess {
   access: Access;
-  walk: 'rows' | 'columns';
+  walk: Walk;
   /** the recorded cost these lanes reproduce: sectors per request (global) or wavefronts (shared) */
   recorded: number;
 }
 
-/** For an access without lane_elements: the first instruction of the engine's row or column walk over the
- * access's layout (its drawing shape, f32, the instruction its kind and bytes per lane name), kept only when the
- * engine's cost of those lanes on that layout is the cost the results recorded for it. The access's words choose
- * the walk ("a column", "(rows)"); words naming neither try rows, then columns. null: no walk reproduces it. */
+/** The walks the access's words name, in the order they are tried: a bulk copy (TMA, issued by one thread) as
+ * its chunks along a row; "a column of chunks"; a row or a column; words naming none of them try rows, columns,
+ * then lanes of v elements down a column (one field of v records). */
+export function walksOf(words: string): Walk[] {
+  if (/\bTMA\b|\bbulk copy\b/i.test(words)) return ['bulk'];
+  const column = /\bcolumns?\b/.test(words),
+    row = /\brows?\b/.test(words);
+  if (column && /\bchunks?\b/.test(words)) return ['chunks'];
+  if (column && !row) return ['columns'];
+  if (row && !column) return ['rows'];
+  return ['rows', 'columns', 'column-vectors'];
+}
+
+/** For an access without lane_elements: the first instruction of an engine walk over the access's layout (its
+ * drawing shape, f32, the instruction its kind and bytes per lane name), kept only when the engine's cost of
+ * those lanes on that layout is the cost the results recorded for it. The access's words choose the walks
+ * (walksOf); a bulk copy is the engine's window of its recorded lane count along the first row. null: no walk
+ * reproduces it. */
 export function engineWalk(e: Engine, a: Access): WalkedAccess | null {
   if (a.lane_elements) return null;
   const recorded = a.space === 'global' ? a.sectors_per_request : a.wavefronts;
@@ -217,16 +240,26 @@ export function engineWalk(e: Engine, a: Access): WalkedAccess | null {
   const ds = a.shape ? { ok: true as const, shape: a.shape } : e.drawingShape(a.layout);
   if (!ds.ok) return null;
   const shape = ds.shape;
-  const column = /\bcolumns?\b/.test(a.access),
-    row = /\brows?\b/.test(a.access);
-  const walks: ('rows' | 'columns')[] = column && !row ? ['columns'] : row && !column ? ['rows'] : ['rows', 'columns'];
-  for (const walk of walks) {
-    const w = e.m.firstWalkLanes(shape, dtype, instr, walk);
-    if (!w.ok) continue;
-    const c = e.m.accessCost(a.layout, shape, dtype, instr, [w.lanes], null);
+  for (const walk of walksOf(a.access)) {
+    let lanes: number[];
+    if (walk === 'bulk') {
+      const eb = e.dtypeBytes(dtype);
+      if (!eb.ok || shape.length !== 2) continue;
+      const per = Math.max(1, a.bytes_per_lane / eb.bytes);
+      const w = e.windowLanes(shape, per, [0, 0, 1, a.lanes * per]);
+      if (!w.ok) continue;
+      lanes = w.lanes;
+    } else {
+      const w = e.m.firstWalkLanes(shape, dtype, instr, walk);
+      if (!w.ok) continue;
+      lanes = w.lanes;
+    }
+    const vector = walk === 'column-vectors' ? ('column' as const) : ('row' as const);
+    const c = e.m.accessCost(a.layout, shape, dtype, instr, { first: [lanes], vector }, null);
     if (!c.ok) continue;
     const cost = a.space === 'global' ? c.total.sectors / Math.max(1, c.total.requests) : c.total.wavefronts;
-    if (cost === recorded) return { access: { ...a, shape, dtype, instr, lane_elements: [w.lanes] }, walk, recorded };
+    if (cost === recorded)
+      return { access: { ...a, shape, dtype, instr, lane_elements: [lanes], vector }, walk, recorded };
   }
   return null;
 }

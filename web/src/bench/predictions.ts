@@ -13,6 +13,7 @@ import {
   laneSpans,
   whatIf,
   type Access,
+  type Walk,
 } from './access.js';
 import type { Row } from './results.js';
 import { fmt, rowKey } from './types.js';
@@ -97,6 +98,15 @@ export function counterName(panel: LsBenchPanel, c: string): string {
   return c.replace('smem', panel.pt('smem'));
 }
 
+/** The sentence under a figure drawn from an engine walk, per walk. */
+const WALK_TEXT = {
+  rows: 'engineWalkRows',
+  columns: 'engineWalkColumns',
+  chunks: 'engineWalkChunks',
+  'column-vectors': 'engineWalkColumnVectors',
+  bulk: 'engineWalkBulk',
+} as const satisfies Record<Walk, string>;
+
 /** Opens an access's figure; from the table (reveal) the page scrolls to it, below the table, and its title takes
  * the focus, so that the click visibly does something and a keyboard user lands on what opened. */
 export function openAccess(panel: LsBenchPanel, r: Row, index: number, reveal = false) {
@@ -160,7 +170,7 @@ export function renderFigure(panel: LsBenchPanel): TemplateResult | typeof nothi
     const spans = problem ? problem : laneSpans(panel.eng, a, f.layout, f.instr || (a.instr ?? ''));
     body = html`${
       walked
-        ? html`<p class="muted engine-walk" data-walk=${walked.walk}>${panel.pt(walked.walk === 'rows' ? 'engineWalkRows' : 'engineWalkColumns', { layout: a.layout, n: walked.recorded })}</p>`
+        ? html`<p class="muted engine-walk" data-walk=${walked.walk}>${panel.pt(WALK_TEXT[walked.walk], { layout: a.layout, n: walked.recorded, lanes: a.lanes, bytes: a.bytes_per_lane })}</p>`
         : nothing
     }<p class="cost ${edited ? 'what-if' : 'from-results'}">${edited ? panel.pt('whatIf') : panel.pt('fromResults')}: <strong>${cost || '–'}</strong></p>
       ${

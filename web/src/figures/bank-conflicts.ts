@@ -690,12 +690,12 @@ export class LsBankConflicts extends LsFigure {
       return html`<p class="cycles">${this.announce()}</p>
         ${this.sides.map(
           (sd, k) =>
-            html`<p class="mono">${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} lanes / wavefront, groups ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}</p>`,
+            html`<p class="mono">${this.c.names![k]}: banks [${sd.access.laneBank.join(', ')}], ${sd.access.lanesPerGroup} ${this.tr('lanesPerWavefront')}, ${this.tr('groups')} ${sd.access.groupCycles.join('+')} = ${sd.access.cycles}</p>`,
         )}`;
     if (!b) return html``;
     return html`<p class="cycles">${this.announce()}</p>
-      <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} lanes / wavefront, groups ${a.groupCycles.join('+')} = ${a.cycles}</p>
-      <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], groups ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
+      <p class="mono">${this.c.plain}: banks [${a.laneBank.join(', ')}], ${a.lanesPerGroup} ${this.tr('lanesPerWavefront')}, ${this.tr('groups')} ${a.groupCycles.join('+')} = ${a.cycles}</p>
+      <p class="mono">${this.c.swizzled}: banks [${b.laneBank.join(', ')}], ${this.tr('groups')} ${b.groupCycles.join('+')} = ${b.cycles}</p>`;
   }
 
   protected exportData() {

@@ -41,7 +41,7 @@ export const PAGE_ZH: Record<string, string> = {
   'h.mesh': '5. GPU mesh：分片、副本与偏移',
   'p.mesh': '切换模式并点击 cell：显示持有它的设备和局部偏移。',
   'h.banks': '6. Bank conflict 与 XOR swizzle',
-  'p.banks': '点击列（或行）标题：由引擎计算 cycles，逐步查看 wavefronts。',
+  'p.banks': '点击列（或行）标题：由引擎计算周期数，逐步查看 wavefront。',
   'h.atom': '8. Swizzle atom',
   'h.advisor': '7. 布局顾问：哪种共享内存布局没有 bank conflict',
   'p.advisor':
@@ -62,7 +62,7 @@ export const PAGE_ZH: Record<string, string> = {
   'c.mesh':
     '读图：左边是逻辑张量，右边是 2×2 mesh 中每个设备的局部内存。被复制的元素在持有它的每个设备上用同一颜色绘制；offset 会移动设备内元素的起始位置。',
   'c.banks':
-    '读图：每个网格是共享内存，每列是一个 bank；格子中的数字是逻辑列，位置是引擎算出的 bank。读取一列时高亮一个 warp 访问的格子；落在同一 bank 的格子在不同 cycle 中服务（徽标给出 cycle 数）。填充的情形每行存 33 个 word，使第 r 行移到 bank r。',
+    '读图：每个网格是共享内存，每列是一个 bank；格子中的数字是逻辑列，位置是引擎算出的 bank。读取一列时高亮一个 warp 访问的格子；落在同一 bank 的格子在不同周期中服务（徽标给出周期数）。填充的情形每行存 33 个 word，使第 r 行移到 bank r。',
   'c.atom':
     '读图：左边是 atom 中按逻辑顺序的元素，右边是 swizzle 之后的位置。颜色表示逻辑列所在的 16 字节块：未 swizzle 时是竖条纹，swizzle 后每行的块被重新排列。',
   'c.play':

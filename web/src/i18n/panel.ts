@@ -88,6 +88,18 @@ export const PANEL_TEXT = {
     "These results predate the accesses' per-lane elements: the lanes drawn are the first instruction of the engine's walk down the columns of {layout}, whose cost is the {n} the results recorded.",
     '这些结果早于逐 lane 元素的记录：图中的 lane 是引擎沿 {layout} 的列遍历的第一条指令，其代价正是结果中记录的 {n}。',
   ],
+  engineWalkChunks: [
+    "These results predate the accesses' per-lane elements: the lanes drawn are the first instruction of the engine's walk down the columns of square chunks of {layout} ({bytes} B wide and as many rows tall as a lane holds elements; each lane reads its chunk's first row), whose cost is the {n} the results recorded.",
+    '这些结果早于逐 lane 元素的记录：图中的 lane 是引擎沿 {layout} 中方块的列遍历的第一条指令（块宽 {bytes} B，行数等于一个 lane 的元素数；每个 lane 读其块的第一行），其代价正是结果中记录的 {n}。',
+  ],
+  engineWalkColumnVectors: [
+    "These results predate the accesses' per-lane elements: the lanes drawn are the first instruction of the engine's walk down the columns of {layout}, each lane moving {bytes} B of consecutive elements of one column, whose cost is the {n} the results recorded.",
+    '这些结果早于逐 lane 元素的记录：图中的 lane 是引擎沿 {layout} 的列遍历的第一条指令，每个 lane 搬运同一列中连续元素的 {bytes} B，其代价正是结果中记录的 {n}。',
+  ],
+  engineWalkBulk: [
+    'A bulk copy (TMA) is issued by one thread, not by 32 lanes: the numbered boxes are the {lanes} chunks of {bytes} B it writes, placed by the engine along the first row of {layout}; together they cost the {n} sectors the results recorded.',
+    '批量拷贝（TMA）由一个线程发出，不是 32 个 lane：带编号的方格是它写出的 {lanes} 个 {bytes} B 块，由引擎沿 {layout} 的第一行放置；它们合计的代价正是结果中记录的 {n} 个 sector。',
+  ],
   loadingEngine: ['loading the engine…', '正在加载引擎…'],
   atColumn: ['column {n}', '第 {n} 列'],
   costGlobal: [

@@ -371,6 +371,15 @@ export class LsPlayground extends LsFigure {
   compareSummary?: CompareSummary;
   /** the smallest number drawn in a cell of the base scene, in scene units (Infinity: none) */
   labelSize = Infinity;
+  /** the smallest a cell number may be drawn, in scene units (a smaller one is left out) */
+  labelFloor = 7;
+
+  /** The width the figure's drawing has on the page, in whole 20 px steps (so that a redraw follows the
+   * window, not every pixel); 1200 before the element is laid out. */
+  boxWidth(): number {
+    const w = this.renderRoot.querySelector('.view')?.clientWidth || this.clientWidth;
+    return w > 0 ? Math.floor(w / 20) * 20 : 1200;
+  }
 
   /** The position of table cell i as text: "3,17" (axis values in the table's order). */
   posKey(s: Side, i: number): string {
@@ -481,8 +490,10 @@ export class LsPlayground extends LsFigure {
   protected buildScene(p: Palette): Scene {
     if (!this.sides.length)
       return { width: 300, height: 40, background: p.bg, items: [{ t: 'text', x: 8, y: 20, s: '—', fill: p.muted }] };
-    const key = `${p.name}|${this.language}|${this.colour}`;
-    if (this.base?.key !== key) this.base = { key, scene: buildBase(this, p), painted: false };
+    // compare mode stacks its views when they are wider than the box: the box's width is part of the figure
+    const avail = this.sides.length > 1 ? this.boxWidth() : Infinity;
+    const key = `${p.name}|${this.language}|${this.colour}|${avail}`;
+    if (this.base?.key !== key) this.base = { key, scene: buildBase(this, p, avail), painted: false };
     const b = this.base.scene;
     // numbered cells stay legible: the view scrolls rather than shrinking them below 9 px (at any window width)
     this.style.setProperty('--ls-label-min', `${labelMinWidth(b.width, this.labelSize)}px`);

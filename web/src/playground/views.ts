@@ -49,13 +49,16 @@ export function ticks(
   anchor: 'end' | 'middle',
   chars = 3,
 ) {
-  const need = anchor === 'middle' ? Math.max(14, chars * 6.5) : 12;
+  // a stacked compare figure draws its ticks at STACKED_LABEL_MIN px, the others at 10
+  const font = pg.labelFloor > LABEL_MIN ? STACKED_LABEL_MIN : 10;
+  // the room a tick takes: its digits (6.5 px each at 10 px), and at 11 px a gap of 4 px between neighbours
+  const need = anchor === 'middle' ? Math.max(14, font > 10 ? chars * 7.2 + 4 : chars * 6.5) : font + 2;
   const every = Math.max(1, Math.ceil(need / Math.max(size, 0.001)));
   const step =
     [1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024, 2048, 4096].find((s) => s >= every) ?? every;
   for (let i = 0; i < n; i += step) {
     const [x, y] = at(i);
-    items.push({ t: 'text', x, y, s: text(i), size: 10, fill: p.muted, anchor });
+    items.push({ t: 'text', x, y, s: text(i), size: font, fill: p.muted, anchor });
   }
 }
 
@@ -106,6 +109,11 @@ export function drawGrid(
     return;
   }
   items.push({ t: 'rect', x, y, w: cols * cw, h: rows * ch, fill: p.cell, stroke: p.grid, sw: 0.5 });
+  // a stacked compare figure numbers a grid's cells only when its largest number (a logical index) fits: all
+  // or none, never the short numbers alone
+  const digits = String(pg.rows * pg.cols - 1).length;
+  const numbered =
+    pg.labelFloor <= LABEL_MIN || Math.min(11, ch * 0.7, (cw - 2) / (DIGIT_EM * digits)) >= pg.labelFloor;
   for (let at = 0; at < rows * cols; ++at) {
     const rgb = fillAt(at);
     if (!rgb) continue;
@@ -130,7 +138,7 @@ export function drawGrid(
     // the number fits its cell: as large as the cell allows (11 at most), smaller for 3 and 4 digits, never
     // below LABEL_MIN (fit widens the cells of a numbered grid so that it never has to be)
     const size = lab === undefined ? 0 : Math.min(11, ch * 0.7, (cw - 2) / (DIGIT_EM * lab.length));
-    if (lab !== undefined && ch >= 12 && size >= LABEL_MIN) {
+    if (lab !== undefined && numbered && ch >= 12 && size >= pg.labelFloor) {
       items.push({
         t: 'text',
         x: x + c * cw + cw / 2,
@@ -207,24 +215,58 @@ export function drawMarks(pg: LsPlayground, items: Item[], p: Palette) {
   });
 }
 
-export function buildBase(pg: LsPlayground, p: Palette): Scene {
+/** The smallest number drawn in a cell of a stacked compare figure: it is drawn at its size (the scene is no
+ * wider than its box), so this is its size on screen. */
+export const STACKED_LABEL_MIN = 11;
+
+/** The figure: the logical view and the physical views side by side; in compare mode, when that is wider than
+ * `avail` (the box's width in pixels), one above the other, each grid as wide as the box allows, so that a pair
+ * of 8x64 tiles reads without scrolling sideways (a cell number that would be under STACKED_LABEL_MIN px is left
+ * out: the readout gives it). */
+export function buildBase(pg: LsPlayground, p: Palette, avail = Infinity): Scene {
+  const wide = buildViews(pg, p, false, avail);
+  if (pg.sides.length < 2 || wide.width <= avail) return wide;
+  return buildViews(pg, p, true, avail);
+}
+
+function buildViews(pg: LsPlayground, p: Palette, stacked: boolean, avail: number): Scene {
   const items: Item[] = [];
   const dark = p.name === 'dark';
   prepareColours(pg, dark);
   pg.labelSize = Infinity;
+  pg.labelFloor = stacked ? STACKED_LABEL_MIN : LABEL_MIN;
   const views = 1 + pg.sides.length;
-  const budget = Math.max(260, Math.floor(1100 / views) - 40);
-  const top = 74,
-    left = 56;
+  const left = 56;
+  // stacked: each grid gets the box's width less the row ticks on its left and a margin on its right
+  const budget = stacked ? Math.max(120, avail - left - 40) : Math.max(260, Math.floor(1100 / views) - 40);
+  /** the top of the current band of views: 0 side by side; below the previous view when stacked */
+  let band = 0;
+  let top = band + 74;
   const titleW = (s: string) => s.length * 7.6;
   let x = left;
   let bottom = 0;
+  let right = 0;
   // logical view
-  const [lw, lh] = fit(pg, pg.rows, pg.cols, budget, 440, String(pg.rows * pg.cols - 1).length);
+  // stacked, a grid fills the box's width with cells of 12 px at least (a phone scrolls inside the figure)
+  const wide = (cols: number) => (stacked ? Math.max(budget, cols * 12) : budget);
+  // and rows 16 px tall, room for an 11 px number, as long as a view stays under 1600 px
+  const tall = (rows: number, [cw, ch]: [number, number]): [number, number] =>
+    stacked && rows * 16 <= 1600 && cw >= 12 ? [cw, 16] : [cw, ch];
+  const [lw, lh] = tall(
+    pg.rows,
+    fit(pg, pg.rows, pg.cols, wide(pg.cols), 440, stacked ? 0 : String(pg.rows * pg.cols - 1).length),
+  );
   const t0 = pg.sides[0].t;
   const logicalTitle = `${pg.tr('logical')} (${t0.shape.join('×')})`;
-  items.push({ t: 'text', x, y: 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
-  items.push({ t: 'text', x, y: 30, s: `${pg.tr('row')} ↓ · ${pg.tr('col')} →`, size: 10, fill: p.muted });
+  items.push({ t: 'text', x, y: band + 14, s: logicalTitle, size: 13, fill: p.fg, weight: 'bold' });
+  items.push({
+    t: 'text',
+    x,
+    y: band + 30,
+    s: `${pg.tr('row')} ↓ · ${pg.tr('col')} →`,
+    size: stacked ? STACKED_LABEL_MIN : 10,
+    fill: p.muted,
+  });
   ticks(pg, items, p, pg.cols, lw, (c) => [x + c * lw + lw / 2, top - 8], String, 'middle', String(pg.cols).length);
   ticks(pg, items, p, pg.rows, lh, (r) => [x - 4, top + r * lh + lh / 2], String, 'end');
   pg.geom.set('L', { x, y: top, cw: lw, ch: lh });
@@ -247,20 +289,29 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
   );
   bottom = Math.max(bottom, top + pg.rows * lh);
   x += Math.max(pg.cols * lw, titleW(logicalTitle)) + 70;
+  right = Math.max(right, x);
   // physical views
   pg.sides.forEach((s, k) => {
+    if (stacked) {
+      band = bottom + 24;
+      top = band + 74;
+      x = left;
+    }
     const a = s.arr;
     const grid = !a.width;
     // several axes down (warpid · laneid, gpuid_x · gpuid_y): the outermost groups the rows, named in a band
     // left of the inner axis's ticks; a tall grid of lanes gets rows tall enough to label
     const grouped = grid && a.down.length > 1;
-    const [cw, ch] = fit(
-      pg,
+    const [cw, ch] = tall(
       a.rows,
-      a.cols,
-      budget,
-      grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440,
-      String(s.t.elements - 1).length,
+      fit(
+        pg,
+        a.rows,
+        a.cols,
+        wide(a.cols),
+        grid ? Math.min(1600, Math.max(440, a.rows * 12)) : 440,
+        stacked ? 0 : String(s.t.elements - 1).length,
+      ),
     );
     const title =
       a.width && a.down[0] === 'm'
@@ -268,8 +319,16 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
         : a.width
           ? `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down[0]} ${pg.tr('inRowsOf')} ${a.width}`
           : `${k ? pg.tr('compare') + ': ' : pg.tr('physical') + ': '}${a.down.join('·')} ↓ · ${a.across.join('·')} →`;
-    items.push({ t: 'text', x, y: 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
-    items.push({ t: 'text', x, y: 30, s: s.layout, size: 10, fill: p.muted, mono: true });
+    items.push({ t: 'text', x, y: band + 14, s: title, size: 13, fill: p.fg, weight: 'bold' });
+    items.push({
+      t: 'text',
+      x,
+      y: band + 30,
+      s: s.layout,
+      size: stacked ? STACKED_LABEL_MIN : 10,
+      fill: p.muted,
+      mono: true,
+    });
     const rowText = (r: number) => (grouped ? a.rowValues(r).slice(1) : a.rowValues(r)).join(',');
     const tickW = Math.max(textWidth(rowText(a.rows - 1), 10), textWidth(rowText(0), 10));
     const groupLabel = (v: number) => `${axisName(pg, a.down[0])} ${v}`;
@@ -389,11 +448,15 @@ export function buildBase(pg: LsPlayground, p: Palette): Scene {
     }
     bottom = Math.max(bottom, top + a.rows * ch);
     x = x0 + Math.max(x - x0 + a.cols * cw + 60, titleW(title), titleW(s.layout) * 0.8) + 40;
+    right = Math.max(right, x);
   });
   // legend
   const ly = bottom + 22;
   const legendW = legend(pg, items, p, left, ly, dark);
-  const width = Math.max(x - 20, left + legendW + 20);
+  const width = stacked ? Math.max(right - 60, left + legendW + 20) : Math.max(x - 20, left + legendW + 20);
+  // stacked, the scene is drawn at its size: no text under STACKED_LABEL_MIN px (ticks and the legend's ends)
+  if (stacked)
+    for (const it of items) if (it.t === 'text' && (it.size ?? 11) < STACKED_LABEL_MIN) it.size = STACKED_LABEL_MIN;
   return { width, height: ly + 40, background: p.bg, items };
 }
 
@@ -502,8 +565,10 @@ export function legend(pg: LsPlayground, items: Item[], p: Palette, x: number, y
   items.push({ t: 'rect', x: lx, y: y - 6, w: 12, h: 12, fill: 'none', stroke: p.select, sw: 2, dash: '3 2' });
   items.push({ t: 'text', x: lx + 16, y, s: pg.tr('outOfRange'), size: 11, fill: p.fg });
   lx += 16 + textWidth(pg.tr('outOfRange'), 11) + 16;
-  items.push({ t: 'text', x: lx, y, s: pg.tr('numbersAre'), size: 11, fill: p.fg });
-  lx += textWidth(pg.tr('numbersAre'), 11);
+  // a stacked compare figure too narrow for its cells' numbers says where they are instead
+  const numbers = pg.labelFloor > LABEL_MIN && !Number.isFinite(pg.labelSize) ? 'numbersHover' : 'numbersAre';
+  items.push({ t: 'text', x: lx, y, s: pg.tr(numbers), size: 11, fill: p.fg });
+  lx += textWidth(pg.tr(numbers), 11);
   const reps = pg.sides[0].t.replicas;
   if (reps > 1) items.push({ t: 'text', x: lx + 16, y, s: `${reps} ${pg.tr('replicas')}`, size: 11, fill: p.fg });
   return lx + 80 - x;

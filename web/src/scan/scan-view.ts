@@ -8,6 +8,7 @@ import { loadEngine } from '../core/engine.js';
 import { SETTINGS_EVENT } from '../core/settings-event.js';
 import type { LsScan, LsScanCuteLayout, LsScanOp } from '../generated/layoutscope.js';
 import { engineText, scanText, type ScanKey } from '../i18n/scan.js';
+import { fileButtonText } from '../i18n/file-button.js';
 import { resolveLang } from '../i18n/strings.js';
 
 /** The playground's URL state for two layouts on one shape (the keys its element reads under "play."). */
@@ -48,9 +49,57 @@ export class LsScanView extends LitElement {
       font-size: 0.85em;
       box-sizing: border-box;
     }
-    input[type='file'] {
-      min-height: 24px;
+    /* the native file input hidden (it speaks the browser's language), its label drawn as the button */
+    label.file {
+      position: relative;
+      display: inline-flex;
+      align-items: center;
+      gap: 0.5em;
+      flex-wrap: wrap;
+      margin-top: 0.4em;
       max-width: 100%;
+    }
+    /* transparent over the whole label: a tap anywhere on it is a tap on the input itself */
+    label.file input {
+      position: absolute;
+      inset: 0;
+      width: 100%;
+      height: 100%;
+      margin: 0;
+      opacity: 0;
+      cursor: pointer;
+    }
+    label.file .choose {
+      display: inline-block;
+      min-height: 24px;
+      box-sizing: border-box;
+      padding: 0.2em 0.8em;
+      border: 1px solid currentColor;
+      border-radius: 4px;
+      cursor: pointer;
+    }
+    label.file:focus-within .choose {
+      outline: 2px solid Highlight;
+      outline-offset: 2px;
+    }
+    label.file .chosen {
+      overflow-wrap: anywhere;
+    }
+    /* a table wider than a phone scrolls inside its own box, never the page */
+    table {
+      display: block;
+      max-width: 100%;
+      overflow-x: auto;
+    }
+    /* tap targets of 24 px at least (WCAG 2.5.8), on a phone too: the tables' links and the aliases' summary */
+    td a {
+      display: inline-block;
+      min-height: 24px;
+      line-height: 24px;
+    }
+    summary {
+      min-height: 24px;
+      line-height: 24px;
     }
     .drop {
       border: 1px dashed currentColor;
@@ -96,6 +145,8 @@ export class LsScanView extends LitElement {
   millis = 0;
   failure = '';
   private over = false;
+  /** the name of the file last chosen or dropped, shown beside the file button */
+  private fileName = '';
   /** the lines of the text last scanned (a CuTe layout's error is drawn under its own line) */
   private lines: string[] = [];
 
@@ -144,6 +195,7 @@ export class LsScanView extends LitElement {
   private async onFiles(files: FileList | null | undefined) {
     const file = files?.[0];
     if (!file) return;
+    this.fileName = file.name;
     const text = await file.text();
     const area = this.renderRoot.querySelector('textarea');
     if (area) area.value = text;
@@ -217,12 +269,15 @@ export class LsScanView extends LitElement {
             @input=${(e: Event) => void this.scan((e.target as HTMLTextAreaElement).value)}
           ></textarea>
         </label>
-        <input
-          type="file"
-          aria-label=${this.st('file')}
-          accept=".ttgir,.mlir,.txt"
-          @change=${(e: Event) => void this.onFiles((e.target as HTMLInputElement).files)}
-        />
+        <label class="file"
+          ><input
+            type="file"
+            aria-label=${this.st('file')}
+            accept=".ttgir,.mlir,.txt"
+            @change=${(e: Event) => void this.onFiles((e.target as HTMLInputElement).files)}
+          /><span class="choose" aria-hidden="true">${fileButtonText('choose', this.zh)}</span
+          ><span class="chosen">${this.fileName || fileButtonText('none', this.zh)}</span></label
+        >
       </div>
       ${this.failure ? html`<p class="issue">${this.words(this.failure)}</p>` : nothing}
       ${

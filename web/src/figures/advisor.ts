@@ -14,6 +14,7 @@
 // walk); INSTR an instruction the engine knows (STS.32, LDS.128, ldmatrix.x4, tma.128B, ...).
 import { css, html, nothing } from 'lit';
 import type { AgentClient } from '../bench/client.js';
+import type { RunRecord } from '../bench/types.js';
 import {
   offMain,
   type LsAccessCost,
@@ -640,9 +641,7 @@ export class LsAdvisor extends LsFigure {
         set({ state: 'running', message: `${ev.data?.status ?? ''} ${ev.data?.message ?? ''}`.trim(), counters: [] });
         if (ev.event === 'end') break;
       }
-      const rec = await client.json<{ status: string; error: string | null; result: unknown }>(
-        `/v1/runs/${encodeURIComponent(res.id)}`,
-      );
+      const rec = await client.json<RunRecord>(`/v1/runs/${encodeURIComponent(res.id)}`);
       if (rec.status !== 'succeeded') {
         set({ state: 'error', message: rec.error ?? rec.status, counters: [] });
         return;
@@ -832,12 +831,10 @@ export class LsAdvisor extends LsFigure {
 
 /** The counters an agent measured for each access of a result document (benchmarks[].states[].measured, one
  * state per access: "write" and "read"), or why they are missing. */
-function profileCounters(result: unknown): { counters: [string, number | null][]; notes: string[] } {
+function profileCounters(result: RunRecord['result']): { counters: [string, number | null][]; notes: string[] } {
   const out: [string, number | null][] = [];
   const notes: string[] = [];
-  type State = { axis_values?: { access?: string }; measured?: Record<string, unknown> | null };
-  const doc = result as { benchmarks?: { states?: State[] }[] } | null;
-  for (const b of doc?.benchmarks ?? [])
+  for (const b of result?.benchmarks ?? [])
     for (const s of b.states ?? []) {
       const m = s.measured;
       const who = s.axis_values?.access ?? '';
@@ -848,8 +845,8 @@ function profileCounters(result: unknown): { counters: [string, number | null][]
         notes.push(`${who}: ${String(m.reason ?? '')}`);
         continue;
       }
-      for (const k of ['wavefronts', 'conflicts'])
-        if (typeof m[k] === 'number' || m[k] === null) out.push([`${who} ${k}`, m[k] as number | null]);
+      for (const k of ['wavefronts', 'conflicts'] as const)
+        if (typeof m[k] === 'number' || m[k] === null) out.push([`${who} ${k}`, m[k] ?? null]);
     }
   return { counters: out, notes };
 }

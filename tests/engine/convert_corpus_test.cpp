@@ -343,6 +343,36 @@ TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   EXPECT_FALSE(plan_convert(*dst, *src, {3, 1000}, DType::kU8).ok());
 }
 
+// Both groups of the tile short: (6,7,8,9,10,11) with the pairs swapped is 3024 transposes of 10 x 11 f32.
+// The destination's innermost mode is the source's dimension 4 (10 values, source stride 11) and the source's
+// contiguous dimension 5 (11 values) has destination stride 10: the tiled plan would stage tiles of 8 x 8
+// (the largest powers of two in 10 and 11), four to a matrix, 64 threads a block. The interleave takes
+// C = 10 planes of L = 11 units into records of 10, one unit a lane (V = 1: the planes are 11 apart and the
+// matrices 110, so no wider access stays aligned): 3024 x 11 items, ceil(33264 / 256) = 130 blocks.
+TEST(ConvertCorpus, TinyTilesGiveWayToTheInterleave) {
+  const std::vector<int64_t> shape = {6, 7, 8, 9, 10, 11}, perm = {1, 0, 3, 2, 5, 4};
+  auto plan = plan_permute(shape, perm, DType::kF32);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_EQ(plan->small_extent, 10);
+  EXPECT_EQ(plan->long_extent, 11);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->vector_units, 1);
+  EXPECT_EQ(plan->items, 3024 * 11);
+  EXPECT_EQ(plan->blocks, 130);
+  EXPECT_NE(plan->reason.find("both groups of the tile shorter than 16 units"), std::string::npos)
+      << plan->reason;
+  // Row-major source; the destination is the permuted row-major tensor, so dimension d of the source has
+  // the destination stride of its place in the permutation.
+  const std::vector<int64_t> src_str = {55440, 7920, 990, 110, 11, 1};
+  const std::vector<int64_t> dst_str = {7920, 47520, 110, 880, 1, 10};
+  check_plan("rank 6 pairs swapped", *plan, shape, src_str, shape, dst_str);
+  // 11 x 17 (a group of 17 units): tiles of 8 x 16, not tiny; the planner's comparison decides as before.
+  auto longer = plan_permute({64, 11, 17}, {0, 2, 1}, DType::kF32);
+  ASSERT_TRUE(longer.ok());
+  EXPECT_EQ(longer->reason.find("shorter than 16"), std::string::npos) << longer->reason;
+}
+
 // Offsets and swizzles on either side. Every access must start on a multiple of the offset's largest power
 // of two (offset 3 f32: 4 B lanes; offset 4096: 16 B) and stay inside the granule the swizzle keeps whole
 // (Swizzle<2,1,3> on f32 elements: 2 elements, 8 B lanes; Swizzle<3,3,3> on bf16: 8 elements, 16 B).

@@ -39,9 +39,10 @@
 //     or 4099, so rows on both sides start anywhere: an unaligned tiled plan (`unaligned`), 16 B per lane all
 //     the same. A load reads the aligned 16 B words around its 4 units and shifts them into place; each
 //     destination row of a 64-unit tile goes out as the aligned 16 B windows it fills whole (row 1 starts at
-//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63)
-//     one unit a lane (`row_windows`). The loads never touch a 16 B word without a byte of their row, so
-//     buffers that start on 16 B and are allocated in whole 16 B words (cudaMalloc's) are never left.
+//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63),
+//     one lane each, as the aligned 4-8 B pieces of their windows that the row fills (`row_windows`). The
+//     loads never touch a 16 B word without a byte of their row, so buffers that start on 16 B and are
+//     allocated in whole 16 B words (cudaMalloc's) are never left.
 //
 //   u8 RGBX -> planar RGB, src S[(64,3,224,224):(200704,1,896,4)]: records of 4 B hold 3 planes. An
 //     interleave of padded records: a lane reads the 4 x 16 B its 16 pixels span and drops every fourth byte.
@@ -133,8 +134,10 @@ struct ConvertPlan {
   // they straddle two) and shifts the units into place. The store pass writes each destination row of the
   // tile as the aligned 16 B windows it fills whole (the body, each window shifted out of two chunks of the
   // tile's row, `row_windows`), then the units at the row's two ends, which share a window with a
-  // neighbouring tile or lie past the tensor, one unit per lane (the edges). kInterleave: the planes of the
-  // source start at odd offsets; each plane's V units are read the same way, the records written aligned.
+  // neighbouring tile or lie past the tensor (the edges): one lane per edge, which stores the part of the
+  // edge's window that the row fills as aligned pieces of 1-8 B (at least a unit each). kInterleave: the
+  // planes of the source start at odd offsets; each plane's V units are read the same way, the records
+  // written aligned.
   bool unaligned = false;
   int threads = 256;  // threads per block
 

@@ -345,12 +345,17 @@ int main(int argc, char** argv) {
     launch(*k, src.blocks, src.threads, kargs);
     CHECK(cudaDeviceSynchronize());
     if (profile) {
+      // The first warp's predictions, and the kernel-wide averages that Nsight Compute reports.
+      const ConvertAverages avg = convert_kernel_averages(*plan);
       std::printf(
           "{\"case\":\"%s\",\"profiled\":true,\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,"
-          "\"pred_smem_write\":%d,\"pred_smem_read\":%d,\"ideal_smem\":%d}\n",
+          "\"pred_smem_write\":%d,\"pred_smem_read\":%d,\"ideal_smem\":%d,\"avg_modelled\":%s,"
+          "\"avg_sectors_read\":%.4f,\"avg_sectors_write\":%.4f,\"avg_smem_write\":%.4f,\"avg_smem_read\":%."
+          "4f}\n",
           c.name.c_str(), static_cast<long long>(plan->global_read.sectors),
           static_cast<long long>(plan->global_write.sectors), plan->smem_write.wavefronts,
-          plan->smem_read.wavefronts, plan->smem_read.ideal_wavefronts);
+          plan->smem_read.wavefronts, plan->smem_read.ideal_wavefronts, avg.modelled ? "true" : "false",
+          avg.read_sectors, avg.write_sectors, avg.smem_store_wavefronts, avg.smem_load_wavefronts);
       continue;
     }
 

@@ -937,6 +937,110 @@ Result<ConvertPlan> plan_permute(const std::vector<int64_t>& shape, const std::v
   return plan_convert(*src, *dst, shape, dtype);
 }
 
+namespace {
+// Shared wavefronts of one warp instruction whose active lanes are (lane, byte address): the lanes are served
+// in groups by their lane number (8 lanes a group at 16 B, 16 at 8 B, 32 at 4 B or less), so that lanes
+// a partial tile leaves out do not move the others into another group.
+int lane_group_wavefronts(const std::vector<std::pair<int, int64_t>>& lanes, int width) {
+  const int per_group = 128 / std::max(width, 4);
+  int total = 0;
+  std::vector<int64_t> group;
+  for (int g = 0; g < 32 / per_group; ++g) {
+    group.clear();
+    for (const auto& [lane, at] : lanes) {
+      if (lane / per_group == g) group.push_back(at);
+    }
+    if (!group.empty()) total += shared_cost(group, width).wavefronts;
+  }
+  return total;
+}
+}  // namespace
+
+ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
+  ConvertAverages avg;
+  avg.read_sectors = static_cast<double>(plan.global_read.sectors);
+  avg.write_sectors = static_cast<double>(plan.global_write.sectors);
+  avg.smem_store_wavefronts = plan.smem_write.wavefronts;
+  avg.smem_load_wavefronts = plan.smem_read.wavefronts;
+  if (plan.kind != ConvertKind::kTiled || plan.unaligned || plan.paired || plan.unit_lanes > 1) return avg;
+  const int v = plan.vector_units, r = plan.block_rows, eb = plan.elem_bytes;
+  const int width = access_bytes(plan), store_width = staging_store_bytes(plan);
+  const int64_t nb = plan.tile_b / v;
+  const int64_t tiles_a = ceil_div(plan.extent_a, plan.tile_a),
+                tiles_b = ceil_div(plan.extent_b, plan.tile_b);
+  const int64_t load_items = plan.tile_a / r * nb, store_items = plan.tile_b * (plan.tile_a / v);
+  const std::vector<int> batch_modes = convert_batch_modes(plan);
+  double rs = 0, rq = 0, ws = 0, wq = 0, ss = 0, sq = 0, ls = 0, lq = 0;
+  std::vector<int64_t> gl;
+  std::vector<std::pair<int, int64_t>> sh;
+  // Every block's instructions, warp by warp: the load pass (R global loads and V shared column stores a
+  // trip), then the store pass (a shared load and a global store a trip).
+  for (int64_t blk = 0; blk < plan.blocks; ++blk) {
+    const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
+    int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
+    for (int i : batch_modes) {
+      const ConvertMode& m = plan.modes[i];
+      src_base += (batch % m.extent) * m.src_stride;
+      dst_base += (batch % m.extent) * m.dst_stride;
+      batch /= m.extent;
+    }
+    const int64_t a0 = ta * plan.tile_a, b0 = tb * plan.tile_b;
+    for (int64_t first = 0; first < plan.threads; first += 32) {
+      for (int64_t trip = first; trip < load_items; trip += plan.threads) {
+        std::vector<std::pair<int, LoadBlock>> live;
+        for (int64_t t = trip; t < std::min(trip + 32, load_items); ++t) {
+          const LoadBlock b = load_block(plan, t);
+          if (b0 + b.bb * v < plan.extent_b) live.push_back({static_cast<int>(t - trip), b});
+        }
+        if (live.empty()) continue;
+        for (int k = 0; k < r; ++k) {
+          gl.clear();
+          for (const auto& [lane, b] : live) {
+            const int64_t ia = a0 + b.ba * r + k;
+            if (ia >= plan.extent_a) continue;
+            const int64_t s = src_base + group_a_src(plan, ia) + b0 + b.bb * v;
+            gl.push_back(side_element(plan, true, s * plan.unit_elems) * eb);
+          }
+          if (gl.empty()) continue;
+          rs += static_cast<double>(global_cost(gl, width).sectors);
+          rq += 1;
+        }
+        // The block's V columns, one shared store each (block_rows units: 4 B for 4 rows of bytes).
+        for (int j = 0; j < v; ++j) {
+          sh.clear();
+          for (const auto& [lane, b] : live)
+            sh.push_back({lane, staging_offset(plan, b.ba * r, b.bb * v + j)});
+          ss += lane_group_wavefronts(sh, store_width);
+          sq += 1;
+        }
+      }
+      for (int64_t trip = first; trip < store_items; trip += plan.threads) {
+        gl.clear();
+        sh.clear();
+        for (int64_t t = trip; t < std::min(trip + 32, store_items); ++t) {
+          const StoreItem it = store_item(plan, t);
+          const int64_t ia = a0 + it.ia, ib = b0 + it.ib;
+          if (ia >= plan.extent_a || ib >= plan.extent_b) continue;
+          sh.push_back({static_cast<int>(t - trip), staging_offset(plan, it.ia, it.ib)});
+          const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
+          gl.push_back(side_element(plan, false, d * plan.unit_elems) * eb);
+        }
+        if (gl.empty()) continue;
+        ws += static_cast<double>(global_cost(gl, width).sectors);
+        wq += 1;
+        ls += lane_group_wavefronts(sh, width);
+        lq += 1;
+      }
+    }
+  }
+  if (rq > 0) avg.read_sectors = rs / rq;
+  if (wq > 0) avg.write_sectors = ws / wq;
+  if (sq > 0) avg.smem_store_wavefronts = ss / sq;
+  if (lq > 0) avg.smem_load_wavefronts = ls / lq;
+  avg.modelled = true;
+  return avg;
+}
+
 int64_t convert_traffic_bytes(const ConvertPlan& plan) {
   const double useful = static_cast<double>(plan.elements) * plan.elem_bytes;
   auto side = [&](const WarpCost& c) {

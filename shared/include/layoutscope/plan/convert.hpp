@@ -269,6 +269,24 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 // written in order by the coalesced pass).
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 
+// The plan's accesses averaged over every warp instruction of the whole kernel, as Nsight Compute reports
+// them (global sectors per request, shared wavefronts per instruction): the first block's warp 0 (the plan's
+// WarpCost predictions) is every warp's access only where every tile is whole and every row starts where the
+// first does. A partial tile's instructions have fewer lanes, and a row that starts off a sector spans one
+// sector more. Counted lane by lane over every block, each instruction a request where at least one of its
+// lanes is active. `modelled` is false for the plans this does not follow yet (unaligned, paired and
+// wide-unit tiles, the interleave and the vector kernels), whose fields then repeat the first warp's
+// predictions.
+//   f32 1000 x 3000 transposed, 64 x 64 tiles: 1000 = 15 x 64 + 40 destination units a row, so the last
+//   tile of each row stores 10 of its 16 chunks a row and its warps' stores span fewer sectors: 15.625
+//   sectors a store over the kernel against the first warp's 16 (an H100's Nsight Compute: 15.625). It walks
+//   every block (about a second for 64 MiB on one core): for measurements, not for planning.
+struct ConvertAverages {
+  double read_sectors = 0, write_sectors = 0, smem_store_wavefronts = 0, smem_load_wavefronts = 0;
+  bool modelled = false;
+};
+ConvertAverages convert_kernel_averages(const ConvertPlan& plan);
+
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors
 // per warp access over the ideal, sectors x 32 B / (lanes x bytes per lane). A plan whose accesses are all
 // whole sectors moves 2 x elements x size, a copy's traffic; a 4 B lane alone in its 32 B sector counts 8x.

@@ -270,13 +270,15 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 
 // The plan's accesses averaged over every warp instruction of the whole kernel, as Nsight Compute reports
-// them (global sectors per request, shared wavefronts per instruction): the first block's warp 0 (the plan's
+// them (global sectors per request, shared wavefronts per instruction). The first block's warp 0 (the plan's
 // WarpCost predictions) is every warp's access only where every tile is whole and every row starts where the
-// first does. A partial tile's instructions have fewer lanes, and a row that starts off a sector spans one
-// sector more. Counted lane by lane over every block, each instruction a request where at least one of its
-// lanes is active. `modelled` is false for the plans this does not follow yet (unaligned, paired and
-// wide-unit tiles, the interleave and the vector kernels), whose fields then repeat the first warp's
-// predictions.
+// first does: a partial tile's instructions have fewer lanes, a row that starts off a sector spans one sector
+// more, an unaligned row loads a second word where its bytes reach into it, and its edges are stores of
+// 1-8 B. This walks the generated kernel's warp instructions block by block, lane by lane (an instruction is
+// a request where one of its lanes takes part; a shared access serves its lanes in groups by lane number):
+// the tiled kernels (not paired, no wide units), the unaligned vector kernel and the interleave into records.
+// `modelled` is false for the others (the aligned vector kernels, whose warps all access alike, the
+// interleave out of records and a ragged or unaligned interleave), whose fields then repeat the first warp.
 //   f32 1000 x 3000 transposed, 64 x 64 tiles: 1000 = 15 x 64 + 40 destination units a row, so the last
 //   tile of each row stores 10 of its 16 chunks a row and its warps' stores span fewer sectors: 15.625
 //   sectors a store over the kernel against the first warp's 16 (an H100's Nsight Compute: 15.625). It walks

@@ -261,6 +261,14 @@ std::string unaligned_functions() {
          "}\n";
 }
 
+// Word i (0-3) of a 16 B register, by selects (a dynamic index into the register would go through local
+// memory).
+std::string edge_functions() {
+  return "__device__ __forceinline__ unsigned word_at(uint4 x, int i) {\n"
+         "  return i == 0 ? x.x : i == 1 ? x.y : i == 2 ? x.z : x.w;\n"
+         "}\n";
+}
+
 // The conditions joined by &&, the empty ones left out ("" when none is left).
 std::string conjunction(std::initializer_list<std::string> conditions) {
   std::string all;
@@ -391,7 +399,7 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
 
 // The store passes of an unaligned plan (the engine's row_windows): first every row's body, window slot t %
 // (tile_a / V) of row t / (tile_a / V), one aligned 16 B store shifted out of two 16 B chunks of the tile's
-// row; then its edges, unit j < V of the head or j - V of the tail, one unit per thread.
+// row; then its two edges (the head and the tail), one thread each.
 void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
                            bool edge_b) {
   const int v = p.vector_units;
@@ -421,19 +429,51 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
     << "    *reinterpret_cast<vec_t*>(out + (first - shift + k * " << V << ") * " << ub
     << ") = funnel16(lo, hi, shift != 0 ? (unsigned)(" << V << " - shift) * " << ub << "u : 0u);\n"
     << body.end;
-  const Loop edges = thread_loop(p, p.tile_b * 2 * v, true);
+  // The edges: one thread per row and end (t % 2: 0 the head, 1 the tail), each the part of one aligned
+  // window that the row fills (the head's window 0, the tail's window body_end), built like a body window
+  // and stored as its aligned 1-8 B pieces: from the range's start upward while its low bits are set, then
+  // what is left, largest first (at most 4 + 4 stores, only the pieces of at least a unit).
+  const Loop edges = thread_loop(p, p.tile_b * 2, true);
   o << edges.head;
-  row_head(std::to_string(2 * v));
-  o << "    const int j = t % " << 2 * v << ";\n"
-    << "    const int head_end = min(shift != 0 ? " << V << " - shift : 0, " << units << ");\n"
+  row_head("2");
+  o << "    const int head_end = min(shift != 0 ? " << V << " - shift : 0, " << units << ");\n"
     << "    const int body_end = max((" << units << " + shift) / " << V << ", shift != 0 ? 1 : 0);\n"
-    << "    const int u = j < " << V << " ? j : max(body_end * " << V << " - shift, head_end) + j - " << V
-    << ";\n"
-    << "    if (u >= (j < " << V << " ? head_end : " << units << ")) continue;\n"
-    << "    *reinterpret_cast<unit_t*>(out + (first + u) * " << ub
-    << ") = *reinterpret_cast<const unit_t*>(tile + "
-    << swizzled(p.staging, "row * " + rb + " + u * " + std::to_string(ub)) << ");\n"
-    << edges.end;
+    << "    const int w = t % 2 == 0 ? 0 : body_end;\n"
+    << "    const int lo = t % 2 == 0 ? 0 : max(body_end * " << V << " - shift, head_end);\n"
+    << "    const int hi = t % 2 == 0 ? head_end : " << units << ";\n"
+    << "    if (lo >= hi) continue;\n"
+    << "    const int c1 = min(w, " << ca - 1 << "), c0 = max(shift != 0 ? w - 1 : w, 0);\n"
+    << "    const vec_t x = funnel16(*reinterpret_cast<const vec_t*>(tile + "
+    << swizzled(p.staging, "row * " + rb + " + c0 * 16") << "), *reinterpret_cast<const vec_t*>(tile + "
+    << swizzled(p.staging, "row * " + rb + " + c1 * 16") << "), shift != 0 ? (unsigned)(" << V
+    << " - shift) * " << ub << "u : 0u);\n"
+    << "    unsigned char* const win = out + (first - shift + w * " << V << ") * " << ub << ";\n"
+    << "    int b = (lo - w * " << V << " + shift) * " << ub << ";\n"
+    << "    const int e = (hi - w * " << V << " + shift) * " << ub << ";\n";
+  auto piece = [&](int bytes) {
+    switch (bytes) {
+      case 8:
+        return std::string(
+            "*reinterpret_cast<uint2*>(win + b) = b == 0 ? make_uint2(x.x, x.y) : "
+            "make_uint2(x.z, x.w);");
+      case 4:
+        return std::string("*reinterpret_cast<unsigned*>(win + b) = word_at(x, b >> 2);");
+      case 2:
+        return std::string(
+            "*reinterpret_cast<unsigned short*>(win + b) = (unsigned short)(word_at(x, b >> 2) >> ((b & 2) * "
+            "8));");
+      default:
+        return std::string("win[b] = (unsigned char)(word_at(x, b >> 2) >> ((b & 3) * 8));");
+    }
+  };
+  for (int bytes = static_cast<int>(ub); bytes <= 8; bytes *= 2) {
+    o << "    if ((b & " << bytes << ") != 0 && b + " << bytes << " <= e) { " << piece(bytes)
+      << " b += " << bytes << "; }\n";
+  }
+  for (int bytes = 8; bytes >= ub; bytes /= 2) {
+    o << "    if (e - b >= " << bytes << ") { " << piece(bytes) << " b += " << bytes << "; }\n";
+  }
+  o << edges.end;
 }
 
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
@@ -450,7 +490,6 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   k.shared_bytes = p.staging_bytes;
   k.blocks = p.blocks;
   o << "  typedef " << acc.type << " vec_t;\n";
-  if (p.unaligned) o << "  typedef " << access_of(static_cast<int>(ub)).type << " unit_t;\n";
   o << "  __shared__ __align__(16) unsigned char tile[" << p.staging_bytes << "];\n";
   o << "  " << I << " blk = blockIdx.x;\n"
     << "  const " << I << " a0 = (blk % " << ll(tiles_a) << ") * " << ll(p.tile_a) << ";\n"
@@ -508,31 +547,49 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     const ConvertMode& first = p.modes[p.group_a.front()];
     const bool one_base = first.extent % r == 0;
     if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << r << ") + ib;\n";
-    o << "#pragma unroll\n"
-      << "    for (int k = 0; k < " << r << "; ++k) {\n";
-    if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
-    const std::string load =
-        p.unaligned ? "load_unaligned(in + (" + at + ") * " + std::to_string(ub) + ", valid)"
-        : mapped(p, true)
-            ? "__ldg(reinterpret_cast<const vec_t*>(in + " +
-                  side_bytes(p, true, "(" + at + ") * " + std::to_string(p.unit_elems)) + "))"
-            : "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
     if (p.unaligned) {
-      // The bytes of the block's rows that lie in the tensor: V units, fewer at the end of group b.
+      // Unaligned rows: the aligned words of every row first (the second only where the row's bytes reach
+      // into it), then the shifts, so that a row's shift does not wait for its words before the next row's
+      // loads are issued. `valid`: the bytes of the block's rows that lie in the tensor, V units, fewer at
+      // the end of group b.
       o << "    const unsigned valid = "
         << (p.extent_b % v != 0 ? "(unsigned)(ib + " + std::to_string(v) + " <= " + ll(p.extent_b) + " ? " +
                                       ll(v) + " : " + ll(p.extent_b) + " - ib) * " + std::to_string(ub) + "u"
                                 : std::to_string(v * ub) + "u")
-        << ";\n";
-    }
-    if (edge_a) {
-      o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
+        << ";\n"
+        << "    vec_t lo[" << r << "], hi[" << r << "];\n"
+        << "    unsigned sh[" << r << "];\n"
+        << "#pragma unroll\n"
+        << "    for (int k = 0; k < " << r << "; ++k) {\n";
+      if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
+      o << "      const unsigned char* const p = in + (" << at << ") * " << ub << ";\n"
+        << "      sh[k] = (unsigned)((unsigned long long)p & 15ull);\n"
+        << "      lo[k] = hi[k] = make_uint4(0u, 0u, 0u, 0u);\n";
+      if (edge_a) o << "      if (ia >= " << ll(p.extent_a) << ") continue;\n";
+      o << "      const uint4* const q = reinterpret_cast<const uint4*>(p - sh[k]);\n"
+        << "      lo[k] = __ldg(q);\n"
+        << "      if (sh[k] + valid > 16u) hi[k] = __ldg(q + 1);\n"
+        << "    }\n"
+        << "#pragma unroll\n"
+        << "    for (int k = 0; k < " << r << "; ++k) r[k] = funnel16(lo[k], hi[k], sh[k]);\n";
     } else {
-      o << "      r[k] = " << load << ";\n";
+      o << "#pragma unroll\n"
+        << "    for (int k = 0; k < " << r << "; ++k) {\n";
+      if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
+      const std::string load =
+          mapped(p, true)
+              ? "__ldg(reinterpret_cast<const vec_t*>(in + " +
+                    side_bytes(p, true, "(" + at + ") * " + std::to_string(p.unit_elems)) + "))"
+              : "__ldg(reinterpret_cast<const vec_t*>(in + (" + at + ") * " + std::to_string(ub) + "))";
+      if (edge_a) {
+        o << "      r[k] = ia < " << ll(p.extent_a) << " ? " << load << " : vec_t{};\n";
+      } else {
+        o << "      r[k] = " << load << ";\n";
+      }
+      o << "    }\n";
     }
-    o << "    }\n";
     // The block's columns are V consecutive rows of the tile (the engine's staging_column_step): where the
     // swizzle reads none of the bits they add, the first column's offset is swizzled once and each column is
     // a constant away. NVRTC's optimizer spent about a millisecond on each swizzled address it simplified: on
@@ -808,29 +865,39 @@ void emit_unaligned_vector(std::ostringstream& o, const ConvertPlan& p, const In
   const int64_t per_block = int64_t{p.threads} * kIlp;
   const bool edge = nvec % per_block != 0;
   const std::string I = ll.type();
+  // Every thread's loads first (the aligned words of its kIlp windows, the second word only where the window
+  // reaches into it), then the shifts: a shift right after its loads made each window wait for its words
+  // before the next window's loads were issued.
   o << "  const " << I << " first = (" << I << ")blockIdx.x * " << per_block << " + threadIdx.x;\n"
-    << "  uint4 x[" << kIlp << "];\n"
+    << "  uint4 lo[" << kIlp << "], hi[" << kIlp << "];\n"
+    << "  unsigned sh[" << kIlp << "], cut[" << kIlp << "];\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
     << "    const " << I << " g = first + u * " << p.threads << ";\n";
   if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
   o << "    const " << I << " d = g * " << v << ";\n"
     << "    const unsigned m = (unsigned)(" << ll(run) << " - d % " << ll(run) << ");\n"
-    << "    if (m >= " << v << "u) {\n"
-    << "      x[u] = load_unaligned(in + gather(d) * " << eb << ", 16u);\n"
-    << "    } else {\n"
-    << "      const unsigned mb = m * " << eb << "u;\n"
-    << "      const uint4 p1 = load_unaligned(in + gather(d) * " << eb << ", mb);\n"
-    << "      const uint4 p2 = funnel16(make_uint4(0u, 0u, 0u, 0u), load_unaligned(in + gather(d + m) * "
-    << eb << ", 16u - mb), 16u - mb);\n"
-    << "      x[u] = merge16(p1, p2, mb);\n"
-    << "    }\n"
+    << "    cut[u] = m >= " << v << "u ? 16u : m * " << eb << "u;\n"
+    << "    const unsigned char* const p = in + gather(d) * " << eb << ";\n"
+    << "    sh[u] = (unsigned)((unsigned long long)p & 15ull);\n"
+    << "    const uint4* const q = reinterpret_cast<const uint4*>(p - sh[u]);\n"
+    << "    lo[u] = __ldg(q);\n"
+    << "    hi[u] = make_uint4(0u, 0u, 0u, 0u);\n"
+    << "    if (sh[u] + cut[u] > 16u) hi[u] = __ldg(q + 1);\n"
     << "  }\n"
     << "#pragma unroll\n"
     << "  for (int u = 0; u < " << kIlp << "; ++u) {\n"
     << "    const " << I << " g = first + u * " << p.threads << ";\n";
   if (edge) o << "    if (g >= " << ll(nvec) << ") break;\n";
-  o << "    *reinterpret_cast<uint4*>(out + g * 16) = x[u];\n"
+  // A window that spans the end of a run (one in several) takes the next run's first bytes as well.
+  o << "    uint4 x = funnel16(lo[u], hi[u], sh[u]);\n"
+    << "    if (cut[u] < 16u) {\n"
+    << "      const " << I << " d = g * " << v << ";\n"
+    << "      const uint4 p2 = funnel16(make_uint4(0u, 0u, 0u, 0u), load_unaligned(in + gather(d + cut[u] / "
+    << eb << "u) * " << eb << ", 16u - cut[u]), 16u - cut[u]);\n"
+    << "      x = merge16(x, p2, cut[u]);\n"
+    << "    }\n"
+    << "    *reinterpret_cast<uint4*>(out + g * 16) = x;\n"
     << "  }\n";
   k.blocks = (nvec + per_block - 1) / per_block;
 }
@@ -930,6 +997,7 @@ KernelSource convert_kernel_source(const ConvertPlan& plan) {
   const Index index = index_of(plan);
   if (plan.kind == ConvertKind::kTiled) o << group_functions(plan, index);
   if (plan.unaligned) o << unaligned_functions();
+  if (plan.unaligned && plan.kind == ConvertKind::kTiled) o << edge_functions();
   if (plan.unaligned && plan.kind == ConvertKind::kVector) o << gather_functions(plan, index);
   o << side_functions(plan, index);
   o << "// layoutscope conversion kernel, generated from the plan: " << to_string(plan.kind) << ", "

@@ -17,6 +17,12 @@ channel: `.contiguous()` is then a no-op), the case records `PEER_aliases: true`
 conversion: it is kept but not compared. Every output is checked with torch.equal against eager before it is timed.
 Method as bench/peers/peers.py (docs/benchmark-method.md): cold L2 before every sample, warm-up, CUDA events,
 adaptive sample count, median.
+
+--compile-workers N (N > 0) first compiles every case's torch.compile functions (both modes) in N processes
+at once, nothing timed, each case's first call run and dropped: Inductor keeps what they compiled in its
+on-disk caches (the FX graph cache, the Triton kernels, the autotuning results), so that the timing pass that
+follows, alone on the GPU, compiles from them and fits every case in its --compile-budget.
+`compile_s` per case and mode is what the timing pass spent compiling (cache hits where the warm-up ran).
 """
 import argparse
 import json
@@ -31,6 +37,65 @@ from peers import measure  # noqa: E402  (the shared sampling loop)
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "u8": torch.uint8}
 
 
+def case_op(c):
+    """The case's source tensor on the GPU and the eager function that converts it."""
+    shape, perm, dtype = c["shape"], c["perm"], DTYPES[c["dtype"]]
+    layout = bool(c.get("src"))
+    if layout:
+        # The source buffer (its cosize, padding included) viewed through the conversion's element modes.
+        src_shape = [c["source_bytes"] // torch.tensor([], dtype=dtype).element_size()]
+    else:
+        src_shape = shape
+    if dtype == torch.uint8:
+        x = torch.randint(0, 256, src_shape, dtype=dtype, device="cuda")
+    else:
+        x = torch.randn(src_shape, device="cuda").to(dtype)
+    if layout:
+        ext = [m[0] for m in c["elem_modes"]]
+        sst = [m[1] for m in c["elem_modes"]]
+        off = c.get("src_offset", 0)
+        return x, lambda t: torch.as_strided(t, ext, sst, off).contiguous()
+    return x, lambda t: t.permute(perm).contiguous()
+
+
+def compile_modes(args):
+    return [("compile", {})] + ([("compile_max_autotune", {"mode": "max-autotune-no-cudagraphs"})] if args.max_autotune else [])
+
+
+def warm(args):
+    """A warm-up worker: compiles (and calls once) the torch.compile functions of its share of the cases."""
+    i, n = (int(v) for v in args.warm_shard.split("/"))
+    cases = [json.loads(line) for line in open(args.cases) if line.startswith("{")]
+    cases = [c for c in cases if "shape" in c and not c.get("swizzled")]
+    for c in cases[i::n]:
+        x, op = case_op(c)
+        for key, kw in compile_modes(args):
+            t0 = time.monotonic()
+            try:
+                torch.compile(op, dynamic=False, **kw)(x)
+                torch.cuda.synchronize()
+            except Exception as e:  # the timed pass records the failure
+                print("warm-up compile failed", c["case"], key, repr(e)[:200], file=sys.stderr)
+            print(json.dumps({"warm": c["case"], "mode": key, "s": round(time.monotonic() - t0, 3)}), file=sys.stderr)
+            torch._dynamo.reset()
+        del x
+        torch.cuda.empty_cache()
+
+
+def warm_all(args):
+    import os
+    import subprocess
+    t0 = time.monotonic()
+    env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS="2")
+    cmd = [sys.executable, os.path.abspath(__file__), "--cases", args.cases, "--out", os.devnull]
+    cmd += ["--max-autotune"] if args.max_autotune else []
+    procs = [subprocess.Popen(cmd + ["--warm-shard", f"{i}/{args.compile_workers}"], env=env)
+             for i in range(args.compile_workers)]
+    for p in procs:
+        p.wait()
+    print(json.dumps({"warm_up_s": round(time.monotonic() - t0, 1), "workers": args.compile_workers}), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", required=True, help="JSON lines of tests/gpu/convert_lab (shape, perm, dtype)")
@@ -38,7 +103,14 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--compile-budget", type=float, default=240.0, help="seconds of torch.compile in all")
     ap.add_argument("--max-autotune", action="store_true", help="also torch.compile mode max-autotune-no-cudagraphs")
+    ap.add_argument("--compile-workers", type=int, default=0,
+                    help="processes that fill Inductor's caches first (both modes), before the timed pass")
+    ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share
     args = ap.parse_args()
+    if args.warm_shard:
+        return warm(args)
+    if args.compile_workers > 0:
+        warm_all(args)
     try:
         import cupy
     except ImportError:
@@ -57,22 +129,11 @@ def main():
             print(json.dumps({"case": c["case"], "skipped": "swizzled layout: no peer expresses it"}), flush=True)
             continue
         if layout:
-            # The source buffer (its cosize, padding included) viewed through the conversion's element modes.
-            n = c["source_bytes"] // torch.tensor([], dtype=dtype).element_size()
             ext = [m[0] for m in c["elem_modes"]]
             sst = [m[1] for m in c["elem_modes"]]
-            src_shape = [n]
-        else:
-            src_shape = shape
-        if dtype == torch.uint8:
-            x = torch.randint(0, 256, src_shape, dtype=dtype, device="cuda")
-        else:
-            x = torch.randn(src_shape, device="cuda").to(dtype)
+        x, op = case_op(c)
         if layout:
             off = c.get("src_offset", 0)
-            op = lambda t: torch.as_strided(t, ext, sst, off).contiguous()  # noqa: E731
-        else:
-            op = lambda t: t.permute(perm).contiguous()  # noqa: E731
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         ref = op(x)
@@ -86,8 +147,7 @@ def main():
         row["eager"] = measure(lambda: op(x), flush, args.seconds)["median_s"]
         if ref.data_ptr() == x.data_ptr():
             row["eager_aliases"] = True
-        modes = [("compile", {})] + ([("compile_max_autotune", {"mode": "max-autotune-no-cudagraphs"})] if args.max_autotune else [])
-        for key, kw in modes:
+        for key, kw in compile_modes(args):
             if compile_spent >= args.compile_budget:
                 break
             t0 = time.monotonic()
@@ -98,6 +158,7 @@ def main():
                 print("compile failed", c["case"], key, repr(e)[:200], file=sys.stderr)
                 ok, fn = False, None
             compile_spent += time.monotonic() - t0
+            row[key + "_compile_s"] = time.monotonic() - t0
             row[key] = measure(lambda: fn(x), flush, args.seconds)["median_s"] if ok else None
             row[key + "_verified"] = ok
             torch._dynamo.reset()

@@ -194,6 +194,52 @@ TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
   EXPECT_EQ(part.text.find("__shared__"), std::string::npos) << part.text;
 }
 
+// The edges of an unaligned tile's rows: one thread per row and end, not one per unit. 10007 x 1009 u8 has
+// tile rows of 256 units in 128 rows (the plan's tile): 256 edge items. A row that starts s bytes into a 16 B
+// window has a head of 16 - s bytes (s 1 .. 15) and a tail of s bytes, each stored as the aligned pieces of
+// its window: 16 - 7 = 9 bytes from byte 7 go as 1 B at 7 and 8 B at 8, so u8 needs pieces of 1, 2, 4 and 8
+// B; f32 units (4 B) only pieces of 4 and 8 B, bf16 of 2, 4 and 8.
+TEST(ConvertKernel, UnalignedRowEdgesAreOneThreadPerEndInAlignedPieces) {
+  const ConvertPlan u8 = permute({10007, 1009}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(u8.unaligned);
+  ASSERT_EQ(u8.tile_a, 256);
+  ASSERT_EQ(u8.tile_b, 128);
+  const std::string t = convert_kernel_source(u8).text;
+  EXPECT_NE(t.find("if (t >= 256) break;\n    const int row = t / 2;"), std::string::npos) << t;
+  EXPECT_NE(t.find("win[b] = (unsigned char)"), std::string::npos) << t;
+  EXPECT_NE(t.find("*reinterpret_cast<unsigned short*>(win + b)"), std::string::npos) << t;
+  EXPECT_NE(t.find("*reinterpret_cast<uint2*>(win + b)"), std::string::npos) << t;
+  EXPECT_EQ(t.find("unit_t"), std::string::npos) << t;  // no unit-by-unit stores
+  const std::string f32 = convert_kernel_source(permute({4099, 4093}, {1, 0}, DType::kF32)).text;
+  EXPECT_NE(f32.find("*reinterpret_cast<unsigned*>(win + b)"), std::string::npos) << f32;
+  EXPECT_NE(f32.find("*reinterpret_cast<uint2*>(win + b)"), std::string::npos) << f32;
+  EXPECT_EQ(f32.find("win[b] ="), std::string::npos) << f32;
+  EXPECT_EQ(f32.find("unsigned short*>(win + b)"), std::string::npos) << f32;
+  const std::string bf16 = convert_kernel_source(permute({4093, 4099}, {1, 0}, DType::kBF16)).text;
+  EXPECT_NE(bf16.find("unsigned short*>(win + b)"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("win[b] ="), std::string::npos) << bf16;
+}
+
+// Unaligned loads issue every word of the thread's rows (tiled) or windows (vector) before the first shift,
+// so that no load waits for an earlier one's data: the shifts come in a loop of their own.
+TEST(ConvertKernel, UnalignedLoadsAllIssueBeforeTheirShifts) {
+  const std::string tiled = convert_kernel_source(permute({4099, 4093}, {1, 0}, DType::kF32)).text;
+  const size_t load = tiled.find("if (sh[k] + valid > 16u) hi[k] = __ldg(q + 1);");
+  const size_t shift = tiled.find("for (int k = 0; k < 4; ++k) r[k] = funnel16(lo[k], hi[k], sh[k]);");
+  ASSERT_NE(load, std::string::npos) << tiled;
+  ASSERT_NE(shift, std::string::npos) << tiled;
+  EXPECT_LT(load, shift);
+  // 4099 rows in tiles of 64 (4099 = 64 x 64 + 3): rows past the tensor load nothing.
+  EXPECT_NE(tiled.find("if (ia >= 4099u) continue;"), std::string::npos) << tiled;
+  EXPECT_EQ(tiled.find("load_unaligned(in + (sa"), std::string::npos) << tiled;
+  const std::string vec = convert_kernel_source(permute({64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8)).text;
+  const size_t vload = vec.find("if (sh[u] + cut[u] > 16u) hi[u] = __ldg(q + 1);");
+  const size_t vshift = vec.find("uint4 x = funnel16(lo[u], hi[u], sh[u]);");
+  ASSERT_NE(vload, std::string::npos) << vec;
+  ASSERT_NE(vshift, std::string::npos) << vec;
+  EXPECT_LT(vload, vshift);
+}
+
 // NCHW -> NHWC, 3 channels of u8: three 16 B plane loads, 12 output words each gathered from bytes of the
 // three planes (output byte 3i + c is byte i of plane c), the lane's 3 chunks stored into its warp's 1536 B
 // exchange, then each lane stores chunk q = 32k + lane of the warp's run, owned by lane q / 3.

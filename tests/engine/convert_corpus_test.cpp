@@ -343,6 +343,91 @@ TEST(ConvertCorpus, RaggedAndOddPlanesVerifyOnTheHost) {
   EXPECT_FALSE(plan_convert(*dst, *src, {3, 1000}, DType::kU8).ok());
 }
 
+// Both groups of the tile short: (6,7,8,9,10,11) with the pairs swapped is 3024 transposes of 10 x 11 f32.
+// The destination's innermost mode is the source's dimension 4 (10 values, source stride 11) and the source's
+// contiguous dimension 5 (11 values) has destination stride 10: the tiled plan would stage tiles of 8 x 8
+// (the largest powers of two in 10 and 11), four to a matrix, 64 threads a block. The interleave takes
+// C = 10 planes of L = 11 units into records of 10, one unit a lane (V = 1: the planes are 11 apart and the
+// matrices 110, so no wider access stays aligned): 3024 x 11 items, ceil(33264 / 256) = 130 blocks.
+TEST(ConvertCorpus, TinyTilesGiveWayToTheInterleave) {
+  const std::vector<int64_t> shape = {6, 7, 8, 9, 10, 11}, perm = {1, 0, 3, 2, 5, 4};
+  auto plan = plan_permute(shape, perm, DType::kF32);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_EQ(plan->small_extent, 10);
+  EXPECT_EQ(plan->long_extent, 11);
+  EXPECT_TRUE(plan->packed_dst);
+  EXPECT_EQ(plan->vector_units, 1);
+  EXPECT_EQ(plan->items, 3024 * 11);
+  EXPECT_EQ(plan->blocks, 130);
+  EXPECT_NE(plan->reason.find("both groups of the tile shorter than 16 units"), std::string::npos)
+      << plan->reason;
+  // Row-major source; the destination is the permuted row-major tensor, so dimension d of the source has
+  // the destination stride of its place in the permutation.
+  const std::vector<int64_t> src_str = {55440, 7920, 990, 110, 11, 1};
+  const std::vector<int64_t> dst_str = {7920, 47520, 110, 880, 1, 10};
+  check_plan("rank 6 pairs swapped", *plan, shape, src_str, shape, dst_str);
+  // 11 x 17 (a group of 17 units): tiles of 8 x 16, not tiny; the planner's comparison decides as before.
+  auto longer = plan_permute({64, 11, 17}, {0, 2, 1}, DType::kF32);
+  ASSERT_TRUE(longer.ok());
+  EXPECT_EQ(longer->reason.find("shorter than 16"), std::string::npos) << longer->reason;
+}
+
+// The engine's kernel-wide averages against what Nsight Compute measured for the same kernels on an H100
+// (docs/results/h100-convert-corpus-ncu.csv: global sectors per request for loads and stores, shared
+// wavefronts per store and load instruction). The first warp's predictions miss these where tiles are
+// partial, rows start off a sector or rows are unaligned: 1000 x 3000 f32 predicts 16 sectors a store and
+// measures 15.625; 7 byte-groups of MoE scales predict 8 sectors a load and 4 wavefronts a shared store and
+// measure 8.625 and 3.5; the rank-5 u8 reversal predicts 16 sectors a store and measures 10.5123 (its edge
+// stores). The rest of the corpus is compared in docs/results/h100-convert-corpus.md; these are the quick
+// ones.
+TEST(ConvertCorpus, KernelAveragesMatchNsightCompute) {
+  struct Case {
+    const char* name;
+    std::vector<int64_t> shape, perm;
+    DType dtype;
+    double read, write, smem_store, smem_load;
+  };
+  const Case cases[] = {
+      {"odd_1000x3000_f32", {1000, 3000}, {1, 0}, DType::kF32, 15.9574, 15.625, 4.0, 4.0},
+      {"moe_combine_u8_scales", {64, 4000, 7}, {2, 1, 0}, DType::kU8, 8.625, 1.0, 3.5, 1.0},
+      // Unaligned tiles: second words, edge stores of 1-8 B, edge threads' shared reads of two chunks.
+      {"rank5_odd_u8", {15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, 18.6139, 10.5123, 1.0, 6.1515},
+      // The unaligned vector kernel (no shared memory) and the interleave into records.
+      {"vit_s16_heads_u8", {64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8, 9.7094, 15.9999, 0.0, 0.0},
+      {"rank6_small_f32", {6, 7, 8, 9, 10, 11}, {1, 0, 3, 2, 5, 4}, DType::kF32, 7.3379, 4.0, 1.999, 1.0},
+  };
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, c.dtype);
+    ASSERT_TRUE(plan.ok()) << c.name;
+    const ConvertAverages avg = convert_kernel_averages(*plan);
+    EXPECT_TRUE(avg.modelled) << c.name;
+    EXPECT_NEAR(avg.read_sectors, c.read, 1e-3) << c.name;
+    EXPECT_NEAR(avg.write_sectors, c.write, 1e-3) << c.name;
+    EXPECT_NEAR(avg.smem_store_wavefronts, c.smem_store, 1e-3) << c.name;
+    EXPECT_NEAR(avg.smem_load_wavefronts, c.smem_load, 1e-3) << c.name;
+  }
+  // The offset destination (a 4096 x 1000 f32 transpose into a buffer 1024 elements in): 15.625 sectors a
+  // load, the rest whole.
+  auto src = parse_layout("S[(4096,1000):(1000,1)]");
+  auto dst = parse_layout("S[(4096,1000):(1,4096)] + O[1024@m]");
+  ASSERT_TRUE(src.ok() && dst.ok());
+  auto offset = plan_convert(*src, *dst, {4096, 1000}, DType::kF32);
+  ASSERT_TRUE(offset.ok());
+  const ConvertAverages o = convert_kernel_averages(*offset);
+  EXPECT_NEAR(o.read_sectors, 15.625, 1e-3);
+  EXPECT_NEAR(o.write_sectors, 16.0, 1e-3);
+  // Not modelled: the interleave out of records (AoS of 5 bytes into planes), whose fields repeat the first
+  // warp's.
+  auto records = plan_permute({1 << 16, 5}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->kind, ConvertKind::kInterleave);
+  ASSERT_FALSE(records->packed_dst);
+  const ConvertAverages r = convert_kernel_averages(*records);
+  EXPECT_FALSE(r.modelled);
+  EXPECT_EQ(r.write_sectors, static_cast<double>(records->global_write.sectors));
+}
+
 // Offsets and swizzles on either side. Every access must start on a multiple of the offset's largest power
 // of two (offset 3 f32: 4 B lanes; offset 4096: 16 B) and stay inside the granule the swizzle keeps whole
 // (Swizzle<2,1,3> on f32 elements: 2 elements, 8 B lanes; Swizzle<3,3,3> on bf16: 8 elements, 16 B).

@@ -2,7 +2,8 @@
 # The realistic conversion corpus (tests/gpu/convert_corpus.json) on a machine with an NVIDIA GPU, from the
 # repository root, in one call:
 #   bash tests/gpu/convert_corpus_gpu.sh        results in $OUT (default build-gpu-out/)
-# 0. builds tests/gpu/convert_lab.cpp with the engine and the code generator from the compilers alone (no CMake)
+# 0. builds tests/gpu/convert_lab.cpp with the engine and the code generator from the compilers alone (no CMake),
+#    unless LAB names a convert_lab of this tree that starts on this machine
 # 1. every case planned, generated, compiled with NVRTC (a fresh HOME: first compiles), verified element by
 #    element on the device and timed against the float4 copy and cudaMemcpy of the same bytes
 #    (corpus-lab.jsonl; refusals are lines with "error")
@@ -10,7 +11,9 @@
 #    next to the plan's prediction (corpus-ncu.csv, corpus-ncu-pred.jsonl); SKIP_NCU=1 leaves it out,
 #    NCU_CASES (a regular expression over case names) profiles some
 # 3. the peers on the same cases in the same call (corpus-peers.json): PyTorch copy_, eager, torch.compile
-#    (default and max-autotune-no-cudagraphs), CuPy, channels_last; SKIP_PEERS=1 leaves them out
+#    (default and max-autotune-no-cudagraphs), CuPy, channels_last; SKIP_PEERS=1 leaves them out;
+#    COMPILE_WORKERS=N compiles torch.compile's functions in N processes first (Inductor's caches), so that
+#    the timed pass fits every case in COMPILE_BUDGET seconds
 # 4. the table and the summary against the targets (corpus-report.md)
 set -uo pipefail
 out="${OUT:-build-gpu-out}"
@@ -22,10 +25,15 @@ export PATH="$cuda/bin:$PATH" PYTHONUNBUFFERED=1 CUDA_INCLUDE="$cuda/include" OB
 export HOME="$(mktemp -d)"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } >"$out/corpus-env.txt" 2>&1
 export INC="-Ishared/include -Icodegen -Iagent -I$cuda/include"
-ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp agent/bench/engine_calls.cpp \
-  agent/backends/cuda/nvrtc.cpp |
-  xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 $INC -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
-g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcrypto -ldl -lpthread -o "$obj/convert_lab" || exit 1
+# LAB names a convert_lab built elsewhere (from this tree), used where it starts here (--cache-check runs).
+if [[ -n "${LAB:-}" ]] && "$LAB" --cache-check "$obj/cache-check" >"$out/corpus-cache-check.jsonl" 2>&1; then
+  cp "$LAB" "$obj/convert_lab"
+else
+  ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp agent/bench/engine_calls.cpp \
+    agent/backends/cuda/nvrtc.cpp |
+    xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 $INC -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
+  g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcrypto -ldl -lpthread -o "$obj/convert_lab" || exit 1
+fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 python3 tests/gpu/convert_corpus.py tsv >"$obj/corpus.tsv"
 echo "== lab $(date -u +%T)"
@@ -49,7 +57,7 @@ if [[ -z "${SKIP_PEERS:-}" ]]; then
   echo "== peers $(date -u +%T)"
   timeout "${PEER_TIMEOUT:-400}" python3 bench/peers/convert_peers.py --cases "$out/corpus-lab.jsonl" \
     --out "$out/corpus-peers.json" --seconds "${PEER_SECONDS:-0.2}" --max-autotune \
-    --compile-budget "${COMPILE_BUDGET:-240}" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
+    --compile-budget "${COMPILE_BUDGET:-240}" --compile-workers "${COMPILE_WORKERS:-0}" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
   tail -5 "$obj/peers-err.txt"
   # A peers run cut short still leaves its lines.
   [[ -s "$out/corpus-peers.json" ]] || cp "$out/corpus-peers.jsonl" "$out/corpus-peers.json"

@@ -132,10 +132,13 @@ int cache_check(const std::string& dir) {
     if (!k.ok()) std::fprintf(stderr, "%s\n", k.error().message.c_str());
     failures += ok ? 0 : 1;
   };
-  auto cubin_file = [&](const codegen::KernelSource& s) {
-    std::ostringstream name;
-    name << std::hex << s.hash << "-sm_90.cubin";
-    return fs::path(dir) / name.str();
+  // The cache's files (named by the SHA-256 of what each compile used), other than `except`.
+  auto cubin_file = [&](const fs::path& except) {
+    fs::path found;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".cubin" && e.path() != except) found = e.path();
+    }
+    return found;
   };
   auto rewrite = [&](const fs::path& file, const std::string& bytes_) {
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes_;
@@ -146,7 +149,7 @@ int cache_check(const std::string& dir) {
   };
   step("first use: compiled and written", agent::KernelOrigin::kCompiled);
   step("restart: read from disk", agent::KernelOrigin::kDisk);
-  const fs::path file = cubin_file(src);
+  const fs::path file = cubin_file({});
   const std::string good = slurp(file);
   rewrite(file, "not a cubin at all");
   step("random bytes: compiled again", agent::KernelOrigin::kCompiled);
@@ -161,7 +164,7 @@ int cache_check(const std::string& dir) {
     agent::KernelCache c(dir);
     if (!c.get(other, 0).ok()) ++failures;
   }
-  rewrite(file, slurp(cubin_file(other)));  // another kernel's valid file under this kernel's name
+  rewrite(file, slurp(cubin_file(file)));  // another kernel's valid file under this kernel's name
   step("another kernel's file: compiled again", agent::KernelOrigin::kCompiled);
   fs::remove(file);
   fs::create_directories(file);  // a folder where the file should be: compiled, not written, no crash
@@ -290,7 +293,7 @@ int main(int argc, char** argv) {
     }
     return median(t);
   };
-  auto launch = [&](const agent::CompiledKernel* k, int64_t blocks, int threads, void** args) {
+  auto launch = [&](const auto& k, int64_t blocks, int threads, void** args) {
     CHECK(cudaLaunchKernel(k->launchable(), dim3(static_cast<unsigned>(blocks)), dim3(threads), args, 0,
                            nullptr));
   };
@@ -342,12 +345,17 @@ int main(int argc, char** argv) {
     launch(*k, src.blocks, src.threads, kargs);
     CHECK(cudaDeviceSynchronize());
     if (profile) {
+      // The first warp's predictions, and the kernel-wide averages that Nsight Compute reports.
+      const ConvertAverages avg = convert_kernel_averages(*plan);
       std::printf(
           "{\"case\":\"%s\",\"profiled\":true,\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,"
-          "\"pred_smem_write\":%d,\"pred_smem_read\":%d,\"ideal_smem\":%d}\n",
+          "\"pred_smem_write\":%d,\"pred_smem_read\":%d,\"ideal_smem\":%d,\"avg_modelled\":%s,"
+          "\"avg_sectors_read\":%.4f,\"avg_sectors_write\":%.4f,\"avg_smem_write\":%.4f,\"avg_smem_read\":%."
+          "4f}\n",
           c.name.c_str(), static_cast<long long>(plan->global_read.sectors),
           static_cast<long long>(plan->global_write.sectors), plan->smem_write.wavefronts,
-          plan->smem_read.wavefronts, plan->smem_read.ideal_wavefronts);
+          plan->smem_read.wavefronts, plan->smem_read.ideal_wavefronts, avg.modelled ? "true" : "false",
+          avg.read_sectors, avg.write_sectors, avg.smem_store_wavefronts, avg.smem_load_wavefronts);
       continue;
     }
 

@@ -649,6 +649,8 @@ namespace {
 constexpr int64_t kSmallExtent = 24;
 // Planes above this many, of an even count, pad each lane's records in the exchange by one chunk.
 constexpr int64_t kUnpaddedExtent = 16;
+// Groups shorter than this many units on both sides of a tile make tiles of at most 8 x 8 units.
+constexpr int64_t kTinyGroup = 16;
 // An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
 // 128 threads): static shared memory stays under 48 KiB.
 constexpr int64_t kExchangeBytes = 32768;
@@ -868,14 +870,24 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   // exchange whose shared accesses take more than twice their ideal wavefronts (records of 4, 8 or 12 units:
   // a lane stride of 64 B or more puts a quarter warp's 16 B chunks on 2 or fewer of the 8 bank groups) is
   // not taken.
+  // A tiled plan whose two groups are both shorter than kTinyGroup units (a batch of 10 x 11 transposes:
+  // 8 x 8 tiles, four to a matrix, each a block of 64 threads moving at most 256 B, most of them partial) is
+  // all launch and bounds tests: the interleave takes it wherever it exists. Measured on an H100 (fraction of
+  // the copy, same call): (6,7,8,9,10,11) perm (1,0,3,2,5,4) f32, 8 x 8 tiles 0.449, the interleave 0.898.
   const int wb = access_bytes(*base), wi = access_bytes(*il);
   const double sb = sectors_per_byte(*base), si = sectors_per_byte(*il);
   auto conflicted = [](const WarpCost& c) { return c.wavefronts > 2 * c.ideal_wavefronts; };
   const bool banks = conflicted(il->smem_write) || conflicted(il->smem_read);
-  const bool take = !banks && (wi > wb || (wi == wb && si < sb));
+  const bool tiny =
+      base->kind == ConvertKind::kTiled && base->extent_a < kTinyGroup && base->extent_b < kTinyGroup;
+  const bool take = !banks && (tiny || wi > wb || (wi == wb && si < sb));
   il->reason = describe(*il);
   std::string why =
-      take ? "; it beat " + base->reason
+      take ? "; it beat " + base->reason +
+                 (tiny && !(wi > wb || (wi == wb && si < sb))
+                      ? " (both groups of the tile shorter than " + std::to_string(kTinyGroup) +
+                            " units: tiles of a few hundred bytes, mostly partial)"
+                      : "")
            : "; it beat " + il->reason +
                  (banks ? " (whose exchange takes " +
                               std::to_string(std::max(il->smem_write.wavefronts, il->smem_read.wavefronts)) +
@@ -923,6 +935,337 @@ Result<ConvertPlan> plan_permute(const std::vector<int64_t>& shape, const std::v
   auto src = permuted_layout(shape, identity);
   if (!src) return src.error();
   return plan_convert(*src, *dst, shape, dtype);
+}
+
+namespace {
+// Shared wavefronts of one warp instruction whose active lanes are (lane, byte address): the lanes are served
+// in groups by their lane number (8 lanes a group at 16 B, 16 at 8 B, 32 at 4 B or less), so that lanes
+// a partial tile leaves out do not move the others into another group.
+int lane_group_wavefronts(const std::vector<std::pair<int, int64_t>>& lanes, int width) {
+  const int per_group = 128 / std::max(width, 4);
+  int total = 0;
+  std::vector<int64_t> group;
+  for (int g = 0; g < 32 / per_group; ++g) {
+    group.clear();
+    for (const auto& [lane, at] : lanes) {
+      if (lane / per_group == g) group.push_back(at);
+    }
+    if (!group.empty()) total += shared_cost(group, width).wavefronts;
+  }
+  return total;
+}
+// Sectors and requests of the global loads and stores, wavefronts and instructions of the shared stores and
+// loads, summed over a kernel's warp instructions.
+struct AccessSums {
+  double rs = 0, rq = 0, ws = 0, wq = 0, ss = 0, sq = 0, ls = 0, lq = 0;
+};
+
+// The store passes of an unaligned tile for the warp whose first thread is `first`, as the generated kernel
+// issues them: the body (two shared loads, one 16 B global store a trip), then the edges (two shared loads,
+// then one store instruction per piece size in each direction, each a request where a lane stores that
+// piece).
+void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t dst_base,
+                              int64_t first, AccessSums& sums) {
+  const int64_t v = plan.vector_units, ub = plan.unit_bytes, ca = plan.tile_a / v;
+  const int64_t units = std::min(plan.tile_a, plan.extent_a - a0);
+  std::vector<std::pair<int, int64_t>> lo, hi;
+  std::vector<int64_t> st;
+  auto shared_pair = [&] {
+    for (const auto* l : {&lo, &hi}) {
+      if (l->empty()) continue;
+      sums.ls += lane_group_wavefronts(*l, kVectorBytes);
+      sums.lq += 1;
+    }
+  };
+  for (int64_t trip = first; trip < plan.tile_b * ca; trip += plan.threads) {
+    lo.clear();
+    hi.clear();
+    st.clear();
+    for (int64_t t = trip; t < std::min(trip + 32, plan.tile_b * ca); ++t) {
+      const int64_t row = t / ca, ib = b0 + row;
+      if (ib >= plan.extent_b) continue;
+      const int64_t start = dst_base + a0 + group_b_dst(plan, ib), shift = start % v;
+      const int64_t k = t % ca + (shift != 0 ? 1 : 0);
+      if ((k + 1) * v - shift > units) continue;
+      const int lane = static_cast<int>(t - trip);
+      lo.push_back({lane, staging_offset(plan, (k - (shift != 0 ? 1 : 0)) * v, row)});
+      hi.push_back({lane, staging_offset(plan, k * v, row)});
+      st.push_back((start - shift + k * v) * ub);
+    }
+    shared_pair();
+    if (!st.empty()) {
+      sums.ws += static_cast<double>(global_cost(st, kVectorBytes).sectors);
+      sums.wq += 1;
+    }
+  }
+  // Piece sizes in the order the kernel tests them: upward from a unit to 8 B, then downward.
+  std::vector<int> sizes;
+  for (int b = static_cast<int>(ub); b <= 8; b *= 2) sizes.push_back(b);
+  for (int b = 8; b >= ub; b /= 2) sizes.push_back(b);
+  for (int64_t trip = first; trip < plan.tile_b * 2; trip += plan.threads) {
+    lo.clear();
+    hi.clear();
+    struct Edge {
+      int64_t win, b, e;
+    };
+    std::vector<Edge> edges;
+    for (int64_t t = trip; t < std::min(trip + 32, plan.tile_b * 2); ++t) {
+      const int64_t row = t / 2, ib = b0 + row;
+      if (ib >= plan.extent_b) continue;
+      const int64_t start = dst_base + a0 + group_b_dst(plan, ib);
+      const RowWindows w = row_windows(plan, start, units);
+      const bool head = t % 2 == 0;
+      const int64_t win = head ? 0 : w.body_end;
+      const int64_t from = head ? 0 : w.tail_start, to = head ? w.head_end : units;
+      if (from >= to) continue;
+      const int lane = static_cast<int>(t - trip);
+      const int64_t c1 = std::min(win, ca - 1), c0 = std::max(w.shift != 0 ? win - 1 : win, int64_t{0});
+      lo.push_back({lane, staging_offset(plan, c0 * v, row)});
+      hi.push_back({lane, staging_offset(plan, c1 * v, row)});
+      edges.push_back(
+          {(start - w.shift + win * v) * ub, (from - win * v + w.shift) * ub, (to - win * v + w.shift) * ub});
+    }
+    shared_pair();
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const int64_t size = sizes[i];
+      const bool upward = i < sizes.size() / 2;
+      st.clear();
+      for (Edge& e : edges) {
+        const bool store = upward ? (e.b & size) != 0 && e.b + size <= e.e : e.e - e.b >= size;
+        if (!store) continue;
+        st.push_back(e.win + e.b);
+        e.b += size;
+      }
+      if (st.empty()) continue;
+      sums.ws += static_cast<double>(global_cost(st, static_cast<int>(size)).sectors);
+      sums.wq += 1;
+    }
+  }
+}
+// The unaligned vector kernel: each thread's kIlp windows of 16 B (threads apart), first every window's
+// aligned word and, where the window's bytes of its run reach past it, the next word (a load each); then, for
+// a window that spans the end of a run, the next run's first bytes the same way (two more loads); then the
+// store. Each instruction is a request where one of its lanes takes part.
+ConvertAverages unaligned_vector_averages(const ConvertPlan& plan, ConvertAverages avg) {
+  constexpr int kIlp = 4;  // the generated vector kernel's windows per thread
+  const int64_t v = plan.vector_units, eb = plan.elem_bytes, run = plan.modes.back().extent;
+  const int64_t nvec = plan.elements / v, per_block = int64_t{plan.threads} * kIlp;
+  AccessSums sums;
+  std::vector<int64_t> lo, hi, lo2, hi2, st;
+  auto request = [&](const std::vector<int64_t>& addrs, double& sectors, double& requests) {
+    if (addrs.empty()) return;
+    sectors += static_cast<double>(global_cost(addrs, kVectorBytes).sectors);
+    requests += 1;
+  };
+  auto words = [&](int64_t element, int64_t bytes, std::vector<int64_t>& first,
+                   std::vector<int64_t>& second) {
+    const int64_t at = element * eb;
+    first.push_back(at / kVectorBytes * kVectorBytes);
+    if (at % kVectorBytes + bytes > kVectorBytes) second.push_back(at / kVectorBytes * kVectorBytes + 16);
+  };
+  for (int64_t blk = 0; blk * per_block < nvec; ++blk) {
+    for (int64_t warp = 0; warp < plan.threads / 32; ++warp) {
+      for (int u = 0; u < kIlp; ++u) {
+        lo.clear();
+        hi.clear();
+        for (int lane = 0; lane < 32; ++lane) {
+          const int64_t g = blk * per_block + warp * 32 + lane + int64_t{u} * plan.threads;
+          if (g >= nvec) continue;
+          const int64_t d = g * v, m = run - d % run;
+          words(gather_offset(plan, d), m >= v ? kVectorBytes : m * eb, lo, hi);
+        }
+        request(lo, sums.rs, sums.rq);
+        request(hi, sums.rs, sums.rq);
+      }
+      for (int u = 0; u < kIlp; ++u) {
+        lo2.clear();
+        hi2.clear();
+        st.clear();
+        for (int lane = 0; lane < 32; ++lane) {
+          const int64_t g = blk * per_block + warp * 32 + lane + int64_t{u} * plan.threads;
+          if (g >= nvec) continue;
+          const int64_t d = g * v, m = run - d % run;
+          if (m < v) words(gather_offset(plan, d + m), kVectorBytes - m * eb, lo2, hi2);
+          st.push_back(g * kVectorBytes);
+        }
+        request(lo2, sums.rs, sums.rq);
+        request(hi2, sums.rs, sums.rq);
+        request(st, sums.ws, sums.wq);
+      }
+    }
+  }
+  if (sums.rq > 0) avg.read_sectors = sums.rs / sums.rq;
+  if (sums.wq > 0) avg.write_sectors = sums.ws / sums.wq;
+  avg.modelled = true;
+  return avg;
+}
+// The interleave into records (planes in, records out), every chunk whole: per warp, C plane loads and C
+// exchange stores by the lanes whose item is whole, then R rounds in which lane l takes chunk 32 k + l of the
+// warp's records (record chunk j of lane `owner`): an exchange load and a global store where the owner's item
+// is whole.
+ConvertAverages interleave_averages(const ConvertPlan& plan, ConvertAverages avg) {
+  const int64_t eb = plan.elem_bytes, v = plan.vector_units, rec = plan.record_units;
+  const int width = access_bytes(plan);
+  AccessSums sums;
+  std::vector<int64_t> gl;
+  std::vector<std::pair<int, int64_t>> sh;
+  std::vector<InterleaveItem> items(32);
+  for (int64_t warp_first = 0; warp_first < plan.blocks * plan.threads; warp_first += 32) {
+    bool any = false;
+    for (int lane = 0; lane < 32; ++lane) {
+      items[static_cast<size_t>(lane)] = interleave_item(plan, warp_first + lane);
+      any = any || items[static_cast<size_t>(lane)].live;
+    }
+    if (!any) continue;
+    auto whole = [&](int64_t lane) {
+      const InterleaveItem& it = items[static_cast<size_t>(lane)];
+      return it.live && it.units == v;
+    };
+    for (int64_t k = 0; k < plan.small_extent; ++k) {
+      gl.clear();
+      sh.clear();
+      for (int lane = 0; lane < 32; ++lane) {
+        if (!whole(lane)) continue;
+        gl.push_back(side_element(plan, true, items[static_cast<size_t>(lane)].src + k * plan.plane_stride) *
+                     eb);
+        sh.push_back({lane, exchange_byte(plan, lane, k)});
+      }
+      if (gl.empty()) continue;
+      sums.rs += static_cast<double>(global_cost(gl, width).sectors);
+      sums.rq += 1;
+      sums.ss += lane_group_wavefronts(sh, width);
+      sums.sq += 1;
+    }
+    for (int64_t k = 0; k < rec; ++k) {
+      gl.clear();
+      sh.clear();
+      for (int lane = 0; lane < 32; ++lane) {
+        const int64_t q = k * 32 + lane, owner = q / rec, j = q % rec;
+        if (!whole(owner)) continue;
+        sh.push_back({lane, exchange_byte(plan, owner, j)});
+        gl.push_back(side_element(plan, false, items[static_cast<size_t>(owner)].dst + j * v) * eb);
+      }
+      if (gl.empty()) continue;
+      sums.ws += static_cast<double>(global_cost(gl, width).sectors);
+      sums.wq += 1;
+      sums.ls += lane_group_wavefronts(sh, width);
+      sums.lq += 1;
+    }
+  }
+  if (sums.rq > 0) avg.read_sectors = sums.rs / sums.rq;
+  if (sums.wq > 0) avg.write_sectors = sums.ws / sums.wq;
+  if (sums.sq > 0) avg.smem_store_wavefronts = sums.ss / sums.sq;
+  if (sums.lq > 0) avg.smem_load_wavefronts = sums.ls / sums.lq;
+  avg.modelled = true;
+  return avg;
+}
+}  // namespace
+
+ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
+  ConvertAverages avg;
+  avg.read_sectors = static_cast<double>(plan.global_read.sectors);
+  avg.write_sectors = static_cast<double>(plan.global_write.sectors);
+  avg.smem_store_wavefronts = plan.smem_write.wavefronts;
+  avg.smem_load_wavefronts = plan.smem_read.wavefronts;
+  if (plan.kind == ConvertKind::kVector && plan.unaligned) return unaligned_vector_averages(plan, avg);
+  if (plan.kind == ConvertKind::kInterleave && plan.packed_dst && !plan.unaligned &&
+      plan.long_extent % plan.vector_units == 0)
+    return interleave_averages(plan, avg);
+  if (plan.kind != ConvertKind::kTiled || plan.paired || plan.unit_lanes > 1) return avg;
+  const int v = plan.vector_units, r = plan.block_rows, eb = plan.elem_bytes;
+  const int width = access_bytes(plan), store_width = staging_store_bytes(plan);
+  const int64_t nb = plan.tile_b / v;
+  const int64_t tiles_a = ceil_div(plan.extent_a, plan.tile_a),
+                tiles_b = ceil_div(plan.extent_b, plan.tile_b);
+  const int64_t load_items = plan.tile_a / r * nb, store_items = plan.tile_b * (plan.tile_a / v);
+  const std::vector<int> batch_modes = convert_batch_modes(plan);
+  AccessSums sums;
+  double &rs = sums.rs, &rq = sums.rq, &ws = sums.ws, &wq = sums.wq, &ss = sums.ss, &sq = sums.sq,
+         &ls = sums.ls, &lq = sums.lq;
+  std::vector<int64_t> gl, hi;
+  std::vector<std::pair<int, int64_t>> sh;
+  // Every block's instructions, warp by warp: the load pass (R global loads and V shared column stores a
+  // trip), then the store pass (a shared load and a global store a trip).
+  for (int64_t blk = 0; blk < plan.blocks; ++blk) {
+    const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
+    int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
+    for (int i : batch_modes) {
+      const ConvertMode& m = plan.modes[i];
+      src_base += (batch % m.extent) * m.src_stride;
+      dst_base += (batch % m.extent) * m.dst_stride;
+      batch /= m.extent;
+    }
+    const int64_t a0 = ta * plan.tile_a, b0 = tb * plan.tile_b;
+    for (int64_t first = 0; first < plan.threads; first += 32) {
+      for (int64_t trip = first; trip < load_items; trip += plan.threads) {
+        std::vector<std::pair<int, LoadBlock>> live;
+        for (int64_t t = trip; t < std::min(trip + 32, load_items); ++t) {
+          const LoadBlock b = load_block(plan, t);
+          if (b0 + b.bb * v < plan.extent_b) live.push_back({static_cast<int>(t - trip), b});
+        }
+        if (live.empty()) continue;
+        for (int k = 0; k < r; ++k) {
+          gl.clear();
+          hi.clear();
+          for (const auto& [lane, b] : live) {
+            const int64_t ia = a0 + b.ba * r + k;
+            if (ia >= plan.extent_a) continue;
+            const int64_t s = src_base + group_a_src(plan, ia) + b0 + b.bb * v;
+            const int64_t at = side_element(plan, true, s * plan.unit_elems) * eb;
+            if (!plan.unaligned) {
+              gl.push_back(at);
+              continue;
+            }
+            // The aligned word that holds the row's first byte, and the next one where the row's bytes in
+            // the tensor reach into it (a load of its own).
+            const int64_t valid = std::min<int64_t>(v, plan.extent_b - (b0 + b.bb * v)) * plan.unit_bytes;
+            gl.push_back(at / kVectorBytes * kVectorBytes);
+            if (at % kVectorBytes + valid > kVectorBytes) hi.push_back(at / kVectorBytes * kVectorBytes + 16);
+          }
+          for (const std::vector<int64_t>* request : {&gl, &hi}) {
+            if (request->empty()) continue;
+            rs += static_cast<double>(global_cost(*request, width).sectors);
+            rq += 1;
+          }
+        }
+        // The block's V columns, one shared store each (block_rows units: 4 B for 4 rows of bytes).
+        for (int j = 0; j < v; ++j) {
+          sh.clear();
+          for (const auto& [lane, b] : live)
+            sh.push_back({lane, staging_offset(plan, b.ba * r, b.bb * v + j)});
+          ss += lane_group_wavefronts(sh, store_width);
+          sq += 1;
+        }
+      }
+      if (plan.unaligned) {
+        unaligned_store_averages(plan, a0, b0, dst_base, first, sums);
+        continue;
+      }
+      for (int64_t trip = first; trip < store_items; trip += plan.threads) {
+        gl.clear();
+        sh.clear();
+        for (int64_t t = trip; t < std::min(trip + 32, store_items); ++t) {
+          const StoreItem it = store_item(plan, t);
+          const int64_t ia = a0 + it.ia, ib = b0 + it.ib;
+          if (ia >= plan.extent_a || ib >= plan.extent_b) continue;
+          sh.push_back({static_cast<int>(t - trip), staging_offset(plan, it.ia, it.ib)});
+          const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
+          gl.push_back(side_element(plan, false, d * plan.unit_elems) * eb);
+        }
+        if (gl.empty()) continue;
+        ws += static_cast<double>(global_cost(gl, width).sectors);
+        wq += 1;
+        ls += lane_group_wavefronts(sh, width);
+        lq += 1;
+      }
+    }
+  }
+  if (rq > 0) avg.read_sectors = rs / rq;
+  if (wq > 0) avg.write_sectors = ws / wq;
+  if (sq > 0) avg.smem_store_wavefronts = ss / sq;
+  if (lq > 0) avg.smem_load_wavefronts = ls / lq;
+  avg.modelled = true;
+  return avg;
 }
 
 int64_t convert_traffic_bytes(const ConvertPlan& plan) {

@@ -39,9 +39,10 @@
 //     or 4099, so rows on both sides start anywhere: an unaligned tiled plan (`unaligned`), 16 B per lane all
 //     the same. A load reads the aligned 16 B words around its 4 units and shifts them into place; each
 //     destination row of a 64-unit tile goes out as the aligned 16 B windows it fills whole (row 1 starts at
-//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63)
-//     one unit a lane (`row_windows`). The loads never touch a 16 B word without a byte of their row, so
-//     buffers that start on 16 B and are allocated in whole 16 B words (cudaMalloc's) are never left.
+//     unit 4099, 3 into a window: windows 1 .. 15 of it), then its head (unit 0) and tail (units 61 .. 63),
+//     one lane each, as the aligned 4-8 B pieces of their windows that the row fills (`row_windows`). The
+//     loads never touch a 16 B word without a byte of their row, so buffers that start on 16 B and are
+//     allocated in whole 16 B words (cudaMalloc's) are never left.
 //
 //   u8 RGBX -> planar RGB, src S[(64,3,224,224):(200704,1,896,4)]: records of 4 B hold 3 planes. An
 //     interleave of padded records: a lane reads the 4 x 16 B its 16 pixels span and drops every fourth byte.
@@ -133,8 +134,10 @@ struct ConvertPlan {
   // they straddle two) and shifts the units into place. The store pass writes each destination row of the
   // tile as the aligned 16 B windows it fills whole (the body, each window shifted out of two chunks of the
   // tile's row, `row_windows`), then the units at the row's two ends, which share a window with a
-  // neighbouring tile or lie past the tensor, one unit per lane (the edges). kInterleave: the planes of the
-  // source start at odd offsets; each plane's V units are read the same way, the records written aligned.
+  // neighbouring tile or lie past the tensor (the edges): one lane per edge, which stores the part of the
+  // edge's window that the row fills as aligned pieces of 1-8 B (at least a unit each). kInterleave: the
+  // planes of the source start at odd offsets; each plane's V units are read the same way, the records
+  // written aligned.
   bool unaligned = false;
   int threads = 256;  // threads per block
 
@@ -265,6 +268,26 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 // chunks: lane * lane_chunks + j chunks (the packed order, so that the warp's 32 x C chunks are read or
 // written in order by the coalesced pass).
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
+
+// The plan's accesses averaged over every warp instruction of the whole kernel, as Nsight Compute reports
+// them (global sectors per request, shared wavefronts per instruction). The first block's warp 0 (the plan's
+// WarpCost predictions) is every warp's access only where every tile is whole and every row starts where the
+// first does: a partial tile's instructions have fewer lanes, a row that starts off a sector spans one sector
+// more, an unaligned row loads a second word where its bytes reach into it, and its edges are stores of
+// 1-8 B. This walks the generated kernel's warp instructions block by block, lane by lane (an instruction is
+// a request where one of its lanes takes part; a shared access serves its lanes in groups by lane number):
+// the tiled kernels (not paired, no wide units), the unaligned vector kernel and the interleave into records.
+// `modelled` is false for the others (the aligned vector kernels, whose warps all access alike, the
+// interleave out of records and a ragged or unaligned interleave), whose fields then repeat the first warp.
+//   f32 1000 x 3000 transposed, 64 x 64 tiles: 1000 = 15 x 64 + 40 destination units a row, so the last
+//   tile of each row stores 10 of its 16 chunks a row and its warps' stores span fewer sectors: 15.625
+//   sectors a store over the kernel against the first warp's 16 (an H100's Nsight Compute: 15.625). It walks
+//   every block (about a second for 64 MiB on one core): for measurements, not for planning.
+struct ConvertAverages {
+  double read_sectors = 0, write_sectors = 0, smem_store_wavefronts = 0, smem_load_wavefronts = 0;
+  bool modelled = false;
+};
+ConvertAverages convert_kernel_averages(const ConvertPlan& plan);
 
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors
 // per warp access over the ideal, sectors x 32 B / (lanes x bytes per lane). A plan whose accesses are all

@@ -966,11 +966,19 @@ Result<Mma> mma_fields(const Attr& a, size_t rank) {
   }
   if (m.major != 2 && m.major != 3) {
     const int col = a.fields.count("versionMajor") ? a.fields.at("versionMajor").column : a.column;
-    return make_error(
-        "versionMajor " + std::to_string(m.major) +
-            " is not read: Triton prints NVIDIA MMA layouts of versions 2 (mma.sync) and 3 (wgmma); "
-            "Blackwell's accumulators live in tensor memory (#ttng.tensor_memory_encoding)",
-        col, "versionMajor");
+    // Triton's register layout of #ttg.nvidia_mma (NvidiaMmaEncodingAttr::toLinearLayout) is defined for
+    // versions 2 and 3 only, and its matmul pass builds no other: for sm_100 (tcgen05, "MMA v5") the
+    // accumulator is a tensor-memory buffer and tmem_load hands it to registers of a linear or blocked
+    // layout.
+    const std::string why =
+        m.major == 5
+            ? " has no register layout in Triton: #ttg.nvidia_mma is defined for versions 2 (mma.sync) and 3 "
+              "(wgmma) only. On sm_100 Triton keeps the tcgen05 accumulator in tensor memory "
+              "(#ttng.tensor_memory_encoding) and ttng.tmem_load gives it the registers of a #ttg.linear or "
+              "#ttg.blocked layout: import those"
+            : " is not a version Triton prints: #ttg.nvidia_mma is defined for versions 2 (mma.sync) and 3 "
+              "(wgmma) only";
+    return make_error("versionMajor " + std::to_string(m.major) + why, col, "versionMajor");
   }
   auto w = pow2_list(a, "warpsPerCTA", rank);
   if (!w) return w.error();
@@ -1845,10 +1853,11 @@ bool same_as(const std::string& candidate, const std::vector<int64_t>& shape, co
 
 Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int64_t>& shape,
                                      const std::string& linear) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.blocked layout: " + why + " (#ttg.linear writes it)", 0, "encoding");
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.linear") {
+    return make_error("not a #ttg.blocked layout: " + why + " (" + writer + " writes it)", 0, "encoding");
   };
-  if (linear.rfind("#ttg.linear", 0) != 0) return refuse("it lives in shared memory (@m), not in registers");
+  if (linear.rfind("#ttg.linear", 0) != 0)
+    return refuse("it lives in shared memory (@m), not in registers", "#ttg.shared_linear");
   if (axis_extent(layout, "block") > 1) return refuse("it spans several CTAs (@block); one CTA is written");
   const int64_t lanes = axis_extent(layout, "laneid");
   if (lanes != 32)
@@ -1876,12 +1885,12 @@ Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int
 }
 
 Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const std::string& linear) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.swizzled_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.shared_linear") {
+    return make_error("not a #ttg.swizzled_shared layout: " + why + " (" + writer + " writes it)", 0,
                       "encoding");
   };
   if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
-    return refuse("it is in registers, not in shared memory (@m)");
+    return refuse("it is in registers, not in shared memory (@m)", "#ttg.linear");
   int max_bits = 0;
   for (int64_t e : shape) max_bits = std::max(max_bits, log2_exact(e));
   for (const auto& order : orders(shape.size()))
@@ -1902,12 +1911,12 @@ Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const s
 
 Result<std::string> nvmma_encoding(const std::vector<int64_t>& shape, const std::string& linear,
                                    int element_bits) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.nvmma_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.shared_linear") {
+    return make_error("not a #ttg.nvmma_shared layout: " + why + " (" + writer + " writes it)", 0,
                       "encoding");
   };
   if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
-    return refuse("it is in registers, not in shared memory (@m)");
+    return refuse("it is in registers, not in shared memory (@m)", "#ttg.linear");
   if (element_bits != 0 && element_bits != 8 && element_bits != 16 && element_bits != 32 &&
       element_bits != 64)
     return make_error("elementBitWidth is 8, 16, 32 or 64, not " + std::to_string(element_bits), 0,

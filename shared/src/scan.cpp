@@ -294,6 +294,26 @@ std::optional<DType> dtype_of(const std::string& element) {
   return it->second;
 }
 
+// The layout a type names: "#blocked" or an inline attribute, after the shape and element type
+// ("tensor<64x64xf32, #blocked>" -> "#blocked"); "" when there is none.
+std::string_view layout_in(std::string_view type) {
+  const size_t open = type.find('<');
+  if (open == std::string_view::npos) return {};
+  const std::string_view body = type.substr(open + 1);
+  const size_t comma = body.find(',');
+  if (comma == std::string_view::npos) return {};
+  std::string_view rest = body.substr(comma + 1);
+  rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+  size_t end = rest.size();
+  if (rest.rfind("#", 0) == 0) {
+    size_t k = 1;
+    while (k < rest.size() && ident_char(rest[k])) ++k;
+    end = k < rest.size() && rest[k] == '<' ? close_angle(rest, k) : k;
+    if (end == std::string_view::npos) end = rest.size();
+  }
+  return rest.substr(0, end);
+}
+
 class Scanner {
  public:
   explicit Scanner(std::string_view text) : text_(text) {}
@@ -339,6 +359,15 @@ class Scanner {
       }
     }
     for (auto& [name, u] : unknown) out.unknown_ops.push_back(u);
+    for (const auto& [i, use] : first_use_) {
+      const Side s = side_of(use.type);
+      Alias& a = out.aliases[i];
+      a.shape = s.shape;
+      a.dtype = s.dtype;
+      a.element_bits = s.element_bits;
+      a.axe = s.axe;
+      a.error = s.error;
+    }
     for (size_t n = 0; n < lines.size(); ++n) read_cute_layouts(lines[n], static_cast<int>(n + 1), out);
     std::stable_sort(out.ops.begin(), out.ops.end(),
                      [](const OpCost& a, const OpCost& b) { return a.score > b.score; });
@@ -463,6 +492,11 @@ class Scanner {
   std::string_view text_;
   std::map<std::string, std::string> alias_text_;
   std::map<std::string, size_t> alias_index_;
+  struct AliasUse {
+    TypeRef type;
+    int64_t elements = 0;
+  };
+  std::map<size_t, AliasUse> first_use_;  // the type that gives an alias its shape, by alias index
 
   // The definitions a layout text needs: the aliases it names and theirs (#mma inside a dot_op), each once.
   std::string definitions_for(const std::string& layout) {
@@ -507,7 +541,12 @@ class Scanner {
         return;
       }
     }
-    out.aliases.push_back(Alias{name, std::string(rhs.substr(0, end)), kind, number, 0});
+    Alias a;
+    a.name = name;
+    a.text = std::string(rhs.substr(0, end));
+    a.kind = kind;
+    a.line = number;
+    out.aliases.push_back(std::move(a));
   }
 
   void count_uses(std::string_view line, ScanResult& out) {
@@ -522,6 +561,22 @@ class Scanner {
     const size_t end = close_angle(line, open);
     if (end == std::string_view::npos) return;
     const std::string_view type = line.substr(at, end - at);
+    // the largest type whose layout is an alias (the first of them) gives the alias its shape: a kernel's
+    // tile, not a 64x1 column of indices broadcast from it
+    if (const std::string_view layout = layout_in(type); layout.size() > 1 && layout[0] == '#') {
+      auto it = alias_index_.find(std::string(layout.substr(1)));
+      if (it != alias_index_.end()) {
+        std::vector<int64_t> shape;
+        std::string element;
+        shape_and_element(type.substr(type.find('<') + 1), shape, element);
+        int64_t elements = 1;
+        for (int64_t e : shape)
+          elements = e > 0 && elements <= (int64_t{1} << 40) / e ? elements * e : elements;
+        auto [use, fresh] = first_use_.try_emplace(it->second);
+        if (fresh || elements > use->second.elements)
+          use->second = AliasUse{TypeRef{std::string(type), at, line.substr(at, 8) == "memdesc<"}, elements};
+      }
+    }
     // each alias the type names counts once
     std::set<size_t> named;
     for (size_t p = type.find('#'); p != std::string_view::npos; p = type.find('#', p + 1)) {
@@ -541,19 +596,8 @@ class Scanner {
     const size_t open = t.text.find('<');
     const std::string_view body = std::string_view(t.text).substr(open + 1);
     shape_and_element(body, s.shape, s.dtype);
-    const size_t comma = body.find(',');
-    if (comma != std::string_view::npos) {
-      std::string_view rest = body.substr(comma + 1);
-      rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
-      size_t end = rest.size();
-      if (rest.rfind("#", 0) == 0) {
-        size_t k = 1;
-        while (k < rest.size() && ident_char(rest[k])) ++k;
-        end = k < rest.size() && rest[k] == '<' ? close_angle(rest, k) : k;
-        if (end == std::string_view::npos) end = rest.size();
-      }
-      s.layout = std::string(rest.substr(0, end));
-    }
+    if (auto d = dtype_of(s.dtype)) s.element_bits = dtype_bits(*d);
+    s.layout = std::string(layout_in(t.text));
     if (s.layout.empty()) {
       s.error = "the type names no layout";
     } else {

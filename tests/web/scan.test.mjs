@@ -95,7 +95,7 @@ test("each op's two layouts and each alias export as Triton's named encodings: t
   const matmul = tritonAlias('ttgir-matmul-sm90.mlir', 'shared');
   await area.fill(matmul.text);
   await page.locator('ls-scan table.ops tbody tr').first().waitFor();
-  await page.locator('ls-scan details summary').last().click(); // the list of aliases
+  await page.locator('ls-scan details.aliases > summary').click(); // the list of aliases
   const sharedItem = page.locator('ls-scan li[data-alias="shared"]');
   assert.deepEqual(await exportIn(sharedItem.locator('details.export'), 'nvmma_shared'), [matmul.attr]);
   const play = new URLSearchParams((await sharedItem.locator('a.play').getAttribute('href')).slice(1));

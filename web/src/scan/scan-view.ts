@@ -81,6 +81,11 @@ export class LsScanView extends LitElement {
     .drop.over {
       background: color-mix(in srgb, currentColor 10%, transparent);
     }
+    /* a wide table scrolls inside the view, not past the page's edge */
+    .wide {
+      overflow-x: auto;
+      max-width: 100%;
+    }
     table {
       border-collapse: collapse;
       font-size: 0.85em;
@@ -291,7 +296,7 @@ export class LsScanView extends LitElement {
     return html`<li data-alias=${a.name}>
       <code>#${a.name}</code> ${this.st('aliasAt', { line: a.line, uses: a.uses })}
       <code>${a.text}</code>
-      ${link ? html`<a class="play" href=${link}>${this.st('openPlay')}</a><small>${at}</small>` : nothing}
+      ${link ? html`<a class="play" href=${link}>${this.st('openPlay')}</a><small><code>${at}</code></small>` : nothing}
       ${
         a.shape.length
           ? this.exportBox(`alias:${a.name}`, [
@@ -395,7 +400,7 @@ export class LsScanView extends LitElement {
             }
             ${
               r.ops.length || !r.cuteLayouts.length
-                ? html`<table class="ops">
+                ? html`<div class="wide"><table class="ops">
               <thead>
                 <tr>
                   <th>${this.st('line')}</th>
@@ -414,10 +419,10 @@ export class LsScanView extends LitElement {
               <tbody>
                 ${r.ops.map((op, i) => this.row(op, i))}
               </tbody>
-            </table>`
+            </table></div>`
                 : nothing
             }
-            <details>
+            <details class="aliases">
               <summary>${this.st('aliases', { n: r.aliases.length })}</summary>
               <ul class="aliases">
                 ${r.aliases.map((a) => this.aliasItem(a))}

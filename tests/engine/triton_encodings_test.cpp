@@ -138,6 +138,15 @@ TEST(TritonEncodings, PaddedSharedSkipsElementsAfterEachInterval) {
   for (int64_t row = 0; row < 64; ++row)
     for (int64_t col = 0; col < 64; ++col)
       ASSERT_EQ(t->values[static_cast<size_t>(row * 64 + col)], row * 72 + (col / 32) * 36 + col % 32);
+  // Gluon's spelling of the same layout (PaddedSharedLayout.with_identity_for(pairs, shape, order)), the one
+  // tests/gpu/triton_fixtures.py wrote for padded_64x64: the same offsets.
+  for (const char* gluon : {"gl.PaddedSharedLayout.with_identity_for([[32, 4]], [64, 64], [1, 0])",
+                            "PaddedSharedLayout.with_identity_for(interval_padding_pairs=[[32, 4]], "
+                            "shape=[64, 64], order=[1, 0])"}) {
+    auto g = import_layout(Format::kTriton, gluon, FormatContext{{64, 64}, {}});
+    ASSERT_TRUE(g.ok()) << gluon << ": " << g.error().message;
+    EXPECT_EQ(to_string(g->layout), "S[(128,32):(36,1)]") << gluon;
+  }
   // The offset form: the same identity written as bases.
   auto o = import_layout(
       Format::kTriton,

@@ -74,6 +74,11 @@ const std::map<std::string, std::string>& layout_names() {
 std::optional<std::string> layout_kind(const std::string& ident) {
   const size_t dot = ident.rfind('.');
   const std::string last = dot == std::string::npos ? ident : ident.substr(dot + 1);
+  // Gluon's PaddedSharedLayout.with_identity_for(interval_padding_pairs, shape, order): read with its own
+  // positional names, then as padded_shared's {order, shape} form
+  if (last == "with_identity_for" && dot != std::string::npos &&
+      layout_kind(ident.substr(0, dot)) == std::optional<std::string>("padded_shared"))
+    return "padded_shared_identity";
   auto it = layout_names().find(last);
   if (it == layout_names().end()) return std::nullopt;
   return it->second;
@@ -148,6 +153,7 @@ std::string canonical_key(const std::string& k) {
                                                             {"warp_bases", "warp"},
                                                             {"block_bases", "block"},
                                                             {"offset_bases", "offset"},
+                                                            {"interval_padding_pairs", "intervals"},
                                                             {"size_per_thread", "sizePerThread"},
                                                             {"threads_per_warp", "threadsPerWarp"},
                                                             {"warps_per_cta", "warpsPerCTA"},
@@ -181,6 +187,7 @@ const std::vector<std::string>& positional_names(const std::string& kind) {
       {"nvmma_shared", {"swizzlingByteWidth", "elementBitWidth", "rank", "transposed"}},
       {"shared_linear", {"offset", "block", "alignment"}},
       {"padded_shared", {"intervals", "offset", "block"}},
+      {"padded_shared_identity", {"intervals", "shape", "order"}},
       {"tensor_memory_encoding", {"block", "colStride"}},
       {"tensor_memory_scales_encoding", {}}};
   return kPositional.at(kind);
@@ -263,6 +270,7 @@ Result<Attr> attr_body(Cursor& c, const Tok& name_tok, const std::string& kind, 
     }
   }
   c.next();
+  if (attr.kind == "padded_shared_identity") attr.kind = "padded_shared";
   return attr;
 }
 

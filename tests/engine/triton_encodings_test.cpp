@@ -184,6 +184,21 @@ TEST(TritonEncodings, DumpsAliasesResolve) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("#mma is not defined"), std::string::npos);
   EXPECT_EQ(missing.error().column, 34);  // the '#' of #mma
+  // a type whose layout alias the text does not define: named, at its '#'
+  const std::string type = "tensor<64x64xf32, #nope>";
+  auto undefined = import_layout(Format::kTriton, type, {{64, 64}, {}});
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_NE(undefined.error().message.find("#nope is not defined in the text"), std::string::npos)
+      << undefined.error().message;
+  EXPECT_EQ(undefined.error().column, static_cast<int>(type.find('#')) + 1);
+  // defined further down: read (the MMA fragment of the linear example, lane 5 at (1,2))
+  auto later =
+      import_layout(Format::kTriton,
+                    "tensor<16x8xf16, #lin>\n#lin = #ttg.linear<{register = [[0, 1], [8, 0]], lane = "
+                    "[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>",
+                    {{16, 8}, {}});
+  ASSERT_TRUE(later.ok()) << later.error().message;
+  EXPECT_EQ(to_string(later->layout), "S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]");
 }
 
 TEST(TritonEncodings, RefusalsNameTheField) {

@@ -290,8 +290,14 @@ Result<ReadText> read_attr(std::string_view text) {
   ReadText out;
   std::optional<Attr> main;
   std::shared_ptr<Attr> last_definition;
+  // the first alias a type names as its layout (", #name" in tensor<64x64xf32, #name>) that is not
+  // defined before it: it may be defined further down, or nowhere
+  std::optional<std::pair<std::string, Tok>> reference;  // the alias's name, and its '#'
+  bool after_comma = false;
   while (!c.at_end()) {
     const Tok t = c.peek();
+    const bool comma_before = after_comma;
+    after_comma = t.kind == TokKind::kPunct && t.text == ",";
     if (t.kind == TokKind::kPunct && t.text == "#" && c.peek(1).kind == TokKind::kIdent) {
       const Tok name = c.peek(1);
       const bool definition = c.peek(2).kind == TokKind::kPunct && c.peek(2).text == "=";
@@ -322,6 +328,8 @@ Result<ReadText> read_attr(std::string_view text) {
         continue;
       }
       if (!main && out.aliases.count(name.text)) main = *out.aliases.at(name.text);
+      if (!main && !reference && comma_before && !out.aliases.count(name.text))
+        reference.emplace(name.text, t);
       c.next();
       c.next();
       continue;
@@ -337,6 +345,15 @@ Result<ReadText> read_attr(std::string_view text) {
       }
     }
     c.next();
+  }
+  if (!main && reference) {
+    auto it = out.aliases.find(reference->first);
+    if (it == out.aliases.end())
+      return error_at(
+          reference->second,
+          "#" + reference->first + " is not defined in the text: give the whole file or the layout",
+          "layout");
+    main = *it->second;  // defined further down
   }
   if (!main && last_definition) main = *last_definition;
   if (!main) {

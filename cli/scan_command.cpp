@@ -14,6 +14,7 @@ namespace {
 
 Json side_json(const scan::Side& s) {
   Json j = {{"type", s.type}, {"layout", s.layout}, {"shape", s.shape}, {"dtype", s.dtype}};
+  if (s.element_bits) j["element_bits"] = s.element_bits;
   if (!s.axe.empty()) j["axe"] = s.axe;
   if (!s.error.empty()) j["error"] = s.error;
   return j;
@@ -45,9 +46,18 @@ void add_scan_command(CLI::App& app) {
     }
     const scan::ScanResult r = scan::scan_ttgir(text);
     Json aliases = Json::array();
-    for (const auto& a : r.aliases)
-      aliases.push_back(
-          {{"name", a.name}, {"kind", a.kind}, {"text", a.text}, {"line", a.line}, {"uses", a.uses}});
+    for (const auto& a : r.aliases) {
+      Json j = {{"name", a.name}, {"kind", a.kind}, {"text", a.text}, {"line", a.line}, {"uses", a.uses}};
+      // the alias on the first type that uses it as its layout (what export --encoding needs)
+      if (!a.shape.empty()) {
+        j["shape"] = a.shape;
+        j["dtype"] = a.dtype;
+        if (a.element_bits) j["element_bits"] = a.element_bits;
+      }
+      if (!a.axe.empty()) j["axe"] = a.axe;
+      if (!a.error.empty()) j["error"] = a.error;
+      aliases.push_back(j);
+    }
     Json ops = Json::array();
     for (const auto& o : r.ops) {
       Json j = {{"op", o.op},

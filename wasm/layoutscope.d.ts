@@ -559,7 +559,27 @@ export interface LsScanSide {
   axe: string;
   shape: number[];
   dtype: string;
+  /** The element's width (16 for f16); 0 for pointers and element types the engine does not know. */
+  elementBits: number;
   /** Why the layout did not read; "" when it did. */
+  error: string;
+}
+
+/**
+ * A layout alias (#blocked = #ttg.blocked<...>), read on the largest tensor or memdesc type whose layout it is:
+ * shape, dtype, elementBits and axe are that type's (shape [] and axe "" when no type names it as its layout,
+ * such as an #mma seen only as a dot_op's parent; error says why it did not read there).
+ */
+export interface LsScanAlias {
+  name: string;
+  kind: string;
+  text: string;
+  line: number;
+  uses: number;
+  shape: number[];
+  dtype: string;
+  elementBits: number;
+  axe: string;
   error: string;
 }
 
@@ -605,7 +625,7 @@ export interface LsScanCuteLayout {
 
 export interface LsScan {
   lines: number;
-  aliases: { name: string; kind: string; text: string; line: number; uses: number }[];
+  aliases: LsScanAlias[];
   /** CuTe layouts printed in the text, in text order. */
   cuteLayouts: LsScanCuteLayout[];
   /** By cost, highest first. */

@@ -1,8 +1,10 @@
 // Embind adapter for the dump scanner (shared/include/layoutscope/scan.hpp).
 //
 //   scanTtgir("#blocked = #ttg.blocked<...>\n%0 = ttg.convert_layout ...")
-//     -> { ok: true, lines: 2, aliases: [{ name, kind, text, line, uses }],
-//          ops: [{ op, line, kind, src: { type, layout, axe, shape, dtype, error }, dst: {...}, sharedBytes,
+//     -> { ok: true, lines: 2,
+//          aliases: [{ name, kind, text, line, uses, shape, dtype, elementBits, axe, error }],
+//          ops: [{ op, line, kind, src: { type, layout, axe, shape, dtype, elementBits, error }, dst: {...},
+//                  sharedBytes,
 //                  instruction, instructions, wavefronts, idealWavefronts, conflicts, sectors, requests,
 //                  score, note }],
 //          cuteLayouts: [{ line, column, text, context, axe, shape, size, error }],
@@ -34,6 +36,7 @@ val side_value(const scan::Side& s) {
   out.set("axe", s.axe);
   out.set("shape", shape_value(s.shape));
   out.set("dtype", s.dtype);
+  out.set("elementBits", s.element_bits);
   out.set("error", s.error);
   return out;
 }
@@ -52,6 +55,11 @@ val js_scan_ttgir(const std::string& text) {
     v.set("text", a.text);
     v.set("line", a.line);
     v.set("uses", a.uses);
+    v.set("shape", shape_value(a.shape));
+    v.set("dtype", a.dtype);
+    v.set("elementBits", a.element_bits);
+    v.set("axe", a.axe);
+    v.set("error", a.error);
     aliases.set(static_cast<unsigned>(i), v);
   }
   out.set("aliases", aliases);

@@ -294,6 +294,26 @@ std::optional<DType> dtype_of(const std::string& element) {
   return it->second;
 }
 
+// The layout a type names: "#blocked" or an inline attribute, after the shape and element type
+// ("tensor<64x64xf32, #blocked>" -> "#blocked"); "" when there is none.
+std::string_view layout_in(std::string_view type) {
+  const size_t open = type.find('<');
+  if (open == std::string_view::npos) return {};
+  const std::string_view body = type.substr(open + 1);
+  const size_t comma = body.find(',');
+  if (comma == std::string_view::npos) return {};
+  std::string_view rest = body.substr(comma + 1);
+  rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+  size_t end = rest.size();
+  if (rest.rfind("#", 0) == 0) {
+    size_t k = 1;
+    while (k < rest.size() && ident_char(rest[k])) ++k;
+    end = k < rest.size() && rest[k] == '<' ? close_angle(rest, k) : k;
+    if (end == std::string_view::npos) end = rest.size();
+  }
+  return rest.substr(0, end);
+}
+
 class Scanner {
  public:
   explicit Scanner(std::string_view text) : text_(text) {}
@@ -339,6 +359,15 @@ class Scanner {
       }
     }
     for (auto& [name, u] : unknown) out.unknown_ops.push_back(u);
+    for (const auto& [i, use] : first_use_) {
+      const Side s = side_of(use.type);
+      Alias& a = out.aliases[i];
+      a.shape = s.shape;
+      a.dtype = s.dtype;
+      a.element_bits = s.element_bits;
+      a.axe = s.axe;
+      a.error = s.error;
+    }
     for (size_t n = 0; n < lines.size(); ++n) read_cute_layouts(lines[n], static_cast<int>(n + 1), out);
     std::stable_sort(out.ops.begin(), out.ops.end(),
                      [](const OpCost& a, const OpCost& b) { return a.score > b.score; });
@@ -463,6 +492,11 @@ class Scanner {
   std::string_view text_;
   std::map<std::string, std::string> alias_text_;
   std::map<std::string, size_t> alias_index_;
+  struct AliasUse {
+    TypeRef type;
+    int64_t elements = 0;
+  };
+  std::map<size_t, AliasUse> first_use_;  // the type that gives an alias its shape, by alias index
 
   // The definitions a layout text needs: the aliases it names and theirs (#mma inside a dot_op), each once.
   std::string definitions_for(const std::string& layout) {
@@ -507,7 +541,12 @@ class Scanner {
         return;
       }
     }
-    out.aliases.push_back(Alias{name, std::string(rhs.substr(0, end)), kind, number, 0});
+    Alias a;
+    a.name = name;
+    a.text = std::string(rhs.substr(0, end));
+    a.kind = kind;
+    a.line = number;
+    out.aliases.push_back(std::move(a));
   }
 
   void count_uses(std::string_view line, ScanResult& out) {
@@ -522,6 +561,22 @@ class Scanner {
     const size_t end = close_angle(line, open);
     if (end == std::string_view::npos) return;
     const std::string_view type = line.substr(at, end - at);
+    // the largest type whose layout is an alias (the first of them) gives the alias its shape: a kernel's
+    // tile, not a 64x1 column of indices broadcast from it
+    if (const std::string_view layout = layout_in(type); layout.size() > 1 && layout[0] == '#') {
+      auto it = alias_index_.find(std::string(layout.substr(1)));
+      if (it != alias_index_.end()) {
+        std::vector<int64_t> shape;
+        std::string element;
+        shape_and_element(type.substr(type.find('<') + 1), shape, element);
+        int64_t elements = 1;
+        for (int64_t e : shape)
+          elements = e > 0 && elements <= (int64_t{1} << 40) / e ? elements * e : elements;
+        auto [use, fresh] = first_use_.try_emplace(it->second);
+        if (fresh || elements > use->second.elements)
+          use->second = AliasUse{TypeRef{std::string(type), at, line.substr(at, 8) == "memdesc<"}, elements};
+      }
+    }
     // each alias the type names counts once
     std::set<size_t> named;
     for (size_t p = type.find('#'); p != std::string_view::npos; p = type.find('#', p + 1)) {
@@ -541,19 +596,8 @@ class Scanner {
     const size_t open = t.text.find('<');
     const std::string_view body = std::string_view(t.text).substr(open + 1);
     shape_and_element(body, s.shape, s.dtype);
-    const size_t comma = body.find(',');
-    if (comma != std::string_view::npos) {
-      std::string_view rest = body.substr(comma + 1);
-      rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
-      size_t end = rest.size();
-      if (rest.rfind("#", 0) == 0) {
-        size_t k = 1;
-        while (k < rest.size() && ident_char(rest[k])) ++k;
-        end = k < rest.size() && rest[k] == '<' ? close_angle(rest, k) : k;
-        if (end == std::string_view::npos) end = rest.size();
-      }
-      s.layout = std::string(rest.substr(0, end));
-    }
+    if (auto d = dtype_of(s.dtype)) s.element_bits = dtype_bits(*d);
+    s.layout = std::string(layout_in(t.text));
     if (s.layout.empty()) {
       s.error = "the type names no layout";
     } else {
@@ -668,57 +712,68 @@ class Scanner {
     return d ? n * dtype_bytes(*d) : 0;
   }
 
-  // Which (warp, lane) pairs hold each element, and which warps, as sets: the same sets mean no data
-  // leaves its threads, resp. its warps. One table of the layout gives both, flat: each element's sorted,
-  // distinct holders followed by -1.
-  struct Holders {
-    std::vector<int64_t> threads;
-    std::vector<int64_t> warps;
+  // Whether every element is held by the same (warp, lane) pairs in both layouts, and by the same warps, as
+  // sets: the same threads mean no data leaves its threads, the same warps no data leaves its warps. Both
+  // layouts are walked element by element, without tables, and the walk stops at the first element that
+  // settles both answers (a round trip usually does so at once).
+  struct SameHolders {
+    bool threads = false;
+    bool warps = false;
   };
-  std::optional<Holders> holders(const Layout& l, const std::vector<int64_t>& shape) {
-    auto c = CompiledLayout::compile(l);
-    if (!c) return std::nullopt;
-    int64_t elements = 1;
-    for (int64_t e : shape) elements *= e;
-    if (c->size() != elements || elements * c->holders() > kMaxTableCells) return std::nullopt;
-    int lane = -1, warp = -1;
-    for (size_t a = 0; a < c->axes().size(); ++a) {
-      if (c->axes()[a] == "laneid") lane = static_cast<int>(a);
-      if (c->axes()[a] == "warpid") warp = static_cast<int>(a);
-    }
-    struct View {
-      int64_t elements;
-      int64_t h;
-    } view{elements, c->holders()};
-    const auto* t = &view;
-    std::vector<int64_t> positions(static_cast<size_t>(c->holders() * c->axis_count()));
-    Holders out;
-    const int64_t h = t->h;
-    const size_t axes = static_cast<size_t>(c->axis_count());
-    out.threads.reserve(static_cast<size_t>(t->elements * (h + 1)));
-    out.warps.reserve(static_cast<size_t>(t->elements * (h + 1)));
-    std::vector<int64_t> v, w;
-    for (int64_t x = 0; x < t->elements; ++x) {
-      v.clear();
-      w.clear();
-      c->map_replicas(x, positions.data());
-      for (int64_t r = 0; r < h; ++r) {
-        const size_t base = static_cast<size_t>(r) * axes;
-        const int64_t wv = warp >= 0 ? positions[base + static_cast<size_t>(warp)] : 0;
-        const int64_t lv = lane >= 0 ? positions[base + static_cast<size_t>(lane)] : 0;
-        v.push_back(wv * 4096 + lv);
-        w.push_back(wv);
+  class HolderSets {
+   public:
+    static std::optional<HolderSets> of(const Layout& l, int64_t elements) {
+      auto c = CompiledLayout::compile(l);
+      if (!c || c->size() != elements || elements * c->holders() > kMaxTableCells) return std::nullopt;
+      HolderSets h{std::move(*c)};
+      for (size_t a = 0; a < h.c_.axes().size(); ++a) {
+        if (h.c_.axes()[a] == "laneid") h.lane_ = static_cast<int>(a);
+        if (h.c_.axes()[a] == "warpid") h.warp_ = static_cast<int>(a);
       }
-      for (auto* list : {&v, &w}) {
+      h.positions_.resize(static_cast<size_t>(h.c_.holders() * h.c_.axis_count()));
+      return h;
+    }
+    // element x's sorted, distinct threads (warp * 4096 + lane) and warps
+    void at(int64_t x) {
+      threads.clear();
+      warps.clear();
+      c_.map_replicas(x, positions_.data());
+      const size_t axes = static_cast<size_t>(c_.axis_count());
+      for (int64_t r = 0; r < c_.holders(); ++r) {
+        const size_t base = static_cast<size_t>(r) * axes;
+        const int64_t w = warp_ >= 0 ? positions_[base + static_cast<size_t>(warp_)] : 0;
+        const int64_t l = lane_ >= 0 ? positions_[base + static_cast<size_t>(lane_)] : 0;
+        threads.push_back(w * 4096 + l);
+        warps.push_back(w);
+      }
+      for (auto* list : {&threads, &warps}) {
         std::sort(list->begin(), list->end());
         list->erase(std::unique(list->begin(), list->end()), list->end());
       }
-      out.threads.insert(out.threads.end(), v.begin(), v.end());
-      out.threads.push_back(-1);
-      out.warps.insert(out.warps.end(), w.begin(), w.end());
-      out.warps.push_back(-1);
     }
-    return out;
+    std::vector<int64_t> threads, warps;
+
+   private:
+    explicit HolderSets(CompiledLayout c) : c_(std::move(c)) {}
+    CompiledLayout c_;
+    int lane_ = -1, warp_ = -1;
+    std::vector<int64_t> positions_;
+  };
+  static std::optional<SameHolders> same_holders(const Layout& a, const Layout& b,
+                                                 const std::vector<int64_t>& shape) {
+    int64_t elements = 1;
+    for (int64_t e : shape) elements *= e;
+    auto ha = HolderSets::of(a, elements);
+    auto hb = HolderSets::of(b, elements);
+    if (!ha || !hb) return std::nullopt;
+    SameHolders same{true, true};
+    for (int64_t x = 0; x < elements && (same.threads || same.warps); ++x) {
+      ha->at(x);
+      hb->at(x);
+      same.threads = same.threads && ha->threads == hb->threads;
+      same.warps = same.warps && ha->warps == hb->warps;
+    }
+    return same;
   }
 
   void convert(OpCost& c) {
@@ -734,14 +789,13 @@ class Scanner {
       c.note = "the two layouts are the same function: no data moves";
       return;
     }
-    auto ha = holders(*a, c.src.shape);
-    auto hb = holders(*b, c.src.shape);
-    if (ha && hb && ha->threads == hb->threads) {
+    const auto same = same_holders(*a, *b, c.src.shape);
+    if (same && same->threads) {
       c.kind = "register permutation";
       c.note = "every element stays with its threads: registers are renumbered";
       return;
     }
-    if (ha && hb && ha->warps == hb->warps) {
+    if (same && same->warps) {
       c.kind = "warp shuffle";
       c.note = "every element stays in its warps: lanes exchange registers (shfl.sync)";
       c.score = static_cast<double>(bytes_of(c.src)) / 128.0;

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "layoutscope/formats/triton.hpp"
+#include "layoutscope/parse.hpp"
+
 namespace layoutscope::scan {
 namespace {
 
@@ -117,6 +120,76 @@ TEST(Scan, BadLayoutsAreIssuesNotFailures) {
 // The fixture dumps: every alias reads, every layout-moving op is found. The attention kernel (H200,
 // Triton 3.6) has 11: a Q store, K/V buffers, six cp.async copies, a trivial MMA -> dot operand (v3
 // accumulator registers are the A operand's) and the epilogue's round trip from #mma to #blocked.
+// An alias is read on the largest type whose layout it is (the first of them): #blocked on line 11's
+// tensor<64x64xf32>, #row on line 12's memdesc (a 64x64 f32 tile, row after row: vec = 1 and maxPhase = 1
+// swizzle nothing, so element (r, c) sits at offset 64 r + c). An alias named only inside another attribute
+// (#mma as a dot_op's parent) has no shape of its own.
+TEST(Scan, AliasesReadOnTheirFirstUse) {
+  const ScanResult r = scan_ttgir(kDump);
+  const Alias& blocked = r.aliases[0];
+  EXPECT_EQ(blocked.shape, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(blocked.dtype, "f32");
+  EXPECT_EQ(blocked.element_bits, 32);
+  EXPECT_EQ(blocked.error, "");
+  // written back as Triton's blocked encoding, it is the alias's own text
+  auto layout = parse_layout(blocked.axe);
+  ASSERT_TRUE(layout.ok()) << blocked.axe;
+  auto text = export_triton_encoding(*layout, blocked.shape, TritonEncoding::kBlocked);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(*text, blocked.text);
+  const Alias& row = r.aliases[2];
+  ASSERT_EQ(row.name, "row");
+  EXPECT_EQ(row.shape, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(row.axe, "S[(64,64):(64,1)]");
+
+  const ScanResult parent = scan_ttgir(
+      "#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, "
+      "8]}>\n"
+      "#dot = #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>\n"
+      "%a = ttg.convert_layout %x : tensor<64x32xf16, #row> -> tensor<64x32xf16, #dot>\n");
+  ASSERT_EQ(parent.aliases.size(), 2u);
+  EXPECT_EQ(parent.aliases[0].uses, 0);
+  EXPECT_TRUE(parent.aliases[0].shape.empty());
+  EXPECT_EQ(parent.aliases[0].axe, "");
+  EXPECT_EQ(parent.aliases[1].shape, (std::vector<int64_t>{64, 32}));
+  EXPECT_EQ(parent.aliases[1].dtype, "f16");
+  EXPECT_EQ(parent.aliases[1].element_bits, 16);
+  EXPECT_NE(parent.aliases[1].axe, "");
+}
+
+// Every blocked, swizzled_shared and nvmma_shared alias Triton 3.6 printed in the fixture dumps, as the scan
+// reads it (on the shape and element width of its first use), exports back to Triton's own text: what the
+// page's export of an alias shows.
+TEST(Scan, FixtureAliasesExportToTritonsText) {
+  const std::string dir = std::string(LAYOUTSCOPE_FIXTURES) + "/triton/";
+  int checked = 0;
+  for (const char* name :
+       {"ttgir-attention-sm90.mlir", "ttgir-layernorm-sm90.mlir", "ttgir-matmul-sm100.mlir",
+        "ttgir-matmul-sm80.mlir", "ttgir-matmul-sm90.mlir", "ttgir-transpose-sm90.mlir"}) {
+    const ScanResult r = scan_ttgir(read_file(dir + name));
+    for (const Alias& a : r.aliases) {
+      TritonEncoding kind;
+      if (a.kind == "ttg.blocked") {
+        kind = TritonEncoding::kBlocked;
+      } else if (a.kind == "ttg.swizzled_shared") {
+        kind = TritonEncoding::kSwizzledShared;
+      } else if (a.kind == "ttg.nvmma_shared") {
+        kind = TritonEncoding::kNvmmaShared;
+      } else {
+        continue;
+      }
+      ASSERT_FALSE(a.axe.empty()) << name << " #" << a.name << ": " << a.error;
+      auto layout = parse_layout(a.axe);
+      ASSERT_TRUE(layout.ok()) << a.axe;
+      auto text = export_triton_encoding(*layout, a.shape, kind, a.element_bits);
+      ASSERT_TRUE(text.ok()) << name << " #" << a.name << ": " << text.error().message;
+      EXPECT_EQ(*text, a.text) << name << " #" << a.name;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 15);
+}
+
 TEST(Scan, FixtureDumpsScanClean) {
   const std::string dir = std::string(LAYOUTSCOPE_FIXTURES) + "/triton/";
   for (const char* name : {"ttgir-attention-sm90.mlir", "ttgir-layernorm-sm90.mlir",

@@ -138,6 +138,15 @@ TEST(TritonEncodings, PaddedSharedSkipsElementsAfterEachInterval) {
   for (int64_t row = 0; row < 64; ++row)
     for (int64_t col = 0; col < 64; ++col)
       ASSERT_EQ(t->values[static_cast<size_t>(row * 64 + col)], row * 72 + (col / 32) * 36 + col % 32);
+  // Gluon's spelling of the same layout (PaddedSharedLayout.with_identity_for(pairs, shape, order)), the one
+  // tests/gpu/triton_fixtures.py wrote for padded_64x64: the same offsets.
+  for (const char* gluon : {"gl.PaddedSharedLayout.with_identity_for([[32, 4]], [64, 64], [1, 0])",
+                            "PaddedSharedLayout.with_identity_for(interval_padding_pairs=[[32, 4]], "
+                            "shape=[64, 64], order=[1, 0])"}) {
+    auto g = import_layout(Format::kTriton, gluon, FormatContext{{64, 64}, {}});
+    ASSERT_TRUE(g.ok()) << gluon << ": " << g.error().message;
+    EXPECT_EQ(to_string(g->layout), "S[(128,32):(36,1)]") << gluon;
+  }
   // The offset form: the same identity written as bases.
   auto o = import_layout(
       Format::kTriton,
@@ -175,6 +184,21 @@ TEST(TritonEncodings, DumpsAliasesResolve) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("#mma is not defined"), std::string::npos);
   EXPECT_EQ(missing.error().column, 34);  // the '#' of #mma
+  // a type whose layout alias the text does not define: named, at its '#'
+  const std::string type = "tensor<64x64xf32, #nope>";
+  auto undefined = import_layout(Format::kTriton, type, {{64, 64}, {}});
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_NE(undefined.error().message.find("#nope is not defined in the text"), std::string::npos)
+      << undefined.error().message;
+  EXPECT_EQ(undefined.error().column, static_cast<int>(type.find('#')) + 1);
+  // defined further down: read (the MMA fragment of the linear example, lane 5 at (1,2))
+  auto later =
+      import_layout(Format::kTriton,
+                    "tensor<16x8xf16, #lin>\n#lin = #ttg.linear<{register = [[0, 1], [8, 0]], lane = "
+                    "[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>",
+                    {{16, 8}, {}});
+  ASSERT_TRUE(later.ok()) << later.error().message;
+  EXPECT_EQ(to_string(later->layout), "S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]");
 }
 
 TEST(TritonEncodings, RefusalsNameTheField) {
@@ -217,6 +241,30 @@ TEST(TritonEncodings, RefusalsNameTheField) {
     EXPECT_EQ(r.error().field, c.field) << c.text << ": " << r.error().message;
     EXPECT_GT(r.error().column, 0) << c.text;
   }
+}
+
+// MMA "v5": Triton defines the register layout of #ttg.nvidia_mma for versions 2 and 3 only
+// (NvidiaMmaEncodingAttr::toLinearLayout) and its matmul pass makes no other; on sm_100 the accumulator is
+// #ttng.tensor_memory_encoding (ttgir-matmul-sm100.mlir, line 8). The refusal says so at the version's
+// column; a version Triton never prints gets its own reason.
+TEST(TritonEncodings, MmaVersionFiveRefusedWithTheReason) {
+  const std::string v5 =
+      "#ttg.nvidia_mma<{versionMajor = 5, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [128, 128, "
+      "16]}>";
+  auto r = import_layout(Format::kTriton, v5, FormatContext{{128, 128}, {}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "versionMajor");
+  EXPECT_EQ(r.error().column, static_cast<int>(v5.find("5,")) + 1);
+  for (const char* words : {"versions 2 (mma.sync) and 3 (wgmma) only", "#ttng.tensor_memory_encoding",
+                            "ttng.tmem_load", "#ttg.linear"})
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << words << " in: " << r.error().message;
+  const std::string v1 =
+      "#ttg.nvidia_mma<{versionMajor = 1, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>";
+  auto old = import_layout(Format::kTriton, v1, FormatContext{{64, 64}, {}});
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().column, static_cast<int>(v1.find("1,")) + 1);
+  EXPECT_NE(old.error().message.find("not a version Triton prints"), std::string::npos)
+      << old.error().message;
 }
 
 // Every layout exported to Triton imports back to the same layout (a swizzle whose shift is smaller than
@@ -314,8 +362,8 @@ TEST(TritonEncodings, NamedExportsGiveTritonsOwnText) {
 // By hand from Triton's blocked rule: 2 registers along a row, 8 x 4 lanes, one warp, on 16 x 8 the tile
 // (8 x 8) repeats its registers along dimension 0 -- the MMA-like fragment of the linear example above.
 TEST(TritonEncodings, NamedExportsAndWhyNot) {
-  auto blocked = export_triton_encoding(*parse_layout("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]"),
-                                        {16, 8}, TritonEncoding::kBlocked);
+  const auto blocked_layout = parse_layout("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]");
+  auto blocked = export_triton_encoding(*blocked_layout, {16, 8}, TritonEncoding::kBlocked);
   ASSERT_TRUE(blocked.ok()) << blocked.error().message;
   EXPECT_EQ(*blocked,
             "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = "
@@ -335,6 +383,15 @@ TEST(TritonEncodings, NamedExportsAndWhyNot) {
   auto in_shared = export_triton_encoding(sw, {64, 64}, TritonEncoding::kBlocked);
   ASSERT_FALSE(in_shared.ok());
   EXPECT_NE(in_shared.error().message.find("shared memory (@m)"), std::string::npos);
+  // and which encoding does write it: shared_linear for offsets, linear for registers
+  EXPECT_NE(in_shared.error().message.find("(#ttg.shared_linear writes it)"), std::string::npos);
+  for (TritonEncoding shared : {TritonEncoding::kSwizzledShared, TritonEncoding::kNvmmaShared}) {
+    auto in_registers = export_triton_encoding(*blocked_layout, {16, 8}, shared, 16);
+    ASSERT_FALSE(in_registers.ok());
+    EXPECT_NE(in_registers.error().message.find("in registers"), std::string::npos);
+    EXPECT_NE(in_registers.error().message.find("(#ttg.linear writes it)"), std::string::npos)
+        << in_registers.error().message;
+  }
   auto few_lanes =
       export_triton_encoding(*parse_layout("S[(4,4):(4@laneid,1@laneid)]"), {4, 4}, TritonEncoding::kBlocked);
   ASSERT_FALSE(few_lanes.ok());

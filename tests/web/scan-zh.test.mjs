@@ -44,9 +44,10 @@ function visibleTexts() {
   });
 }
 
-// names written the same in both languages (formats, file types, hardware units, PTX and Triton terms)
+// names written the same in both languages (formats, file types, hardware units, PTX and Triton terms, Triton's
+// encodings as it spells them: #ttg.blocked ...)
 const allowed =
-  /^(TTGIR|MLIR|ttgir|mlir|txt|CuTe|print|op|ops|TMA|LSU|ncu|LDS|STS|ldmatrix|MMA|shfl|sync|wavefronts?|bank|lanes?|warps?|shuffle|tile|swizzle|shape|optimalSwizzlingLdSt|Triton)$/;
+  /^(TTGIR|MLIR|ttgir|mlir|txt|CuTe|print|op|ops|TMA|LSU|ncu|LDS|STS|ldmatrix|MMA|shfl|sync|wavefronts?|bank|lanes?|warps?|shuffle|tile|swizzle|shape|optimalSwizzlingLdSt|Triton|ttg|blocked|swizzled_shared|nvmma_shared)$/;
 const englishOnly = (texts) =>
   texts.filter((s) =>
     (s.replace(/[\w./-]*\d[\w./-]*/g, ' ').match(/[A-Za-z][A-Za-z_-]{2,}/g) ?? []).some((w) => !allowed.test(w)),
@@ -68,7 +69,12 @@ test('中文: a scanned dump with CuTe layouts leaves no English-only text in th
   const scan = page.locator('ls-scan');
   await page.waitForFunction(() => document.documentElement.dataset.lsLang === 'zh');
   await scan.evaluate((el) => el.updateComplete);
-  await scan.locator('details').evaluate((d) => (d.open = true));
+  // every box open: the aliases and each op's and alias's export (its menu of encodings)
+  await scan.locator('details.aliases').evaluate((d) => (d.open = true));
+  await scan.evaluate((el) => el.updateComplete);
+  await scan.locator('details.export').evaluateAll((ds) => ds.forEach((d) => (d.open = true)));
+  await scan.evaluate((el) => el.updateComplete);
+  assert.ok((await scan.locator('details.export select').count()) >= 3);
   assert.deepEqual(englishOnly(await visibleTexts()), []);
   assert.equal((await scan.locator('table.cute caption').innerText()).trim(), '文本中打印的 CuTe 布局');
   // the labels are the page's Chinese; layouts and op names stay as written

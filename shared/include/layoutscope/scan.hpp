@@ -35,6 +35,14 @@ struct Alias {
   std::string kind;  // "ttg.blocked"
   int line = 0;      // 1-based
   int uses = 0;      // tensor and memdesc types that name it
+  // The alias read on the largest tensor or memdesc type whose layout it is (the first of those; what a
+  // named export of it needs: a layout is a function of its shape). Empty shape and axe when no type names it
+  // as its layout (an #mma seen only as a dot_op's parent); error says why it did not read there.
+  std::vector<int64_t> shape;
+  std::string dtype;
+  int element_bits = 0;  // that type's element width; 0 for pointers and unknown element types
+  std::string axe;
+  std::string error;
 };
 
 struct Side {
@@ -43,6 +51,7 @@ struct Side {
   std::string axe;             // the layout in the chapter's notation, "" when it did not read
   std::vector<int64_t> shape;  // the layout's shape (a memdesc's leading buffer dimensions dropped)
   std::string dtype;           // "f16", "f32", "ptr" for a tensor of pointers
+  int element_bits = 0;        // 16 for f16; 0 for pointers and unknown element types
   std::string error;           // why the layout did not read
 };
 

@@ -74,6 +74,11 @@ const std::map<std::string, std::string>& layout_names() {
 std::optional<std::string> layout_kind(const std::string& ident) {
   const size_t dot = ident.rfind('.');
   const std::string last = dot == std::string::npos ? ident : ident.substr(dot + 1);
+  // Gluon's PaddedSharedLayout.with_identity_for(interval_padding_pairs, shape, order): read with its own
+  // positional names, then as padded_shared's {order, shape} form
+  if (last == "with_identity_for" && dot != std::string::npos &&
+      layout_kind(ident.substr(0, dot)) == std::optional<std::string>("padded_shared"))
+    return "padded_shared_identity";
   auto it = layout_names().find(last);
   if (it == layout_names().end()) return std::nullopt;
   return it->second;
@@ -148,6 +153,7 @@ std::string canonical_key(const std::string& k) {
                                                             {"warp_bases", "warp"},
                                                             {"block_bases", "block"},
                                                             {"offset_bases", "offset"},
+                                                            {"interval_padding_pairs", "intervals"},
                                                             {"size_per_thread", "sizePerThread"},
                                                             {"threads_per_warp", "threadsPerWarp"},
                                                             {"warps_per_cta", "warpsPerCTA"},
@@ -181,6 +187,7 @@ const std::vector<std::string>& positional_names(const std::string& kind) {
       {"nvmma_shared", {"swizzlingByteWidth", "elementBitWidth", "rank", "transposed"}},
       {"shared_linear", {"offset", "block", "alignment"}},
       {"padded_shared", {"intervals", "offset", "block"}},
+      {"padded_shared_identity", {"intervals", "shape", "order"}},
       {"tensor_memory_encoding", {"block", "colStride"}},
       {"tensor_memory_scales_encoding", {}}};
   return kPositional.at(kind);
@@ -263,6 +270,7 @@ Result<Attr> attr_body(Cursor& c, const Tok& name_tok, const std::string& kind, 
     }
   }
   c.next();
+  if (attr.kind == "padded_shared_identity") attr.kind = "padded_shared";
   return attr;
 }
 
@@ -282,8 +290,14 @@ Result<ReadText> read_attr(std::string_view text) {
   ReadText out;
   std::optional<Attr> main;
   std::shared_ptr<Attr> last_definition;
+  // the first alias a type names as its layout (", #name" in tensor<64x64xf32, #name>) that is not
+  // defined before it: it may be defined further down, or nowhere
+  std::optional<std::pair<std::string, Tok>> reference;  // the alias's name, and its '#'
+  bool after_comma = false;
   while (!c.at_end()) {
     const Tok t = c.peek();
+    const bool comma_before = after_comma;
+    after_comma = t.kind == TokKind::kPunct && t.text == ",";
     if (t.kind == TokKind::kPunct && t.text == "#" && c.peek(1).kind == TokKind::kIdent) {
       const Tok name = c.peek(1);
       const bool definition = c.peek(2).kind == TokKind::kPunct && c.peek(2).text == "=";
@@ -314,6 +328,8 @@ Result<ReadText> read_attr(std::string_view text) {
         continue;
       }
       if (!main && out.aliases.count(name.text)) main = *out.aliases.at(name.text);
+      if (!main && !reference && comma_before && !out.aliases.count(name.text))
+        reference.emplace(name.text, t);
       c.next();
       c.next();
       continue;
@@ -329,6 +345,15 @@ Result<ReadText> read_attr(std::string_view text) {
       }
     }
     c.next();
+  }
+  if (!main && reference) {
+    auto it = out.aliases.find(reference->first);
+    if (it == out.aliases.end())
+      return error_at(
+          reference->second,
+          "#" + reference->first + " is not defined in the text: give the whole file or the layout",
+          "layout");
+    main = *it->second;  // defined further down
   }
   if (!main && last_definition) main = *last_definition;
   if (!main) {
@@ -966,11 +991,19 @@ Result<Mma> mma_fields(const Attr& a, size_t rank) {
   }
   if (m.major != 2 && m.major != 3) {
     const int col = a.fields.count("versionMajor") ? a.fields.at("versionMajor").column : a.column;
-    return make_error(
-        "versionMajor " + std::to_string(m.major) +
-            " is not read: Triton prints NVIDIA MMA layouts of versions 2 (mma.sync) and 3 (wgmma); "
-            "Blackwell's accumulators live in tensor memory (#ttng.tensor_memory_encoding)",
-        col, "versionMajor");
+    // Triton's register layout of #ttg.nvidia_mma (NvidiaMmaEncodingAttr::toLinearLayout) is defined for
+    // versions 2 and 3 only, and its matmul pass builds no other: for sm_100 (tcgen05, "MMA v5") the
+    // accumulator is a tensor-memory buffer and tmem_load hands it to registers of a linear or blocked
+    // layout.
+    const std::string why =
+        m.major == 5
+            ? " has no register layout in Triton: #ttg.nvidia_mma is defined for versions 2 (mma.sync) and 3 "
+              "(wgmma) only. On sm_100 Triton keeps the tcgen05 accumulator in tensor memory "
+              "(#ttng.tensor_memory_encoding) and ttng.tmem_load gives it the registers of a #ttg.linear or "
+              "#ttg.blocked layout: import those"
+            : " is not a version Triton prints: #ttg.nvidia_mma is defined for versions 2 (mma.sync) and 3 "
+              "(wgmma) only";
+    return make_error("versionMajor " + std::to_string(m.major) + why, col, "versionMajor");
   }
   auto w = pow2_list(a, "warpsPerCTA", rank);
   if (!w) return w.error();
@@ -1845,10 +1878,11 @@ bool same_as(const std::string& candidate, const std::vector<int64_t>& shape, co
 
 Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int64_t>& shape,
                                      const std::string& linear) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.blocked layout: " + why + " (#ttg.linear writes it)", 0, "encoding");
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.linear") {
+    return make_error("not a #ttg.blocked layout: " + why + " (" + writer + " writes it)", 0, "encoding");
   };
-  if (linear.rfind("#ttg.linear", 0) != 0) return refuse("it lives in shared memory (@m), not in registers");
+  if (linear.rfind("#ttg.linear", 0) != 0)
+    return refuse("it lives in shared memory (@m), not in registers", "#ttg.shared_linear");
   if (axis_extent(layout, "block") > 1) return refuse("it spans several CTAs (@block); one CTA is written");
   const int64_t lanes = axis_extent(layout, "laneid");
   if (lanes != 32)
@@ -1876,12 +1910,12 @@ Result<std::string> blocked_encoding(const Layout& layout, const std::vector<int
 }
 
 Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const std::string& linear) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.swizzled_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.shared_linear") {
+    return make_error("not a #ttg.swizzled_shared layout: " + why + " (" + writer + " writes it)", 0,
                       "encoding");
   };
   if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
-    return refuse("it is in registers, not in shared memory (@m)");
+    return refuse("it is in registers, not in shared memory (@m)", "#ttg.linear");
   int max_bits = 0;
   for (int64_t e : shape) max_bits = std::max(max_bits, log2_exact(e));
   for (const auto& order : orders(shape.size()))
@@ -1902,12 +1936,12 @@ Result<std::string> swizzled_encoding(const std::vector<int64_t>& shape, const s
 
 Result<std::string> nvmma_encoding(const std::vector<int64_t>& shape, const std::string& linear,
                                    int element_bits) {
-  auto refuse = [](const std::string& why) {
-    return make_error("not a #ttg.nvmma_shared layout: " + why + " (#ttg.shared_linear writes it)", 0,
+  auto refuse = [](const std::string& why, const char* writer = "#ttg.shared_linear") {
+    return make_error("not a #ttg.nvmma_shared layout: " + why + " (" + writer + " writes it)", 0,
                       "encoding");
   };
   if (linear.rfind("#ttg.shared_linear", 0) != 0 && linear != kNoBits)
-    return refuse("it is in registers, not in shared memory (@m)");
+    return refuse("it is in registers, not in shared memory (@m)", "#ttg.linear");
   if (element_bits != 0 && element_bits != 8 && element_bits != 16 && element_bits != 32 &&
       element_bits != 64)
     return make_error("elementBitWidth is 8, 16, 32 or 64, not " + std::to_string(element_bits), 0,

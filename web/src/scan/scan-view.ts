@@ -1,12 +1,22 @@
 // <ls-scan>: a Triton dump (.ttgir / .mlir) or a log of CuTe print() output pasted or dropped, read by the
 // engine's scanner (scanTtgir in the WASM module): its layout aliases, every op that moves data between layouts
 // with its cost, highest first, and the CuTe layouts printed in it. Each op links to the playground's compare
-// view with its two layouts, each CuTe layout to the playground with it. The page only lays out what the engine
-// answers, in the page's language (its labels, and the engine's words for an op where the view knows them).
+// view with its two layouts, each alias and CuTe layout to the playground with it; each op's two layouts and
+// each alias export as one of Triton's named encodings (the engine's exportTritonEncoding, the CLI's
+// export --to triton --encoding). The page only lays out what the engine answers, in the page's language (its
+// labels, and the engine's words for an op where the view knows them).
 import { LitElement, css, html, nothing } from 'lit';
 import { loadEngine } from '../core/engine.js';
 import { SETTINGS_EVENT } from '../core/settings-event.js';
-import type { LsScan, LsScanCuteLayout, LsScanOp } from '../generated/layoutscope.js';
+import type {
+  LayoutscopeModule,
+  LsResult,
+  LsScan,
+  LsScanAlias,
+  LsScanCuteLayout,
+  LsScanOp,
+  LsTritonEncoding,
+} from '../generated/layoutscope.js';
 import { engineText, scanText, type ScanKey } from '../i18n/scan.js';
 import { fileButtonText } from '../i18n/file-button.js';
 import { resolveLang } from '../i18n/strings.js';
@@ -22,14 +32,26 @@ export function compareLink(op: LsScanOp): string | null {
   return '#' + p.toString();
 }
 
-/** The playground's URL state for one CuTe layout of a log, on its own shape. */
-export function playLink(c: LsScanCuteLayout): string | null {
+/** The playground's URL state for one layout read by the scan (a CuTe layout of a log, an alias), on its shape. */
+export function playLink(c: LsScanCuteLayout | LsScanAlias): string | null {
   if (!c.axe) return null;
   const p = new URLSearchParams();
   p.set('fig', 'play');
   p.set('play.layout', c.axe);
   if (c.shape.length) p.set('play.shape', c.shape.join(','));
   return '#' + p.toString();
+}
+
+/** Triton's named encodings offered for export, as the CLI's --encoding names them. */
+export const EXPORT_ENCODINGS: readonly LsTritonEncoding[] = ['auto', 'blocked', 'swizzled_shared', 'nvmma_shared'];
+
+/** A layout the scan read, to export: its notation, the shape it was read on, its element width (0: unknown). */
+interface Exportable {
+  label: string;
+  axe: string;
+  shape: number[];
+  elementBits: number;
+  error: string;
 }
 
 export class LsScanView extends LitElement {
@@ -108,6 +130,11 @@ export class LsScanView extends LitElement {
     .drop.over {
       background: color-mix(in srgb, currentColor 10%, transparent);
     }
+    /* a wide table scrolls inside the view, not past the page's edge */
+    .wide {
+      overflow-x: auto;
+      max-width: 100%;
+    }
     table {
       border-collapse: collapse;
       font-size: 0.85em;
@@ -139,6 +166,24 @@ export class LsScanView extends LitElement {
       margin: 0.2em 0 0;
       font-size: 0.95em;
     }
+    details.export summary {
+      cursor: pointer;
+      white-space: nowrap;
+    }
+    details.export[open] {
+      min-width: 24em;
+    }
+    details.export code.exported {
+      word-break: break-all;
+    }
+    ul.aliases details.export {
+      display: inline-block;
+      vertical-align: top;
+      margin-left: 0.5em;
+    }
+    ul.aliases a.play {
+      margin-left: 0.5em;
+    }
   `;
 
   result: LsScan | null = null;
@@ -147,6 +192,10 @@ export class LsScanView extends LitElement {
   private over = false;
   /** the name of the file last chosen or dropped, shown beside the file button */
   private fileName = '';
+  private eng: LayoutscopeModule | null = null;
+  /** export boxes the user opened ("op:<index>", "alias:<name>") and the encoding chosen in each */
+  private opened = new Set<string>();
+  private encodings = new Map<string, LsTritonEncoding>();
   /** the lines of the text last scanned (a CuTe layout's error is drawn under its own line) */
   private lines: string[] = [];
 
@@ -178,6 +227,7 @@ export class LsScanView extends LitElement {
   /** Scans a text; returns the engine's result (also drawn). */
   async scan(text: string): Promise<LsScan | null> {
     const m = await loadEngine();
+    this.eng = m;
     const t0 = performance.now();
     const r = m.scanTtgir(text);
     this.lines = text.split('\n');
@@ -188,8 +238,65 @@ export class LsScanView extends LitElement {
       return null;
     }
     this.failure = '';
+    this.opened.clear();
+    this.encodings.clear();
     this.result = r;
     return r;
+  }
+
+  /** The engine's export of one layout as a Triton encoding (shape and element width as the dump gives them). */
+  private exported(x: Exportable, encoding: LsTritonEncoding): LsResult<{ text: string }> | null {
+    if (!this.eng || !x.axe) return null;
+    return this.eng.exportTritonEncoding(x.axe, x.shape, encoding, x.elementBits || null);
+  }
+
+  /** A closed box "Triton export"; opened, an encoding menu and each layout written in that encoding. */
+  private exportBox(key: string, layouts: Exportable[]) {
+    const open = this.opened.has(key);
+    const encoding = this.encodings.get(key) ?? 'auto';
+    return html`<details
+      class="export"
+      data-key=${key}
+      ?open=${open}
+      @toggle=${(e: Event) => {
+        const now = (e.target as HTMLDetailsElement).open;
+        if (now === this.opened.has(key)) return;
+        if (now) this.opened.add(key);
+        else this.opened.delete(key);
+        this.requestUpdate();
+      }}
+    >
+      <summary>${this.st('export')}</summary>
+      ${
+        open
+          ? html`<label
+              >${this.st('encoding')}
+              <select
+                @change=${(e: Event) => {
+                  this.encodings.set(key, (e.target as HTMLSelectElement).value as LsTritonEncoding);
+                  this.requestUpdate();
+                }}
+              >
+                ${EXPORT_ENCODINGS.map(
+                  (name) =>
+                    html`<option value=${name} ?selected=${name === encoding}>
+                      ${name === 'auto' ? this.st('encodingAuto') : `#ttg.${name}`}
+                    </option>`,
+                )}
+              </select></label
+            >
+            ${layouts.map((x) => {
+              const r = this.exported(x, encoding);
+              const label = x.label ? html`<span class="side">${x.label}</span> ` : nothing;
+              if (!r)
+                return html`<div>${label}<span class="issue">${this.words(x.error || this.st('noShape'))}</span></div>`;
+              return r.ok
+                ? html`<div>${label}<code class="exported">${r.text}</code></div>`
+                : html`<div>${label}<span class="issue">${this.words(r.error.message)}</span></div>`;
+            })}`
+          : nothing
+      }
+    </details>`;
   }
 
   private async onFiles(files: FileList | null | undefined) {
@@ -202,22 +309,54 @@ export class LsScanView extends LitElement {
     await this.scan(text);
   }
 
-  private row(op: LsScanOp) {
+  private row(op: LsScanOp, index: number) {
     const link = compareLink(op);
-    const side = (s: LsScanOp['src']) =>
+    const side = (label: string, x: LsScanOp['src']): Exportable => ({
+      label,
+      axe: x.axe,
+      shape: x.shape,
+      elementBits: x.elementBits,
+      error: x.error,
+    });
+    const shown = (s: LsScanOp['src']) =>
       html`<code>${s.layout || s.type}</code>${s.error ? html`<div class="issue">${this.words(s.error)}</div>` : nothing}`;
     return html`<tr>
       <td class="num">${op.line}</td>
       <td><code>${op.op}</code></td>
       <td class="kind">${this.engine('kind', op.kind)}</td>
-      <td>${side(op.src)} → ${side(op.dst)}</td>
+      <td>${shown(op.src)} → ${shown(op.dst)}</td>
       <td class="num">${op.sharedBytes || ''}</td>
       <td>${op.instruction}${op.instructions ? ` ×${op.instructions}` : ''}</td>
       <td class="num">${op.wavefronts || op.idealWavefronts ? `${op.wavefronts} (${op.idealWavefronts})` : ''}</td>
       <td class="num">${op.conflicts || ''}</td>
       <td class="link">${link ? html`<a href=${link}>${this.st('compare')}</a>` : nothing}</td>
+      <td>
+        ${
+          op.src.type
+            ? this.exportBox(`op:${index}`, [side(this.st('from'), op.src), side(this.st('to'), op.dst)])
+            : nothing
+        }
+      </td>
       <td>${this.engine('note', op.note)}</td>
     </tr>`;
+  }
+
+  /** An alias: where it is defined, its text, and (read on the first type that uses it) a link and the export. */
+  private aliasItem(a: LsScanAlias) {
+    const link = playLink(a);
+    const at = a.shape.length ? ` ${a.shape.join('×')}${a.dtype ? ` ${a.dtype}` : ''}` : '';
+    return html`<li data-alias=${a.name}>
+      <code>#${a.name}</code> ${this.st('aliasAt', { line: a.line, uses: a.uses })}
+      <code>${a.text}</code>
+      ${link ? html`<a class="play" href=${link}>${this.st('openPlay')}</a><small><code>${at}</code></small>` : nothing}
+      ${
+        a.shape.length
+          ? this.exportBox(`alias:${a.name}`, [
+              { label: '', axe: a.axe, shape: a.shape, elementBits: a.elementBits, error: a.error },
+            ])
+          : html`<small>${this.st('noShape')}</small>`
+      }
+    </li>`;
   }
 
   private cuteRow(c: LsScanCuteLayout, issues: LsScan['issues']) {
@@ -316,7 +455,7 @@ export class LsScanView extends LitElement {
             }
             ${
               r.ops.length || !r.cuteLayouts.length
-                ? html`<table class="ops">
+                ? html`<div class="wide"><table class="ops">
               <thead>
                 <tr>
                   <th>${this.st('line')}</th>
@@ -328,25 +467,20 @@ export class LsScanView extends LitElement {
                   <th>${this.st('wavefronts')}</th>
                   <th>${this.st('conflicts')}</th>
                   <th></th>
+                  <th>${this.st('triton')}</th>
                   <th>${this.st('note')}</th>
                 </tr>
               </thead>
               <tbody>
-                ${r.ops.map((op) => this.row(op))}
+                ${r.ops.map((op, i) => this.row(op, i))}
               </tbody>
-            </table>`
+            </table></div>`
                 : nothing
             }
-            <details>
+            <details class="aliases">
               <summary>${this.st('aliases', { n: r.aliases.length })}</summary>
-              <ul>
-                ${r.aliases.map(
-                  (a) =>
-                    html`<li>
-                      <code>#${a.name}</code> ${this.st('aliasAt', { line: a.line, uses: a.uses })}
-                      <code>${a.text}</code>
-                    </li>`,
-                )}
+              <ul class="aliases">
+                ${r.aliases.map((a) => this.aliasItem(a))}
               </ul>
             </details>
             ${

@@ -1161,6 +1161,28 @@ ConvertAverages interleave_averages(const ConvertPlan& plan, ConvertAverages avg
 }
 }  // namespace
 
+namespace {
+// Where block `blk` of a tiled plan works, as the kernel decodes its block index: the tile index along a
+// fastest, then along b, then the batch modes (innermost first). a0 and b0 are the tile's first units along a
+// and b; src_base and dst_base the offsets of its batch on each side.
+struct TiledBlock {
+  int64_t a0, b0, src_base, dst_base;
+};
+
+TiledBlock tiled_block(const ConvertPlan& plan, const std::vector<int>& batch_modes, int64_t tiles_a,
+                       int64_t tiles_b, int64_t blk) {
+  TiledBlock t{(blk % tiles_a) * plan.tile_a, ((blk / tiles_a) % tiles_b) * plan.tile_b, 0, 0};
+  int64_t batch = blk / (tiles_a * tiles_b);
+  for (int i : batch_modes) {
+    const ConvertMode& m = plan.modes[i];
+    t.src_base += (batch % m.extent) * m.src_stride;
+    t.dst_base += (batch % m.extent) * m.dst_stride;
+    batch /= m.extent;
+  }
+  return t;
+}
+}  // namespace
+
 ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
   ConvertAverages avg;
   avg.read_sectors = static_cast<double>(plan.global_read.sectors);
@@ -1187,15 +1209,7 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
   // Every block's instructions, warp by warp: the load pass (R global loads and V shared column stores a
   // trip), then the store pass (a shared load and a global store a trip).
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
-    const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
-    int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
-    for (int i : batch_modes) {
-      const ConvertMode& m = plan.modes[i];
-      src_base += (batch % m.extent) * m.src_stride;
-      dst_base += (batch % m.extent) * m.dst_stride;
-      batch /= m.extent;
-    }
-    const int64_t a0 = ta * plan.tile_a, b0 = tb * plan.tile_b;
+    const auto [a0, b0, src_base, dst_base] = tiled_block(plan, batch_modes, tiles_a, tiles_b, blk);
     for (int64_t first = 0; first < plan.threads; first += 32) {
       for (int64_t trip = first; trip < load_items; trip += plan.threads) {
         std::vector<std::pair<int, LoadBlock>> live;
@@ -1516,16 +1530,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
     if (stop_now(moved)) return stop_error;
-    // Block order: the tile index along a fastest, then along b, then the batch modes (innermost first).
-    const int64_t ta = blk % tiles_a, tb = (blk / tiles_a) % tiles_b;
-    int64_t batch = blk / (tiles_a * tiles_b), src_base = 0, dst_base = 0;
-    for (int i : batch_modes) {
-      const ConvertMode& m = plan.modes[i];
-      src_base += (batch % m.extent) * m.src_stride;
-      dst_base += (batch % m.extent) * m.dst_stride;
-      batch /= m.extent;
-    }
-    const int64_t a0 = ta * plan.tile_a, b0 = tb * plan.tile_b;
+    const auto [a0, b0, src_base, dst_base] = tiled_block(plan, batch_modes, tiles_a, tiles_b, blk);
     // Load R x V blocks (R rows along a of V units along b), transpose, store the columns (R units along a)
     // into the tile's rows along b.
     for (int64_t t = 0; t < plan.tile_a / r * nb; ++t) {

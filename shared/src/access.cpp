@@ -567,6 +567,19 @@ std::optional<Error> too_many(int64_t instructions) {
                     0, "shape");
 }
 
+// `slots` lane slots dealt to warps of 32 lanes in order (slot s is lane s % 32 of instruction s / 32), slot
+// s reading element `at(s)`; the last instruction's unused lanes idle.
+template <class At>
+Result<Lanes> slot_lanes(int64_t slots, At at) {
+  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
+  Lanes out;
+  for (int64_t s = 0; s < slots; ++s) {
+    if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
+    out.back()[static_cast<size_t>(s % kWarpLanes)] = at(s);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
@@ -581,13 +594,7 @@ Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const In
                       0, "shape");
   }
   const int64_t slots = *n / *v;
-  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
-  Lanes out;
-  for (int64_t s = 0; s < slots; ++s) {
-    if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
-    out.back()[static_cast<size_t>(s % kWarpLanes)] = s * *v;
-  }
-  return out;
+  return slot_lanes(slots, [&](int64_t s) { return s * *v; });
 }
 
 Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
@@ -603,13 +610,7 @@ Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const
   }
   const int64_t rows = *n / row;
   const int64_t slots = *n / *v;
-  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
-  Lanes out;
-  for (int64_t s = 0; s < slots; ++s) {
-    if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
-    out.back()[static_cast<size_t>(s % kWarpLanes)] = (s % rows) * row + (s / rows) * *v;
-  }
-  return out;
+  return slot_lanes(slots, [&](int64_t s) { return (s % rows) * row + (s / rows) * *v; });
 }
 
 Result<Lanes> chunk_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
@@ -654,13 +655,7 @@ Result<Lanes> column_vector_lanes(const std::vector<int64_t>& shape, DType dtype
                       0, "shape");
   }
   const int64_t slots = *n / *v;
-  if (auto e = too_many((slots + kWarpLanes - 1) / kWarpLanes)) return *e;
-  Lanes out;
-  for (int64_t s = 0; s < slots; ++s) {
-    if (s % kWarpLanes == 0) out.emplace_back(kWarpLanes, kIdleLane);
-    out.back()[static_cast<size_t>(s % kWarpLanes)] = (s * *v % rows) * row + s * *v / rows;
-  }
-  return out;
+  return slot_lanes(slots, [&](int64_t s) { return (s * *v % rows) * row + s * *v / rows; });
 }
 
 Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {

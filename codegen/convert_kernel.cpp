@@ -549,7 +549,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
     if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << r << ") + ib;\n";
     const std::string at =
         one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
-    if (p.unaligned) {
+    if (p.unaligned && !p.aligned_loads) {
       // Unaligned rows: the aligned words of every row first (the second only where the row's bytes reach
       // into it), then the shifts, so that a row's shift does not wait for its words before the next row's
       // loads are issued. `valid`: the bytes of the block's rows that lie in the tensor, V units, fewer at
@@ -575,6 +575,8 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
         << "#pragma unroll\n"
         << "    for (int k = 0; k < " << r << "; ++k) r[k] = funnel16(lo[k], hi[k], sh[k]);\n";
     } else {
+      // Aligned rows (where the plan is unaligned, only its destination's rows are: each load is an aligned
+      // 16 B word, the last of a row holding bytes past its end, which no store reads).
       o << "#pragma unroll\n"
         << "    for (int k = 0; k < " << r << "; ++k) {\n";
       if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";

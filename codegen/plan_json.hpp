@@ -76,6 +76,7 @@ Json convert_plan_json(const ConvertPlan& p) {
   }
   // Only where set, so that the plans of aligned tensors print as before.
   if (p.unaligned) j["unaligned"] = true;
+  if (p.aligned_loads) j["aligned_loads"] = true;
   j["reason"] = p.reason;
   j["predicted_per_warp_instruction"] = predicted;
   return j;

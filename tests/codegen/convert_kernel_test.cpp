@@ -195,17 +195,20 @@ TEST(ConvertKernel, BoundsTestsOnlyWhereEdgeTilesExist) {
 }
 
 // The edges of an unaligned tile's rows: one thread per row and end, not one per unit. 10007 x 1009 u8 has
-// tile rows of 256 units in 128 rows (the plan's tile): 256 edge items. A row that starts s bytes into a 16 B
+// tile rows of 512 units in 32 rows (the plan's tile: 256 x 128 lengthened along the unaligned destination
+// rows to 512 x 64, whose 20 x 16 = 320 tiles of 512 threads make between one and two waves, then halved
+// along b): 64 edge items. A row that starts s bytes into a 16 B
 // window has a head of 16 - s bytes (s 1 .. 15) and a tail of s bytes, each stored as the aligned pieces of
 // its window: 16 - 7 = 9 bytes from byte 7 go as 1 B at 7 and 8 B at 8, so u8 needs pieces of 1, 2, 4 and 8
 // B; f32 units (4 B) only pieces of 4 and 8 B, bf16 of 2, 4 and 8.
 TEST(ConvertKernel, UnalignedRowEdgesAreOneThreadPerEndInAlignedPieces) {
   const ConvertPlan u8 = permute({10007, 1009}, {1, 0}, DType::kU8);
   ASSERT_TRUE(u8.unaligned);
-  ASSERT_EQ(u8.tile_a, 256);
-  ASSERT_EQ(u8.tile_b, 128);
+  ASSERT_EQ(u8.tile_a, 512);
+  ASSERT_EQ(u8.tile_b, 32);
+  ASSERT_EQ(u8.threads, 256);
   const std::string t = convert_kernel_source(u8).text;
-  EXPECT_NE(t.find("if (t >= 256) break;\n    const int row = t / 2;"), std::string::npos) << t;
+  EXPECT_NE(t.find("if (t >= 64) break;\n    const int row = t / 2;"), std::string::npos) << t;
   EXPECT_NE(t.find("win[b] = (unsigned char)"), std::string::npos) << t;
   EXPECT_NE(t.find("*reinterpret_cast<unsigned short*>(win + b)"), std::string::npos) << t;
   EXPECT_NE(t.find("*reinterpret_cast<uint2*>(win + b)"), std::string::npos) << t;

@@ -377,10 +377,10 @@ TEST(ConvertCorpus, TinyTilesGiveWayToTheInterleave) {
 // (docs/results/h100-convert-corpus-ncu.csv: global sectors per request for loads and stores, shared
 // wavefronts per store and load instruction). The first warp's predictions miss these where tiles are
 // partial, rows start off a sector or rows are unaligned: 1000 x 3000 f32 predicts 16 sectors a store and
-// measures 15.625; 7 byte-groups of MoE scales predict 8 sectors a load and 4 wavefronts a shared store and
-// measure 8.625 and 3.5; the rank-5 u8 reversal predicts 16 sectors a store and measures 10.5123 (its edge
-// stores). The rest of the corpus is compared in docs/results/h100-convert-corpus.md; these are the quick
-// ones.
+// measures 15.625; 7 byte-groups of MoE scales (64 x 64 tiles of 4000 x 7 contiguous source bytes, the last
+// tile along b partial) predict 16 sectors a load and 2 wavefronts a shared store and measure 15.9817 and
+// 1.9977; the rank-5 u8 reversal predicts 16 sectors a store and measures 10.5123 (its edge stores). The
+// rest of the corpus is compared in docs/results/h100-convert-corpus.md; these are the quick ones.
 TEST(ConvertCorpus, KernelAveragesMatchNsightCompute) {
   struct Case {
     const char* name;
@@ -390,9 +390,12 @@ TEST(ConvertCorpus, KernelAveragesMatchNsightCompute) {
   };
   const Case cases[] = {
       {"odd_1000x3000_f32", {1000, 3000}, {1, 0}, DType::kF32, 15.9574, 15.625, 4.0, 4.0},
-      {"moe_combine_u8_scales", {64, 4000, 7}, {2, 1, 0}, DType::kU8, 8.625, 1.0, 3.5, 1.0},
+      {"moe_combine_u8_scales", {64, 4000, 7}, {2, 1, 0}, DType::kU8, 15.9817, 16.0, 1.9977, 4.0},
       // Unaligned tiles: second words, edge stores of 1-8 B, edge threads' shared reads of two chunks.
       {"rank5_odd_u8", {15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, 18.6139, 10.5123, 1.0, 6.1515},
+      {"prime_10007x1009_u8", {10007, 1009}, {1, 0}, DType::kU8, 23.0378, 13.1122, 1.0, 4.5875},
+      // Unaligned destination rows only: plain aligned loads, shifted stores.
+      {"vit_rank4_odd_f32", {48, 197, 64, 13}, {2, 0, 3, 1}, DType::kF32, 15.1538, 11.55, 4.0, 3.8891},
       // The unaligned vector kernel (no shared memory) and the interleave into records.
       {"vit_s16_heads_u8", {64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8, 9.7094, 15.9999, 0.0, 0.0},
       {"rank6_small_f32", {6, 7, 8, 9, 10, 11}, {1, 0, 3, 2, 5, 4}, DType::kF32, 7.3379, 4.0, 1.999, 1.0},

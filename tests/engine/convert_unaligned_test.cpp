@@ -85,28 +85,30 @@ TEST(ConvertUnaligned, RowWindowsSplitARowIntoHeadBodyAndTail) {
 
 // 4099 x 4093 f32 transposed: modes (4093: src 1, dst 4099) (4099: src 4093, dst 1). Both strides are odd, so
 // the only power of two dividing them is 1 (4 B lanes before). Both groups span far more than two vectors of
-// 4 f32, so the plan moves 16 B per lane: 64 x 64 tiles (4096 units of 4 B), ceil(4099 / 64) = 65 tiles along
-// a times ceil(4093 / 64) = 64 along b.
+// 4 f32, so the plan moves 16 B per lane. The destination's rows are unaligned, so the 64 x 64 tile (4096
+// units of 4 B) grows along a and shrinks along b: 128 x 32, ceil(4099 / 128) = 33 tiles along a times
+// ceil(4093 / 32) = 128 along b.
 TEST(ConvertUnaligned, PrimeTransposeMovesSixteenBytesPerLane) {
   auto plan = plan_permute({4099, 4093}, {1, 0}, DType::kF32);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->kind, ConvertKind::kTiled);
   EXPECT_TRUE(plan->unaligned);
+  EXPECT_FALSE(plan->aligned_loads);
   EXPECT_EQ(plan->vector_units, 4);
   EXPECT_EQ(access_bytes(*plan), 16);
-  EXPECT_EQ(plan->tile_a, 64);
-  EXPECT_EQ(plan->tile_b, 64);
-  EXPECT_EQ(plan->blocks, 65 * 64);
-  // Warp 0's loads: 16 blocks of 4 x 4 along b of rows 0 and 4, each lane from the aligned 16 B word that
-  // holds its first unit. Row 0: 256 B from 0, 8 sectors. Row 4 starts at 4 x 4093 x 4 B = 65488 B, a
-  // multiple of 16 but not of 32: 256 B from there cover sectors 2046 .. 2054, 9. 17 sectors in all.
-  EXPECT_EQ(plan->global_read.sectors, 17);
+  EXPECT_EQ(plan->tile_a, 128);
+  EXPECT_EQ(plan->tile_b, 32);
+  EXPECT_EQ(plan->blocks, 33 * 128);
+  // Warp 0's loads: 8 blocks of 4 x 4 along b (32 units) of rows 0, 4, 8 and 12, each lane from the aligned
+  // 16 B word that holds its first unit. A row is 4093 x 4 = 16372 B, 4 past a multiple of 16, so rows 4k
+  // start on 16 B: row 0 at 0 and row 8 at 130976 (multiples of 32: 128 B cover 4 sectors each), rows 4 and
+  // 12 at 65488 and 196464 (16 past a multiple of 32: 5 sectors each). 18 sectors in all.
+  EXPECT_EQ(plan->global_read.sectors, 18);
   EXPECT_EQ(plan->global_read.lanes, 32);
-  // Warp 0's body stores: destination row 0 (aligned) windows 0..15, 256 B from 0; row 1 starts at unit 4099
-  // (3 units into a window): windows 1..15 of it, 240 B from (4096 + 4) x 4 = 16400 B, sectors 512 .. 519.
-  // 8 + 8 sectors for 31 lanes.
+  // Warp 0's body stores: destination row 0 (aligned), all 32 windows of its 128 units, 512 B from 0: 16
+  // sectors for 32 lanes.
   EXPECT_EQ(plan->global_write.sectors, 16);
-  EXPECT_EQ(plan->global_write.lanes, 31);
+  EXPECT_EQ(plan->global_write.lanes, 32);
   EXPECT_NE(plan->reason.find("unaligned"), std::string::npos) << plan->reason;
 }
 
@@ -164,6 +166,48 @@ TEST(ConvertUnaligned, PlansVerifyOnTheHost) {
   expect_permutes({5, 7, 9, 11, 13}, {4, 3, 2, 1, 0}, DType::kU8);
   expect_permutes({6, 37, 5, 41}, {2, 0, 3, 1}, DType::kF32);
   expect_permutes({3, 40, 41}, {0, 2, 1}, DType::kU8);
+}
+
+// Which side's rows are unaligned decides the tile's shape and the loads. (48, 197, 64, 13) f32 permuted
+// (2, 0, 3, 1): the source's rows along b are 64 x 13 = 832 floats (3328 B, a multiple of 16), the
+// destination's rows 197 floats (788 B, not one): plain aligned loads, 16 B windows shifted into place in the
+// stores, and the 64 x 64 tile lengthened along a, 128 x 32. 12000 x 5000 u8 transposed is the other way
+// round (source rows of 5000 B, destination rows of 12000 B): shifted loads, and the 256 x 128 tile
+// lengthened along b, 128 x 256.
+TEST(ConvertUnaligned, TheUnalignedSideSetsTheTileAndTheLoads) {
+  auto dst_odd = plan_permute({48, 197, 64, 13}, {2, 0, 3, 1}, DType::kF32);
+  ASSERT_TRUE(dst_odd.ok());
+  EXPECT_TRUE(dst_odd->unaligned);
+  EXPECT_TRUE(dst_odd->aligned_loads);
+  EXPECT_EQ(access_bytes(*dst_odd), 16);
+  EXPECT_EQ(dst_odd->extent_a, 197);
+  EXPECT_EQ(dst_odd->extent_b, 832);
+  EXPECT_EQ(dst_odd->tile_a, 128);
+  EXPECT_EQ(dst_odd->tile_b, 32);
+  EXPECT_NE(dst_odd->reason.find("destination rows unaligned"), std::string::npos) << dst_odd->reason;
+  auto src_odd = plan_permute({12000, 5000}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(src_odd.ok());
+  EXPECT_TRUE(src_odd->unaligned);
+  EXPECT_FALSE(src_odd->aligned_loads);
+  EXPECT_EQ(src_odd->tile_a, 128);
+  EXPECT_EQ(src_odd->tile_b, 256);
+}
+
+// Expert-major 7-byte records of scales, (64, 4000, 7) u8 -> (7, 4000, 64): the destination's innermost mode
+// is the 64 experts (64 B runs), the source's the 7 bytes of a record, followed there by the 4000 records.
+// Group a of the experts alone leaves group b the 7 x 4000 = 28000 contiguous source bytes, and every stride
+// outside the groups (28000 on the source; 64 and 256000 on the destination) is a multiple of 16: 16 B per
+// lane on both sides, against 1 B per lane where group a takes the 4000 records as well.
+TEST(ConvertUnaligned, ShortGroupAKeepsTheSourceRunLong) {
+  auto plan = plan_permute({64, 4000, 7}, {2, 1, 0}, DType::kU8);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kTiled);
+  EXPECT_EQ(plan->extent_a, 64);
+  EXPECT_EQ(plan->extent_b, 28000);
+  EXPECT_EQ(access_bytes(*plan), 16);
+  EXPECT_FALSE(plan->unaligned);
+  EXPECT_NE(plan->reason.find("1 B per lane"), std::string::npos) << plan->reason;
+  EXPECT_NE(plan->reason.find("source's contiguous run"), std::string::npos) << plan->reason;
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ if [[ -z "$lab" ]]; then
     cmake --build build-gpu-lab -j"$(nproc)" --target layoutscope_codegen >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
   lab=build-gpu-lab/access_lab
   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I"$cuda/include" tests/gpu/access_lab.cpp \
-    agent/backends/cuda/nvrtc.cpp build-gpu-lab/codegen/liblayoutscope_codegen.a build-gpu-lab/shared/liblayoutscope_engine.a \
-    -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -ldl -o "$lab" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
+    agent/backends/cuda/nvrtc.cpp agent/backends/cuda/cubin_folder.cpp build-gpu-lab/codegen/liblayoutscope_codegen.a build-gpu-lab/shared/liblayoutscope_engine.a \
+    -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcrypto -ldl -o "$lab" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 

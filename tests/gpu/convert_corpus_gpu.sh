@@ -30,7 +30,7 @@ if [[ -n "${LAB:-}" ]] && "$LAB" --cache-check "$obj/cache-check" >"$out/corpus-
   cp "$LAB" "$obj/convert_lab"
 else
   ls shared/src/*.cpp shared/src/*/*.cpp codegen/*.cpp tests/gpu/convert_lab.cpp agent/bench/kinds/convert_run.cpp agent/bench/engine_calls.cpp \
-    agent/backends/cuda/nvrtc.cpp |
+    agent/backends/cuda/nvrtc.cpp agent/backends/cuda/cubin_folder.cpp |
     xargs -P "$(nproc)" -I{} sh -c 'g++ -std=c++20 -O2 $INC -c {} -o "$OBJ/$(echo {} | tr / _).o"' || exit 1
   g++ "$obj"/*.o -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lcudart -lcrypto -ldl -lpthread -o "$obj/convert_lab" || exit 1
 fi

@@ -13,8 +13,9 @@
 //
 // Build (from the repository root, with the engine built in build/):
 //   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I$CUDA/include tests/gpu/convert_lab.cpp
-//       agent/bench/kinds/convert_run.cpp agent/backends/cuda/nvrtc.cpp codegen/convert_kernel.cpp
-//       build/shared/liblayoutscope_engine.a -L$CUDA/lib64 -lcudart -ldl -lpthread -o build/bin/convert_lab
+//       agent/bench/kinds/convert_run.cpp agent/backends/cuda/nvrtc.cpp agent/backends/cuda/cubin_folder.cpp
+//       codegen/convert_kernel.cpp build/shared/liblayoutscope_engine.a -L$CUDA/lib64 -lcudart -lcrypto -ldl
+//       -lpthread -o build/bin/convert_lab
 //
 // The suite: the 8 permutations of the conversion benchmark x {f32, bf16, u8} at 256 MiB each way (bf16 and
 // u8 scale dimension 0 by 2 and 4), then N random permutations of rank 3-6 (default 50).

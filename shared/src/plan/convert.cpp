@@ -327,8 +327,10 @@ namespace {
 
 // The vector or tiled plan; `element_modes` receives the fused modes in elements (destination order), which
 // the interleave candidate starts from.
+// `short_a`: group a stops at a destination run of 64 B before a mode that group b would take (the second
+// tiled candidate, see plan_convert).
 Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
-                                 DType dtype, std::vector<ConvertMode>& element_modes) {
+                                 DType dtype, std::vector<ConvertMode>& element_modes, bool short_a) {
   ConvertPlan plan;
   auto src_modes = strided_modes(src, "src", plan.src_offset, plan.src_swizzle);
   if (!src_modes) return src_modes.error();
@@ -503,8 +505,26 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // Group a: the destination's innermost modes (contiguous there together), up to the tile's size. Group b:
   // the source's innermost mode and the modes contiguous after it in the source, not in group a.
   std::vector<bool> used(units.size(), false);
+  // short_a: once group a's destination run is 64 B or more, it stops before a mode that group b would take
+  // (one that continues the source's contiguous run from b0, through modes not in group a, while group b is
+  // still short of the tile), so that the mode keeps the source's rows long in group b instead.
+  auto group_b_takes = [&](int mode) {
+    const int64_t limit = area / std::min(plan.extent_a, target_a);
+    std::vector<bool> seen(units.size(), false);
+    for (int64_t run = 1, i = b0; i >= 0 && run < limit;) {
+      if (i == mode) return true;
+      seen[i] = true;
+      run *= units[i].extent;
+      i = -1;
+      for (int j = 0; j < static_cast<int>(units.size()); ++j) {
+        if (!seen[j] && !used[j] && units[j].src_stride == run) i = j;
+      }
+    }
+    return false;
+  };
   plan.extent_a = 1;
   for (int i = static_cast<int>(units.size()) - 1; i >= 0 && i != b0 && plan.extent_a < target_a; --i) {
+    if (short_a && plan.extent_a * plan.unit_bytes >= 4 * kVectorBytes && group_b_takes(i)) break;
     plan.group_a.push_back(i);
     used[i] = true;
     plan.extent_a *= units[i].extent;
@@ -575,14 +595,19 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     return largest_common_pow2(full_units, {}, s) == full_units;
   };
   // Units of 4 B or more already fill whole sectors a lane at a time: there the shifted path pays (extra
-  // shared reads, selects, the edge pass) only where both sides' rows are unaligned. Measured on an H200:
-  // k-transposes with 577 and 4097 f32 destination rows (the source's rows aligned) ran at 0.71 and 0.68 of a
-  // copy against 0.76 and 0.84 with 4 B lanes; 4099 x 4093 f32 (both unaligned) at 0.77 against 0.61.
+  // shared reads, selects, the edge pass) only where the destination's rows are unaligned, whose stores are
+  // then aligned 16 B windows. Measured on an H200 (fraction of a copy, same call, two runs each), with the
+  // source's rows aligned (plain loads) and the tile lengthened as below: ViT-L/14-336 and Mistral
+  // k-transposes (577 and 4097 f32 destination rows) 0.76 -> 0.86 and 0.83 -> 0.88, (48, 197, 64, 13) f32
+  // with 197-unit destination rows 0.70 -> 0.83, against 4 B lanes.
   plan.unaligned = !transformed && plan.folded_a == 0 && plan.unit_lanes == 1 &&
                    plan.unit_bytes < kVectorBytes && plan.vector_units < full_units &&
                    plan.extent_a >= 4 * full_units && plan.extent_b >= 4 * full_units &&
-                   (plan.unit_bytes < 4 || (!rows_aligned(true) && !rows_aligned(false)));
-  if (plan.unaligned) plan.vector_units = full_units;
+                   (plan.unit_bytes < 4 || !rows_aligned(false));
+  if (plan.unaligned) {
+    plan.vector_units = full_units;
+    plan.aligned_loads = rows_aligned(true);
+  }
   // 16 B of 1-byte units: a square block of 16 rows held 64 words in registers and compiled a third slower
   // (NVRTC on an H200: 61 against 41 ms for the transpose) than 4 rows, whose 4 B columns the tile's swizzle
   // keeps apart in the banks as well (one wavefront per warp store), the kernel as fast (0.928 against 0.931
@@ -597,6 +622,24 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
                                 : area;
   plan.tile_a = std::min(tile_area / plan.tile_b, max_a);
   plan.tile_b = std::min(tile_area / plan.tile_a, max_b);
+  // An unaligned tile grows along the side whose rows are unaligned and shrinks along the other (down to
+  // four vectors), so that what those rows cost beyond their bytes is a smaller share of them: a destination
+  // row's two edges (partial windows, stored piece by piece), a source row's extra aligned word. Measured on
+  // an H100 and an H200 (fraction of a copy, same call, two runs each), destination rows twice as long:
+  // 4099 x 4093 f32 0.77 -> 0.87, 4093 x 4099 bf16 0.69 -> 0.74 (H200), GPT-2's (50257, 768) bf16 embedding
+  // transposed 0.70 -> 0.85 (H200); four times as long was no better (0.88, 0.76, 0.77 on the H100). Source
+  // rows twice as long where only they are unaligned: 12000 x 5000 u8 0.90 -> 0.92 (H200), where the
+  // destination-first shape gave 0.85 (H100).
+  const int64_t least_side = 4 * int64_t{plan.vector_units};
+  if (plan.unaligned && !rows_aligned(false)) {
+    if (plan.tile_a * 2 <= max_a && plan.tile_b / 2 >= least_side) {
+      plan.tile_a *= 2;
+      plan.tile_b /= 2;
+    }
+  } else if (plan.unaligned && plan.tile_b * 2 <= max_b && plan.tile_a / 2 >= least_side) {
+    plan.tile_a /= 2;
+    plan.tile_b *= 2;
+  }
   int64_t batch = 1;
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {
     if (!used[i]) batch *= units[i].extent;
@@ -619,6 +662,18 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
       } else {
         break;
       }
+    }
+  }
+  // An unaligned tile of bytes with 512 register blocks (4 rows of 16 B each, 512 threads) holds 46
+  // registers a thread: 2 blocks an SM. Where its tiles make between one and two such waves, the second
+  // runs mostly empty; halving the tile along its short side (256 threads, 5 blocks an SM) makes one.
+  // Measured on an H200 (two runs): 10007 x 1009 u8 transposed, 320 tiles of 512 x 64, 0.61 -> 0.73.
+  if (plan.unaligned && plan.block_rows < plan.vector_units &&
+      plan.tile_a / plan.block_rows * (plan.tile_b / plan.vector_units) > kThreads &&
+      tile_count() > kFillBlocks && tile_count() < 2 * kFillBlocks) {
+    if (rows_aligned(false) ? plan.tile_a / 2 >= 2 * int64_t{plan.vector_units}
+                            : plan.tile_b / 2 >= 2 * int64_t{plan.vector_units}) {
+      (rows_aligned(false) ? plan.tile_a : plan.tile_b) /= 2;
     }
   }
   plan.run_a = plan.folded_a > 0 ? std::min(plan.tile_a, contiguous_a) : plan.tile_a;
@@ -834,7 +889,10 @@ std::string describe(const ConvertPlan& p) {
     case ConvertKind::kTiled:
       return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
              std::to_string(p.unit_bytes) + " B units through shared memory, " + lane +
-             (p.unaligned
+             (p.aligned_loads
+                  ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
+                    "shifted into place in the stores, the rows' ends unit by unit)"
+              : p.unaligned
                   ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
                   : "");
     case ConvertKind::kInterleave:
@@ -859,10 +917,28 @@ double sectors_per_byte(const ConvertPlan& p) {
 Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std::vector<int64_t>& shape,
                                  DType dtype) {
   std::vector<ConvertMode> element_modes;
-  auto strided = plan_strided(src, dst, shape, dtype, element_modes);
+  auto strided = plan_strided(src, dst, shape, dtype, element_modes, false);
   if (!strided) return strided;
   std::optional<ConvertPlan> base = *strided;
   base->reason = describe(*base);
+  // The second tiled candidate: group a shorter, so that group b keeps a mode that continues the source's
+  // contiguous run. Taken where its lanes move more bytes on the global sides (the cost model's first
+  // measure). Expert-major 7-byte records, (64, 4000, 7) -> (7, 4000, 64) in bytes: group a the 64 experts
+  // and group b the 7 x 4000 contiguous bytes, 16 B a lane on both sides, where group a taking the 4000 too
+  // leaves group b the 7 bytes of a record and 1 B lanes.
+  if (base->kind == ConvertKind::kTiled) {
+    std::vector<ConvertMode> unused;
+    auto short_a = plan_strided(src, dst, shape, dtype, unused, true);
+    if (short_a && short_a->kind == ConvertKind::kTiled && short_a->group_a != base->group_a &&
+        access_bytes(*short_a) > access_bytes(*base)) {
+      const std::string beaten = base->reason;
+      base = *short_a;
+      base->reason = describe(*base) + "; it beat " + beaten + " (group a stops at a destination run of " +
+                     std::to_string(base->extent_a) +
+                     " units, so that group b keeps the source's contiguous run of " +
+                     std::to_string(base->extent_b) + ")";
+    }
+  }
   std::optional<ConvertPlan> il = interleave_plan(*base, element_modes);
   if (!il) return *base;
   // The candidates by the engine's cost model: bytes per lane of the global accesses first (the instructions

@@ -164,6 +164,12 @@ struct ConvertTimes {
   std::string compile_cache = "none";  // where the kernel came from: "memory", "disk" or "none" (compiled)
   double first_run_s = 0;
   double single_use_s = 0;
+  // The same conversion by the library kernel of its unit (codegen/convert_library.hpp), a first call that
+  // waits for no compile of its own: planning + the library kernel from the kernel cache + one run, and the
+  // check of its output. Absent where there is no library run (the CPU backend, a plan with too many modes).
+  std::optional<double> library_single_use_s;
+  std::string library_cache = "none";  // where the library kernel came from: "memory", "disk" or "none"
+  std::optional<bool> library_verified;
 };
 
 struct ConvertState {

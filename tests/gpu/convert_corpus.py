@@ -90,14 +90,16 @@ def report(args):
         if fastest_peer[1] > frac:
             behind.append((r["case"], frac, fastest_peer))
         rows.append((r["case"], r["dtype"], r["bytes"], r["kind"], r["vector_bytes"], r["unit_bytes"], r["verified"], frac, pf,
-                     r.get("first_use_s"), p.get("eager_first_s")))
+                     r.get("first_use_s"), p.get("eager_first_s"), r.get("single_use_s"), r.get("library_verified")))
     if md:
-        print("| case | dtype | MiB | plan | B/lane | verified | ours | " + " | ".join(PEERS) + " | first use ms | eager first ms |")
-        print("|" + "---|" * (7 + len(PEERS) + 2))
-        for (name, dt, b, kind, vb, ub, ok, frac, pf, fu, ef) in rows:
+        print("| case | dtype | MiB | plan | B/lane | verified | ours | " + " | ".join(PEERS)
+              + " | first compile ms | single use ms | eager first ms |")
+        print("|" + "---|" * (7 + len(PEERS) + 3))
+        for (name, dt, b, kind, vb, ub, ok, frac, pf, fu, ef, su, lv) in rows:
             cells = [f"{pf[k]:.3f}" if k in pf else "" for k in PEERS]
+            single = "" if su is None or su < 0 else f"{su * 1e3:.1f}" + ("" if lv else " (**not verified**)")
             print(f"| {name} | {dt} | {b / 2**20:.1f} | {kind} | {vb} | {'yes' if ok else '**NO**'} | **{frac:.3f}** | " + " | ".join(cells)
-                  + f" | {fu * 1e3 if fu else 0:.0f} | {ef * 1e3 if ef else 0:.1f} |")
+                  + f" | {fu * 1e3 if fu else 0:.0f} | {single} | {ef * 1e3 if ef else 0:.1f} |")
     else:
         for row in rows:
             print(json.dumps(row))
@@ -111,6 +113,19 @@ def report(args):
             v = [r[8][k] for r in rows if k in r[8]]
             if v:
                 print(f"  {k}: median {statistics.median(v):.3f} over {len(v)} cases")
+    # Single use against PyTorch eager's first call + 100 ms: the plan's kernel compiled (first compile), and
+    # the library kernel (single use: plan, library kernel loaded from disk, one run).
+    timed_first = [(r[0], r[9], r[10], r[11], r[12]) for r in rows if r[10] is not None]
+    if timed_first:
+        compile_miss = [n for n, fu, ef, su, lv in timed_first if fu is not None and fu > ef + 0.1]
+        single = [(n, su, ef, lv) for n, fu, ef, su, lv in timed_first if su is not None and su >= 0]
+        single_miss = [n for n, su, ef, lv in single if su > ef + 0.1 or not lv]
+        print(f"single use (vs eager's first call + 100 ms, {len(timed_first)} cases): first compile misses "
+              f"{len(compile_miss)}; library single use misses {len(single_miss)} of {len(single)}"
+              + (f", median {statistics.median(s for _, s, _, _ in single) * 1e3:.1f} ms, max "
+                 f"{max(s for _, s, _, _ in single) * 1e3:.1f} ms" if single else ""))
+        for n in single_miss:
+            print(f"  single use misses: {n}")
     for name, frac, (k, v) in behind:
         print(f"  behind: {name} ours {frac:.3f} < {k} {v:.3f}")
     for name, err in refused:

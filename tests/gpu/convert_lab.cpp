@@ -14,12 +14,13 @@
 // Build (from the repository root, with the engine built in build/):
 //   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I$CUDA/include tests/gpu/convert_lab.cpp
 //       agent/bench/kinds/convert_run.cpp agent/backends/cuda/nvrtc.cpp agent/backends/cuda/cubin_folder.cpp
-//       codegen/convert_kernel.cpp build/shared/liblayoutscope_engine.a -L$CUDA/lib64 -lcudart -lcrypto -ldl
-//       -lpthread -o build/bin/convert_lab
+//       codegen/convert_kernel.cpp codegen/convert_library.cpp build/shared/liblayoutscope_engine.a
+//       -L$CUDA/lib64 -lcudart -lcrypto -ldl -lpthread -o build/bin/convert_lab
 //
 // The suite: the 8 permutations of the conversion benchmark x {f32, bf16, u8} at 256 MiB each way (bf16 and
 // u8 scale dimension 0 by 2 and 4), then N random permutations of rank 3-6 (default 50).
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -35,6 +36,7 @@
 #include "backends/cuda/nvrtc.hpp"
 #include "bench/kinds/convert_run.hpp"
 #include "convert_kernel.hpp"
+#include "convert_library.hpp"
 #include "lab_check.hpp"
 #include "layoutscope/parse.hpp"
 #include "layoutscope/plan/convert.hpp"
@@ -253,6 +255,20 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // The library (convert_library.hpp): its five kernels compiled once into a folder of their own, as a
+  // machine that ships them has them on disk.
+  const std::filesystem::path library_dir =
+      std::filesystem::temp_directory_path() / ("convert-lab-library-" + std::to_string(::getpid()));
+  {
+    agent::KernelCache install(library_dir);
+    for (int b : {1, 2, 4, 8, 16}) {
+      if (auto k = install.get(codegen::library_kernel_source(b), 0); !k) {
+        std::fprintf(stderr, "library kernel %d: %s\n", b, k.error().message.c_str());
+        return 1;
+      }
+    }
+  }
+
   // The agent's suite (convert_run.hpp): the named permutations, then the random ones.
   std::vector<LabCase> cases;
   if (!corpus.empty()) {
@@ -385,6 +401,41 @@ int main(int argc, char** argv) {
     unsigned long long mismatches = 0;
     CHECK(cudaMemcpy(&mismatches, dev_bad, sizeof mismatches, cudaMemcpyDeviceToHost));
 
+    // Single use: a fresh plan, then the library kernel of its unit, loaded from the library's folder by a
+    // cache that has not loaded it yet (a new process's first call), one run to the end. Its output is
+    // verified like the plan's kernel's.
+    double single_use_s = -1, library_s = -1;
+    int library_unit = 0;
+    unsigned long long library_mismatches = 0;
+    std::string library_error;
+    {
+      CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(out_bytes)));
+      const auto s0 = std::chrono::steady_clock::now();
+      auto fresh_plan = plan_case(c);
+      auto call =
+          fresh_plan ? codegen::library_call(*fresh_plan) : Result<codegen::LibraryCall>(fresh_plan.error());
+      if (call) {
+        agent::KernelCache first_call(library_dir);
+        auto lk = first_call.get(codegen::library_kernel_source(call->unit_bytes), 0);
+        if (lk) {
+          codegen::LibraryArgs args = call->args;
+          void* largs[] = {&inb, &outb, &args};
+          launch(*lk, call->blocks, call->threads, largs);
+          CHECK(cudaDeviceSynchronize());
+          single_use_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+          library_unit = call->unit_bytes;
+          CHECK(cudaMemset(dev_bad, 0, sizeof(unsigned long long)));
+          launch(*kverify, 8192, 256, vargs);
+          CHECK(cudaMemcpy(&library_mismatches, dev_bad, sizeof library_mismatches, cudaMemcpyDeviceToHost));
+          library_s = timed([&] { launch(*lk, call->blocks, call->threads, largs); });
+        } else {
+          library_error = lk.error().message;
+        }
+      } else {
+        library_error = call.error().message;
+      }
+    }
+
     const double t_kernel = timed([&] { launch(*k, src.blocks, src.threads, kargs); });
     long long n16 = bytes / 16;
     void* cargs[] = {&inb, &outb, &n16};
@@ -419,7 +470,8 @@ int main(int argc, char** argv) {
         "\"tile\":[%lld,%lld],\"swizzle\":[%d,%d,%d],\"common_vector\":%lld,\"modes\":%zu,"
         "\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,\"pred_smem_write\":%d,\"pred_smem_read\":%d,"
         "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"plan_s\":%.7f,\"cached_plan_s\":%.7f,"
-        "\"verified\":%s,\"mismatches\":%llu,"
+        "\"verified\":%s,\"mismatches\":%llu,\"single_use_s\":%.5f,\"library_unit_bytes\":%d,"
+        "\"library_verified\":%s,\"library_s\":%.4e,\"library_error\":\"%s\","
         "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
         ".4f}\n",
         list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
@@ -429,9 +481,11 @@ int main(int argc, char** argv) {
         static_cast<long long>(plan->common_vector), plan->modes.size(),
         static_cast<long long>(plan->global_read.sectors), static_cast<long long>(plan->global_write.sectors),
         plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,
-        plan_s, cached_plan_s, mismatches == 0 ? "true" : "false", mismatches, t_kernel, t_copy, t_memcpy,
-        2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel, t_memcpy / t_kernel);
+        plan_s, cached_plan_s, mismatches == 0 ? "true" : "false", mismatches, single_use_s, library_unit,
+        library_unit > 0 && library_mismatches == 0 ? "true" : "false", library_s, library_error.c_str(),
+        t_kernel, t_copy, t_memcpy, 2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel, t_memcpy / t_kernel);
     std::fflush(stdout);
   }
+  std::filesystem::remove_all(library_dir);
   return 0;
 }

@@ -30,6 +30,7 @@
 #include "bench/measure.hpp"
 #include "bench/random_input.hpp"
 #include "convert_check.hpp"
+#include "convert_library.hpp"
 #include "layoutscope/parse.hpp"
 
 namespace layoutscope::agent {
@@ -436,6 +437,7 @@ class CudaBackend final : public Backend {
             }
             s.times.single_use_s = s.times.plan_s + get_s + s.times.first_run_s;
             s.verification = check_convert(device, c, inb, outb, bad);
+            run_library(device, c, inb, outb, bad, s.times);
             s.time = sampler.run(launch);
             m.states.push_back(std::move(s));
           }
@@ -572,6 +574,35 @@ class CudaBackend final : public Backend {
  private:
   // The device check of one convert case, generated from its layouts (codegen::convert_check_source) and
   // compiled through the kernel cache; the first mismatch is read back and described.
+  // The case by the library kernel of its unit, as a first call that waits for no compile of its own: the
+  // kernel from the cache (compiled once per unit size and kept on disk), one run into the poisoned output,
+  // timed from the plan on; then the output checked like the plan kernel's.
+  void run_library(int device, const ConvertCase& c, unsigned char* inb, unsigned char* outb,
+                   DeviceBuffer& bad, ConvertTimes& times) {
+    auto call = codegen::library_call(c.plan);
+    if (!call) return;
+    LS_CUDA_CHECK(
+        cudaMemset(outb, 0xff, static_cast<size_t>(destination_extent(c.plan) * c.plan.elem_bytes)));
+    LS_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    KernelOrigin origin = KernelOrigin::kCompiled;
+    auto k = kernels_.get(codegen::library_kernel_source(call->unit_bytes), device, &origin);
+    if (!k) throw std::runtime_error(c.name + ": library kernel: " + k.error().message);
+    const double get_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    codegen::LibraryArgs args = call->args;
+    void* largs[] = {&inb, &outb, &args};
+    double run_s = 0;
+    {
+      Events ev;
+      run_s = ev.time([&] { launch_kernel(*k, call->blocks, call->threads, largs); });
+    }
+    times.library_single_use_s = times.plan_s + get_s + run_s;
+    times.library_cache = origin == KernelOrigin::kMemory ? "memory"
+                          : origin == KernelOrigin::kDisk ? "disk"
+                                                          : "none";
+    times.library_verified = check_convert(device, c, inb, outb, bad).passed;
+  }
+
   Verification check_convert(int device, const ConvertCase& c, unsigned char* inb, unsigned char* outb,
                              DeviceBuffer& bad) {
     auto source = codegen::convert_check_source(c.src, c.dst, c.plan.elem_bytes);

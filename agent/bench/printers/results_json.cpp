@@ -430,6 +430,10 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
     summaries.push_back(summary("layoutscope/time/single_use",
                                 "Single use: plan + compile + load + one run (cold cache)", "s",
                                 s.times.single_use_s));
+    if (s.times.library_single_use_s)
+      summaries.push_back(summary("layoutscope/time/library_single_use",
+                                  "Single use by the library kernel: plan + library kernel + one run", "s",
+                                  *s.times.library_single_use_s));
     summaries.push_back(summary("layoutscope/time/repeated_use",
                                 "Repeated use: one run (median of the samples)", "s", s.time.median_s));
     json input = {{"shape", c.shape},
@@ -464,6 +468,11 @@ json results_json(const RunContext& ctx, const ConvertMeasurement& m, const Conv
                  {"first_run_s", s.times.first_run_s},
                  {"single_use_s", s.times.single_use_s},
                  {"repeated_use_s", s.time.median_s}}}};
+    if (s.times.library_single_use_s) {
+      st["times"]["library_single_use_s"] = *s.times.library_single_use_s;
+      st["times"]["library_cache"] = s.times.library_cache;
+      st["times"]["library_verified"] = s.times.library_verified.value_or(false);
+    }
     const auto cb = ceilings.find(s.bytes);
     if (s.time.median_s > 0)
       add_fractions(st, useful / s.time.median_s, std::nullopt, cb == ceilings.end() ? nullptr : &cb->second);

@@ -511,7 +511,8 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   auto group_b_takes = [&](int mode) {
     const int64_t limit = area / std::min(plan.extent_a, target_a);
     std::vector<bool> seen(units.size(), false);
-    for (int64_t run = 1, i = b0; i >= 0 && run < limit;) {
+    int64_t run = 1;
+    for (int i = b0; i >= 0 && run < limit;) {
       if (i == mode) return true;
       seen[i] = true;
       run *= units[i].extent;

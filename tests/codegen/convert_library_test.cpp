@@ -137,6 +137,25 @@ TEST(ConvertLibrary, OneKernelPerUnitSize) {
         << k.text;
   }
   EXPECT_NE(library_kernel_source(1).hash, library_kernel_source(2).hash);
+  // The file the agent's build compiles in: the argument struct once, the same five kernels, and a table
+  // from unit size to kernel.
+  const std::string all = library_builtin_source();
+  size_t structs = 0;
+  for (size_t at = all.find("struct LsCall {"); at != std::string::npos;
+       at = all.find("struct LsCall {", at + 1))
+    ++structs;
+  EXPECT_EQ(structs, 1u);
+  for (int b : {1, 2, 4, 8, 16}) {
+    const std::string text = library_kernel_source(b).text;
+    const std::string kernel = text.substr(text.find("// layoutscope conversion library"));
+    EXPECT_NE(all.find(kernel), std::string::npos) << b;
+    EXPECT_NE(all.find("case " + std::to_string(b) + ": return reinterpret_cast<const void*>(&" +
+                       std::string(kLibraryKernelPrefix) + std::to_string(b) + ");"),
+              std::string::npos)
+        << all;
+  }
+  EXPECT_NE(all.find(std::string("extern \"C\" const void* ") + kLibraryTableName + "(int unit_bytes)"),
+            std::string::npos);
 }
 
 #ifdef LAYOUTSCOPE_NVCC
@@ -150,6 +169,11 @@ TEST(ConvertLibrary, TheKernelsCompile) {
                             "/library.cubin " + cu + " > " + dir + "/library.log 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }
+  const std::string all = dir + "/library_builtin.cu";
+  std::ofstream(all) << library_builtin_source();
+  const std::string cmd = std::string(LAYOUTSCOPE_NVCC) + " -arch=sm_90 -c -o " + dir +
+                          "/library_builtin.o " + all + " > " + dir + "/library.log 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 #endif
 

@@ -628,7 +628,7 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // row's two edges (partial windows, stored piece by piece), a source row's extra aligned word. Measured on
   // an H100 and an H200 (fraction of a copy, same call, two runs each), destination rows twice as long:
   // 4099 x 4093 f32 0.77 -> 0.87, 4093 x 4099 bf16 0.69 -> 0.74 (H200), GPT-2's (50257, 768) bf16 embedding
-  // transposed 0.70 -> 0.85 (H200); four times as long was no better (0.88, 0.76, 0.77 on the H100). Source
+  // transposed 0.70 -> 0.84 (H200); four times as long was no better (0.88, 0.76, 0.77 on the H100). Source
   // rows twice as long where only they are unaligned: 12000 x 5000 u8 0.90 -> 0.92 (H200), where the
   // destination-first shape gave 0.85 (H100).
   const int64_t least_side = 4 * int64_t{plan.vector_units};
@@ -667,7 +667,8 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   }
   // An unaligned tile of bytes with 512 register blocks (4 rows of 16 B each, 512 threads) holds 46
   // registers a thread: 2 blocks an SM. Where its tiles make between one and two such waves, the second
-  // runs mostly empty; halving the tile along its short side (256 threads, 5 blocks an SM) makes one.
+  // runs mostly empty; halving the tile along the side not lengthened above (256 threads, 5 blocks an SM)
+  // makes one.
   // Measured on an H200 (two runs): 10007 x 1009 u8 transposed, 320 tiles of 512 x 64, 0.61 -> 0.73.
   if (plan.unaligned && plan.block_rows < plan.vector_units &&
       plan.tile_a / plan.block_rows * (plan.tile_b / plan.vector_units) > kThreads &&

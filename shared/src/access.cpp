@@ -567,6 +567,21 @@ std::optional<Error> too_many(int64_t instructions) {
                     0, "shape");
 }
 
+// What every walk of a tile's elements starts from: the element count, the elements one lane moves, the
+// row (the last extent) and the rows.
+struct TileWalk {
+  int64_t n = 0, v = 0, row = 0, rows = 0;
+};
+
+Result<TileWalk> tile_walk(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
+  auto n = checked_size(shape);
+  if (!n) return n.error();
+  auto v = elements_per_lane(dtype, instr);
+  if (!v) return v.error();
+  const int64_t row = row_extent(shape);
+  return TileWalk{*n, *v, row, *n / row};
+}
+
 // `slots` lane slots dealt to warps of 32 lanes in order (slot s is lane s % 32 of instruction s / 32), slot
 // s reading element `at(s)`; the last instruction's unused lanes idle.
 template <class At>
@@ -583,93 +598,79 @@ Result<Lanes> slot_lanes(int64_t slots, At at) {
 }  // namespace
 
 Result<Lanes> row_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
-  auto n = checked_size(shape);
-  if (!n) return n.error();
-  auto v = elements_per_lane(dtype, instr);
-  if (!v) return v.error();
-  const int64_t row = row_extent(shape);
-  if (row % *v != 0) {
-    return make_error("rows of " + std::to_string(row) + " elements do not split into " + std::to_string(*v) +
+  auto walk = tile_walk(shape, dtype, instr);
+  if (!walk) return walk.error();
+  const int64_t n = walk->n, v = walk->v, row = walk->row;
+  if (row % v != 0) {
+    return make_error("rows of " + std::to_string(row) + " elements do not split into " + std::to_string(v) +
                           "-element accesses",
                       0, "shape");
   }
-  const int64_t slots = *n / *v;
-  return slot_lanes(slots, [&](int64_t s) { return s * *v; });
+  const int64_t slots = n / v;
+  return slot_lanes(slots, [&](int64_t s) { return s * v; });
 }
 
 Result<Lanes> column_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
-  auto n = checked_size(shape);
-  if (!n) return n.error();
-  auto v = elements_per_lane(dtype, instr);
-  if (!v) return v.error();
-  const int64_t row = row_extent(shape);
-  if (row % *v != 0) {
-    return make_error("rows of " + std::to_string(row) + " elements do not split into " + std::to_string(*v) +
+  auto walk = tile_walk(shape, dtype, instr);
+  if (!walk) return walk.error();
+  const int64_t n = walk->n, v = walk->v, row = walk->row, rows = walk->rows;
+  if (row % v != 0) {
+    return make_error("rows of " + std::to_string(row) + " elements do not split into " + std::to_string(v) +
                           "-element accesses",
                       0, "shape");
   }
-  const int64_t rows = *n / row;
-  const int64_t slots = *n / *v;
-  return slot_lanes(slots, [&](int64_t s) { return (s % rows) * row + (s / rows) * *v; });
+  const int64_t slots = n / v;
+  return slot_lanes(slots, [&](int64_t s) { return (s % rows) * row + (s / rows) * v; });
 }
 
 Result<Lanes> chunk_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
-  auto n = checked_size(shape);
-  if (!n) return n.error();
-  auto v = elements_per_lane(dtype, instr);
-  if (!v) return v.error();
-  const int64_t row = row_extent(shape);
-  const int64_t rows = *n / row;
-  if (row % *v != 0 || rows % *v != 0) {
+  auto walk = tile_walk(shape, dtype, instr);
+  if (!walk) return walk.error();
+  const int64_t n = walk->n, v = walk->v, row = walk->row, rows = walk->rows;
+  if (row % v != 0 || rows % v != 0) {
     return make_error("a " + std::to_string(rows) + " x " + std::to_string(row) +
-                          " tile does not split into " + std::to_string(*v) + " x " + std::to_string(*v) +
+                          " tile does not split into " + std::to_string(v) + " x " + std::to_string(v) +
                           " chunks",
                       0, "shape");
   }
-  const int64_t chunk_rows = rows / *v;
-  const int64_t chunks = *n / (*v * *v);
+  const int64_t chunk_rows = rows / v;
+  const int64_t chunks = n / (v * v);
   const int64_t groups = (chunks + kWarpLanes - 1) / kWarpLanes;
-  if (auto e = too_many(groups * *v)) return *e;
+  if (auto e = too_many(groups * v)) return *e;
   Lanes out;
   for (int64_t g = 0; g < groups; ++g)
-    for (int64_t j = 0; j < *v; ++j) {
+    for (int64_t j = 0; j < v; ++j) {
       out.emplace_back(kWarpLanes, kIdleLane);
       for (int64_t l = 0; l < kWarpLanes && g * kWarpLanes + l < chunks; ++l) {
         const int64_t s = g * kWarpLanes + l;
-        out.back()[static_cast<size_t>(l)] = ((s % chunk_rows) * *v + j) * row + (s / chunk_rows) * *v;
+        out.back()[static_cast<size_t>(l)] = ((s % chunk_rows) * v + j) * row + (s / chunk_rows) * v;
       }
     }
   return out;
 }
 
 Result<Lanes> column_vector_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
-  auto n = checked_size(shape);
-  if (!n) return n.error();
-  auto v = elements_per_lane(dtype, instr);
-  if (!v) return v.error();
-  const int64_t row = row_extent(shape);
-  const int64_t rows = *n / row;
-  if (rows % *v != 0) {
+  auto walk = tile_walk(shape, dtype, instr);
+  if (!walk) return walk.error();
+  const int64_t n = walk->n, v = walk->v, row = walk->row, rows = walk->rows;
+  if (rows % v != 0) {
     return make_error("columns of " + std::to_string(rows) + " elements do not split into " +
-                          std::to_string(*v) + "-element accesses",
+                          std::to_string(v) + "-element accesses",
                       0, "shape");
   }
-  const int64_t slots = *n / *v;
-  return slot_lanes(slots, [&](int64_t s) { return (s * *v % rows) * row + s * *v / rows; });
+  const int64_t slots = n / v;
+  return slot_lanes(slots, [&](int64_t s) { return (s * v % rows) * row + s * v / rows; });
 }
 
 Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const Instruction& instr) {
   if (instr.op != Op::kLdmatrix && instr.op != Op::kStmatrix)
     return make_error("matrix lanes are for ldmatrix and stmatrix, not " + to_string(instr), 0, "instr");
   if (auto bad = check_instruction(instr)) return *bad;
-  auto n = checked_size(shape);
-  if (!n) return n.error();
-  auto v = elements_per_lane(dtype, instr);
-  if (!v) return v.error();
-  const int64_t row = row_extent(shape);
-  const int64_t rows = *n / row;
+  auto walk = tile_walk(shape, dtype, instr);
+  if (!walk) return walk.error();
+  const int64_t v = walk->v, row = walk->row, rows = walk->rows;
   const int64_t block_rows = instr.matrices == 1 ? 8 : 16;
-  const int64_t block_cols = (instr.matrices == 4 ? 2 : 1) * *v;
+  const int64_t block_cols = (instr.matrices == 4 ? 2 : 1) * v;
   if (rows % block_rows != 0 || row % block_cols != 0) {
     return make_error(to_string(instr) + " covers " + std::to_string(block_rows) + "x" +
                           std::to_string(block_cols) + " blocks; the tile is " + std::to_string(rows) + "x" +
@@ -684,7 +685,7 @@ Result<Lanes> matrix_lanes(const std::vector<int64_t>& shape, DType dtype, const
       std::vector<int64_t> lanes(kWarpLanes, kIdleLane);
       for (int l = 0; l < used; ++l) {
         const int64_t r = br * block_rows + l % block_rows;
-        const int64_t c = bc * block_cols + (l / block_rows) * *v;
+        const int64_t c = bc * block_cols + (l / block_rows) * v;
         lanes[static_cast<size_t>(l)] = r * row + c;
       }
       out.push_back(std::move(lanes));

@@ -37,6 +37,7 @@
 #include "bench/kinds/convert_run.hpp"
 #include "convert_kernel.hpp"
 #include "convert_library.hpp"
+#include "corpus_cases.hpp"
 #include "lab_check.hpp"
 #include "layoutscope/parse.hpp"
 #include "layoutscope/plan/convert.hpp"
@@ -177,48 +178,6 @@ int cache_check(const std::string& dir) {
   CHECK(cudaFree(dout));
   std::printf("{\"cache_check\":\"%s\",\"failures\":%d}\n", failures == 0 ? "passed" : "failed", failures);
   return failures == 0 ? 0 : 1;
-}
-
-// A case of the lab: a permutation of a row-major tensor, or a conversion between two layouts.
-struct LabCase {
-  std::string name;
-  std::vector<int64_t> shape, perm;
-  DType dtype = DType::kF32;
-  std::string src, dst;  // layout-to-layout only
-};
-
-std::vector<int64_t> int_list(const std::string& text) {
-  std::vector<int64_t> v;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) v.push_back(std::stoll(item));
-  }
-  return v;
-}
-
-std::vector<LabCase> read_corpus(const std::string& file) {
-  std::vector<LabCase> cases;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string item; std::getline(fields, item, '\t');) f.push_back(item);
-    if (f.size() < 4) continue;
-    f.resize(6);
-    auto dtype = parse_dtype(f[1]);
-    if (!dtype) continue;
-    cases.push_back({f[0], int_list(f[2]), int_list(f[3]), *dtype, f[4], f[5]});
-  }
-  return cases;
-}
-
-Result<ConvertPlan> plan_case(const LabCase& c) {
-  if (c.src.empty()) return plan_permute(c.shape, c.perm, c.dtype);
-  auto src = parse_layout(c.src);
-  if (!src) return src.error();
-  auto dst = parse_layout(c.dst);
-  if (!dst) return dst.error();
-  return plan_convert(*src, *dst, c.shape, c.dtype);
 }
 
 double median(std::vector<double> v) {

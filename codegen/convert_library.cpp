@@ -1,71 +1,28 @@
 #include "convert_library.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <string>
-#include <vector>
 
 namespace layoutscope::codegen {
 
-namespace {
-
-// The widest power of two of elements, at most 16 B, that divides every value.
-long long widest_unit(long long max_elems, const std::vector<long long>& must_divide) {
-  long long w = max_elems;
-  for (long long v : must_divide) {
-    while (w > 1 && v % w != 0) w /= 2;
-  }
-  return w;
-}
-
-}  // namespace
-
 Result<LibraryCall> library_call(const ConvertPlan& plan) {
-  // The plan's modes in elements, destination order (a tiled plan's modes count units of unit_elems).
-  struct Mode {
-    long long extent, src;
-  };
-  std::vector<Mode> modes;
-  const long long u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
-  for (const ConvertMode& m : plan.modes) modes.push_back({m.extent, m.src_stride * u});
-  if (u > 1) modes.push_back({u, 1});
-  // Neighbours contiguous in the source are one mode (the destination is dense, so they are there too).
-  std::vector<Mode> fused;
-  for (const Mode& m : modes) {
-    if (m.extent == 1) continue;
-    if (!fused.empty() && fused.back().src == m.extent * m.src) {
-      fused.back() = {fused.back().extent * m.extent, m.src};
-    } else {
-      fused.push_back(m);
-    }
-  }
-  if (fused.empty()) fused.push_back({1, 1});
-  if (fused.size() > static_cast<size_t>(kLibraryModes)) {
+  const GatherModes g = gather_modes(plan);
+  if (g.modes.size() > static_cast<size_t>(kLibraryModes)) {
     return make_error("the library kernels take at most " + std::to_string(kLibraryModes) +
-                          " modes; this plan has " + std::to_string(fused.size()),
+                          " modes; this plan has " + std::to_string(g.modes.size()),
                       0, "shape");
   }
-  // A unit: elements contiguous on both sides (the innermost mode, where the source steps by 1 in it), as
-  // many as 16 B hold and every other stride, both offsets and each swizzle's lowest changed bit allow.
-  std::vector<long long> divide = {plan.src_offset, plan.dst_offset};
-  divide.push_back(fused.back().src == 1 ? fused.back().extent : 1);
-  for (size_t i = 0; i + 1 < fused.size(); ++i) divide.push_back(fused[i].src);
-  const SwizzleTerm st = swizzle_term(plan.src_swizzle), dt = swizzle_term(plan.dst_swizzle);
-  if (st.mask != 0) divide.push_back(1ll << st.write_shift);
-  if (dt.mask != 0) divide.push_back(1ll << dt.write_shift);
-  const long long w = widest_unit(std::max(1, 16 / plan.elem_bytes), divide);
-
   LibraryCall call;
-  call.unit_bytes = static_cast<int>(w * plan.elem_bytes);
+  call.unit_bytes = static_cast<int>(g.unit_elems * plan.elem_bytes);
   LibraryArgs& a = call.args;
-  a.units = plan.elements / w;
-  a.unit_elems = w;
-  a.rank = static_cast<long long>(fused.size());
-  for (size_t i = 0; i < fused.size(); ++i) {
-    const bool inner = i + 1 == fused.size();
-    a.extent[i] = inner && fused[i].src == 1 ? fused[i].extent / w : fused[i].extent;
-    a.src_stride[i] = inner && fused[i].src == 1 ? 1 : fused[i].src / w;
+  a.units = plan.elements / g.unit_elems;
+  a.unit_elems = g.unit_elems;
+  a.rank = static_cast<long long>(g.modes.size());
+  for (size_t i = 0; i < g.modes.size(); ++i) {
+    a.extent[i] = g.modes[i].extent;
+    a.src_stride[i] = g.modes[i].src_stride;
   }
+  const SwizzleTerm st = swizzle_term(plan.src_swizzle), dt = swizzle_term(plan.dst_swizzle);
   a.src_offset = plan.src_offset;
   a.dst_offset = plan.dst_offset;
   a.src_read = st.read_shift;
@@ -74,6 +31,7 @@ Result<LibraryCall> library_call(const ConvertPlan& plan) {
   a.dst_read = dt.read_shift;
   a.dst_mask = dt.mask;
   a.dst_write = dt.write_shift;
+  // A grid-stride loop: one unit a thread, at most 32 blocks for each of an H100's or H200's 132 SMs.
   call.blocks = std::clamp<int64_t>((a.units + call.threads - 1) / call.threads, 1, 132 * 32);
   return call;
 }

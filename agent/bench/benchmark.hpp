@@ -165,10 +165,10 @@ struct ConvertTimes {
   double first_run_s = 0;
   double single_use_s = 0;
   // The same conversion by the library kernel of its unit (codegen/convert_library.hpp), a first call that
-  // waits for no compile of its own: planning + the library kernel from the kernel cache + one run, and the
-  // check of its output. Absent where there is no library run (the CPU backend, a plan with too many modes).
+  // waits for no compile of its own: planning + one run of the kernel compiled into the agent, and the check
+  // of its output. Absent where there is no library run (the CPU backend, a plan with too many modes).
   std::optional<double> library_single_use_s;
-  std::string library_cache = "none";  // where the library kernel came from: "memory", "disk" or "none"
+  std::string library_cache = "builtin";  // where the library kernel came from (the schema's library_cache)
   std::optional<bool> library_verified;
 };
 

@@ -522,5 +522,33 @@ TEST(Convert, RandomPermutationsOfRankThreeToSix) {
   }
 }
 
+// The gather as plain modes. NCHW -> NHWC of (64, 3, 224, 224) u8: destination order N (source stride
+// 3 x 224 x 224), H and W (224 and 1: one run of 50176), C (50176); C, innermost, does not step by 1 in the
+// source, so a unit is one element. BSHD -> BHSD of (2, 197, 12, 64) bf16: B (197 x 12 x 64 = 151296), H
+// (64), S (12 x 64 = 768), D (1); D's 64-element runs and every other stride are multiples of 8, and 8 bf16
+// are 16 B: units of 8 elements, strides divided by 8.
+TEST(Convert, GatherModesFuseRunsAndCountUnits) {
+  auto nchw = plan_permute({64, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8);
+  ASSERT_TRUE(nchw.ok());
+  const GatherModes a = gather_modes(*nchw);
+  EXPECT_EQ(a.unit_elems, 1);
+  ASSERT_EQ(a.modes.size(), 3u);
+  EXPECT_EQ(a.modes[0].extent, 64);
+  EXPECT_EQ(a.modes[0].src_stride, 150528);
+  EXPECT_EQ(a.modes[1].extent, 50176);
+  EXPECT_EQ(a.modes[1].src_stride, 1);
+  EXPECT_EQ(a.modes[2].extent, 3);
+  EXPECT_EQ(a.modes[2].src_stride, 50176);
+  auto bshd = plan_permute({2, 197, 12, 64}, {0, 2, 1, 3}, DType::kBF16);
+  ASSERT_TRUE(bshd.ok());
+  const GatherModes b = gather_modes(*bshd);
+  EXPECT_EQ(b.unit_elems, 8);
+  ASSERT_EQ(b.modes.size(), 4u);
+  const int64_t want[4][2] = {{2, 18912}, {12, 8}, {197, 96}, {8, 1}};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(b.modes[i].extent, want[i][0]) << i;
+    EXPECT_EQ(b.modes[i].src_stride, want[i][1]) << i;
+  }
+}
 }  // namespace
 }  // namespace layoutscope

@@ -441,8 +441,9 @@ int main(int argc, char** argv) {
         static_cast<long long>(plan->global_read.sectors), static_cast<long long>(plan->global_write.sectors),
         plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,
         plan_s, cached_plan_s, mismatches == 0 ? "true" : "false", mismatches, single_use_s, library_unit,
-        library_unit > 0 && library_mismatches == 0 ? "true" : "false", library_s, library_error.c_str(),
-        t_kernel, t_copy, t_memcpy, 2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel, t_memcpy / t_kernel);
+        library_unit > 0 && library_mismatches == 0 ? "true" : "false", library_s,
+        json_escape(library_error).c_str(), t_kernel, t_copy, t_memcpy, 2.0 * bytes / t_kernel / 1e12,
+        t_copy / t_kernel, t_memcpy / t_kernel);
     std::fflush(stdout);
   }
   std::filesystem::remove_all(library_dir);

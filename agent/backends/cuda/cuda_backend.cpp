@@ -576,8 +576,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // The device check of one convert case, generated from its layouts (codegen::convert_check_source) and
-  // compiled through the kernel cache; the first mismatch is read back and described.
   // The case by the library kernel of its unit, as a first call that waits for no compile of its own: the
   // kernel compiled into this binary (convert_library.cu, built by nvcc), one run into the poisoned output,
   // timed from the plan on; then the output checked like the plan kernel's.
@@ -600,10 +598,11 @@ class CudaBackend final : public Backend {
     LS_CUDA_CHECK(cudaDeviceSynchronize());
     const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     times.library_single_use_s = times.plan_s + run_s;
-    times.library_cache = "builtin";
     times.library_verified = check_convert(device, c, inb, outb, bad).passed;
   }
 
+  // The device check of one convert case, generated from its layouts (codegen::convert_check_source) and
+  // compiled through the kernel cache; the first mismatch is read back and described.
   Verification check_convert(int device, const ConvertCase& c, unsigned char* inb, unsigned char* outb,
                              DeviceBuffer& bad) {
     auto source = codegen::convert_check_source(c.src, c.dst, c.plan.elem_bytes);

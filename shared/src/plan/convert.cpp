@@ -958,14 +958,14 @@ Result<ConvertPlan> plan_convert(const Layout& src, const Layout& dst, const std
   const bool banks = conflicted(il->smem_write) || conflicted(il->smem_read);
   const bool tiny =
       base->kind == ConvertKind::kTiled && base->extent_a < kTinyGroup && base->extent_b < kTinyGroup;
-  const bool take = !banks && (tiny || wi > wb || (wi == wb && si < sb));
+  const bool cheaper = wi > wb || (wi == wb && si < sb);
+  const bool take = !banks && (tiny || cheaper);
   il->reason = describe(*il);
   std::string why =
       take ? "; it beat " + base->reason +
-                 (tiny && !(wi > wb || (wi == wb && si < sb))
-                      ? " (both groups of the tile shorter than " + std::to_string(kTinyGroup) +
-                            " units: tiles of a few hundred bytes, mostly partial)"
-                      : "")
+                 (tiny && !cheaper ? " (both groups of the tile shorter than " + std::to_string(kTinyGroup) +
+                                         " units: tiles of a few hundred bytes, mostly partial)"
+                                   : "")
            : "; it beat " + il->reason +
                  (banks ? " (whose exchange takes " +
                               std::to_string(std::max(il->smem_write.wavefronts, il->smem_read.wavefronts)) +
@@ -1033,9 +1033,40 @@ int lane_group_wavefronts(const std::vector<std::pair<int, int64_t>>& lanes, int
   return total;
 }
 // Sectors and requests of the global loads and stores, wavefronts and instructions of the shared stores and
-// loads, summed over a kernel's warp instructions.
+// loads, summed over a kernel's warp instructions. Each call adds one warp instruction whose active lanes
+// access the addresses given (none active: no instruction).
 struct AccessSums {
   double rs = 0, rq = 0, ws = 0, wq = 0, ss = 0, sq = 0, ls = 0, lq = 0;
+  void load(const std::vector<int64_t>& addrs, int width) { add_global(addrs, width, rs, rq); }
+  void store(const std::vector<int64_t>& addrs, int width) { add_global(addrs, width, ws, wq); }
+  void shared_store(const std::vector<std::pair<int, int64_t>>& lanes, int width) {
+    add_shared(lanes, width, ss, sq);
+  }
+  void shared_load(const std::vector<std::pair<int, int64_t>>& lanes, int width) {
+    add_shared(lanes, width, ls, lq);
+  }
+  // The averages per instruction, where the kernel has such instructions.
+  ConvertAverages into(ConvertAverages avg) const {
+    if (rq > 0) avg.read_sectors = rs / rq;
+    if (wq > 0) avg.write_sectors = ws / wq;
+    if (sq > 0) avg.smem_store_wavefronts = ss / sq;
+    if (lq > 0) avg.smem_load_wavefronts = ls / lq;
+    avg.modelled = true;
+    return avg;
+  }
+
+ private:
+  static void add_global(const std::vector<int64_t>& addrs, int width, double& sectors, double& requests) {
+    if (addrs.empty()) return;
+    sectors += static_cast<double>(global_cost(addrs, width).sectors);
+    requests += 1;
+  }
+  static void add_shared(const std::vector<std::pair<int, int64_t>>& lanes, int width, double& wavefronts,
+                         double& instructions) {
+    if (lanes.empty()) return;
+    wavefronts += lane_group_wavefronts(lanes, width);
+    instructions += 1;
+  }
 };
 
 // The store passes of an unaligned tile for the warp whose first thread is `first`, as the generated kernel
@@ -1049,11 +1080,8 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
   std::vector<std::pair<int, int64_t>> lo, hi;
   std::vector<int64_t> st;
   auto shared_pair = [&] {
-    for (const auto* l : {&lo, &hi}) {
-      if (l->empty()) continue;
-      sums.ls += lane_group_wavefronts(*l, kVectorBytes);
-      sums.lq += 1;
-    }
+    sums.shared_load(lo, kVectorBytes);
+    sums.shared_load(hi, kVectorBytes);
   };
   for (int64_t trip = first; trip < plan.tile_b * ca; trip += plan.threads) {
     lo.clear();
@@ -1071,10 +1099,7 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
       st.push_back((start - shift + k * v) * ub);
     }
     shared_pair();
-    if (!st.empty()) {
-      sums.ws += static_cast<double>(global_cost(st, kVectorBytes).sectors);
-      sums.wq += 1;
-    }
+    sums.store(st, kVectorBytes);
   }
   // Piece sizes in the order the kernel tests them: upward from a unit to 8 B, then downward.
   std::vector<int> sizes;
@@ -1114,9 +1139,7 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
         st.push_back(e.win + e.b);
         e.b += size;
       }
-      if (st.empty()) continue;
-      sums.ws += static_cast<double>(global_cost(st, static_cast<int>(size)).sectors);
-      sums.wq += 1;
+      sums.store(st, static_cast<int>(size));
     }
   }
 }
@@ -1130,52 +1153,49 @@ ConvertAverages unaligned_vector_averages(const ConvertPlan& plan, ConvertAverag
   const int64_t nvec = plan.elements / v, per_block = int64_t{plan.threads} * kIlp;
   AccessSums sums;
   std::vector<int64_t> lo, hi, lo2, hi2, st;
-  auto request = [&](const std::vector<int64_t>& addrs, double& sectors, double& requests) {
-    if (addrs.empty()) return;
-    sectors += static_cast<double>(global_cost(addrs, kVectorBytes).sectors);
-    requests += 1;
-  };
   auto words = [&](int64_t element, int64_t bytes, std::vector<int64_t>& first,
                    std::vector<int64_t>& second) {
     const int64_t at = element * eb;
     first.push_back(at / kVectorBytes * kVectorBytes);
     if (at % kVectorBytes + bytes > kVectorBytes) second.push_back(at / kVectorBytes * kVectorBytes + 16);
   };
+  // Window u of each lane of a warp that has one: f(g, d, m), its index, first element and the elements left
+  // in its run.
+  auto windows = [&](int64_t blk, int64_t warp, int u, auto&& f) {
+    for (int lane = 0; lane < 32; ++lane) {
+      const int64_t g = blk * per_block + warp * 32 + lane + int64_t{u} * plan.threads;
+      if (g >= nvec) continue;
+      const int64_t d = g * v;
+      f(g, d, run - d % run);
+    }
+  };
   for (int64_t blk = 0; blk * per_block < nvec; ++blk) {
     for (int64_t warp = 0; warp < plan.threads / 32; ++warp) {
       for (int u = 0; u < kIlp; ++u) {
         lo.clear();
         hi.clear();
-        for (int lane = 0; lane < 32; ++lane) {
-          const int64_t g = blk * per_block + warp * 32 + lane + int64_t{u} * plan.threads;
-          if (g >= nvec) continue;
-          const int64_t d = g * v, m = run - d % run;
+        windows(blk, warp, u, [&](int64_t, int64_t d, int64_t m) {
           words(gather_offset(plan, d), m >= v ? kVectorBytes : m * eb, lo, hi);
-        }
-        request(lo, sums.rs, sums.rq);
-        request(hi, sums.rs, sums.rq);
+        });
+        sums.load(lo, kVectorBytes);
+        sums.load(hi, kVectorBytes);
       }
       for (int u = 0; u < kIlp; ++u) {
         lo2.clear();
         hi2.clear();
         st.clear();
-        for (int lane = 0; lane < 32; ++lane) {
-          const int64_t g = blk * per_block + warp * 32 + lane + int64_t{u} * plan.threads;
-          if (g >= nvec) continue;
-          const int64_t d = g * v, m = run - d % run;
+        windows(blk, warp, u, [&](int64_t g, int64_t d, int64_t m) {
           if (m < v) words(gather_offset(plan, d + m), kVectorBytes - m * eb, lo2, hi2);
           st.push_back(g * kVectorBytes);
-        }
-        request(lo2, sums.rs, sums.rq);
-        request(hi2, sums.rs, sums.rq);
-        request(st, sums.ws, sums.wq);
+        });
+        sums.load(lo2, kVectorBytes);
+        sums.load(hi2, kVectorBytes);
+        sums.store(st, kVectorBytes);
       }
     }
   }
-  if (sums.rq > 0) avg.read_sectors = sums.rs / sums.rq;
-  if (sums.wq > 0) avg.write_sectors = sums.ws / sums.wq;
-  avg.modelled = true;
-  return avg;
+  // No shared memory: the shared fields keep the plan's (zero) prediction.
+  return sums.into(avg);
 }
 // The interleave into records (planes in, records out), every chunk whole: per warp, C plane loads and C
 // exchange stores by the lanes whose item is whole, then R rounds in which lane l takes chunk 32 k + l of the
@@ -1208,11 +1228,8 @@ ConvertAverages interleave_averages(const ConvertPlan& plan, ConvertAverages avg
                      eb);
         sh.push_back({lane, exchange_byte(plan, lane, k)});
       }
-      if (gl.empty()) continue;
-      sums.rs += static_cast<double>(global_cost(gl, width).sectors);
-      sums.rq += 1;
-      sums.ss += lane_group_wavefronts(sh, width);
-      sums.sq += 1;
+      sums.load(gl, width);
+      sums.shared_store(sh, width);
     }
     for (int64_t k = 0; k < rec; ++k) {
       gl.clear();
@@ -1223,19 +1240,11 @@ ConvertAverages interleave_averages(const ConvertPlan& plan, ConvertAverages avg
         sh.push_back({lane, exchange_byte(plan, owner, j)});
         gl.push_back(side_element(plan, false, items[static_cast<size_t>(owner)].dst + j * v) * eb);
       }
-      if (gl.empty()) continue;
-      sums.ws += static_cast<double>(global_cost(gl, width).sectors);
-      sums.wq += 1;
-      sums.ls += lane_group_wavefronts(sh, width);
-      sums.lq += 1;
+      sums.store(gl, width);
+      sums.shared_load(sh, width);
     }
   }
-  if (sums.rq > 0) avg.read_sectors = sums.rs / sums.rq;
-  if (sums.wq > 0) avg.write_sectors = sums.ws / sums.wq;
-  if (sums.sq > 0) avg.smem_store_wavefronts = sums.ss / sums.sq;
-  if (sums.lq > 0) avg.smem_load_wavefronts = sums.ls / sums.lq;
-  avg.modelled = true;
-  return avg;
+  return sums.into(avg);
 }
 }  // namespace
 
@@ -1280,8 +1289,6 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
   const int64_t load_items = plan.tile_a / r * nb, store_items = plan.tile_b * (plan.tile_a / v);
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   AccessSums sums;
-  double &rs = sums.rs, &rq = sums.rq, &ws = sums.ws, &wq = sums.wq, &ss = sums.ss, &sq = sums.sq,
-         &ls = sums.ls, &lq = sums.lq;
   std::vector<int64_t> gl, hi;
   std::vector<std::pair<int, int64_t>> sh;
   // Every block's instructions, warp by warp: the load pass (R global loads and V shared column stores a
@@ -1314,19 +1321,15 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
             gl.push_back(at / kVectorBytes * kVectorBytes);
             if (at % kVectorBytes + valid > kVectorBytes) hi.push_back(at / kVectorBytes * kVectorBytes + 16);
           }
-          for (const std::vector<int64_t>* request : {&gl, &hi}) {
-            if (request->empty()) continue;
-            rs += static_cast<double>(global_cost(*request, width).sectors);
-            rq += 1;
-          }
+          sums.load(gl, width);
+          sums.load(hi, width);
         }
         // The block's V columns, one shared store each (block_rows units: 4 B for 4 rows of bytes).
         for (int j = 0; j < v; ++j) {
           sh.clear();
           for (const auto& [lane, b] : live)
             sh.push_back({lane, staging_offset(plan, b.ba * r, b.bb * v + j)});
-          ss += lane_group_wavefronts(sh, store_width);
-          sq += 1;
+          sums.shared_store(sh, store_width);
         }
       }
       if (plan.unaligned) {
@@ -1344,20 +1347,12 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
           const int64_t d = dst_base + group_a_dst(plan, ia) + group_b_dst(plan, ib);
           gl.push_back(side_element(plan, false, d * plan.unit_elems) * eb);
         }
-        if (gl.empty()) continue;
-        ws += static_cast<double>(global_cost(gl, width).sectors);
-        wq += 1;
-        ls += lane_group_wavefronts(sh, width);
-        lq += 1;
+        sums.store(gl, width);
+        sums.shared_load(sh, width);
       }
     }
   }
-  if (rq > 0) avg.read_sectors = rs / rq;
-  if (wq > 0) avg.write_sectors = ws / wq;
-  if (sq > 0) avg.smem_store_wavefronts = ss / sq;
-  if (lq > 0) avg.smem_load_wavefronts = ls / lq;
-  avg.modelled = true;
-  return avg;
+  return sums.into(avg);
 }
 
 int64_t convert_traffic_bytes(const ConvertPlan& plan) {
@@ -1380,6 +1375,38 @@ int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {
     unit /= m.extent;
   }
   return src * u + dst_offset % u;
+}
+
+GatherModes gather_modes(const ConvertPlan& plan) {
+  const int64_t u = plan.kind == ConvertKind::kTiled ? plan.unit_elems : 1;
+  std::vector<ConvertMode> elements;
+  for (const ConvertMode& m : plan.modes) elements.push_back({m.extent, m.src_stride * u, m.dst_stride * u});
+  if (u > 1) elements.push_back({u, 1, 1});
+  std::vector<ConvertMode> fused;
+  for (const ConvertMode& m : elements) {
+    if (m.extent == 1) continue;
+    if (!fused.empty() && fused.back().src_stride == m.extent * m.src_stride) {
+      fused.back() = {fused.back().extent * m.extent, m.src_stride, m.dst_stride};
+    } else {
+      fused.push_back(m);
+    }
+  }
+  if (fused.empty()) fused.push_back({1, 1, 1});
+  std::vector<int64_t> divide = side_granules(plan);
+  divide.push_back(fused.back().src_stride == 1 ? fused.back().extent : 1);
+  for (size_t i = 0; i + 1 < fused.size(); ++i) divide.push_back(fused[i].src_stride);
+  const int64_t w = largest_common_pow2(std::max(1, kVectorBytes / plan.elem_bytes), {}, divide);
+  GatherModes g{fused, w};
+  for (size_t i = 0; i < g.modes.size(); ++i) {
+    ConvertMode& m = g.modes[i];
+    if (i + 1 == g.modes.size() && m.src_stride == 1) {
+      m.extent /= w;  // the run the units split (its strides are 1 in units too)
+    } else {
+      m.src_stride /= w;
+      m.dst_stride /= w;
+    }
+  }
+  return g;
 }
 
 namespace {

@@ -225,6 +225,21 @@ Result<Layout> permuted_layout(const std::vector<int64_t>& shape, const std::vec
 // Source element offset of each destination offset, for the plan's modes (the gather function).
 int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset);
 
+// The plan's gather as plain modes, for a kernel that takes them as arguments instead of constants: the
+// modes in elements, neighbours contiguous on both sides fused, destination order (outermost first), then
+// counted in units of unit_elems elements, the widest power of two that 16 B, the innermost run (where the
+// source steps by 1 in it), every other source stride and each side's offset and swizzle granule allow.
+// As (extent: source stride) in units:
+//   (64, 3, 224, 224) perm (0, 2, 3, 1), u8: (64: 150528) (50176: 1) (3: 50176), units of 1 element (the
+//   innermost mode, C, steps by 50176 in the source)
+//   (2, 197, 12, 64) perm (0, 2, 1, 3), bf16: (2: 18912) (12: 8) (197: 96) (8: 1), units of 8 elements (16 B
+//   of each 64-element run of D)
+struct GatherModes {
+  std::vector<ConvertMode> modes;  // extent, source and destination strides in units
+  int64_t unit_elems = 1;
+};
+GatherModes gather_modes(const ConvertPlan& plan);
+
 // Runs the plan on the host exactly as the kernel's lanes do it (tiles, register blocks, the swizzled staging
 // tile), element by element. `in` holds the source's cosize elements, `out` the destination's; both of the
 // plan's element size. `stopped`, when given, is asked about every 2^20 elements moved; once it answers true

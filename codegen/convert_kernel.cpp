@@ -592,17 +592,23 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
       }
       o << "    }\n";
     }
-    // The block's columns are V consecutive rows of the tile (the engine's staging_column_step): where the
-    // swizzle reads none of the bits they add, the first column's offset is swizzled once and each column is
-    // a constant away. NVRTC's optimizer spent about a millisecond on each swizzled address it simplified: on
-    // the development machine the u8 transpose with 16 of them compiled in 118 ms, with one and 16 constants
-    // in 91 ms.
+    // The block's columns are V consecutive rows of the tile (the engine's staging_column_step): the first
+    // column's offset is swizzled once and each column is a constant away (XORed, or added where the swizzle
+    // changes none of its bits). NVRTC's optimizer spent about a millisecond on each swizzled address it
+    // simplified: on the development machine the u8 transpose with 16 of them compiled in 118 ms, with one
+    // and 16 constants in 91 ms.
     const ColumnStep step = staging_column_step(p);
     auto column_at = [&](const std::string& type, const std::string& j) {
+      const bool constant = j.find_first_not_of("0123456789") == std::string::npos;
       if (step == ColumnStep::kPerColumn) {
         return "*reinterpret_cast<" + type + "*>(tile + " + swizzled(p.staging, store_at(j)) + ")";
       }
-      const bool constant = j.find_first_not_of("0123456789") == std::string::npos;
+      if (step == ColumnStep::kXorSwizzled) {
+        return "*reinterpret_cast<" + type + "*>(tile + (so ^ " +
+               (constant ? std::to_string(staging_column_offset(p, std::stoll(j)))
+                         : swizzled(p.staging, "(" + j + ") * " + std::to_string(p.row_bytes))) +
+               "))";
+      }
       const std::string d = constant ? std::to_string(std::stoll(j) * p.row_bytes)
                                      : "(" + j + ") * " + std::to_string(p.row_bytes);
       return "*reinterpret_cast<" + type + "*>(tile + " +

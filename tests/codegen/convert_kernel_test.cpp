@@ -109,6 +109,23 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
   EXPECT_EQ(plain.text.find("group_a_dst"), std::string::npos);
 }
 
+TEST(ConvertKernel, ColumnsTheSwizzleReadsAreConstantsXoredOn) {
+  // (15, 17, 19, 21, 23) u8 reversed: 128 x 64 tiles of 128 B rows, staged through Swizzle<3,4,6> (bits
+  // 10-12 XORed into 4-6). Column j of a register block is j * 128 bytes past the first, bits 7-10, and the
+  // swizzle reads bit 10 of it: column 15 (1920 = 1024 + 896) XORs 1920 ^ (1 << 4) = 1936 onto the first
+  // column's swizzled offset, column 7 (896, below bit 10) plain 896.
+  const ConvertPlan p = permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8);
+  ASSERT_EQ(p.row_bytes, 128);
+  ASSERT_EQ(p.staging.base, 4);
+  ASSERT_EQ(p.staging.base + p.staging.shift, 10);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_NE(k.text.find("const unsigned so = "), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 1936)) = __byte_perm(t1, t3, 0x7632u);"),
+            std::string::npos)
+      << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 896))"), std::string::npos) << k.text;
+}
+
 TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {
   // u8 (1024,64,128,32) perm (1,2,0,3): 32 B units, two lanes each; a 32 x 32 unit tile (32 KiB); 1024/32
   // tiles along a, 8192/32 along b.

@@ -550,5 +550,44 @@ TEST(Convert, GatherModesFuseRunsAndCountUnits) {
     EXPECT_EQ(b.modes[i].src_stride, want[i][1]) << i;
   }
 }
+// The generated load pass addresses a register block's V columns (rows bb * V + j of the staging tile) as
+// the first column's swizzled offset XOR a constant a column (staging_column_offset): the swizzle is linear
+// over XOR, and the columns' bits are apart from the rest of the offset. Checked against the staging offset
+// itself (staging_byte, then the swizzle) for every block of the tile and every column, on plans whose
+// swizzle reads the columns' bits (the rank-5 reversal, the prime u8 transpose), changes them (a folded
+// plan) or neither (the f32 transpose).
+TEST(Convert, StagingColumnsAreTheFirstColumnXorAConstant) {
+  struct Case {
+    std::vector<int64_t> shape, perm;
+    DType dtype;
+  };
+  const std::vector<Case> cases = {{{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8},
+                                   {{10007, 1009}, {1, 0}, DType::kU8},
+                                   {{8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8},
+                                   {{4096, 4096}, {1, 0}, DType::kF32},
+                                   {{4096, 4096}, {1, 0}, DType::kU8}};
+  std::set<ColumnStep> steps;
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, c.dtype);
+    ASSERT_TRUE(plan.ok());
+    const ColumnStep step = staging_column_step(*plan);
+    ASSERT_NE(step, ColumnStep::kPerColumn);
+    steps.insert(step);
+    const int64_t v = plan->vector_units;
+    for (int64_t ba = 0; ba < plan->tile_a / plan->block_rows; ++ba) {
+      for (int64_t bb = 0; bb < plan->tile_b / v; ++bb) {
+        const int64_t ia = ba * plan->block_rows;
+        const int64_t first = apply_swizzle(plan->staging, staging_byte(*plan, ia, bb * v));
+        for (int64_t j = 0; j < v; ++j) {
+          ASSERT_EQ(apply_swizzle(plan->staging, staging_byte(*plan, ia, bb * v + j)),
+                    first ^ staging_column_offset(*plan, j))
+              << c.shape.size() << " modes, ba " << ba << " bb " << bb << " j " << j;
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(steps.count(ColumnStep::kXorSwizzled)) << "no case had a swizzle reading the columns";
+}
+
 }  // namespace
 }  // namespace layoutscope

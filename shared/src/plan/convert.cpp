@@ -1468,8 +1468,12 @@ ColumnStep staging_column_step(const ConvertPlan& plan) {
   const int lo = log2_exact(plan.row_bytes), hi = lo + log2_exact(plan.vector_units);
   const int low = s.base, high = s.base + s.shift;
   auto misses = [&](int field) { return hi <= field || field + s.bits <= lo; };
-  if (!misses(s.inner ? high : low)) return ColumnStep::kPerColumn;
+  if (!misses(s.inner ? high : low)) return ColumnStep::kXorSwizzled;
   return misses(s.inner ? low : high) ? ColumnStep::kAdd : ColumnStep::kXor;
+}
+
+int64_t staging_column_offset(const ConvertPlan& plan, int64_t j) {
+  return apply_swizzle(plan.staging, j * plan.row_bytes);
 }
 
 int64_t group_b_dst(const ConvertPlan& plan, int64_t ib) {

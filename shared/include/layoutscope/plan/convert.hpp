@@ -278,11 +278,15 @@ LoadBlock load_block(const ConvertPlan& plan, int64_t t);
 int staging_store_bytes(const ConvertPlan& plan);
 // How the V columns of a register block (rows bb * V + j of its slab, j < V) are addressed in the staging
 // tile. Column j is d = j * row_bytes past the first, in bits that the first column's offset x0 leaves zero
-// (row_bytes a power of two, the block's rows V aligned). kPerColumn: the swizzle reads some of those bits,
-// so every column's offset is swizzled on its own. Otherwise swz(x0 + d) = swz(x0) ^ d (kXor), which is
-// swz(x0) + d where the swizzle changes none of those bits either (kAdd).
-enum class ColumnStep { kPerColumn, kXor, kAdd };
+// (row_bytes a power of two, the block's rows V aligned), so x0 + d = x0 ^ d, and an XOR swizzle is linear
+// over XOR: swz(x0 + d) = swz(x0) ^ swz(d). kXorSwizzled: the swizzle reads some of those bits, and column j
+// is swz(x0) ^ staging_column_offset(plan, j), a constant. Otherwise swz(d) = d: swz(x0) ^ d (kXor), which
+// is swz(x0) + d where the swizzle changes none of those bits either (kAdd). kPerColumn: the bits are not
+// apart (rows of other lengths), and every column's offset is swizzled on its own.
+enum class ColumnStep { kPerColumn, kXorSwizzled, kXor, kAdd };
 ColumnStep staging_column_step(const ConvertPlan& plan);
+// swz(j * row_bytes): what column j of a register block XORs onto the first column's swizzled offset.
+int64_t staging_column_offset(const ConvertPlan& plan, int64_t j);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
 // kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s C

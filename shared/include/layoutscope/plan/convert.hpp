@@ -282,7 +282,8 @@ int staging_store_bytes(const ConvertPlan& plan);
 // over XOR: swz(x0 + d) = swz(x0) ^ swz(d). kXorSwizzled: the swizzle reads some of those bits, and column j
 // is swz(x0) ^ staging_column_offset(plan, j), a constant. Otherwise swz(d) = d: swz(x0) ^ d (kXor), which
 // is swz(x0) + d where the swizzle changes none of those bits either (kAdd). kPerColumn: the bits are not
-// apart (rows of other lengths), and every column's offset is swizzled on its own.
+// apart (row_bytes or V not a power of two, or tile_b not a multiple of V), and every column's offset is
+// swizzled on its own.
 enum class ColumnStep { kPerColumn, kXorSwizzled, kXor, kAdd };
 ColumnStep staging_column_step(const ConvertPlan& plan);
 // swz(j * row_bytes): what column j of a register block XORs onto the first column's swizzled offset.

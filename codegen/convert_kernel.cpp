@@ -476,6 +476,79 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
   o << edges.end;
 }
 
+// Register block t of the load pass (the engine's load_block): ba along a, bb along b; warps of warp_b x
+// 32 / warp_b blocks where warp_b < nb.
+void emit_block_index(std::ostringstream& o, const ConvertPlan& p, int64_t nb) {
+  if (p.warp_b < nb) {
+    const int64_t wb = p.warp_b, wa = 32 / wb, g = nb / wb;
+    o << "    const int bb = t / 32 % " << g << " * " << wb << " + t % " << wb << ", ba = t / 32 / " << g << " * "
+      << wa << " + t % 32 / " << wb << ";\n";
+  } else {
+    o << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n";
+  }
+}
+
+// The load pass of a plan whose register blocks two threads share (`half_blocks`, 4 rows of 16 bytes):
+// thread 2t + h takes units 8h .. 8h+7 of block t's rows, each row from the aligned 8 B word that holds its
+// first byte and the next one (only where the row's bytes reach into it), shifted into place; then the two
+// 4 x 4 byte blocks of its 4 rows x 8 B, stored as the block's columns 8h .. 8h+7 (the first column's offset
+// swizzled once, each column a constant away: staging_column_offset).
+void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
+                           bool edge_b) {
+  const int v = p.vector_units, r = p.block_rows;
+  const int64_t nb = p.tile_b / v, blocks = p.tile_a / r * nb;
+  const std::string I = ll.type();
+  o << "  do {\n    const int h = threadIdx.x & 1, t = threadIdx.x >> 1;\n";
+  if (p.threads / 2 > blocks) o << "    if (t >= " << blocks << ") break;\n";
+  emit_block_index(o, p, nb);
+  o << "    const " << I << " ib = b0 + bb * " << v << " + h * " << v / 2 << ";\n";
+  if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
+  const ConvertMode& first = p.modes[p.group_a.front()];
+  const bool one_base = first.extent % r == 0;
+  if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << r << ") + ib;\n";
+  const std::string at =
+      one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
+  o << "    const unsigned valid = "
+    << (p.extent_b % v != 0
+            ? "(unsigned)(ib + " + std::to_string(v / 2) + " <= " + ll(p.extent_b) + " ? " +
+                  std::to_string(v / 2) + "u : " + ll(p.extent_b) + " - ib)"
+            : std::to_string(v / 2) + "u")
+    << ";\n"
+    << "    uint2 lo[" << r << "], hi[" << r << "], r[" << r << "];\n"
+    << "    unsigned sh[" << r << "];\n"
+    << "#pragma unroll\n"
+    << "    for (int k = 0; k < " << r << "; ++k) {\n";
+  if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
+  o << "      const unsigned char* const p = in + (" << at << ");\n"
+    << "      sh[k] = (unsigned)((unsigned long long)p & 7ull);\n"
+    << "      lo[k] = hi[k] = make_uint2(0u, 0u);\n";
+  if (edge_a) o << "      if (ia >= " << ll(p.extent_a) << ") continue;\n";
+  o << "      const uint2* const q = reinterpret_cast<const uint2*>(p - sh[k]);\n"
+    << "      lo[k] = __ldg(q);\n"
+    << "      if (sh[k] + valid > 8u) hi[k] = __ldg(q + 1);\n"
+    << "    }\n"
+    << "#pragma unroll\n"
+    << "    for (int k = 0; k < " << r << "; ++k) {\n"
+    << "      const bool f = (sh[k] & 4u) != 0;\n"
+    << "      const unsigned w0 = f ? lo[k].y : lo[k].x, w1 = f ? hi[k].x : lo[k].y, w2 = f ? hi[k].y : hi[k].x;\n"
+    << "      const unsigned s = (sh[k] & 3u) * 8u;\n"
+    << "      r[k] = make_uint2(__funnelshift_r(w0, w1, s), __funnelshift_r(w1, w2, s));\n"
+    << "    }\n";
+  o << "    const unsigned so = "
+    << swizzled(p.staging, "(bb * " + std::to_string(v) + " + h * " + std::to_string(v / 2) + ") * " +
+                               std::to_string(p.row_bytes) + " + ba * " + std::to_string(r))
+    << ";\n";
+  for (int w = 0; w < 2; ++w) {
+    emit_byte_block(
+        o, "    ", [&](int k) { return "r[" + std::to_string(k) + "]." + "xy"[w]; },
+        [&](int b) {
+          return "*reinterpret_cast<unsigned*>(tile + (so ^ " +
+                 std::to_string(staging_column_offset(p, 4 * w + b)) + "))";
+        });
+  }
+  o << "  } while (0);\n";
+}
+
 void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units;
   const int64_t ub = p.unit_bytes;
@@ -523,18 +596,14 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   };
   if (p.paired) {
     emit_paired_loads(o, p, ll, edge_a, tile_at);
+  } else if (p.half_blocks) {
+    emit_half_block_loads(o, p, ll, edge_a, edge_b);
   } else {
     // Read: R x V blocks, R rows along a of V units along b (contiguous in the source).
     // Thread t's block (the engine's load_block): warps of warp_b x 32 / warp_b blocks where warp_b < nb.
     const Loop blocks = thread_loop(p, p.tile_a / r * nb, false);
     o << blocks.head;
-    if (p.warp_b < nb) {
-      const int64_t wb = p.warp_b, wa = 32 / wb, g = nb / wb;
-      o << "    const int bb = t / 32 % " << g << " * " << wb << " + t % " << wb << ", ba = t / 32 / " << g
-        << " * " << wa << " + t % 32 / " << wb << ";\n";
-    } else {
-      o << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n";
-    }
+    emit_block_index(o, p, nb);
     o << "    const " << I << " ib = b0 + bb * " << v << ";\n";
     if (edge_b) o << "    if (ib >= " << ll(p.extent_b) << ") continue;\n";
     const bool byte_columns = r < v;

@@ -110,20 +110,42 @@ TEST(ConvertKernel, FoldedPlanStagesSlabsInDestinationOrder) {
 }
 
 TEST(ConvertKernel, ColumnsTheSwizzleReadsAreConstantsXoredOn) {
-  // (15, 17, 19, 21, 23) u8 reversed: 128 x 64 tiles of 128 B rows, staged through Swizzle<3,4,6> (bits
-  // 10-12 XORed into 4-6). Column j of a register block is j * 128 bytes past the first, bits 7-10, and the
-  // swizzle reads bit 10 of it: column 15 (1920 = 1024 + 896) XORs 1920 ^ (1 << 4) = 1936 onto the first
-  // column's swizzled offset, column 7 (896, below bit 10) plain 896.
-  const ConvertPlan p = permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8);
-  ASSERT_EQ(p.row_bytes, 128);
+  // 10007 x 1009 u8 transposed: 512 x 32 tiles of 512 B rows, staged through Swizzle<3,4,7> (bits 11-13
+  // XORed into 4-6). Column j of a register block is j * 512 bytes past the first, bits 9-12, and the swizzle
+  // reads bits 11 and 12 of it: column 15 (7680 = 4096 + 2048 + 1024 + 512) XORs 7680 ^ (3 << 4) = 7728 onto
+  // the first column's swizzled offset, column 3 (1536, below bit 11) plain 1536.
+  const ConvertPlan p = permute({10007, 1009}, {1, 0}, DType::kU8);
+  ASSERT_EQ(p.row_bytes, 512);
   ASSERT_EQ(p.staging.base, 4);
-  ASSERT_EQ(p.staging.base + p.staging.shift, 10);
+  ASSERT_EQ(p.staging.base + p.staging.shift, 11);
+  ASSERT_FALSE(p.half_blocks);
   const KernelSource k = convert_kernel_source(p);
   EXPECT_NE(k.text.find("const unsigned so = "), std::string::npos) << k.text;
-  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 1936)) = __byte_perm(t1, t3, 0x7632u);"),
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 7728)) = __byte_perm(t1, t3, 0x7632u);"),
             std::string::npos)
       << k.text;
-  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 896))"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 1536))"), std::string::npos) << k.text;
+}
+
+TEST(ConvertKernel, SmallUnalignedByteGridsLoadEachBlockByTwoThreads) {
+  // (15, 17, 19, 21, 23) u8 reversed: 128 register blocks of 4 rows x 16 B, 256 threads. Thread 2t + h loads
+  // bytes 8h .. 8h+7 of block t's rows as aligned 8 B words and stores the block's columns 8h .. 8h+7: rows
+  // bb * 16 + 8h + j of the 128 B staging rows, j * 128 apart (bits 7-9, which Swizzle<3,4,6> does not read):
+  // column 7 is 896 past the first.
+  const ConvertPlan p = permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8);
+  ASSERT_TRUE(p.half_blocks);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_NE(k.text.find("__launch_bounds__(256)"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("const int h = threadIdx.x & 1, t = threadIdx.x >> 1;"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("const unsigned ib = b0 + bb * 16 + h * 8;"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("if (sh[k] + valid > 8u) hi[k] = __ldg(q + 1);"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 896)) = __byte_perm(t1, t3, 0x7632u);"),
+            std::string::npos)
+      << k.text;
+  EXPECT_EQ(k.text.find("(so ^ 1024)"), std::string::npos) << k.text;  // no column 8 or past it
+  // The stores: 64 rows of 8 windows over 256 threads, the 128 edges on threads 0-127.
+  EXPECT_NE(k.text.find("for (int t = threadIdx.x; t < 512; t += 256)"), std::string::npos) << k.text;
 }
 
 TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {

@@ -3,7 +3,10 @@
 // against out[dst(x)] = in[src(x)] computed here from the shapes alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <set>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -208,6 +211,100 @@ TEST(ConvertUnaligned, ShortGroupAKeepsTheSourceRunLong) {
   EXPECT_FALSE(plan->unaligned);
   EXPECT_NE(plan->reason.find("1 B per lane"), std::string::npos) << plan->reason;
   EXPECT_NE(plan->reason.find("source's contiguous run"), std::string::npos) << plan->reason;
+}
+
+// Small grids of unaligned byte tiles load each register block by two threads (8 B of each row each); larger
+// ones, and tiles whose source rows are aligned, keep a thread a block.
+TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
+  struct Case {
+    std::vector<int64_t> shape, perm;
+    bool half;
+    int threads;
+  };
+  // 997 x 1013 and 1201 x 1999 u8: 256 and 320 tiles of 64 and 128 register blocks; 10007 x 1009 u8: 256
+  // blocks a tile already; 12000 x 5000 u8: its source rows (5000 B) start on 8 B but its tiles are 512
+  // threads; 4093 x 4099 bf16: 2 B units.
+  const std::vector<Case> cases = {{{997, 1013}, {1, 0}, true, 128},
+                                   {{1201, 1999}, {1, 0}, true, 256},
+                                   {{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, true, 256},
+                                   {{10007, 1009}, {1, 0}, false, 256},
+                                   {{4093, 4099}, {1, 0}, false, 256}};
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, c.perm.size() == 2 && c.shape[1] == 4099 ? DType::kBF16 : DType::kU8);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->unaligned) << c.shape[0];
+    EXPECT_EQ(plan->half_blocks, c.half) << c.shape[0];
+    EXPECT_EQ(plan->threads, c.threads) << c.shape[0];
+    EXPECT_EQ(plan->reason.find("two threads") != std::string::npos, c.half) << plan->reason;
+    if (c.half) EXPECT_EQ(plan->global_read.bytes_per_lane, 8) << c.shape[0];
+  }
+}
+
+// The kernel-wide averages of a two-threads-a-block plan against a direct count over the kernel's threads,
+// written from the kernel's own arithmetic for a 2-D transpose of R x C bytes (source offset i * C + j): every
+// tile (a0 along the R source rows, b0 along the C bytes of a row), every warp, thread 2t + h taking block
+// t (ba = t / 4, bb = t % 4 of a 64-byte-wide tile), bytes 8h .. 8h+7 of rows a0 + 4 ba + k; a load is the
+// aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it, each
+// in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words in
+// one bank.
+TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
+  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{997, 1013}, {1201, 1999}}) {
+    auto plan = plan_permute({rows, cols}, {1, 0}, DType::kU8);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->half_blocks);
+    ASSERT_EQ(plan->extent_a, rows);
+    ASSERT_EQ(plan->extent_b, cols);
+    ASSERT_EQ(plan->tile_b, 64);
+    ASSERT_EQ(plan->warp_b, 4);
+    const int64_t ta = plan->tile_a, blocks_per_tile = ta / 4 * 4;
+    const int64_t tiles_a = (rows + ta - 1) / ta, tiles_b = (cols + 63) / 64;
+    double sectors = 0, requests = 0, wavefronts = 0, stores = 0;
+    for (int64_t tile = 0; tile < tiles_a * tiles_b; ++tile) {
+      const int64_t a0 = tile % tiles_a * ta, b0 = tile / tiles_a * 64;
+      for (int64_t warp = 0; warp < plan->threads / 32; ++warp) {
+        std::vector<int64_t> lane_ib, lane_ba, lane_col;
+        for (int64_t th = warp * 32; th < warp * 32 + 32; ++th) {
+          const int64_t t = th / 2, h = th % 2;
+          if (t >= blocks_per_tile) continue;
+          const int64_t ib = b0 + t % 4 * 16 + 8 * h;
+          if (ib >= cols) continue;
+          lane_ib.push_back(ib);
+          lane_ba.push_back(t / 4);
+          lane_col.push_back(t % 4 * 16 + 8 * h);
+        }
+        if (lane_ib.empty()) continue;
+        for (int64_t k = 0; k < 4; ++k) {
+          std::set<int64_t> lo, hi;
+          for (size_t l = 0; l < lane_ib.size(); ++l) {
+            const int64_t ia = a0 + lane_ba[l] * 4 + k;
+            if (ia >= rows) continue;
+            const int64_t p = ia * cols + lane_ib[l], valid = std::min<int64_t>(8, cols - lane_ib[l]);
+            lo.insert((p & ~int64_t{7}) / 32);
+            if (p % 8 + valid > 8) hi.insert(((p & ~int64_t{7}) + 8) / 32);
+          }
+          for (const auto* s : {&lo, &hi}) {
+            if (s->empty()) continue;
+            sectors += static_cast<double>(s->size());
+            requests += 1;
+          }
+        }
+        for (int64_t j = 0; j < 8; ++j) {
+          std::map<int64_t, std::set<int64_t>> banks;
+          for (size_t l = 0; l < lane_ib.size(); ++l) {
+            const int64_t at = apply_swizzle(plan->staging, staging_byte(*plan, lane_ba[l] * 4, lane_col[l] + j));
+            banks[at / 4 % 32].insert(at / 4);
+          }
+          size_t most = 0;
+          for (const auto& [bank, words] : banks) most = std::max(most, words.size());
+          wavefronts += static_cast<double>(most);
+          stores += 1;
+        }
+      }
+    }
+    const ConvertAverages avg = convert_kernel_averages(*plan);
+    EXPECT_NEAR(avg.read_sectors, sectors / requests, 1e-9) << rows;
+    EXPECT_NEAR(avg.smem_store_wavefronts, wavefronts / stores, 1e-9) << rows;
+  }
 }
 
 }  // namespace

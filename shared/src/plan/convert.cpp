@@ -148,6 +148,18 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
         lanes.global_read.push_back(group_a_src(plan, ba * v + mate) * ub);
         lanes.smem_write.push_back(staging_offset(plan, ba * v, mate * v / 2));
       }
+    } else if (plan.half_blocks) {
+      // Two threads a block: thread 2t + h loads units 8h .. 8h+7 of block t's rows, the aligned 8 B word
+      // that holds the first, and stores the block's column 8h first.
+      const int64_t h = thread % 2;
+      if (thread / 2 < plan.tile_a / r * nb) {
+        const LoadBlock b = load_block(plan, thread / 2);
+        const int64_t at =
+            side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v + h * (v / 2)) * plan.unit_elems) *
+            plan.elem_bytes;
+        lanes.global_read.push_back(at / (kVectorBytes / 2) * (kVectorBytes / 2));
+        lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v + h * (v / 2)));
+      }
     } else if (t < plan.tile_a / r * nb) {
       const LoadBlock b = load_block(plan, t);
       const int64_t at =
@@ -289,7 +301,7 @@ void predict(ConvertPlan& plan) {
     return;
   }
   TiledLanes l = tiled_lanes(plan, 0);
-  plan.global_read = global_cost(l.global_read, width);
+  plan.global_read = global_cost(l.global_read, load_bytes(plan));
   plan.global_write = global_cost(l.global_write, width);
   plan.smem_write = shared_cost(l.smem_write, staging_store_bytes(plan));
   plan.smem_read = shared_cost(l.smem_read, width);
@@ -692,6 +704,17 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   plan.blocks = tile_count();
   set_load_pass(plan);
   choose_staging(plan);
+  // Small grids of unaligned byte tiles are bound by each thread's chain of instructions (about one warp a
+  // scheduler): two threads a register block halve the part of it before the barrier. Measured on an H100
+  // (fraction of a copy, same call, three runs each): 997 x 1013 u8 transposed 0.67-0.69 -> 0.77-0.81,
+  // 45 x 91 x 307 u8 reversed 0.68-0.72 -> 0.75-0.78, (7, 33, 65, 129) u8 reversed 0.75-0.77 -> 0.78-0.79;
+  // on 256-thread blocks (10007 x 1009 u8, 640 of them) it lost 1-2 %.
+  if (plan.unaligned && !plan.aligned_loads && plan.unit_bytes == 1 && plan.block_rows == 4 &&
+      plan.vector_units == kVectorBytes && plan.unit_lanes == 1 && plan.folded_a == 0 &&
+      plan.threads <= kThreads / 2 && staging_column_step(plan) != ColumnStep::kPerColumn) {
+    plan.half_blocks = true;
+    plan.threads *= 2;
+  }
   predict(plan);
   return plan;
 }
@@ -894,6 +917,9 @@ std::string describe(const ConvertPlan& p) {
              (p.aligned_loads
                   ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
                     "shifted into place in the stores, the rows' ends unit by unit)"
+              : p.half_blocks
+                  ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit; each "
+                    "register block loaded by two threads, 8 B of each row each)"
               : p.unaligned
                   ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
                   : "");
@@ -1068,6 +1094,51 @@ struct AccessSums {
     instructions += 1;
   }
 };
+
+// The load pass of a plan whose register blocks two threads share (`half_blocks`), for the warp of threads
+// first .. first+31: thread 2t + h loads, for each of block t's 4 rows, the aligned 8 B word that holds unit
+// 8h of the row and the next one where the row's 8 units (fewer at the end of group b) reach into it; then it
+// stores the block's columns 8h .. 8h+7, 4 B each.
+void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t src_base, int64_t first,
+                              AccessSums& sums) {
+  const int64_t v = plan.vector_units, r = plan.block_rows, half = v / 2, word = kVectorBytes / 2;
+  const int64_t blocks = plan.tile_a / r * (plan.tile_b / v);
+  struct Lane {
+    int lane;
+    LoadBlock b;
+    int64_t h;
+  };
+  std::vector<Lane> live;
+  for (int64_t th = first; th < first + 32 && th / 2 < blocks; ++th) {
+    const LoadBlock b = load_block(plan, th / 2);
+    const int64_t h = th % 2;
+    if (b0 + b.bb * v + h * half < plan.extent_b) live.push_back({static_cast<int>(th - first), b, h});
+  }
+  if (live.empty()) return;
+  std::vector<int64_t> lo, hi;
+  for (int64_t k = 0; k < r; ++k) {
+    lo.clear();
+    hi.clear();
+    for (const Lane& l : live) {
+      const int64_t ia = a0 + l.b.ba * r + k;
+      if (ia >= plan.extent_a) continue;
+      const int64_t ib = b0 + l.b.bb * v + l.h * half;
+      const int64_t at =
+          side_element(plan, true, (src_base + group_a_src(plan, ia) + ib) * plan.unit_elems) * plan.elem_bytes;
+      const int64_t valid = std::min(half, plan.extent_b - ib) * plan.unit_bytes;
+      lo.push_back(at / word * word);
+      if (at % word + valid > word) hi.push_back(at / word * word + word);
+    }
+    sums.load(lo, static_cast<int>(word));
+    sums.load(hi, static_cast<int>(word));
+  }
+  std::vector<std::pair<int, int64_t>> sh;
+  for (int64_t j = 0; j < half; ++j) {
+    sh.clear();
+    for (const Lane& l : live) sh.push_back({l.lane, staging_offset(plan, l.b.ba * r, l.b.bb * v + l.h * half + j)});
+    sums.shared_store(sh, staging_store_bytes(plan));
+  }
+}
 
 // The store passes of an unaligned tile for the warp whose first thread is `first`, as the generated kernel
 // issues them: the body (two shared loads, one 16 B global store a trip), then the edges (two shared loads,
@@ -1296,6 +1367,11 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
     const auto [a0, b0, src_base, dst_base] = tiled_block(plan, batch_modes, tiles_a, tiles_b, blk);
     for (int64_t first = 0; first < plan.threads; first += 32) {
+      if (plan.half_blocks) {
+        half_block_load_averages(plan, a0, b0, src_base, first, sums);
+        unaligned_store_averages(plan, a0, b0, dst_base, first, sums);
+        continue;
+      }
       for (int64_t trip = first; trip < load_items; trip += plan.threads) {
         std::vector<std::pair<int, LoadBlock>> live;
         for (int64_t t = trip; t < std::min(trip + 32, load_items); ++t) {
@@ -1434,6 +1510,8 @@ int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
 }
 
 int access_bytes(const ConvertPlan& plan) { return plan.vector_units * plan.unit_bytes / plan.unit_lanes; }
+
+int load_bytes(const ConvertPlan& plan) { return plan.half_blocks ? kVectorBytes / 2 : access_bytes(plan); }
 
 RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units) {
   const int64_t v = plan.vector_units;

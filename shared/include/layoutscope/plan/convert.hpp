@@ -145,6 +145,12 @@ struct ConvertPlan {
   // kTiled and `unaligned`: every source row of the tile starts on 16 B (only the destination's rows are
   // odd), so each load is the aligned 16 B word itself, with no second word and no shift.
   bool aligned_loads = false;
+  // kTiled and `unaligned`, bytes, small grids (blocks of at most 128 threads): two neighbouring threads
+  // load each register block, thread 2t + h the 8 units 8h .. 8h+7 of block t's rows (two aligned 8 B words
+  // a row, the second only where the row's bytes reach into it), shifted into place and stored as the
+  // block's columns 8h .. 8h+7. A thread's chain of loads, shifts, permutes and shared stores is half as
+  // long; the threads are twice the blocks.
+  bool half_blocks = false;
   int threads = 256;  // threads per block
 
   // kTiled: the tile spans two groups of modes (indices into `modes`, innermost first). Group a starts with
@@ -268,6 +274,9 @@ struct RowWindows {
 RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units);
 // Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
 int access_bytes(const ConvertPlan& plan);
+// Bytes one lane loads per global access: access_bytes, or 8 B where two threads share a block
+// (`half_blocks`).
+int load_bytes(const ConvertPlan& plan);
 // The load pass's register block of thread t: index ba of its R rows along a, bb of its V units along b.
 struct LoadBlock {
   int64_t ba = 0, bb = 0;

@@ -481,8 +481,8 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
 void emit_block_index(std::ostringstream& o, const ConvertPlan& p, int64_t nb) {
   if (p.warp_b < nb) {
     const int64_t wb = p.warp_b, wa = 32 / wb, g = nb / wb;
-    o << "    const int bb = t / 32 % " << g << " * " << wb << " + t % " << wb << ", ba = t / 32 / " << g << " * "
-      << wa << " + t % 32 / " << wb << ";\n";
+    o << "    const int bb = t / 32 % " << g << " * " << wb << " + t % " << wb << ", ba = t / 32 / " << g
+      << " * " << wa << " + t % 32 / " << wb << ";\n";
   } else {
     o << "    const int bb = t % " << nb << ", ba = t / " << nb << ";\n";
   }
@@ -509,10 +509,9 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
   const std::string at =
       one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
   o << "    const unsigned valid = "
-    << (p.extent_b % v != 0
-            ? "(unsigned)(ib + " + std::to_string(v / 2) + " <= " + ll(p.extent_b) + " ? " +
-                  std::to_string(v / 2) + "u : " + ll(p.extent_b) + " - ib)"
-            : std::to_string(v / 2) + "u")
+    << (p.extent_b % v != 0 ? "(unsigned)(ib + " + std::to_string(v / 2) + " <= " + ll(p.extent_b) + " ? " +
+                                  std::to_string(v / 2) + "u : " + ll(p.extent_b) + " - ib)"
+                            : std::to_string(v / 2) + "u")
     << ";\n"
     << "    uint2 lo[" << r << "], hi[" << r << "], r[" << r << "];\n"
     << "    unsigned sh[" << r << "];\n"
@@ -530,7 +529,8 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << r << "; ++k) {\n"
     << "      const bool f = (sh[k] & 4u) != 0;\n"
-    << "      const unsigned w0 = f ? lo[k].y : lo[k].x, w1 = f ? hi[k].x : lo[k].y, w2 = f ? hi[k].y : hi[k].x;\n"
+    << "      const unsigned w0 = f ? lo[k].y : lo[k].x, w1 = f ? hi[k].x : lo[k].y, w2 = f ? hi[k].y : "
+       "hi[k].x;\n"
     << "      const unsigned s = (sh[k] & 3u) * 8u;\n"
     << "      r[k] = make_uint2(__funnelshift_r(w0, w1, s), __funnelshift_r(w1, w2, s));\n"
     << "    }\n";

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <set>
 #include <numeric>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "layoutscope/plan/convert.hpp"
@@ -230,7 +230,8 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
                                    {{10007, 1009}, {1, 0}, false, 256},
                                    {{4093, 4099}, {1, 0}, false, 256}};
   for (const Case& c : cases) {
-    auto plan = plan_permute(c.shape, c.perm, c.perm.size() == 2 && c.shape[1] == 4099 ? DType::kBF16 : DType::kU8);
+    auto plan =
+        plan_permute(c.shape, c.perm, c.perm.size() == 2 && c.shape[1] == 4099 ? DType::kBF16 : DType::kU8);
     ASSERT_TRUE(plan.ok());
     ASSERT_TRUE(plan->unaligned) << c.shape[0];
     EXPECT_EQ(plan->half_blocks, c.half) << c.shape[0];
@@ -241,12 +242,12 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
 }
 
 // The kernel-wide averages of a two-threads-a-block plan against a direct count over the kernel's threads,
-// written from the kernel's own arithmetic for a 2-D transpose of R x C bytes (source offset i * C + j): every
-// tile (a0 along the R source rows, b0 along the C bytes of a row), every warp, thread 2t + h taking block
-// t (ba = t / 4, bb = t % 4 of a 64-byte-wide tile), bytes 8h .. 8h+7 of rows a0 + 4 ba + k; a load is the
-// aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it, each
-// in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words in
-// one bank.
+// written from the kernel's own arithmetic for a 2-D transpose of R x C bytes (source offset i * C + j):
+// every tile (a0 along the R source rows, b0 along the C bytes of a row), every warp, thread 2t + h taking
+// block t (ba = t / 4, bb = t % 4 of a 64-byte-wide tile), bytes 8h .. 8h+7 of rows a0 + 4 ba + k; a load is
+// the aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it,
+// each in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words
+// in one bank.
 TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
   for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{997, 1013}, {1201, 1999}}) {
     auto plan = plan_permute({rows, cols}, {1, 0}, DType::kU8);
@@ -291,7 +292,8 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
         for (int64_t j = 0; j < 8; ++j) {
           std::map<int64_t, std::set<int64_t>> banks;
           for (size_t l = 0; l < lane_ib.size(); ++l) {
-            const int64_t at = apply_swizzle(plan->staging, staging_byte(*plan, lane_ba[l] * 4, lane_col[l] + j));
+            const int64_t at =
+                apply_swizzle(plan->staging, staging_byte(*plan, lane_ba[l] * 4, lane_col[l] + j));
             banks[at / 4 % 32].insert(at / 4);
           }
           size_t most = 0;

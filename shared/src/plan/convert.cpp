@@ -155,7 +155,8 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       if (thread / 2 < plan.tile_a / r * nb) {
         const LoadBlock b = load_block(plan, thread / 2);
         const int64_t at =
-            side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v + h * (v / 2)) * plan.unit_elems) *
+            side_element(plan, true,
+                         (group_a_src(plan, b.ba * r) + b.bb * v + h * (v / 2)) * plan.unit_elems) *
             plan.elem_bytes;
         lanes.global_read.push_back(at / (kVectorBytes / 2) * (kVectorBytes / 2));
         lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v + h * (v / 2)));
@@ -917,9 +918,9 @@ std::string describe(const ConvertPlan& p) {
              (p.aligned_loads
                   ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
                     "shifted into place in the stores, the rows' ends unit by unit)"
-              : p.half_blocks
-                  ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit; each "
-                    "register block loaded by two threads, 8 B of each row each)"
+              : p.half_blocks ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends "
+                                "unit by unit; each "
+                                "register block loaded by two threads, 8 B of each row each)"
               : p.unaligned
                   ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
                   : "");
@@ -1099,8 +1100,8 @@ struct AccessSums {
 // first .. first+31: thread 2t + h loads, for each of block t's 4 rows, the aligned 8 B word that holds unit
 // 8h of the row and the next one where the row's 8 units (fewer at the end of group b) reach into it; then it
 // stores the block's columns 8h .. 8h+7, 4 B each.
-void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t src_base, int64_t first,
-                              AccessSums& sums) {
+void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t src_base,
+                              int64_t first, AccessSums& sums) {
   const int64_t v = plan.vector_units, r = plan.block_rows, half = v / 2, word = kVectorBytes / 2;
   const int64_t blocks = plan.tile_a / r * (plan.tile_b / v);
   struct Lane {
@@ -1123,8 +1124,8 @@ void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
       const int64_t ia = a0 + l.b.ba * r + k;
       if (ia >= plan.extent_a) continue;
       const int64_t ib = b0 + l.b.bb * v + l.h * half;
-      const int64_t at =
-          side_element(plan, true, (src_base + group_a_src(plan, ia) + ib) * plan.unit_elems) * plan.elem_bytes;
+      const int64_t at = side_element(plan, true, (src_base + group_a_src(plan, ia) + ib) * plan.unit_elems) *
+                         plan.elem_bytes;
       const int64_t valid = std::min(half, plan.extent_b - ib) * plan.unit_bytes;
       lo.push_back(at / word * word);
       if (at % word + valid > word) hi.push_back(at / word * word + word);
@@ -1135,7 +1136,8 @@ void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
   std::vector<std::pair<int, int64_t>> sh;
   for (int64_t j = 0; j < half; ++j) {
     sh.clear();
-    for (const Lane& l : live) sh.push_back({l.lane, staging_offset(plan, l.b.ba * r, l.b.bb * v + l.h * half + j)});
+    for (const Lane& l : live)
+      sh.push_back({l.lane, staging_offset(plan, l.b.ba * r, l.b.bb * v + l.h * half + j)});
     sums.shared_store(sh, staging_store_bytes(plan));
   }
 }

@@ -496,7 +496,7 @@ void emit_block_index(std::ostringstream& o, const ConvertPlan& p, int64_t nb) {
 void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
                            bool edge_b) {
   const int v = p.vector_units, r = p.block_rows;
-  const int64_t nb = p.tile_b / v, blocks = p.tile_a / r * nb;
+  const int64_t nb = p.tile_b / v, blocks = register_blocks(p);
   const std::string I = ll.type();
   o << "  do {\n    const int h = threadIdx.x & 1, t = threadIdx.x >> 1;\n";
   if (p.threads / 2 > blocks) o << "    if (t >= " << blocks << ") break;\n";
@@ -601,7 +601,7 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
   } else {
     // Read: R x V blocks, R rows along a of V units along b (contiguous in the source).
     // Thread t's block (the engine's load_block): warps of warp_b x 32 / warp_b blocks where warp_b < nb.
-    const Loop blocks = thread_loop(p, p.tile_a / r * nb, false);
+    const Loop blocks = thread_loop(p, register_blocks(p), false);
     o << blocks.head;
     emit_block_index(o, p, nb);
     o << "    const " << I << " ib = b0 + bb * " << v << ";\n";

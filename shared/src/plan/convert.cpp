@@ -136,7 +136,7 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
   TiledLanes lanes;
   const int v = plan.vector_units, r = plan.block_rows;
   const int64_t ub = plan.unit_bytes, p = plan.unit_lanes;
-  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
+  const int64_t na = plan.tile_a / v;
   for (int lane = 0; lane < 32; ++lane) {
     const int64_t thread = int64_t{warp} * 32 + lane;
     const int64_t t = thread / p, piece = thread % p * access_bytes(plan);
@@ -152,7 +152,7 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
       // Two threads a block: thread 2t + h loads units 8h .. 8h+7 of block t's rows, the aligned 8 B word
       // that holds the first, and stores the block's column 8h first.
       const int64_t h = thread % 2;
-      if (thread / 2 < plan.tile_a / r * nb) {
+      if (thread / 2 < register_blocks(plan)) {
         const LoadBlock b = load_block(plan, thread / 2);
         const int64_t at =
             side_element(plan, true,
@@ -161,7 +161,7 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
         lanes.global_read.push_back(at / (kVectorBytes / 2) * (kVectorBytes / 2));
         lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v + h * (v / 2)));
       }
-    } else if (t < plan.tile_a / r * nb) {
+    } else if (t < register_blocks(plan)) {
       const LoadBlock b = load_block(plan, t);
       const int64_t at =
           side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
@@ -279,10 +279,10 @@ void choose_staging(ConvertPlan& plan) {
 // (0.879 against 0.931 of a float4 copy).
 void set_load_pass(ConvertPlan& plan) {
   const int64_t nb = plan.tile_b / plan.vector_units, na = plan.tile_a / plan.block_rows;
-  const int64_t register_blocks = na * nb * plan.unit_lanes * (plan.paired ? 2 : 1);
+  const int64_t items = register_blocks(plan) * plan.unit_lanes * (plan.paired ? 2 : 1);
   const bool rows4 = plan.block_rows < plan.vector_units;
-  plan.threads = static_cast<int>(
-      std::clamp<int64_t>((register_blocks + 31) / 32 * 32, 64, rows4 ? 2 * kThreads : kThreads));
+  plan.threads =
+      static_cast<int>(std::clamp<int64_t>((items + 31) / 32 * 32, 64, rows4 ? 2 * kThreads : kThreads));
   plan.warp_b = static_cast<int>(rows4 && nb > 8 && na % 4 == 0 ? 8 : nb);
 }
 
@@ -683,8 +683,7 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // runs mostly empty; halving the tile along the side not lengthened above (256 threads, 5 blocks an SM)
   // makes one.
   // Measured on an H200 (two runs): 10007 x 1009 u8 transposed, 320 tiles of 512 x 64, 0.61 -> 0.73.
-  if (plan.unaligned && plan.block_rows < plan.vector_units &&
-      plan.tile_a / plan.block_rows * (plan.tile_b / plan.vector_units) > kThreads &&
+  if (plan.unaligned && plan.block_rows < plan.vector_units && register_blocks(plan) > kThreads &&
       tile_count() > kFillBlocks && tile_count() < 2 * kFillBlocks) {
     if (rows_aligned(false) ? plan.tile_a / 2 >= 2 * int64_t{plan.vector_units}
                             : plan.tile_b / 2 >= 2 * int64_t{plan.vector_units}) {
@@ -918,11 +917,12 @@ std::string describe(const ConvertPlan& p) {
              (p.aligned_loads
                   ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
                     "shifted into place in the stores, the rows' ends unit by unit)"
-              : p.half_blocks ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends "
-                                "unit by unit; each "
-                                "register block loaded by two threads, 8 B of each row each)"
               : p.unaligned
-                  ? " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by unit)"
+                  ? std::string(
+                        " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by "
+                        "unit") +
+                        (p.half_blocks ? "; each register block loaded by two threads, 8 B of each row each)"
+                                       : ")")
                   : "");
     case ConvertKind::kInterleave:
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
@@ -1103,7 +1103,7 @@ struct AccessSums {
 void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t src_base,
                               int64_t first, AccessSums& sums) {
   const int64_t v = plan.vector_units, r = plan.block_rows, half = v / 2, word = kVectorBytes / 2;
-  const int64_t blocks = plan.tile_a / r * (plan.tile_b / v);
+  const int64_t blocks = register_blocks(plan);
   struct Lane {
     int lane;
     LoadBlock b;
@@ -1356,10 +1356,9 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan) {
   if (plan.kind != ConvertKind::kTiled || plan.paired || plan.unit_lanes > 1) return avg;
   const int v = plan.vector_units, r = plan.block_rows, eb = plan.elem_bytes;
   const int width = access_bytes(plan), store_width = staging_store_bytes(plan);
-  const int64_t nb = plan.tile_b / v;
   const int64_t tiles_a = ceil_div(plan.extent_a, plan.tile_a),
                 tiles_b = ceil_div(plan.extent_b, plan.tile_b);
-  const int64_t load_items = plan.tile_a / r * nb, store_items = plan.tile_b * (plan.tile_a / v);
+  const int64_t load_items = register_blocks(plan), store_items = plan.tile_b * (plan.tile_a / v);
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   AccessSums sums;
   std::vector<int64_t> gl, hi;
@@ -1512,6 +1511,10 @@ int64_t staging_byte(const ConvertPlan& plan, int64_t ia, int64_t ib) {
 }
 
 int access_bytes(const ConvertPlan& plan) { return plan.vector_units * plan.unit_bytes / plan.unit_lanes; }
+
+int64_t register_blocks(const ConvertPlan& plan) {
+  return plan.tile_a / plan.block_rows * (plan.tile_b / plan.vector_units);
+}
 
 int load_bytes(const ConvertPlan& plan) { return plan.half_blocks ? kVectorBytes / 2 : access_bytes(plan); }
 
@@ -1715,14 +1718,14 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
                 tiles_b = ceil_div(plan.extent_b, plan.tile_b);
   std::vector<std::byte> tile(static_cast<size_t>(plan.staging_bytes));
   std::vector<std::byte> block(static_cast<size_t>(r * v * ub));
-  const int64_t nb = plan.tile_b / v, na = plan.tile_a / v;
+  const int64_t na = plan.tile_a / v;
   const std::vector<int> batch_modes = convert_batch_modes(plan);
   for (int64_t blk = 0; blk < plan.blocks; ++blk) {
     if (stop_now(moved)) return stop_error;
     const auto [a0, b0, src_base, dst_base] = tiled_block(plan, batch_modes, tiles_a, tiles_b, blk);
     // Load R x V blocks (R rows along a of V units along b), transpose, store the columns (R units along a)
     // into the tile's rows along b.
-    for (int64_t t = 0; t < plan.tile_a / r * nb; ++t) {
+    for (int64_t t = 0; t < register_blocks(plan); ++t) {
       const auto [ba, bb] = load_block(plan, t);
       if (b0 + bb * v >= plan.extent_b) continue;
       // V units, fewer at the end of a row of unaligned plan (whose V need not divide extent_b).

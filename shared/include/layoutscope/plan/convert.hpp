@@ -277,6 +277,8 @@ int access_bytes(const ConvertPlan& plan);
 // Bytes one lane loads per global access: access_bytes, or 8 B where two threads share a block
 // (`half_blocks`).
 int load_bytes(const ConvertPlan& plan);
+// Register blocks of one tile (kTiled: R rows along a of V units along b each), the load pass's work items.
+int64_t register_blocks(const ConvertPlan& plan);
 // The load pass's register block of thread t: index ba of its R rows along a, bb of its V units along b.
 struct LoadBlock {
   int64_t ba = 0, bb = 0;

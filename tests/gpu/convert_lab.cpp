@@ -10,6 +10,10 @@
 // --profile runs each case's kernel once and nothing else, for Nsight Compute. --cache-check exercises the
 // disk cache of compiled kernels in DIR (a restart finds the CUBIN; a damaged, truncated, foreign or
 // tampered file is compiled again) and checks every kernel it gets against the host executor.
+// LAB_KERNEL=FILE in the environment runs the CUDA C in FILE (entry point layoutscope_convert(in, out)) in
+// place of every case's generated kernel, launched with LAB_THREADS and LAB_BLOCKS where set, else the
+// plan's: a kernel edited by hand is verified and timed like a generated one (for experiments on one case at
+// a time).
 //
 // Build (from the repository root, with the engine built in build/):
 //   g++ -std=c++20 -O2 -Ishared/include -Icodegen -Iagent -I$CUDA/include tests/gpu/convert_lab.cpp
@@ -25,9 +29,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -294,7 +300,19 @@ int main(int argc, char** argv) {
     launch(*kfill, 4096, 256, fargs);
     CHECK(cudaMemset(out, 0xA5, static_cast<size_t>(out_bytes)));
 
-    const codegen::KernelSource src = codegen::convert_kernel_source(*plan);
+    codegen::KernelSource src = codegen::convert_kernel_source(*plan);
+    // LAB_KERNEL (the header above): a hand-edited kernel in place of the generated one.
+    if (const char* kf = std::getenv("LAB_KERNEL")) {
+      std::ifstream f(kf);
+      if (!f) {
+        std::fprintf(stderr, "LAB_KERNEL: cannot read %s\n", kf);
+        return 1;
+      }
+      src.text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+      if (const char* t = std::getenv("LAB_THREADS")) src.threads = std::atoi(t);
+      if (const char* b = std::getenv("LAB_BLOCKS")) src.blocks = std::atoll(b);
+      src.hash = codegen::kernel_hash(src);
+    }
     // The agent's host side of a request: plan + source text, then a repeated request's plan-cache lookup.
     double plan_s = -1, cached_plan_s = -1;
     if (c.src.empty()) {

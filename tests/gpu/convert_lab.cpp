@@ -311,6 +311,11 @@ int main(int argc, char** argv) {
       src.text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
       if (const char* t = std::getenv("LAB_THREADS")) src.threads = std::atoi(t);
       if (const char* b = std::getenv("LAB_BLOCKS")) src.blocks = std::atoll(b);
+      if (src.threads < 1 || src.threads > 1024 || src.blocks < 1) {
+        std::fprintf(stderr, "LAB_THREADS must be 1-1024 and LAB_BLOCKS at least 1 (got %d and %lld)\n",
+                     src.threads, static_cast<long long>(src.blocks));
+        return 1;
+      }
       src.hash = codegen::kernel_hash(src);
     }
     // The agent's host side of a request: plan + source text, then a repeated request's plan-cache lookup.

@@ -148,28 +148,17 @@ TiledLanes tiled_lanes(const ConvertPlan& plan, int warp) {
         lanes.global_read.push_back(group_a_src(plan, ba * v + mate) * ub);
         lanes.smem_write.push_back(staging_offset(plan, ba * v, mate * v / 2));
       }
-    } else if (plan.half_blocks) {
-      // Two threads a block: thread 2t + h loads units 8h .. 8h+7 of block t's rows, the aligned 8 B word
-      // that holds the first, and stores the block's column 8h first.
-      const int64_t h = thread % 2;
-      if (thread / 2 < register_blocks(plan)) {
-        const LoadBlock b = load_block(plan, thread / 2);
-        const int64_t at =
-            side_element(plan, true,
-                         (group_a_src(plan, b.ba * r) + b.bb * v + h * (v / 2)) * plan.unit_elems) *
-            plan.elem_bytes;
-        lanes.global_read.push_back(at / (kVectorBytes / 2) * (kVectorBytes / 2));
-        lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v + h * (v / 2)));
-      }
-    } else if (t < register_blocks(plan)) {
-      const LoadBlock b = load_block(plan, t);
+    } else if (const int64_t item = plan.half_blocks ? thread / 2 : t; item < register_blocks(plan)) {
+      // Block `item`; where two threads share it (`half_blocks`), thread 2t + h takes its units from 8h.
+      const LoadBlock b = load_block(plan, item);
+      const int64_t col = b.bb * v + (plan.half_blocks ? thread % 2 * (v / 2) : 0);
       const int64_t at =
-          side_element(plan, true, (group_a_src(plan, b.ba * r) + b.bb * v) * plan.unit_elems) *
-              plan.elem_bytes +
+          side_element(plan, true, (group_a_src(plan, b.ba * r) + col) * plan.unit_elems) * plan.elem_bytes +
           piece;
-      // Unaligned rows: the first of the aligned words that hold the lane's units.
-      lanes.global_read.push_back(plan.unaligned ? at / kVectorBytes * kVectorBytes : at);
-      lanes.smem_write.push_back(staging_offset(plan, b.ba * r, b.bb * v, piece));
+      // Unaligned rows: the first of the aligned words (of load_bytes) that hold the lane's units.
+      const int64_t word = load_bytes(plan);
+      lanes.global_read.push_back(plan.unaligned ? at / word * word : at);
+      lanes.smem_write.push_back(staging_offset(plan, b.ba * r, col, piece));
     }
     if (plan.unaligned) {
       // The body pass: window slot t % (tile_a / V) of row t / (tile_a / V), its second (or only) chunk.

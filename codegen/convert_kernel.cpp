@@ -261,11 +261,12 @@ std::string unaligned_functions() {
          "}\n";
 }
 
-// Word i (0-3) of a 16 B register, by selects (a dynamic index into the register would go through local
-// memory).
+// Word i (0-3) of a 16 B register, by three selects on its two bits (a dynamic index into the register
+// would go through local memory, and a chain of comparisons compiles to branches).
 std::string edge_functions() {
   return "__device__ __forceinline__ unsigned word_at(uint4 x, int i) {\n"
-         "  return i == 0 ? x.x : i == 1 ? x.y : i == 2 ? x.z : x.w;\n"
+         "  const unsigned l = (i & 1) ? x.y : x.x, h = (i & 1) ? x.w : x.z;\n"
+         "  return (i & 2) ? h : l;\n"
          "}\n";
 }
 
@@ -429,10 +430,13 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
     << "    *reinterpret_cast<vec_t*>(out + (first - shift + k * " << V << ") * " << ub
     << ") = funnel16(lo, hi, shift != 0 ? (unsigned)(" << V << " - shift) * " << ub << "u : 0u);\n"
     << body.end;
-  // The edges: one thread per row and end (t % 2: 0 the head, 1 the tail), each the part of one aligned
-  // window that the row fills (the head's window 0, the tail's window body_end), built like a body window
-  // and stored as its aligned 1-8 B pieces: from the range's start upward while its low bits are set, then
-  // what is left, largest first (at most 4 + 4 stores, only the pieces of at least a unit).
+  // The edges: one thread per row and end (t % 2: 0 the head, 1 the tail), each the part [b, e) of one
+  // aligned window that the row fills (the head's window 0, the tail's window body_end), built like a body
+  // window and stored as its aligned 1-8 B pieces (only those of at least a unit): upward from b while its
+  // low bits are set (a piece of s bytes at b rounded up to s, where that has bit s and the piece ends by
+  // e), then from where those stop (b1, the last such position not past e) the bits of e - b1, largest first.
+  // Every piece's place follows from b and e alone, so the pieces are independent predicated stores: no
+  // chain of branches, in which the row's two edge warps outlasted the rest of their blocks.
   const Loop edges = thread_loop(p, p.tile_b * 2, true);
   o << edges.head;
   row_head("2");
@@ -448,30 +452,44 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
     << swizzled(p.staging, "row * " + rb + " + c1 * 16") << "), shift != 0 ? (unsigned)(" << V
     << " - shift) * " << ub << "u : 0u);\n"
     << "    unsigned char* const win = out + (first - shift + w * " << V << ") * " << ub << ";\n"
-    << "    int b = (lo - w * " << V << " + shift) * " << ub << ";\n"
-    << "    const int e = (hi - w * " << V << " + shift) * " << ub << ";\n";
-  auto piece = [&](int bytes) {
-    switch (bytes) {
+    << "    const int b = (lo - w * " << V << " + shift) * " << ub << ";\n"
+    << "    const int e = (hi - w * " << V << " + shift) * " << ub << ";\n"
+    << "    const int pa2 = (b + 1) & ~1, pa4 = (b + 3) & ~3, pa8 = (b + 7) & ~7, pa16 = (b + 15) & ~15;\n"
+    << "    int b1 = b;\n"
+    << "    b1 = pa2 <= e ? pa2 : b1;\n"
+    << "    b1 = pa4 <= e ? pa4 : b1;\n"
+    << "    b1 = pa8 <= e ? pa8 : b1;\n"
+    << "    b1 = pa16 <= e ? pa16 : b1;\n"
+    << "    const int len = e - b1, pd4 = b1 + (len & 8), pd2 = b1 + (len & 12), pd1 = b1 + (len & 14);\n";
+  // Piece s: its type and its bytes of x at place `at`.
+  auto type = [](int s) {
+    return std::string(s == 1 ? "unsigned char" : s == 2 ? "unsigned short" : s == 4 ? "unsigned" : "uint2");
+  };
+  auto bytes_at = [](int s, const std::string& at) {
+    switch (s) {
       case 8:
-        return std::string(
-            "*reinterpret_cast<uint2*>(win + b) = b == 0 ? make_uint2(x.x, x.y) : "
-            "make_uint2(x.z, x.w);");
+        return "(" + at + " == 0 ? make_uint2(x.x, x.y) : make_uint2(x.z, x.w))";
       case 4:
-        return std::string("*reinterpret_cast<unsigned*>(win + b) = word_at(x, b >> 2);");
+        return "word_at(x, " + at + " >> 2)";
       case 2:
-        return std::string(
-            "*reinterpret_cast<unsigned short*>(win + b) = (unsigned short)(word_at(x, b >> 2) >> ((b & 2) * "
-            "8));");
+        return "(unsigned short)(word_at(x, " + at + " >> 2) >> ((" + at + " & 2) * 8))";
       default:
-        return std::string("win[b] = (unsigned char)(word_at(x, b >> 2) >> ((b & 3) * 8));");
+        return "(unsigned char)(word_at(x, " + at + " >> 2) >> ((" + at + " & 3) * 8))";
     }
   };
-  for (int bytes = static_cast<int>(ub); bytes <= 8; bytes *= 2) {
-    o << "    if ((b & " << bytes << ") != 0 && b + " << bytes << " <= e) { " << piece(bytes)
-      << " b += " << bytes << "; }\n";
+  auto up = [](int s) { return s == 1 ? std::string("b") : "pa" + std::to_string(s); };
+  auto down = [](int s) { return s == 8 ? std::string("b1") : "pd" + std::to_string(s); };
+  for (int s = static_cast<int>(ub); s <= 8; s *= 2) {
+    o << "    const " << type(s) << " va" << s << " = " << bytes_at(s, up(s)) << ", vd" << s << " = "
+      << bytes_at(s, down(s)) << ";\n";
   }
-  for (int bytes = 8; bytes >= ub; bytes /= 2) {
-    o << "    if (e - b >= " << bytes << ") { " << piece(bytes) << " b += " << bytes << "; }\n";
+  for (int s = static_cast<int>(ub); s <= 8; s *= 2) {
+    o << "    if ((" << up(s) << " & " << s << ") != 0 && " << up(s) << " + " << s
+      << " <= e) *reinterpret_cast<" << type(s) << "*>(win + " << up(s) << ") = va" << s << ";\n";
+  }
+  for (int s = 8; s >= ub; s /= 2) {
+    o << "    if ((len & " << s << ") != 0) *reinterpret_cast<" << type(s) << "*>(win + " << down(s)
+      << ") = vd" << s << ";\n";
   }
   o << edges.end;
 }

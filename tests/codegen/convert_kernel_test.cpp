@@ -248,18 +248,25 @@ TEST(ConvertKernel, UnalignedRowEdgesAreOneThreadPerEndInAlignedPieces) {
   ASSERT_EQ(u8.threads, 256);
   const std::string t = convert_kernel_source(u8).text;
   EXPECT_NE(t.find("if (t >= 64) break;\n    const int row = t / 2;"), std::string::npos) << t;
-  EXPECT_NE(t.find("win[b] = (unsigned char)"), std::string::npos) << t;
-  EXPECT_NE(t.find("*reinterpret_cast<unsigned short*>(win + b)"), std::string::npos) << t;
-  EXPECT_NE(t.find("*reinterpret_cast<uint2*>(win + b)"), std::string::npos) << t;
+  // Every piece a predicated store of its own, placed from b and e alone (edge_stores): no chain of `b +=`.
+  EXPECT_NE(t.find("if ((b & 1) != 0 && b + 1 <= e) *reinterpret_cast<unsigned char*>(win + b) = va1;"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("*reinterpret_cast<unsigned short*>(win + pa2) = va2;"), std::string::npos) << t;
+  EXPECT_NE(t.find("if ((len & 8) != 0) *reinterpret_cast<uint2*>(win + b1) = vd8;"), std::string::npos) << t;
+  EXPECT_NE(t.find("if ((len & 1) != 0) *reinterpret_cast<unsigned char*>(win + pd1) = vd1;"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("b += "), std::string::npos) << t;
   EXPECT_EQ(t.find("unit_t"), std::string::npos) << t;  // no unit-by-unit stores
   const std::string f32 = convert_kernel_source(permute({4099, 4093}, {1, 0}, DType::kF32)).text;
-  EXPECT_NE(f32.find("*reinterpret_cast<unsigned*>(win + b)"), std::string::npos) << f32;
-  EXPECT_NE(f32.find("*reinterpret_cast<uint2*>(win + b)"), std::string::npos) << f32;
-  EXPECT_EQ(f32.find("win[b] ="), std::string::npos) << f32;
-  EXPECT_EQ(f32.find("unsigned short*>(win + b)"), std::string::npos) << f32;
+  EXPECT_NE(f32.find("*reinterpret_cast<unsigned*>(win + pa4) = va4;"), std::string::npos) << f32;
+  EXPECT_NE(f32.find("*reinterpret_cast<uint2*>(win + pa8) = va8;"), std::string::npos) << f32;
+  EXPECT_EQ(f32.find("unsigned char*>(win"), std::string::npos) << f32;
+  EXPECT_EQ(f32.find("unsigned short*>(win"), std::string::npos) << f32;
   const std::string bf16 = convert_kernel_source(permute({4093, 4099}, {1, 0}, DType::kBF16)).text;
-  EXPECT_NE(bf16.find("unsigned short*>(win + b)"), std::string::npos) << bf16;
-  EXPECT_EQ(bf16.find("win[b] ="), std::string::npos) << bf16;
+  EXPECT_NE(bf16.find("*reinterpret_cast<unsigned short*>(win + pa2) = va2;"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("unsigned char*>(win"), std::string::npos) << bf16;
 }
 
 // Unaligned loads issue every word of the thread's rows (tiled) or windows (vector) before the first shift,

@@ -86,6 +86,46 @@ TEST(ConvertUnaligned, RowWindowsSplitARowIntoHeadBodyAndTail) {
   EXPECT_EQ(w.tail_start, 3);
 }
 
+// An edge's pieces, worked out by hand: [3, 16) of bytes is 1 B at 3 (3 is odd), 4 B at 4, 8 B at 8; [1, 6)
+// is 1 B at 1, 2 B at 2, then from 4 (where 4 B would run past 6) the 2 left; [0, 13) is 13 = 8 + 4 + 1
+// from 0; [2, 12) of 2 B units is 2 B at 2, 4 B at 4, then 4 B at 8 (8 B would run past 12). Each list has
+// a slot per store instruction (upward unit .. 8 B, then downward 8 B .. unit); bytes 0 is no store.
+TEST(ConvertUnaligned, EdgeStoresAreAlignedPiecesOfTheRange) {
+  auto present = [](const std::vector<EdgeStore>& v) {
+    std::vector<std::pair<int, int>> p;
+    for (const EdgeStore& s : v) {
+      if (s.bytes > 0) p.push_back({s.at, s.bytes});
+    }
+    return p;
+  };
+  using P = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(present(edge_stores(3, 16, 1)), (P{{3, 1}, {4, 4}, {8, 8}}));
+  EXPECT_EQ(present(edge_stores(1, 6, 1)), (P{{1, 1}, {2, 2}, {4, 2}}));
+  EXPECT_EQ(present(edge_stores(0, 13, 1)), (P{{0, 8}, {8, 4}, {12, 1}}));
+  EXPECT_EQ(present(edge_stores(2, 12, 2)), (P{{2, 2}, {4, 4}, {8, 4}}));
+  EXPECT_EQ(edge_stores(2, 12, 2).size(), 6u);  // 2, 4, 8 B up; 8, 4, 2 B down
+  // Every range of every unit: the pieces are aligned, at least a unit, each size in its own slot, and cover
+  // [b, e) once.
+  for (int unit : {1, 2, 4, 8}) {
+    for (int b = 0; b < 16; b += unit) {
+      for (int e = b + unit; e <= 16; e += unit) {
+        if (b == 0 && e == 16) continue;  // a whole window is body, not an edge
+        const std::vector<EdgeStore> v = edge_stores(b, e, unit);
+        std::vector<int> covered(16, 0);
+        for (size_t i = 0; i < v.size(); ++i) {
+          const int slot_bytes = i < v.size() / 2 ? unit << i : 8 >> (i - v.size() / 2);
+          if (v[i].bytes == 0) continue;
+          EXPECT_EQ(v[i].bytes, slot_bytes) << b << " " << e << " " << unit;
+          EXPECT_EQ(v[i].at % v[i].bytes, 0) << b << " " << e << " " << unit;
+          for (int x = v[i].at; x < v[i].at + v[i].bytes; ++x) ++covered[x];
+        }
+        for (int x = 0; x < 16; ++x)
+          EXPECT_EQ(covered[x], x >= b && x < e ? 1 : 0) << b << " " << e << " " << x;
+      }
+    }
+  }
+}
+
 // 4099 x 4093 f32 transposed: modes (4093: src 1, dst 4099) (4099: src 4093, dst 1). Both strides are odd, so
 // the only power of two dividing them is 1 (4 B lanes before). Both groups span far more than two vectors of
 // 4 f32, so the plan moves 16 B per lane. The destination's rows are unaligned, so the 64 x 64 tile (4096

@@ -1163,10 +1163,6 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
     shared_pair();
     sums.store(st, kVectorBytes);
   }
-  // Piece sizes in the order the kernel tests them: upward from a unit to 8 B, then downward.
-  std::vector<int> sizes;
-  for (int b = static_cast<int>(ub); b <= 8; b *= 2) sizes.push_back(b);
-  for (int b = 8; b >= ub; b /= 2) sizes.push_back(b);
   for (int64_t trip = first; trip < plan.tile_b * 2; trip += plan.threads) {
     lo.clear();
     hi.clear();
@@ -1191,17 +1187,21 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
           {(start - w.shift + win * v) * ub, (from - win * v + w.shift) * ub, (to - win * v + w.shift) * ub});
     }
     shared_pair();
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      const int64_t size = sizes[i];
-      const bool upward = i < sizes.size() / 2;
+    std::vector<std::vector<EdgeStore>> stores;
+    for (const Edge& e : edges) {
+      stores.push_back(edge_stores(static_cast<int>(e.b), static_cast<int>(e.e), static_cast<int>(ub)));
+    }
+    // One request per store instruction, of the lanes whose piece it is.
+    const size_t slots = stores.empty() ? 0 : stores.front().size();
+    for (size_t i = 0; i < slots; ++i) {
       st.clear();
-      for (Edge& e : edges) {
-        const bool store = upward ? (e.b & size) != 0 && e.b + size <= e.e : e.e - e.b >= size;
-        if (!store) continue;
-        st.push_back(e.win + e.b);
-        e.b += size;
+      int size = 0;
+      for (size_t j = 0; j < edges.size(); ++j) {
+        if (stores[j][i].bytes == 0) continue;
+        size = stores[j][i].bytes;
+        st.push_back(edges[j].win + stores[j][i].at);
       }
-      sums.store(st, static_cast<int>(size));
+      if (size > 0) sums.store(st, size);
     }
   }
 }
@@ -1516,6 +1516,22 @@ RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units) {
   w.head_end = std::min(w.shift > 0 ? v - w.shift : 0, units);
   w.tail_start = std::max(w.body_end * v - w.shift, w.head_end);
   return w;
+}
+
+std::vector<EdgeStore> edge_stores(int b, int e, int unit) {
+  auto up = [&](int s) { return (b + s - 1) & ~(s - 1); };
+  std::vector<EdgeStore> stores;
+  int b1 = b;
+  for (int s = 1; s <= 16; s *= 2) {
+    if (up(s) <= e) b1 = up(s);
+    if (s >= unit && s <= 8) {
+      const bool set = (up(s) & s) != 0 && up(s) + s <= e;
+      stores.push_back({up(s), set ? s : 0});
+    }
+  }
+  const int len = e - b1;
+  for (int s = 8; s >= unit; s /= 2) stores.push_back({b1 + (len & ~(2 * s - 1)), (len & s) != 0 ? s : 0});
+  return stores;
 }
 
 LoadBlock load_block(const ConvertPlan& plan, int64_t t) {

@@ -272,6 +272,18 @@ struct RowWindows {
   int64_t shift = 0, body_first = 0, body_end = 0, head_end = 0, tail_start = 0;
 };
 RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units);
+// One store of an unaligned row's edge: `bytes` (0: none) at byte `at` of the edge's aligned 16 B window.
+struct EdgeStore {
+  int at = 0, bytes = 0;
+};
+// The stores that write bytes [b, e) of a 16 B window (b < e <= 16, not the whole window) in aligned pieces
+// of at least `unit` bytes, one per store instruction of the kernel's edge code and in its order. Upward,
+// unit .. 8 B: s bytes at b rounded up to s, where that has bit s and the piece ends by e. Then downward,
+// 8 B .. unit, from b1, the last of those places (or b rounded up to 16) not past e: s bytes where e - b1 has
+// bit s, at b1 plus the higher bits of e - b1. Each place follows from b and e alone, so the kernel's pieces
+// are independent predicated stores.
+//   b = 3, e = 16, unit 1: 1 B at 3, 4 B at 4, 8 B at 8.   b = 1, e = 6: 1 B at 1, 2 B at 2, 2 B at 4.
+std::vector<EdgeStore> edge_stores(int b, int e, int unit);
 // Bytes one lane moves per access: V units, or a 16 B piece of a wider unit.
 int access_bytes(const ConvertPlan& plan);
 // Bytes one lane loads per global access: access_bytes, or 8 B where two threads share a block

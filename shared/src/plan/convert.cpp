@@ -583,8 +583,8 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   if (plan.vector_units * plan.unit_bytes < 4) plan.vector_units = 1;
   // Rows of odd or prime lengths: no vector divides the offsets where the rows of a side start. Where both
   // groups span at least four vectors (so that the rows are mostly body), V = 16 B / unit anyway, each access
-  // built from the aligned words around it (`unaligned`), the ends of the rows unit by unit. Not through an
-  // offset or a swizzle, whose granules the shifted words would cross.
+  // built from the aligned words around it (`unaligned`), the ends of the rows in aligned pieces of a unit to
+  // 8 B (`edge_stores`). Not through an offset or a swizzle, whose granules the shifted words would cross.
   const int full_units = kVectorBytes / plan.unit_bytes;
   // Whether a side's rows all start on a multiple of the full vector: its strides outside its own group
   // (group b on the source, group a on the destination) are.
@@ -905,11 +905,11 @@ std::string describe(const ConvertPlan& p) {
              std::to_string(p.unit_bytes) + " B units through shared memory, " + lane +
              (p.aligned_loads
                   ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
-                    "shifted into place in the stores, the rows' ends unit by unit)"
+                    "shifted into place in the stores, the rows' ends in aligned pieces of up to 8 B)"
               : p.unaligned
                   ? std::string(
-                        " (rows unaligned: aligned 16 B words shifted into place, the rows' ends unit by "
-                        "unit") +
+                        " (rows unaligned: aligned 16 B words shifted into place, the rows' ends in aligned "
+                        "pieces of up to 8 B") +
                         (p.half_blocks ? "; each register block loaded by two threads, 8 B of each row each)"
                                        : ")")
                   : "");

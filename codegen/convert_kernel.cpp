@@ -398,6 +398,91 @@ void emit_paired_loads(std::ostringstream& o, const ConvertPlan& p, const Index&
   o << blocks.end;
 }
 
+// The bytes [b, e) of the 16 B register x stored at win + [b, e) as the engine's edge_stores pieces, one
+// store each.
+void emit_pieces(std::ostringstream& o, const std::string& indent, const std::string& win, int b, int e,
+                 int unit) {
+  const char* xyzw = "xyzw";
+  for (const EdgeStore& s : edge_stores(b, e, unit)) {
+    if (s.bytes == 0) continue;
+    const int word = s.at / 4, bit = s.at % 4 * 8;
+    const std::string w = std::string("x.") + xyzw[word];
+    std::string type, value;
+    switch (s.bytes) {
+      case 8:
+        type = "uint2";
+        value = std::string("make_uint2(x.") + xyzw[word] + ", x." + xyzw[word + 1] + ")";
+        break;
+      case 4:
+        type = "unsigned";
+        value = w;
+        break;
+      case 2:
+        type = "unsigned short";
+        value = "(unsigned short)(" + w + (bit ? " >> " + std::to_string(bit) : "") + ")";
+        break;
+      default:
+        type = "unsigned char";
+        value = "(unsigned char)(" + w + (bit ? " >> " + std::to_string(bit) : "") + ")";
+    }
+    o << indent << "*reinterpret_cast<" << type << "*>(" << win << " + " << s.at << ") = " << value << ";\n";
+  }
+}
+
+// The store pass of an unaligned tile whose rows are 32 windows (the engine's warp_row_stores): warp w takes
+// rows w, w + warps, ...; the row's shift, the same for the warp, picks a case with it as a constant.
+void emit_warp_row_stores(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_b) {
+  const int v = p.vector_units, ub = static_cast<int>(p.unit_bytes);
+  const std::string I = ll.type(), rb = std::to_string(p.row_bytes);
+  auto chunk = [&](const std::string& c) {
+    return "*reinterpret_cast<const vec_t*>(tile + " +
+           swizzled(p.staging, "row * " + rb + " + (" + c + ") * 16") + ")";
+  };
+  o << "  {\n    const int lane = threadIdx.x % 32;\n"
+    << "#pragma unroll 1\n"
+    << "    for (int row = threadIdx.x / 32; row < " << p.tile_b << "; row += " << p.threads / 32 << ") {\n"
+    << "      const " << I << " ib = b0 + row;\n";
+  if (edge_b) o << "      if (ib >= " << ll(p.extent_b) << ") break;\n";
+  o << "      const " << I << " first = dst_base + a0 + group_b_dst(ib);\n"
+    << "      unsigned char* const win = out + (first & ~" << ll(v - 1) << ") * " << ub << ";\n"
+    << "      switch ((int)(first & " << ll(v - 1) << ")) {\n"
+    << "        case 0: *reinterpret_cast<vec_t*>(win + lane * 16) = " << chunk("lane") << "; break;\n";
+  for (int shift = 1; shift < v; ++shift) {
+    o << "        case " << shift << ": {\n"
+      << "          const vec_t x = funnel16(" << chunk("lane") << ", " << chunk("(lane + 1) & 31") << ", "
+      << (v - shift) * ub << "u);\n"
+      << "          if (lane < 31) {\n"
+      << "            *reinterpret_cast<vec_t*>(win + (lane + 1) * 16) = x;\n"
+      << "          } else {\n";
+    emit_pieces(o, "            ", "win", shift * ub, 16, ub);
+    emit_pieces(o, "            ", "win + 512", 0, shift * ub, ub);
+    o << "          }\n"
+      << "          break;\n"
+      << "        }\n";
+  }
+  o << "      }\n    }\n  }\n";
+}
+
+// Whether an unaligned tile's rows start at byte offsets (mod 16) that the compiler can know: row k of every
+// register block at k times its stride, as where the block's R rows times the stride, every other mode's
+// stride and the columns' 16 B all are multiples of 16 B. The buffers start on 16 B (as cudaMalloc's do, and
+// as the stores already assume), so the shifts are constants: no selects for a row's words, and a third
+// fewer registers (the prime bf16 transpose: 74 -> 48, so 5 blocks an SM where 3 fitted).
+bool constant_load_shifts(const ConvertPlan& p) {
+  const int64_t ub = p.unit_bytes, r = p.block_rows;
+  const ConvertMode& first = p.modes[p.group_a.front()];
+  // Row k of a block is k strides on from its first only where the rows stay in the first mode.
+  const bool linear = p.group_a.size() == 1 || first.extent % r == 0;
+  if (p.src_offset != 0 || !linear || first.src_stride < 0 || r * first.src_stride * ub % 16 != 0)
+    return false;
+  auto aligned = [&](int i) { return p.modes[i].src_stride >= 0 && p.modes[i].src_stride * ub % 16 == 0; };
+  for (size_t i = 1; i < p.group_a.size(); ++i)
+    if (!aligned(p.group_a[i])) return false;
+  for (int i : convert_batch_modes(p))
+    if (!aligned(i)) return false;
+  return true;
+}
+
 // The store passes of an unaligned plan (the engine's row_windows): first every row's body, window slot t %
 // (tile_a / V) of row t / (tile_a / V), one aligned 16 B store shifted out of two 16 B chunks of the tile's
 // row; then its two edges (the head and the tail), one thread each.
@@ -410,6 +495,13 @@ void emit_unaligned_stores(std::ostringstream& o, const ConvertPlan& p, const In
   if (edge_a) {
     o << "  const int units = (int)(" << ll(p.extent_a) << " - a0 < " << ll(p.tile_a) << " ? "
       << ll(p.extent_a) << " - a0 : " << ll(p.tile_a) << ");\n";
+  }
+  if (warp_row_stores(p)) {
+    // Where group a ends in a shorter tile, that tile's rows keep the passes below.
+    if (edge_a) o << "  if (units == " << p.tile_a << ") {\n";
+    emit_warp_row_stores(o, p, ll, edge_b);
+    if (!edge_a) return;
+    o << "    return;\n  }\n";
   }
   auto row_head = [&](const std::string& per_row) {
     o << "    const int row = t / " << per_row << ";\n"
@@ -651,8 +743,10 @@ void emit_tiled(std::ostringstream& o, const ConvertPlan& p, const Index& ll, Ke
         << "#pragma unroll\n"
         << "    for (int k = 0; k < " << r << "; ++k) {\n";
       if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
+      const int64_t step = constant_load_shifts(p) ? first.src_stride * ub % 16 : -1;
       o << "      const unsigned char* const p = in + (" << at << ") * " << ub << ";\n"
-        << "      sh[k] = (unsigned)((unsigned long long)p & 15ull);\n"
+        << (step >= 0 ? "      sh[k] = (k * " + std::to_string(step) + "u) & 15u;\n"
+                      : std::string("      sh[k] = (unsigned)((unsigned long long)p & 15ull);\n"))
         << "      lo[k] = hi[k] = make_uint4(0u, 0u, 0u, 0u);\n";
       if (edge_a) o << "      if (ia >= " << ll(p.extent_a) << ") continue;\n";
       o << "      const uint4* const q = reinterpret_cast<const uint4*>(p - sh[k]);\n"

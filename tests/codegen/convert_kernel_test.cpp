@@ -269,6 +269,48 @@ TEST(ConvertKernel, UnalignedRowEdgesAreOneThreadPerEndInAlignedPieces) {
   EXPECT_EQ(bf16.find("unsigned char*>(win"), std::string::npos) << bf16;
 }
 
+// Tiles whose rows are 32 windows take a destination row per warp, and each shift has code of its own. The
+// bf16 prime transpose (4093 x 4099, tile rows of 256 units): a row that starts 5 units (10 B) into its window
+// has a head of 3 units, bytes 10-15 of window 0 (2 B at 10, 4 B at 12), and a tail of 5 units, bytes 0-9 of
+// window 32 (8 B at 0, 2 B at 8); lane 31's word holds both. Its source rows are 4099 x 2 = 8198 B apart (6
+// mod 16) and its register blocks 8 rows (8 x 8198 = 0 mod 16): row k of every block starts 6k mod 16 bytes
+// into an aligned word. The u8 prime transpose's blocks are 4 rows of 1009 B (4 x 1009 = 4 mod 16): its
+// shifts are read off the addresses.
+TEST(ConvertKernel, UnalignedRowsOfThirtyTwoWindowsTakeARowPerWarp) {
+  const ConvertPlan bf16 = permute({4093, 4099}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(bf16.unaligned);
+  ASSERT_EQ(bf16.tile_a, 256);
+  ASSERT_EQ(bf16.block_rows, 8);
+  EXPECT_TRUE(warp_row_stores(bf16));
+  const std::string t = convert_kernel_source(bf16).text;
+  EXPECT_NE(t.find("for (int row = threadIdx.x / 32; row < 64; row += 8) {"), std::string::npos) << t;
+  EXPECT_NE(t.find("switch ((int)(first & 7u)) {"), std::string::npos) << t;
+  const size_t five = t.find("case 5: {"), six = t.find("case 6: {");
+  ASSERT_NE(five, std::string::npos) << t;
+  const std::string case5 = t.substr(five, six - five);
+  EXPECT_NE(case5.find(", 6u);"), std::string::npos) << case5;  // shifted by 8 - 5 units
+  EXPECT_NE(case5.find("*reinterpret_cast<unsigned short*>(win + 10) = (unsigned short)(x.z >> 16);"),
+            std::string::npos)
+      << case5;
+  EXPECT_NE(case5.find("*reinterpret_cast<unsigned*>(win + 12) = x.w;"), std::string::npos) << case5;
+  EXPECT_NE(case5.find("*reinterpret_cast<uint2*>(win + 512 + 0) = make_uint2(x.x, x.y);"), std::string::npos)
+      << case5;
+  EXPECT_NE(case5.find("*reinterpret_cast<unsigned short*>(win + 512 + 8) = (unsigned short)(x.z);"),
+            std::string::npos)
+      << case5;
+  // 4093 = 15 x 256 + 253: the last tile along a keeps a thread per window.
+  EXPECT_NE(t.find("if (units == 256) {"), std::string::npos) << t;
+  EXPECT_NE(t.find("sh[k] = (k * 6u) & 15u;"), std::string::npos) << t;
+  const std::string u8 = convert_kernel_source(permute({10007, 1009}, {1, 0}, DType::kU8)).text;
+  EXPECT_NE(u8.find("switch ((int)(first & 15u)) {"), std::string::npos) << u8;
+  EXPECT_NE(u8.find("sh[k] = (unsigned)((unsigned long long)p & 15ull);"), std::string::npos) << u8;
+  // Shorter tiles keep a thread per window: 1201 x 1999 u8 has tile rows of 128 units (8 windows).
+  const ConvertPlan small = permute({1201, 1999}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(small.unaligned);
+  EXPECT_FALSE(warp_row_stores(small));
+  EXPECT_EQ(convert_kernel_source(small).text.find("switch"), std::string::npos);
+}
+
 // Unaligned loads issue every word of the thread's rows (tiled) or windows (vector) before the first shift,
 // so that no load waits for an earlier one's data: the shifts come in a loop of their own.
 TEST(ConvertKernel, UnalignedLoadsAllIssueBeforeTheirShifts) {

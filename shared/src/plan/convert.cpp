@@ -1145,6 +1145,35 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
     sums.shared_load(lo, kVectorBytes);
     sums.shared_load(hi, kVectorBytes);
   };
+  if (warp_row_stores(plan) && units == plan.tile_a) {
+    // A row per warp (warp_row_stores): the shared chunks of every lane (one where the row starts on a
+    // window), the body windows of lanes 0-30 (all 32 there), then lane 31's pieces of the head and the tail,
+    // a store instruction each.
+    for (int64_t row = first / 32; row < plan.tile_b; row += plan.threads / 32) {
+      const int64_t ib = b0 + row;
+      if (ib >= plan.extent_b) break;
+      const int64_t start = dst_base + a0 + group_b_dst(plan, ib), shift = start % v;
+      const int64_t win = (start - shift) * ub;
+      lo.clear();
+      hi.clear();
+      st.clear();
+      for (int lane = 0; lane < 32; ++lane) {
+        lo.push_back({lane, staging_offset(plan, lane * v, row)});
+        hi.push_back({lane, staging_offset(plan, (lane + 1) % 32 * v, row)});
+        if (shift == 0 || lane < 31) st.push_back(win + (lane + (shift != 0 ? 1 : 0)) * kVectorBytes);
+      }
+      sums.shared_load(lo, kVectorBytes);
+      if (shift != 0) sums.shared_load(hi, kVectorBytes);
+      sums.store(st, kVectorBytes);
+      if (shift == 0) continue;
+      const int cut = static_cast<int>(shift * ub);
+      for (const EdgeStore& e : edge_stores(cut, kVectorBytes, static_cast<int>(ub)))
+        if (e.bytes > 0) sums.store({win + e.at}, e.bytes);
+      for (const EdgeStore& e : edge_stores(0, cut, static_cast<int>(ub)))
+        if (e.bytes > 0) sums.store({win + ca * kVectorBytes + e.at}, e.bytes);
+    }
+    return;
+  }
   for (int64_t trip = first; trip < plan.tile_b * ca; trip += plan.threads) {
     lo.clear();
     hi.clear();
@@ -1532,6 +1561,10 @@ std::vector<EdgeStore> edge_stores(int b, int e, int unit) {
   const int len = e - b1;
   for (int s = 8; s >= unit; s /= 2) stores.push_back({b1 + (len & ~(2 * s - 1)), (len & s) != 0 ? s : 0});
   return stores;
+}
+
+bool warp_row_stores(const ConvertPlan& plan) {
+  return plan.kind == ConvertKind::kTiled && plan.unaligned && plan.tile_a == 32 * plan.vector_units;
 }
 
 LoadBlock load_block(const ConvertPlan& plan, int64_t t) {

@@ -272,6 +272,13 @@ struct RowWindows {
   int64_t shift = 0, body_first = 0, body_end = 0, head_end = 0, tail_start = 0;
 };
 RowWindows row_windows(const ConvertPlan& plan, int64_t first, int64_t units);
+// Whether the store pass of an unaligned tile (kTiled, `unaligned`) takes a destination row per warp: where
+// the tile's rows are 32 windows (tile_a = 32 V). Lane l of the row's warp stores body window l + 1 (window l
+// where the row starts on a window), shifted out of chunks l and l + 1 of the tile's row. Lane 31's chunks
+// are the row's last and first: its shifted word holds the tail's units, then the head's, and it stores them
+// as the pieces of edge_stores. The shift is the same for the whole warp, so the kernel runs code with it as
+// a constant. Blocks at the end of group a, whose rows are shorter than the tile, keep a thread per window.
+bool warp_row_stores(const ConvertPlan& plan);
 // One store of an unaligned row's edge: `bytes` (0: none) at byte `at` of the edge's aligned 16 B window.
 struct EdgeStore {
   int at = 0, bytes = 0;

@@ -410,8 +410,10 @@ void emit_pieces(std::ostringstream& o, const std::string& indent, const std::st
     std::string type, value;
     switch (s.bytes) {
       case 8:
-        type = "uint2";
-        value = std::string("make_uint2(x.") + xyzw[word] + ", x." + xyzw[word + 1] + ")";
+        // One 64-bit word: a uint2 of two words is a pair of 32-bit stores to the compiler, which it splits
+        // where it cannot pair them (then the store costs a request more than the engine counts).
+        type = "unsigned long long";
+        value = std::string("(unsigned long long)x.") + xyzw[word + 1] + " << 32 | x." + xyzw[word];
         break;
       case 4:
         type = "unsigned";

@@ -436,9 +436,10 @@ void emit_pieces(std::ostringstream& o, const std::string& indent, const std::st
 void emit_warp_row_stores(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_b) {
   const int v = p.vector_units, ub = static_cast<int>(p.unit_bytes);
   const std::string I = ll.type(), rb = std::to_string(p.row_bytes);
-  auto chunk = [&](const std::string& c) {
-    return "*reinterpret_cast<const vec_t*>(tile + " +
-           swizzled(p.staging, "row * " + rb + " + (" + c + ") * 16") + ")";
+  // The lane's two chunks of the row: their places once, before the cases (the same in all of them), which
+  // NVRTC's optimizer would otherwise simplify again in each.
+  auto place = [&](const std::string& c) {
+    return swizzled(p.staging, "row * " + rb + " + (" + c + ") * 16");
   };
   o << "  {\n    const int lane = threadIdx.x % 32;\n"
     << "#pragma unroll 1\n"
@@ -447,12 +448,14 @@ void emit_warp_row_stores(std::ostringstream& o, const ConvertPlan& p, const Ind
   if (edge_b) o << "      if (ib >= " << ll(p.extent_b) << ") break;\n";
   o << "      const " << I << " first = dst_base + a0 + group_b_dst(ib);\n"
     << "      unsigned char* const win = out + (first & ~" << ll(v - 1) << ") * " << ub << ";\n"
+    << "      const vec_t* const c0 = reinterpret_cast<const vec_t*>(tile + " << place("lane") << ");\n"
+    << "      const vec_t* const c1 = reinterpret_cast<const vec_t*>(tile + " << place("(lane + 1) & 31")
+    << ");\n"
     << "      switch ((int)(first & " << ll(v - 1) << ")) {\n"
-    << "        case 0: *reinterpret_cast<vec_t*>(win + lane * 16) = " << chunk("lane") << "; break;\n";
+    << "        case 0: *reinterpret_cast<vec_t*>(win + lane * 16) = *c0; break;\n";
   for (int shift = 1; shift < v; ++shift) {
     o << "        case " << shift << ": {\n"
-      << "          const vec_t x = funnel16(" << chunk("lane") << ", " << chunk("(lane + 1) & 31") << ", "
-      << (v - shift) * ub << "u);\n"
+      << "          const vec_t x = funnel16(*c0, *c1, " << (v - shift) * ub << "u);\n"
       << "          if (lane < 31) {\n"
       << "            *reinterpret_cast<vec_t*>(win + (lane + 1) * 16) = x;\n"
       << "          } else {\n";

@@ -16,21 +16,7 @@ import argparse
 
 def edge_stores(b, e, unit):
     """The pieces (at, bytes) that store bytes [b, e) of a window: upward from b, then downward from b1."""
-    def up(s):
-        return (b + s - 1) & ~(s - 1)
-    pieces, b1, s = [], b, 1
-    while s <= 16:
-        if up(s) <= e:
-            b1 = up(s)
-        if unit <= s <= 8 and (up(s) & s) != 0 and up(s) + s <= e:
-            pieces.append((up(s), s))
-        s *= 2
-    n, s = e - b1, 8
-    while s >= unit:
-        if n & s:
-            pieces.append((b1 + (n & ~(2 * s - 1)), s))
-        s //= 2
-    return pieces
+    return [(at, n) for at, n in slot_pieces(b, e, unit) if n]
 
 
 def sectors(addresses, width):

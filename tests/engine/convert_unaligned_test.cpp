@@ -287,6 +287,29 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
 // the aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it,
 // each in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words
 // in one bank.
+// A warp stores a whole destination row where the tile's rows are 32 windows of 16 B: 4093 x 4099 bf16 has
+// rows of 256 units (32 x 8 units of 2 B), 4099 x 4093 f32 rows of 128 (32 x 4 units of 4 B); 1201 x 1999 u8
+// rows of 128 bytes (8 windows) keep a thread per window. The plan's reason says which.
+TEST(ConvertUnaligned, RowsOfThirtyTwoWindowsTakeAWarpEach) {
+  struct Case {
+    std::vector<int64_t> shape;
+    DType dtype;
+    int64_t tile_a;
+    bool warp_rows;
+  };
+  for (const Case& c :
+       {Case{{4093, 4099}, DType::kBF16, 256, true}, Case{{4099, 4093}, DType::kF32, 128, true},
+        Case{{1201, 1999}, DType::kU8, 128, false}}) {
+    auto plan = plan_permute(c.shape, {1, 0}, c.dtype);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->unaligned);
+    ASSERT_EQ(plan->tile_a, c.tile_a);
+    EXPECT_EQ(warp_row_stores(*plan), c.warp_rows) << plan->reason;
+    EXPECT_EQ(plan->reason.find("a destination row per warp") != std::string::npos, c.warp_rows)
+        << plan->reason;
+  }
+}
+
 TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
   for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{997, 1013}, {1201, 1999}}) {
     auto plan = plan_permute({rows, cols}, {1, 0}, DType::kU8);

@@ -900,19 +900,23 @@ std::string describe(const ConvertPlan& p) {
       }
       return "vector: runs of " + std::to_string(p.vector_units * p.elem_bytes) +
              " B contiguous on both sides, " + lane;
-    case ConvertKind::kTiled:
+    case ConvertKind::kTiled: {
+      const std::string rows = warp_row_stores(p) ? "; a destination row per warp, its shift a constant" : "";
       return "tiled: a " + std::to_string(p.tile_a) + " x " + std::to_string(p.tile_b) + " tile of " +
              std::to_string(p.unit_bytes) + " B units through shared memory, " + lane +
              (p.aligned_loads
                   ? " (destination rows unaligned: the source's aligned 16 B words loaded as they are, "
-                    "shifted into place in the stores, the rows' ends in aligned pieces of up to 8 B)"
+                    "shifted into place in the stores, the rows' ends in aligned pieces of up to 8 B" +
+                        rows + ")"
               : p.unaligned
                   ? std::string(
                         " (rows unaligned: aligned 16 B words shifted into place, the rows' ends in aligned "
                         "pieces of up to 8 B") +
+                        rows +
                         (p.half_blocks ? "; each register block loaded by two threads, 8 B of each row each)"
                                        : ")")
                   : "");
+    }
     case ConvertKind::kInterleave:
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
              (p.packed_dst ? " into " : " from ") + std::to_string(p.record_units * p.elem_bytes) +

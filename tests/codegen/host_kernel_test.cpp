@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -26,7 +27,10 @@ std::string run_on_host(const Case& c) {
   auto plan = plan_permute(c.shape, c.perm, c.dtype);
   if (!plan.ok()) return "no plan: " + plan.error().message;
   const KernelSource k = convert_kernel_source(*plan);
-  const std::string dir = ::testing::TempDir(), base = dir + "/host_" + c.name;
+  // A directory of this run's own: two checkouts testing at once on one machine must not share files.
+  std::string dir = ::testing::TempDir() + "/host_kernel_XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) return "cannot make a directory in " + ::testing::TempDir();
+  const std::string base = dir + "/" + c.name;
   std::ofstream(base + ".cu") << k.text;
   std::string cmd = std::string(LAYOUTSCOPE_HOST_CXX) + " -std=c++20 -O1 -w -pthread -I" +
                     LAYOUTSCOPE_HOST_DIR + " -DKERNEL='\"" + base + ".cu\"' " + LAYOUTSCOPE_HOST_DIR +
@@ -45,7 +49,9 @@ std::string run_on_host(const Case& c) {
   const int status = std::system(cmd.c_str());
   std::stringstream out;
   out << std::ifstream(base + ".out").rdbuf();
-  return status == 0 ? "" : out.str();
+  if (status != 0) return out.str() + "(the kernel, its build and its output are in " + dir + ")";
+  std::filesystem::remove_all(dir);
+  return "";
 }
 
 TEST(HostKernel, EveryKindWritesThePermutation) {

@@ -280,13 +280,6 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
   }
 }
 
-// The kernel-wide averages of a two-threads-a-block plan against a direct count over the kernel's threads,
-// written from the kernel's own arithmetic for a 2-D transpose of R x C bytes (source offset i * C + j):
-// every tile (a0 along the R source rows, b0 along the C bytes of a row), every warp, thread 2t + h taking
-// block t (ba = t / 4, bb = t % 4 of a 64-byte-wide tile), bytes 8h .. 8h+7 of rows a0 + 4 ba + k; a load is
-// the aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it,
-// each in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words
-// in one bank.
 // A warp stores a whole destination row where the tile's rows are 32 windows of 16 B: 4093 x 4099 bf16 has
 // rows of 256 units (32 x 8 units of 2 B), 4099 x 4093 f32 rows of 128 (32 x 4 units of 4 B); 1201 x 1999 u8
 // rows of 128 bytes (8 windows) keep a thread per window. The plan's reason says which.
@@ -310,6 +303,13 @@ TEST(ConvertUnaligned, RowsOfThirtyTwoWindowsTakeAWarpEach) {
   }
 }
 
+// The kernel-wide averages of a two-threads-a-block plan against a direct count over the kernel's threads,
+// written from the kernel's own arithmetic for a 2-D transpose of R x C bytes (source offset i * C + j):
+// every tile (a0 along the R source rows, b0 along the C bytes of a row), every warp, thread 2t + h taking
+// block t (ba = t / 4, bb = t % 4 of a 64-byte-wide tile), bytes 8h .. 8h+7 of rows a0 + 4 ba + k; a load is
+// the aligned 8 B word holding the row's first byte, a second one where the row's valid bytes reach past it,
+// each in one 32 B sector; the shared stores are the 8 columns' 4 B words, wavefronts the most distinct words
+// in one bank.
 TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
   for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{997, 1013}, {1201, 1999}}) {
     auto plan = plan_permute({rows, cols}, {1, 0}, DType::kU8);

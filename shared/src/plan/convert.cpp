@@ -1163,11 +1163,11 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
       st.clear();
       for (int lane = 0; lane < 32; ++lane) {
         lo.push_back({lane, staging_offset(plan, lane * v, row)});
-        hi.push_back({lane, staging_offset(plan, (lane + 1) % 32 * v, row)});
+        if (shift != 0) hi.push_back({lane, staging_offset(plan, (lane + 1) % 32 * v, row)});
         if (shift == 0 || lane < 31) st.push_back(win + (lane + (shift != 0 ? 1 : 0)) * kVectorBytes);
       }
       sums.shared_load(lo, kVectorBytes);
-      if (shift != 0) sums.shared_load(hi, kVectorBytes);
+      sums.shared_load(hi, kVectorBytes);  // none where the row starts on a window
       sums.store(st, kVectorBytes);
       if (shift == 0) continue;
       const int cut = static_cast<int>(shift * ub);

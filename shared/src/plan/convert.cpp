@@ -1167,7 +1167,7 @@ void unaligned_store_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, i
         if (shift == 0 || lane < 31) st.push_back(win + (lane + (shift != 0 ? 1 : 0)) * kVectorBytes);
       }
       sums.shared_load(lo, kVectorBytes);
-      sums.shared_load(hi, kVectorBytes);  // none where the row starts on a window
+      if (shift != 0) sums.shared_load(hi, kVectorBytes);  // the second chunks: only a shifted row reads them
       sums.store(st, kVectorBytes);
       if (shift == 0) continue;
       const int cut = static_cast<int>(shift * ub);

@@ -904,8 +904,9 @@ std::string gather_word(const std::vector<std::pair<std::string, int>>& bytes) {
 
 // An interleave plan (the engine's kInterleave): one item per thread, V units of each of the C planes. The
 // planar side moves V units per lane per plane; the packed side's C x V units go through the warp's exchange
-// area (lane * C + j chunks, the engine's exchange_byte) so that the warp reads or writes its 32 x C chunks
-// in order. The interleave itself is byte permutes in registers. A ragged last chunk moves unit by unit.
+// area (lane * lane_chunks + j chunks, j XORed by the plan's exchange XOR: the engine's exchange_byte) so
+// that the warp reads or writes its 32 x C chunks in order. The interleave itself is byte permutes in
+// registers. A ragged last chunk moves unit by unit.
 void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& ll, KernelSource& k) {
   const int v = p.vector_units, eb = p.elem_bytes, vb = v * eb;
   const int64_t c = p.small_extent, rec = p.record_units;  // planes; units a record on the packed side
@@ -913,9 +914,19 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   const Access unit = access_of(eb);
   const std::string I = ll.type();
   const int64_t warp_bytes = 32 * p.lane_chunks * vb;
+  // Chunk j of lane `who` in the exchange (the engine's exchange_byte): who * lane_chunks + j, j XORed by
+  // bits of who where the plan has an XOR.
+  auto chunk_of = [&](const std::string& who, const std::string& j) {
+    const std::string first = "(" + who + " * " + std::to_string(p.lane_chunks) + " + ";
+    if (p.exchange_mask == 0) return first + j + ")";
+    return first + "(" + j + " ^ ((" + who + " >> " + std::to_string(p.exchange_shift) + ") & " +
+           std::to_string(p.exchange_mask) + ")))";
+  };
   // The exchange chunk of q = k * 32 + lane, record chunk j of lane `owner`: q, or q + owner where each
-  // lane's records are padded by a chunk (the engine's exchange_byte).
-  const std::string slot = p.lane_chunks > rec ? "(q + owner)" : "q";
+  // lane's records are padded by a chunk.
+  const std::string slot = p.exchange_mask != 0  ? chunk_of("owner", "j")
+                           : p.lane_chunks > rec ? "(q + owner)"
+                                                 : "q";
   const bool ragged = p.long_extent % v != 0;
   const bool partial = p.items % p.threads != 0;
   const ConvertMode& lm = p.modes[p.long_mode];
@@ -1029,8 +1040,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << ";\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + (lane * " << p.lane_chunks
-      << " + j) * " << vb << ") = w[j];\n"
+      << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + " << chunk_of("lane", "j")
+      << " * " << vb << ") = w[j];\n"
       << "  }\n";
     scalar_tail();
     o << "  " << whole << "  __syncwarp();\n";
@@ -1042,8 +1053,8 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << "  if (units == " << v << ") {\n"
       << "    vec_t r[" << rec << "], w[" << c << "];\n"
       << "#pragma unroll\n"
-      << "    for (int j = 0; j < " << rec << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + (lane * "
-      << p.lane_chunks << " + j) * " << vb << ");\n";
+      << "    for (int j = 0; j < " << rec << "; ++j) r[j] = *reinterpret_cast<const vec_t*>(ex + "
+      << chunk_of("lane", "j") << " * " << vb << ");\n";
     interleave_words("r", "w");
     o << "#pragma unroll\n"
       << "    for (int k = 0; k < " << c << "; ++k)\n"

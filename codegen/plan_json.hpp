@@ -71,6 +71,8 @@ Json convert_plan_json(const ConvertPlan& p) {
                        {"exchange_bytes", p.staging_bytes}};
     if (p.record_units != p.small_extent) j["interleave"]["record_units"] = p.record_units;
     if (p.lane_chunks > p.small_extent) j["interleave"]["lane_chunks"] = p.lane_chunks;
+    if (p.exchange_mask != 0)
+      j["interleave"]["exchange_xor"] = {{"mask", p.exchange_mask}, {"shift", p.exchange_shift}};
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
   }

@@ -66,6 +66,13 @@ TEST(HostKernel, EveryKindWritesThePermutation) {
       {"u8_nchw_nhwc_c3", {4, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8},
       {"u8_aos_soa_rec5", {1 << 18, 5}, {1, 0}, DType::kU8},
       {"f32_soa_aos_odd", {3, 1001}, {1, 0}, DType::kF32},
+      // Records of an even number of chunks: 4 (XORed chunk indices in the exchange, a ragged last chunk in
+      // the 4-channel image), 8 (a tile), 10 (the plain order) and 20 (a pad chunk a lane), both ways.
+      {"u8_nchw_nhwc_c4", {2, 4, 56, 57}, {0, 2, 3, 1}, DType::kU8},
+      {"bf16_nhwc_nchw_c4", {2, 56, 64, 4}, {0, 3, 1, 2}, DType::kBF16},
+      {"u8_aos_soa_rec8", {1 << 16, 8}, {1, 0}, DType::kU8},
+      {"u8_soa_aos_rec20", {20, 1 << 14}, {1, 0}, DType::kU8},
+      {"bf16_aos_soa_rec10", {1 << 14, 10}, {1, 0}, DType::kBF16},
       // Unaligned rows: tiles of 32 windows a row (a row per warp, the rows' shifts as constants where the
       // strides allow), shorter tiles (a thread per window, edge threads), two threads a block, the vector
       // kernel's windows across a run's end.

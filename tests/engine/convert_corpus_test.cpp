@@ -254,13 +254,72 @@ TEST(ConvertCorpus, TwentyByteRecordsInterleaveThroughPaddedLanes) {
   }
 }
 
+// Records of every length a thread holds (1 to 24 units, u8, bf16 and f32, both ways), the shared
+// wavefronts of each pass over the exchange (a lane's own chunk k, then chunk 32 k + lane of the packed
+// order, for every k) worked out here without the engine's bank model: 16 B accesses are served a quarter
+// warp at a time, and the most lanes of a quarter on one 16 B bank group (address / 16 mod 8) is its
+// wavefronts. Every interleave takes at most twice the ideal 4; records of 4 chunks take the ideal, through
+// an XOR. And the XOR moves chunks only within their lane's records: lane l's R chunks are each in one place
+// of l x lane_chunks .. l x lane_chunks + R - 1.
+TEST(ConvertCorpus, EveryRecordLengthExchangesWithoutBankConflicts) {
+  int interleaves = 0, fours = 0;
+  for (const DType dtype : {DType::kU8, DType::kBF16, DType::kF32}) {
+    for (int64_t r = 1; r <= 24; ++r) {
+      for (const bool packed_dst : {true, false}) {
+        const int64_t n = int64_t{1} << 16;
+        auto plan = packed_dst ? plan_permute({r, n}, {1, 0}, dtype) : plan_permute({n, r}, {1, 0}, dtype);
+        ASSERT_TRUE(plan.ok());
+        const std::string what = std::to_string(r) + " units of " + std::to_string(dtype_bytes(dtype)) +
+                                 " B, " + (packed_dst ? "into records" : "into planes");
+        if (plan->kind != ConvertKind::kInterleave) continue;
+        ++interleaves;
+        ASSERT_EQ(access_bytes(*plan), 16) << what;
+        auto quarter_wavefronts = [](const std::vector<int64_t>& at) {
+          int64_t total = 0;
+          for (int q = 0; q < 4; ++q) {
+            int per_group[8] = {};
+            for (int l = 8 * q; l < 8 * q + 8; ++l) ++per_group[at[l] / 16 % 8];
+            total += *std::max_element(per_group, per_group + 8);
+          }
+          return total;
+        };
+        const int64_t stride = plan->lane_chunks;
+        std::vector<bool> seen(static_cast<size_t>(32 * stride), false);
+        for (int64_t k = 0; k < r; ++k) {
+          std::vector<int64_t> own(32), coalesced(32);
+          for (int64_t l = 0; l < 32; ++l) {
+            own[l] = exchange_byte(*plan, l, k);
+            coalesced[l] = exchange_byte(*plan, (32 * k + l) / r, (32 * k + l) % r);
+            const int64_t chunk = own[l] / 16;
+            EXPECT_TRUE(chunk >= l * stride && chunk < l * stride + r)
+                << what << ", lane " << l << " chunk " << k;
+            if (chunk >= 0 && chunk < 32 * stride) seen[static_cast<size_t>(chunk)] = true;
+          }
+          EXPECT_LE(quarter_wavefronts(own), 8) << what << ", the lanes' pass, chunk " << k;
+          EXPECT_LE(quarter_wavefronts(coalesced), 8) << what << ", the coalesced pass, chunk " << k;
+          if (r == 4) {
+            EXPECT_EQ(quarter_wavefronts(own), 4) << what << ", the lanes' pass, chunk " << k;
+            EXPECT_EQ(quarter_wavefronts(coalesced), 4) << what << ", the coalesced pass, chunk " << k;
+          }
+        }
+        if (r == 4) ++fours;
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 32 * r) << what;
+      }
+    }
+  }
+  // The test exercises what it is about: most of the 144 plans interleave, records of 4 chunks among them.
+  EXPECT_GE(interleaves, 100);
+  EXPECT_GE(fours, 3);
+}
+
 // RGBX pixels (4 B records holding 3 used bytes) to planar RGB: 64 images of 224 x 224, src
 // S[(64,3,224,224):(200704,1,896,4)]. The records are padded (R = 4 units for C = 3 planes): a lane reads
 // the 4 chunks of 16 B that its 16 pixels span and drops every fourth byte. 224 x 224 / 16 = 3136 chunks an
-// image, 200704 items, 784 blocks of 256 threads. The exchange pads each lane's 4 chunks to 5 (stride 4 would
-// put the 8 lanes of a quarter warp on chunks 0, 4, 0, 4, ...): its own record at lane x 5 chunks, distinct
-// modulo 8, 4 wavefronts; the coalesced pass's q = lane lands on chunk 5 (q / 4) + q % 4, which repeats one
-// bank group in each quarter warp (0..3, 5..8 for lanes 0..7): 8 wavefronts, twice the ideal 4.
+// image, 200704 items, 784 blocks of 256 threads (8 warps of 32 x 4 x 16 = 2048 B). A lane stride of 4
+// chunks (64 B) puts a quarter warp's 8 lanes on 2 of the 8 bank groups (4 wavefronts where 1 does);
+// j ^ ((l >> 1) & 3) spreads them over all 8 (lanes 0, 2, 4, 6 over groups 0-3, the odd ones over 4-7), where
+// j ^ (l & 3) still puts lanes 0 and 4 together and one bit of XOR reaches 2 groups of the 4 needed: 4
+// wavefronts on both passes.
 TEST(ConvertCorpus, PaddedRecordsDeinterleaveAndDropThePad) {
   auto src = parse_layout("S[(64,3,224,224):(200704,1,896,4)]");
   auto dst = parse_layout("S[(64,3,224,224):(150528,50176,224,1)]");
@@ -271,13 +330,19 @@ TEST(ConvertCorpus, PaddedRecordsDeinterleaveAndDropThePad) {
   EXPECT_FALSE(plan->packed_dst);
   EXPECT_EQ(plan->small_extent, 3);
   EXPECT_EQ(plan->record_units, 4);
-  EXPECT_EQ(plan->lane_chunks, 5);
+  EXPECT_EQ(plan->lane_chunks, 4);
+  EXPECT_EQ(plan->exchange_mask, 3);
+  EXPECT_EQ(plan->exchange_shift, 1);
+  EXPECT_EQ(exchange_byte(*plan, 2, 0), (8 + 1) * 16);
+  EXPECT_EQ(exchange_byte(*plan, 2, 1), 8 * 16);
   EXPECT_EQ(access_bytes(*plan), 16);
   EXPECT_EQ(plan->chunks, 3136);
   EXPECT_EQ(plan->items, 64 * 3136);
+  EXPECT_EQ(plan->threads, 256);
+  EXPECT_EQ(plan->staging_bytes, 8 * 2048);
   EXPECT_EQ(plan->blocks, 784);
   EXPECT_EQ(plan->smem_read.wavefronts, 4);
-  EXPECT_EQ(plan->smem_write.wavefronts, 8);
+  EXPECT_EQ(plan->smem_write.wavefronts, 4);
   // Scaled down, with a ragged last chunk (40 = 2 x 16 + 8 pixels a row of planes of 50 x 40).
   auto s2 = parse_layout("S[(2,3,50,40):(8000,1,160,4)]");
   auto d2 = parse_layout("S[(2,3,50,40):(6000,2000,40,1)]");

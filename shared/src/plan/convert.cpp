@@ -718,6 +718,9 @@ namespace {
 constexpr int64_t kSmallExtent = 24;
 // Planes above this many, of an even count, pad each lane's records in the exchange by one chunk.
 constexpr int64_t kUnpaddedExtent = 16;
+// Records of at most this many chunks XOR their chunk indices in the exchange where its plain order takes
+// more than twice the ideal wavefronts; longer records keep the plain or padded order (below).
+constexpr int64_t kXorChunks = 4;
 // Groups shorter than this many units on both sides of a tile make tiles of at most 8 x 8 units.
 constexpr int64_t kTinyGroup = 16;
 // An interleave block's exchange area: 32 lanes x C chunks per warp, at most this much per block (else
@@ -784,6 +787,75 @@ TiledLanes interleave_lanes(const ConvertPlan& p) {
     }
   }
   return lanes;
+}
+
+// Shared wavefronts of both passes over a warp's exchange, every item whole: the lanes' own pass (chunk k of
+// every lane) and the coalesced pass (chunk q = 32 k + lane of the packed order), k over the R chunks; and
+// the ideal count of the same accesses.
+struct ExchangeCost {
+  int64_t wavefronts = 0, ideal = 0;
+};
+ExchangeCost exchange_wavefronts(const ConvertPlan& p) {
+  const int64_t rec = p.record_units;
+  const int width = access_bytes(p);
+  ExchangeCost cost;
+  std::vector<int64_t> own, coalesced;
+  for (int64_t k = 0; k < rec; ++k) {
+    own.clear();
+    coalesced.clear();
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      const int64_t q = k * 32 + lane;
+      own.push_back(exchange_byte(p, lane, k));
+      coalesced.push_back(exchange_byte(p, q / rec, q % rec));
+    }
+    for (const auto* addrs : {&own, &coalesced}) {
+      const WarpCost c = shared_cost(*addrs, width);
+      cost.wavefronts += c.wavefronts;
+      cost.ideal += c.ideal_wavefronts;
+    }
+  }
+  return cost;
+}
+
+// The exchange's order. Records of R <= kXorChunks chunks whose plain order takes more than twice the ideal
+// wavefronts XOR each lane's chunk indices, the XOR with the fewest wavefronts over both passes (masks 2^i -
+// 1 with 2^i dividing R, so that each lane's chunks stay its own, the lane index shifted by 0-4 bits): RGBA
+// pixels of u8 (R = 4 chunks of 16 B) put a quarter warp's 8 lanes on 2 of the 8 bank groups, 4 wavefronts
+// where 1 does, and (lane >> 1) & 3 gives each lane a group of its own. That took 4-channel NCHW <-> NHWC
+// from a tile of 4-8 B lanes to the interleave's 16 B lanes, 0.77-0.94 -> 0.94-1.00 of a copy on an H200.
+// Longer records keep the plain order, or a pad chunk a lane (even R above 16, padded records): on that
+// H200 the XOR ran slower there (records of 10 bf16 1.01 -> 0.90, of 20 u8 0.99 -> 0.97, 8 u8 against
+// their tile 1.02 -> 0.99), its address arithmetic costing more than the conflicts it removed.
+void choose_exchange(ConvertPlan& p) {
+  const int64_t rec = p.record_units;
+  p.exchange_shift = 0;
+  p.exchange_mask = 0;
+  p.lane_chunks = rec;
+  const ExchangeCost plain = exchange_wavefronts(p);
+  if (rec <= kXorChunks && plain.wavefronts > 2 * plain.ideal) {
+    int64_t best = plain.wavefronts;
+    int best_shift = 0;
+    int64_t best_mask = 0;
+    for (int64_t size = 2; size <= 32 && rec % size == 0; size *= 2) {
+      for (int shift = 0; shift <= 4; ++shift) {
+        p.exchange_mask = size - 1;
+        p.exchange_shift = shift;
+        const int64_t w = exchange_wavefronts(p).wavefronts;
+        if (w < best) {
+          best = w;
+          best_shift = shift;
+          best_mask = size - 1;
+        }
+      }
+    }
+    p.exchange_shift = best_shift;
+    p.exchange_mask = best_mask;
+    if (best_mask != 0) return;
+  }
+  // An even lane stride puts a quarter warp on half the bank groups or fewer: records of more than 16 units
+  // and padded records (plans that took no exchange before) get one chunk more a lane.
+  const bool pad = rec % 2 == 0 && (rec > kUnpaddedExtent || rec > p.small_extent);
+  p.lane_chunks = rec + (pad ? 1 : 0);
 }
 
 // The interleave candidate, where one side's innermost mode is small and the mode contiguous on the other
@@ -868,11 +940,7 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   p.block_rows = 1;
   p.chunks = ceil_div(p.long_extent, p.vector_units);
   p.items = batch * p.chunks;
-  // An even lane stride puts a quarter warp on half the bank groups or fewer: records of more than 16 units
-  // and padded records (plans that took no exchange before) get one chunk more a lane.
-  const bool pad =
-      p.record_units % 2 == 0 && (p.record_units > kUnpaddedExtent || p.record_units > p.small_extent);
-  p.lane_chunks = p.record_units + (pad ? 1 : 0);
+  choose_exchange(p);
   const int64_t warp_bytes = 32 * p.lane_chunks * p.vector_units * p.elem_bytes;
   // Warps of a block: 8, or as many as keep the exchange within kExchangeBytes.
   p.threads = kThreads;
@@ -1621,7 +1689,8 @@ std::vector<int> convert_batch_modes(const ConvertPlan& plan) {
 }
 
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j) {
-  return (lane * plan.lane_chunks + j) * plan.vector_units * plan.elem_bytes;
+  const int64_t slot = j ^ ((lane >> plan.exchange_shift) & plan.exchange_mask);
+  return (lane * plan.lane_chunks + slot) * plan.vector_units * plan.elem_bytes;
 }
 
 int64_t source_extent(const ConvertPlan& plan) {
@@ -1686,6 +1755,8 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
     const int64_t planar = plan.plane_stride,
                   packed = rec;  // strides of plane k, of unit i along the long mode
     std::vector<std::byte> exchange(static_cast<size_t>(32 * plan.lane_chunks * vb));
+    // Unit u of a lane's chunks in the packed order: unit u % V of chunk u / V.
+    auto lane_unit = [&](int64_t lane, int64_t u) { return exchange_byte(plan, lane, u / v) + u % v * eb; };
     for (int64_t w0 = 0; w0 < plan.items; w0 += 32) {
       if (stop_now(moved)) return stop_error;
       InterleaveItem it[32];
@@ -1713,7 +1784,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
         for (int lane = 0; lane < 32; ++lane) {
           if (!whole(lane)) continue;
           for (int64_t u = 0; u < c * v; ++u) {
-            std::memcpy(exchange.data() + exchange_byte(plan, lane, 0) + u * eb,
+            std::memcpy(exchange.data() + lane_unit(lane, u),
                         in.data() + side_element(plan, true, it[lane].src + planar_off(u)) * eb,
                         static_cast<size_t>(eb));
           }
@@ -1745,7 +1816,7 @@ Result<int64_t> execute_convert_host(const ConvertPlan& plan, std::span<const st
           for (int64_t u = 0; u < rec * v; ++u) {
             if (u % rec >= c) continue;
             std::memcpy(out.data() + side_element(plan, false, it[lane].dst + planar_off(u)) * eb,
-                        exchange.data() + exchange_byte(plan, lane, 0) + u * eb, static_cast<size_t>(eb));
+                        exchange.data() + lane_unit(lane, u), static_cast<size_t>(eb));
             ++moved;
           }
         }

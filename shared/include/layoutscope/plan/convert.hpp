@@ -198,6 +198,11 @@ struct ConvertPlan {
   // 16 or the records are padded (a lane stride of an even number of 16 B chunks puts a quarter warp on
   // half the bank groups or fewer).
   int64_t lane_chunks = 0;
+  // The exchange's XOR on a lane's chunk indices, for records of at most 4 chunks: chunk j of lane l sits at
+  // l * lane_chunks + (j ^ ((l >> exchange_shift) & exchange_mask)). exchange_mask + 1 divides R, so the XOR
+  // keeps each lane's chunks its own; 0: none.
+  int exchange_shift = 0;
+  int64_t exchange_mask = 0;
   // Units from one record to the next on the packed side: C, or more where the source's records are padded
   // (RGBX pixels: 3 planes in records of 4 B). The lanes read whole records, R x V units, and drop the pad.
   int64_t record_units = 0;
@@ -320,9 +325,10 @@ ColumnStep staging_column_step(const ConvertPlan& plan);
 int64_t staging_column_offset(const ConvertPlan& plan, int64_t j);
 std::vector<int> convert_batch_modes(const ConvertPlan& plan);
 
-// kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s C
-// chunks: lane * lane_chunks + j chunks (the packed order, so that the warp's 32 x C chunks are read or
-// written in order by the coalesced pass).
+// kInterleave: byte offset in the warp's exchange area of chunk j (16 B, or V units) of lane `lane`'s R
+// chunks: lane * lane_chunks + (j ^ ((lane >> exchange_shift) & exchange_mask)) chunks (the packed order up
+// to the XOR within each lane's chunks, so that the warp's 32 x R chunks are read or written in order by the
+// coalesced pass).
 int64_t exchange_byte(const ConvertPlan& plan, int64_t lane, int64_t j);
 
 // The plan's accesses averaged over every warp instruction of the whole kernel, as Nsight Compute reports

@@ -195,8 +195,8 @@ struct ConvertPlan {
   bool packed_dst = false;
   int64_t chunks = 0, items = 0;
   // Chunks between two lanes' records in the exchange: R (record_units), or R + 1 where R is even and above
-  // 16 or the records are padded (a lane stride of an even number of 16 B chunks puts a quarter warp on
-  // half the bank groups or fewer).
+  // 16 or the records are padded, and no XOR is taken (a lane stride of an even number of 16 B chunks puts a
+  // quarter warp on half the bank groups or fewer).
   int64_t lane_chunks = 0;
   // The exchange's XOR on a lane's chunk indices, for records of at most 4 chunks: chunk j of lane l sits at
   // l * lane_chunks + (j ^ ((l >> exchange_shift) & exchange_mask)). exchange_mask + 1 divides R, so the XOR

@@ -58,6 +58,11 @@ def case_op(c):
     return x, lambda t: t.permute(perm).contiguous()
 
 
+def channels_last_format(perm):
+    """The memory format whose storage order is this permutation (NCHW -> NHWC, NCDHW -> NDHWC), else None."""
+    return {(0, 2, 3, 1): torch.channels_last, (0, 2, 3, 4, 1): torch.channels_last_3d}.get(tuple(perm))
+
+
 def compile_modes(args):
     return [("compile", {})] + ([("compile_max_autotune", {"mode": "max-autotune-no-cudagraphs"})] if args.max_autotune else [])
 
@@ -162,8 +167,8 @@ def main():
             row[key] = measure(lambda: fn(x), flush, args.seconds)["median_s"] if ok else None
             row[key + "_verified"] = ok
             torch._dynamo.reset()
-        if not layout and list(perm) in ([0, 2, 3, 1], [0, 2, 3, 4, 1]):
-            fmt = torch.channels_last if len(perm) == 4 else torch.channels_last_3d
+        fmt = None if layout else channels_last_format(perm)
+        if fmt is not None:
             cl = x.contiguous(memory_format=fmt)
             # channels_last keeps the logical NCHW shape; its storage is the NHWC tensor.
             ok = torch.equal(cl.permute(perm), ref) and cl.permute(perm).is_contiguous()

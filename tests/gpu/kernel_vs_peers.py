@@ -72,14 +72,11 @@ def main():
     import cupy as cp
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "peers"))
+    from convert_peers import case_op, channels_last_format  # the corpus peers' input and formats
     from peers import measure  # the peers' sampling loop
 
-    dtype = {"f32": torch.float32, "bf16": torch.bfloat16, "u8": torch.uint8}[args.dtype]
-    if dtype == torch.uint8:
-        x = torch.randint(0, 256, shape, dtype=dtype, device="cuda")
-    else:
-        x = torch.rand(shape, device="cuda").to(dtype)
-    ref = x.permute(perm).contiguous()
+    x, eager = case_op({"shape": shape, "perm": perm, "dtype": args.dtype})
+    ref = eager(x)
     y = torch.empty_like(ref)
     xb, yb = cp.from_dlpack(x.view(-1).view(torch.uint8)), cp.from_dlpack(y.view(-1).view(torch.uint8))
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -98,12 +95,12 @@ def main():
         variants[name] = run
     flat_x, flat_y = x.view(-1), y.view(-1)
     variants["copy_"] = lambda: flat_y.copy_(flat_x)
-    variants["eager"] = lambda: x.permute(perm).contiguous()
-    fmt = {4: ([0, 2, 3, 1], torch.channels_last), 5: ([0, 2, 3, 4, 1], torch.channels_last_3d)}.get(len(shape))
-    if fmt and perm == fmt[0]:
-        laid = x.contiguous(memory_format=fmt[1]).permute(perm)  # its memory order is the permutation's
+    variants["eager"] = lambda: eager(x)
+    fmt = channels_last_format(perm)
+    if fmt is not None:
+        laid = x.contiguous(memory_format=fmt).permute(perm)  # its memory order is the permutation's
         if laid.is_contiguous() and torch.equal(laid, ref):
-            variants["channels_last"] = lambda: x.contiguous(memory_format=fmt[1])
+            variants["channels_last"] = lambda: x.contiguous(memory_format=fmt)
 
     names = list(variants)
     rounds = {n: [] for n in names}

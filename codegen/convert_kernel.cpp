@@ -933,11 +933,13 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   k.shared_bytes = p.staging_bytes;
   k.blocks = p.blocks;
   o << "  typedef " << acc.type << " vec_t;\n"
-    << "  typedef " << unit.type << " unit_t;\n"
-    << "  __shared__ __align__(16) unsigned char exchange[" << p.staging_bytes << "];\n"
-    << "  unsigned char* const ex = exchange + (threadIdx.x >> 5) * " << warp_bytes << ";\n"
-    << "  const int lane = threadIdx.x & 31;\n"
-    << "  const " << I << " t = (" << I << ")blockIdx.x * " << p.threads << " + threadIdx.x;\n"
+    << "  typedef " << unit.type << " unit_t;\n";
+  if (!p.direct_stores) {
+    o << "  __shared__ __align__(16) unsigned char exchange[" << p.staging_bytes << "];\n"
+      << "  unsigned char* const ex = exchange + (threadIdx.x >> 5) * " << warp_bytes << ";\n"
+      << "  const int lane = threadIdx.x & 31;\n";
+  }
+  o << "  const " << I << " t = (" << I << ")blockIdx.x * " << p.threads << " + threadIdx.x;\n"
     << "  " << I << " src = 0, dst = 0;\n"
     << "  int units = 0;  // V for a whole chunk, fewer for a ragged last one, 0 past the items\n";
   o << "  " << (partial ? "if (t < " + ll(p.items) + ") " : "") << "{\n"
@@ -1039,6 +1041,17 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
                     side_bytes(p, true, "src + k * " + ll(p.plane_stride)) + "))")
       << ";\n";
     interleave_words("r", "w");
+    if (p.direct_stores) {
+      // Each lane's own record, chunk by chunk.
+      o << "#pragma unroll\n"
+        << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(out + "
+        << (mapped(p, false) ? side_bytes(p, false, "dst + j * " + std::to_string(v))
+                             : "dst * " + ebs + " + j * " + vbs)
+        << ") = w[j];\n"
+        << "  }\n";
+      scalar_tail();
+      return;
+    }
     o << "#pragma unroll\n"
       << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(ex + " << chunk_of("lane", "j")
       << " * " << vb << ") = w[j];\n"

@@ -73,6 +73,7 @@ Json convert_plan_json(const ConvertPlan& p) {
     if (p.lane_chunks > p.small_extent) j["interleave"]["lane_chunks"] = p.lane_chunks;
     if (p.exchange_mask != 0)
       j["interleave"]["exchange_xor"] = {{"mask", p.exchange_mask}, {"shift", p.exchange_shift}};
+    if (p.direct_stores) j["interleave"]["direct_stores"] = true;
     predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
     predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
   }

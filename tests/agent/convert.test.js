@@ -106,7 +106,7 @@ describe('convert: src / dst layouts', () => {
       assert.equal(c.bytes_copied, 64 * 96 * 4);
     }
     assert.equal(result.meta.request.params.src, src);
-    assert.equal(result.schema_version, '1.5.0');
+    assert.equal(result.schema_version, '1.6.0');
   });
 
   test('the plan and the kernel are what `layoutscope plan` prints for the same input', () => {

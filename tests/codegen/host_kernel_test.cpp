@@ -62,17 +62,24 @@ TEST(HostKernel, EveryKindWritesThePermutation) {
       {"u8_folded", {8, 128, 64, 16, 8, 32}, {1, 0, 2, 4, 5, 3}, DType::kU8},
       {"f32_wide_units_odd", {101, 3, 99, 8}, {2, 1, 0, 3}, DType::kF32},
       {"bf16_paired_aos", {1 << 16, 8}, {1, 0}, DType::kBF16},
-      // Interleave into records and out of them (warp shuffles and ballots).
-      {"u8_nchw_nhwc_c3", {4, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8},
+      // Interleave into records and out of them (warp shuffles and ballots); planes into records take the
+      // exchange from 264 blocks of 256 threads (67584 items of 16 B) up.
+      {"u8_nchw_nhwc_c3", {2, 3, 768, 720}, {0, 2, 3, 1}, DType::kU8},
       {"u8_aos_soa_rec5", {1 << 18, 5}, {1, 0}, DType::kU8},
-      {"f32_soa_aos_odd", {3, 1001}, {1, 0}, DType::kF32},
+      {"f32_soa_aos_odd", {3, 270337}, {1, 0}, DType::kF32},
       // Records of an even number of chunks: 4 (XORed chunk indices in the exchange, a ragged last chunk in
-      // the 4-channel image), 8 (a tile), 10 (the plain order) and 20 (a pad chunk a lane), both ways.
-      {"u8_nchw_nhwc_c4", {2, 4, 56, 57}, {0, 2, 3, 1}, DType::kU8},
+      // the 4-channel image), 8 (a tile), 10 (the plain order) and 18 (a pad chunk a lane), both ways.
+      {"u8_nchw_nhwc_c4", {3, 4, 600, 601}, {0, 2, 3, 1}, DType::kU8},
       {"bf16_nhwc_nchw_c4", {2, 56, 64, 4}, {0, 3, 1, 2}, DType::kBF16},
       {"u8_aos_soa_rec8", {1 << 16, 8}, {1, 0}, DType::kU8},
-      {"u8_soa_aos_rec20", {20, 1 << 14}, {1, 0}, DType::kU8},
+      {"u8_soa_aos_rec18", {18, 1081344}, {1, 0}, DType::kU8},
       {"bf16_aos_soa_rec10", {1 << 14, 10}, {1, 0}, DType::kBF16},
+      // Planes into records below that: each lane stores its own record (no exchange), in blocks of 64
+      // threads; an image, a ragged last chunk, planes at odd offsets, records of 20 chunks.
+      {"f32_one_image_nhwc", {1, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32},
+      {"u8_small_nchw_nhwc_c4", {2, 4, 56, 57}, {0, 2, 3, 1}, DType::kU8},
+      {"f32_small_soa_aos_odd", {3, 1001}, {1, 0}, DType::kF32},
+      {"u8_small_soa_aos_rec20", {20, 1 << 14}, {1, 0}, DType::kU8},
       // Unaligned rows: tiles of 32 windows a row (a row per warp, the rows' shifts as constants where the
       // strides allow), shorter tiles (a thread per window, edge threads), two threads a block, the vector
       // kernel's windows across a run's end.

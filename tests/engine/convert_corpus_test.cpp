@@ -266,13 +266,16 @@ TEST(ConvertCorpus, EveryRecordLengthExchangesWithoutBankConflicts) {
   for (const DType dtype : {DType::kU8, DType::kBF16, DType::kF32}) {
     for (int64_t r = 1; r <= 24; ++r) {
       for (const bool packed_dst : {true, false}) {
-        const int64_t n = int64_t{1} << 16;
+        // 2^21 records: at least 2^17 items of 16 B, more than 264 blocks of 256 threads (a smaller tensor
+        // into records stores without the exchange).
+        const int64_t n = int64_t{1} << 21;
         auto plan = packed_dst ? plan_permute({r, n}, {1, 0}, dtype) : plan_permute({n, r}, {1, 0}, dtype);
         ASSERT_TRUE(plan.ok());
         const std::string what = std::to_string(r) + " units of " + std::to_string(dtype_bytes(dtype)) +
                                  " B, " + (packed_dst ? "into records" : "into planes");
         if (plan->kind != ConvertKind::kInterleave) continue;
         ++interleaves;
+        EXPECT_FALSE(plan->direct_stores) << what;
         ASSERT_EQ(access_bytes(*plan), 16) << what;
         auto quarter_wavefronts = [](const std::vector<int64_t>& at) {
           int64_t total = 0;
@@ -310,6 +313,69 @@ TEST(ConvertCorpus, EveryRecordLengthExchangesWithoutBankConflicts) {
   // The test exercises what it is about: most of the 144 plans interleave, records of 4 chunks among them.
   EXPECT_GE(interleaves, 100);
   EXPECT_GE(fours, 3);
+}
+
+// A single 224 x 224 RGB image of f32 to NHWC: 50176 / 4 = 12544 items of 16 B a plane, 49 blocks of 256
+// threads, fewer than the 2 x 132 that reach every SM twice. Each lane stores its own 3 chunks (no exchange):
+// blocks of 128 would still be 98, of 64 are 196 (the smallest). A store puts 32 lanes' 16 B at a 48 B
+// stride, one sector each (32 where the exchange's coalesced stores take 16), no shared memory. At 264
+// blocks of 256 (67584 items, 3 planes of 270336 f32) the exchange comes back; at 263 (269312) it does not.
+TEST(ConvertCorpus, SmallImagesStoreEachLanesRecordWithoutTheExchange) {
+  auto plan = plan_permute({1, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(plan->direct_stores);
+  EXPECT_EQ(plan->items, 12544);
+  EXPECT_EQ(plan->threads, 64);
+  EXPECT_EQ(plan->blocks, 196);
+  EXPECT_EQ(plan->staging_bytes, 0);
+  EXPECT_EQ(plan->global_read.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 32);
+  EXPECT_EQ(plan->smem_write.wavefronts, 0);
+  EXPECT_EQ(plan->smem_read.wavefronts, 0);
+  EXPECT_NE(plan->reason.find("no exchange"), std::string::npos) << plan->reason;
+  EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
+  auto at_fill = plan_permute({3, 270336}, {1, 0}, DType::kF32);
+  auto below = plan_permute({3, 269312}, {1, 0}, DType::kF32);
+  ASSERT_TRUE(at_fill.ok() && below.ok());
+  EXPECT_EQ(at_fill->kind, ConvertKind::kInterleave);
+  EXPECT_FALSE(at_fill->direct_stores);
+  EXPECT_EQ(at_fill->threads, 256);
+  EXPECT_EQ(at_fill->blocks, 264);
+  EXPECT_EQ(at_fill->global_write.sectors, 16);
+  EXPECT_TRUE(below->direct_stores);
+  EXPECT_EQ(below->threads, 128);  // 526 blocks of 128
+  EXPECT_EQ(below->blocks, 526);
+  // Records out of planes (the source's records) keep the exchange at any size, as do 4 B lanes: 10
+  // planes of 11 f32 (a lane's 4 B would be an eighth of each sector).
+  auto records = plan_permute({64, 5}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->kind, ConvertKind::kInterleave);
+  EXPECT_FALSE(records->direct_stores);
+  auto narrow = plan_permute({6, 7, 8, 9, 10, 11}, {1, 0, 3, 2, 5, 4}, DType::kF32);
+  ASSERT_TRUE(narrow.ok());
+  ASSERT_EQ(narrow->kind, ConvertKind::kInterleave);
+  EXPECT_EQ(access_bytes(*narrow), 4);
+  EXPECT_FALSE(narrow->direct_stores);
+  // Each is right on the host: the image, odd planes (read unaligned, a ragged last chunk), 4 channels of
+  // bytes (57 x 56 pixels, a ragged last chunk).
+  const std::tuple<std::vector<int64_t>, std::vector<int64_t>, DType> small[] = {
+      {{1, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32},
+      {{3, 1001}, {1, 0}, DType::kF32},
+      {{2, 4, 56, 57}, {0, 2, 3, 1}, DType::kU8}};
+  for (const auto& [shape, perm, dtype] : small) {
+    auto p = plan_permute(shape, perm, dtype);
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(p->direct_stores);
+    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+    for (size_t i = shape.size(), st = 1; i-- > 0;)
+      src_str[i] = static_cast<int64_t>(std::exchange(st, st * static_cast<size_t>(shape[i])));
+    for (size_t k = shape.size(), st = 1; k-- > 0;) {
+      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(st);
+      st *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+    }
+    check_plan("direct stores", *p, shape, src_str, shape, dst_str);
+  }
 }
 
 // RGBX pixels (4 B records holding 3 used bytes) to planar RGB: 64 images of 224 x 224, src
@@ -478,6 +544,10 @@ TEST(ConvertCorpus, KernelAveragesMatchNsightCompute) {
       // The unaligned vector kernel (no shared memory) and the interleave into records.
       {"vit_s16_heads_u8", {64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8, 9.7094, 15.9999, 0.0, 0.0},
       {"rank6_small_f32", {6, 7, 8, 9, 10, 11}, {1, 0, 3, 2, 5, 4}, DType::kF32, 7.3379, 4.0, 1.999, 1.0},
+      // Direct stores (no shared memory): 392 full warps; a load is 32 x 16 B of one plane (16 sectors),
+      // store j puts lane l's chunk at 48 l + 16 j of the warp's 1536 B, in sector (48 l + 16 j) / 32 = 1.5 l
+      // + j / 2 rounded down, 32 distinct sectors.
+      {"small_one_image_nhwc_f32", {1, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32, 16.0, 32.0, 0.0, 0.0},
   };
   for (const Case& c : cases) {
     auto plan = plan_permute(c.shape, c.perm, c.dtype);

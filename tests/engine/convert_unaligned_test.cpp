@@ -157,9 +157,11 @@ TEST(ConvertUnaligned, PrimeTransposeMovesSixteenBytesPerLane) {
 
 // 3 x 1001 bytes transposed (3 planes of 1001 into 1001 records of 3 B): the planes start 1001 bytes apart,
 // so no vector wider than a byte keeps them aligned, but the records (48 B per 16 units) do. An interleave
-// of 16 B per lane: chunks of 16 units, ceil(1001 / 16) = 63 of them (the last 1001 - 62 x 16 = 9 units),
-// one block of 256 threads; plane 0's loads of warp 0 are 32 x 16 B from byte 0 (16 sectors), the stores
-// 32 x 16 B of records from byte 0 (16 sectors). It beats the tiled plan's 1 B per lane.
+// of 16 B per lane: chunks of 16 units, ceil(1001 / 16) = 63 of them (the last 1001 - 62 x 16 = 9 units);
+// plane 0's loads of warp 0 are 32 x 16 B from byte 0 (16 sectors). So few items store each lane's own
+// record (no exchange), in one block of 64 threads: 32 x 16 B at a 48 B stride, 32 sectors. It beats the
+// tiled plan's 1 B per lane. 3 planes of 1081345 (67585 items, 265 blocks of 256) go through the exchange:
+// the warp's 32 x 48 B of records in order, 16 sectors a store.
 TEST(ConvertUnaligned, ThreeOddPlanesOfBytesInterleaveSixteenBytesPerLane) {
   auto plan = plan_permute({3, 1001}, {1, 0}, DType::kU8);
   ASSERT_TRUE(plan.ok());
@@ -171,26 +173,38 @@ TEST(ConvertUnaligned, ThreeOddPlanesOfBytesInterleaveSixteenBytesPerLane) {
   EXPECT_EQ(plan->vector_units, 16);
   EXPECT_EQ(plan->chunks, 63);
   EXPECT_EQ(plan->items, 63);
-  EXPECT_EQ(plan->threads, 256);
+  EXPECT_TRUE(plan->direct_stores);
+  EXPECT_EQ(plan->threads, 64);
   EXPECT_EQ(plan->blocks, 1);
   EXPECT_EQ(plan->global_read.sectors, 16);
-  EXPECT_EQ(plan->global_write.sectors, 16);
+  EXPECT_EQ(plan->global_write.sectors, 32);
   EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
+  auto large = plan_permute({3, 1081345}, {1, 0}, DType::kU8);
+  ASSERT_TRUE(large.ok());
+  EXPECT_EQ(large->kind, ConvertKind::kInterleave);
+  EXPECT_TRUE(large->unaligned);
+  EXPECT_FALSE(large->direct_stores);
+  EXPECT_EQ(large->items, 67585);
+  EXPECT_EQ(large->threads, 256);
+  EXPECT_EQ(large->blocks, 265);
+  EXPECT_EQ(large->global_read.sectors, 16);
+  EXPECT_EQ(large->global_write.sectors, 16);
 }
 
-// 7 x 997 f32 transposed: 7 planes of 997 into records of 28 B. V = 4 (16 B), 997 = 249 x 4 + 1: 250 chunks,
-// the last of 1 unit. The exchange holds 32 lanes x 7 x 16 B = 3584 B a warp, 8 warps 28,672 B (under the
-// 32 KiB of a block), so 256 threads; a lane's 7 chunks start 7 chunks apart, odd, so the quarter warp's 8
-// lanes fall on 8 distinct 16 B bank groups: 4 wavefronts per 16 B access, the ideal.
+// 7 x 270337 f32 transposed: 7 planes of 270337 into records of 28 B. V = 4 (16 B), 270337 = 67584 x 4 + 1:
+// 67585 chunks, the last of 1 unit, 265 blocks of 256 threads (enough to keep the exchange). The exchange
+// holds 32 lanes x 7 x 16 B = 3584 B a warp, 8 warps 28,672 B (under the 32 KiB of a block), so 256
+// threads; a lane's 7 chunks start 7 chunks apart, odd, so the quarter warp's 8 lanes fall on 8 distinct
+// 16 B bank groups: 4 wavefronts per 16 B access, the ideal.
 TEST(ConvertUnaligned, SevenOddPlanesOfFloatsInterleaveSixteenBytesPerLane) {
-  auto plan = plan_permute({7, 997}, {1, 0}, DType::kF32);
+  auto plan = plan_permute({7, 270337}, {1, 0}, DType::kF32);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->kind, ConvertKind::kInterleave);
   EXPECT_TRUE(plan->unaligned);
   EXPECT_EQ(plan->small_extent, 7);
-  EXPECT_EQ(plan->long_extent, 997);
+  EXPECT_EQ(plan->long_extent, 270337);
   EXPECT_EQ(plan->vector_units, 4);
-  EXPECT_EQ(plan->chunks, 250);
+  EXPECT_EQ(plan->chunks, 67585);
   EXPECT_EQ(plan->threads, 256);
   EXPECT_EQ(plan->staging_bytes, 28672);
   EXPECT_EQ(plan->smem_write.wavefronts, 4);

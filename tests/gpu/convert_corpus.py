@@ -126,6 +126,16 @@ def report(args):
                  f"{max(s for _, s, _, _ in single) * 1e3:.1f} ms" if single else ""))
         for n in single_miss:
             print(f"  single use misses: {n}")
+    # A cached plan: each permutation case's repeated requests (cached_plan_s: their median lookup,
+    # cached_plan_max_s: the slowest one, absent in older files).
+    cached = [(r["cached_plan_s"], r.get("cached_plan_max_s", r["cached_plan_s"]), r["case"]) for r in lab
+              if r.get("cached_plan_s", -1) >= 0]
+    if cached:
+        worst = max(cached)
+        slowest = max(cached, key=lambda c: c[1])
+        print(f"cached plan ({len(cached)} cases): median {statistics.median(c[0] for c in cached) * 1e6:.1f} us, "
+              f"over 10 us: {sum(1 for c in cached if c[0] > 1e-5)}, worst case {worst[2]} {worst[0] * 1e6:.1f} us; "
+              f"slowest single lookup {slowest[2]} {slowest[1] * 1e6:.1f} us")
     for name, frac, (k, v) in behind:
         print(f"  behind: {name} ours {frac:.3f} < {k} {v:.3f}")
     for name, err in refused:

@@ -17,7 +17,7 @@
 
 namespace layoutscope::agent {
 
-inline constexpr const char* kResultsSchemaVersion = "1.5.0";
+inline constexpr const char* kResultsSchemaVersion = "1.6.0";
 
 struct RunContext {
   std::string run_id;

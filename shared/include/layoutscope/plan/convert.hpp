@@ -203,6 +203,10 @@ struct ConvertPlan {
   // keeps each lane's chunks its own; 0: none.
   int exchange_shift = 0;
   int64_t exchange_mask = 0;
+  // Planes into records without the exchange: each lane stores its own C chunks (chunk j of its record at
+  // j V units past its item's first), half a sector each where a record is 2 or more chunks; no shared
+  // memory (staging_bytes 0). For grids of a few blocks.
+  bool direct_stores = false;
   // Units from one record to the next on the packed side: C, or more where the source's records are padded
   // (RGBX pixels: 3 planes in records of 4 B). The lanes read whole records, R x V units, and drop the pad.
   int64_t record_units = 0;

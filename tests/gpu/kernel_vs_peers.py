@@ -8,9 +8,9 @@ sample), in rounds that alternate the order, so that a 4 us kernel and `contiguo
 judged alike.
 
     layoutscope plan --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 --emit-cuda > ours.cu
-    layoutscope plan --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 | jq '.threads, .blocks'   # 256, 49
+    layoutscope plan --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 | jq '.threads, .blocks'   # 64, 196
     python3 tests/gpu/kernel_vs_peers.py --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 \\
-        --kernel ours=ours.cu:256:49 [--kernel variant=edited.cu:64:196 ...] [--rounds 9] [--out FILE]
+        --kernel ours=ours.cu:64:196 [--kernel variant=edited.cu:256:49 ...] [--rounds 9] [--out FILE]
 
 Each kernel is CUDA C with the generated kernel's entry point, `layoutscope_convert(const unsigned char* in,
 unsigned char* out)`, launched with THREADS x BLOCKS (static shared memory only), compiled by CuPy (NVRTC) and

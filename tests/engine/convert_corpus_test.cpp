@@ -104,6 +104,21 @@ void check_plan(const std::string& name, const ConvertPlan& plan, const std::vec
   EXPECT_FALSE(plan.reason.empty()) << name;
 }
 
+// check_plan for x.permute(perm).contiguous() of a row-major tensor: the source row-major over shape, the
+// destination row-major over the permuted shape, so dimension perm[k] of the source has the stride of
+// position k there.
+void check_permute(const std::string& name, const ConvertPlan& plan, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& perm) {
+  std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
+  for (size_t i = shape.size(), s = 1; i-- > 0;)
+    src_str[i] = static_cast<int64_t>(std::exchange(s, s * static_cast<size_t>(shape[i])));
+  for (size_t k = shape.size(), s = 1; k-- > 0;) {
+    dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
+  }
+  check_plan(name, plan, shape, src_str, shape, dst_str);
+}
+
 #ifdef LAYOUTSCOPE_CONVERT_CORPUS
 TEST(ConvertCorpus, EveryCasePlansAndVerifiesOnTheHostScaledDown) {
   std::ifstream file(LAYOUTSCOPE_CONVERT_CORPUS);
@@ -119,16 +134,7 @@ TEST(ConvertCorpus, EveryCasePlansAndVerifiesOnTheHostScaledDown) {
       const auto perm = c["perm"].get<std::vector<int64_t>>();
       auto plan = plan_permute(shape, perm, *dtype);
       ASSERT_TRUE(plan.ok()) << name << ": " << plan.error().message;
-      // Source: row-major over shape. Destination: row-major over the permuted shape, so dimension perm[k]
-      // of the source has the stride of position k there.
-      std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
-      for (size_t i = shape.size(), s = 1; i-- > 0;)
-        src_str[i] = static_cast<int64_t>(std::exchange(s, s * static_cast<size_t>(shape[i])));
-      for (size_t k = shape.size(), s = 1; k-- > 0;) {
-        dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(s);
-        s *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
-      }
-      check_plan(name, *plan, shape, src_str, shape, dst_str);
+      check_permute(name, *plan, shape, perm);
       interleaved += plan->kind == ConvertKind::kInterleave;
       ++planned;
       continue;
@@ -243,14 +249,7 @@ TEST(ConvertCorpus, TwentyByteRecordsInterleaveThroughPaddedLanes) {
     auto p = plan_permute(shape, perm, DType::kU8);
     ASSERT_TRUE(p.ok());
     EXPECT_EQ(p->kind, ConvertKind::kInterleave);
-    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
-    for (size_t i = shape.size(), st = 1; i-- > 0;)
-      src_str[i] = static_cast<int64_t>(std::exchange(st, st * static_cast<size_t>(shape[i])));
-    for (size_t k = shape.size(), st = 1; k-- > 0;) {
-      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(st);
-      st *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
-    }
-    check_plan("records of 20 or 24", *p, shape, src_str, shape, dst_str);
+    check_permute("records of 20 or 24", *p, shape, perm);
   }
 }
 
@@ -367,14 +366,7 @@ TEST(ConvertCorpus, SmallImagesStoreEachLanesRecordWithoutTheExchange) {
     auto p = plan_permute(shape, perm, dtype);
     ASSERT_TRUE(p.ok());
     EXPECT_TRUE(p->direct_stores);
-    std::vector<int64_t> src_str(shape.size()), dst_str(shape.size());
-    for (size_t i = shape.size(), st = 1; i-- > 0;)
-      src_str[i] = static_cast<int64_t>(std::exchange(st, st * static_cast<size_t>(shape[i])));
-    for (size_t k = shape.size(), st = 1; k-- > 0;) {
-      dst_str[static_cast<size_t>(perm[k])] = static_cast<int64_t>(st);
-      st *= static_cast<size_t>(shape[static_cast<size_t>(perm[k])]);
-    }
-    check_plan("direct stores", *p, shape, src_str, shape, dst_str);
+    check_permute("direct stores", *p, shape, perm);
   }
 }
 

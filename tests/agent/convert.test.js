@@ -143,6 +143,24 @@ describe('convert: shape + perm', () => {
     assert.deepEqual(result.meta.request.params.perm, [0, 2, 1, 3]);
   });
 
+  test('f32 NCHW -> NHWC of one 32 x 32 RGB image: each lane stores its own record, no shared memory', async () => {
+    const result = await runConvert({ shape: [1, 3, 32, 32], perm: [0, 2, 3, 1], dtype: 'f32', ...fast });
+    const s = result.benchmarks[0].states[0];
+    checkState(s, 3 * 32 * 32, 'f32');
+    // 1024 pixels / 4 a lane = 256 items: one block of 256 would leave SMs idle, so blocks of 64 (4 of
+    // them), each lane storing its 3 chunks of 16 B at a 48 B stride (a sector each: 32 a store).
+    assert.equal(s.plan.kind, 'interleave');
+    assert.equal(s.plan.interleave.direct_stores, true);
+    assert.equal(s.plan.interleave.exchange_bytes, 0);
+    assert.equal(s.plan.threads, 64);
+    assert.equal(s.plan.blocks, 4);
+    assert.equal(s.kernel.shared_bytes, 0);
+    assert.equal(s.predicted.shared, undefined);
+    assert.equal(s.predicted.global[1].sectors_per_request, 32);
+    const args = ['plan', '--shape', '1,3,32,32', '--perm', '0,2,3,1', '--dtype', 'f32'];
+    assert.deepEqual(s.plan, JSON.parse(cli(args)));
+  });
+
   test('u8 3-D reverse (16,8,64) perm (2,1,0): every element verified', async () => {
     const result = await runConvert({ shape: [16, 8, 64], perm: [2, 1, 0], dtype: 'u8', ...fast });
     checkState(result.benchmarks[0].states[0], 16 * 8 * 64, 'u8');

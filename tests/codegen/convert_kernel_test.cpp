@@ -365,6 +365,23 @@ TEST(ConvertKernel, InterleaveGathersBytesAndExchangesPerWarp) {
   EXPECT_EQ(f32.text.find("__byte_perm"), std::string::npos) << f32.text;
 }
 
+// One 224 x 224 RGB image of f32: 12544 items, too few for 264 blocks, so each lane stores its own 3 chunks
+// straight from registers (out + dst * 4 B + j * 16 B), in 196 blocks of 64: no exchange, no shuffle, no
+// warp barrier, no shared memory.
+TEST(ConvertKernel, SmallInterleaveStoresEachLanesRecordFromRegisters) {
+  const ConvertPlan p = permute({1, 3, 224, 224}, {0, 2, 3, 1}, DType::kF32);
+  ASSERT_EQ(p.kind, ConvertKind::kInterleave);
+  ASSERT_TRUE(p.direct_stores);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_EQ(k.threads, 64);
+  EXPECT_EQ(k.blocks, 196);
+  EXPECT_EQ(k.shared_bytes, 0);
+  EXPECT_NE(k.text.find("*reinterpret_cast<vec_t*>(out + dst * 4 + j * 16) = w[j];"), std::string::npos)
+      << k.text;
+  for (const char* gone : {"__shared__", "__shfl_sync", "__syncwarp", "__ballot_sync", "exchange"})
+    EXPECT_EQ(k.text.find(gone), std::string::npos) << gone << "\n" << k.text;
+}
+
 TEST(ConvertKernel, HashIsStableAndSeparatesPlans) {
   const KernelSource a = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
   const KernelSource b = convert_kernel_source(permute({4096, 4096}, {1, 0}, DType::kF32));
@@ -426,12 +443,14 @@ TEST(ConvertKernel, EveryKindCompilesWithoutSpills) {
       {"u8_interleave_nhwc", permute({64, 3, 224, 224}, {0, 2, 3, 1}, DType::kU8)},
       {"u8_deinterleave_rec5", permute({1 << 20, 5}, {1, 0}, DType::kU8)},
       {"bf16_deinterleave_rec10", permute({1 << 20, 10}, {1, 0}, DType::kBF16)},
-      {"f32_interleave_odd", permute({3, 1001}, {1, 0}, DType::kF32)},
+      {"f32_interleave_odd", permute({3, 270337}, {1, 0}, DType::kF32)},
+      {"f32_interleave_direct", permute({3, 1001}, {1, 0}, DType::kF32)},
       {"f32_unaligned_prime", permute({4099, 4093}, {1, 0}, DType::kF32)},
       {"bf16_unaligned_prime", permute({4093, 4099}, {1, 0}, DType::kBF16)},
       {"u8_unaligned_rank5", permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8)},
       {"u8_unaligned_vector", permute({64, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8)},
-      {"u8_unaligned_planes", permute({3, 1001}, {1, 0}, DType::kU8)},
+      {"u8_unaligned_planes", permute({3, 1081345}, {1, 0}, DType::kU8)},
+      {"u8_direct_records_of_24", permute({24, 4096}, {1, 0}, DType::kU8)},
   };
   for (const Case& c : cases) {
     const std::string report = compile(convert_kernel_source(c.plan), c.name);

@@ -333,6 +333,8 @@ TEST(ConvertCorpus, SmallImagesStoreEachLanesRecordWithoutTheExchange) {
   EXPECT_EQ(plan->smem_write.wavefronts, 0);
   EXPECT_EQ(plan->smem_read.wavefronts, 0);
   EXPECT_NE(plan->reason.find("no exchange"), std::string::npos) << plan->reason;
+  // DRAM sees a copy's bytes: the lane's 3 stores fill the sectors they each half-write (602112 B a side).
+  EXPECT_EQ(convert_traffic_bytes(*plan), 2 * 602112);
   EXPECT_NE(plan->reason.find("beat tiled"), std::string::npos) << plan->reason;
   auto at_fill = plan_permute({3, 270336}, {1, 0}, DType::kF32);
   auto below = plan_permute({3, 269312}, {1, 0}, DType::kF32);

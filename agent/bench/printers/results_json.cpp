@@ -388,7 +388,8 @@ json convert_predicted(const ConvertCase& c) {
               {"global",
                {sector_prediction("global load (source)", to_string(c.src), p.global_read),
                 sector_prediction("global store (destination)", to_string(c.dst), p.global_write)}}};
-  if (p.kind == ConvertKind::kInterleave) {
+  // No shared accesses (a vector plan, an interleave whose lanes store their own records): no entries.
+  if (p.kind == ConvertKind::kInterleave && !p.direct_stores) {
     out["shared"] = {bank_prediction("shared store (warp exchange)", "exchange", p.smem_write),
                      bank_prediction("shared load (warp exchange)", "exchange", p.smem_read)};
   } else if (p.kind == ConvertKind::kTiled) {

@@ -962,8 +962,8 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   return p;
 }
 
-// An interleave into records that won on its exchange, over a tensor of a few blocks (fewer than
-// kFillBlocks of kThreads), with 16 B lanes: each lane stores its own C chunks instead (no exchange, no
+// An interleave into records that won on its exchange, over a tensor of a few blocks (a grid of fewer than
+// kFillBlocks), with 16 B lanes: each lane stores its own C chunks instead (no exchange, no
 // shuffles), in blocks of down to kDirectThreads that spread the items over more SMs. A store then writes
 // half of each sector it touches (the lane stride is C chunks of 16 B), the other half by the lane's next
 // store; at this size the chain of instructions before the first store is what the kernel waits on.
@@ -974,12 +974,12 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
 // PyTorch's copy_ 4.35 us and channels_last 4.96 us; in a second call the exchange (256) 4.61 us in every
 // round, direct stores (64) 4.45-4.61 us, copy_ 4.45-4.61 us, channels_last 5.12-5.89 us.
 void take_direct_stores(ConvertPlan& p) {
-  if (!p.packed_dst || access_bytes(p) != kVectorBytes || ceil_div(p.items, kThreads) >= kFillBlocks) return;
+  if (!p.packed_dst || access_bytes(p) != kVectorBytes || p.blocks >= kFillBlocks) return;
   p.direct_stores = true;
   p.exchange_mask = 0;
   p.exchange_shift = 0;
   p.lane_chunks = p.record_units;
-  p.threads = kThreads;
+  // From the exchange's block (256 threads, fewer for long records), halved while the grid stays short.
   while (p.threads > kDirectThreads && ceil_div(p.items, p.threads) < kFillBlocks) p.threads /= 2;
   p.staging_bytes = 0;
   p.blocks = ceil_div(p.items, p.threads);
@@ -1022,11 +1022,10 @@ std::string describe(const ConvertPlan& p) {
       return "interleave: " + std::to_string(p.small_extent) + " planes of " + std::to_string(p.long_extent) +
              (p.packed_dst ? " into " : " from ") + std::to_string(p.record_units * p.elem_bytes) +
              " B records, whole in each thread, " + lane + " on both global sides" +
-             (p.direct_stores
-                  ? "; each lane stores its own record, no exchange (" + std::to_string(p.items) +
-                        " items, fewer than " + std::to_string(kFillBlocks) + " blocks of " +
-                        std::to_string(kThreads) + " threads: blocks of " + std::to_string(p.threads) + ")"
-                  : "");
+             (p.direct_stores ? "; each lane stores its own record, no exchange (" + std::to_string(p.items) +
+                                    " items, too few for " + std::to_string(kFillBlocks) +
+                                    " blocks: blocks of " + std::to_string(p.threads) + " threads)"
+                              : "");
   }
   return "";
 }
@@ -1584,7 +1583,10 @@ int64_t convert_traffic_bytes(const ConvertPlan& plan) {
     if (c.sectors <= 0 || ideal <= 0) return useful;
     return useful * std::max(1.0, static_cast<double>(c.sectors) * 32.0 / ideal);
   };
-  return static_cast<int64_t>(side(plan.global_read) + side(plan.global_write));
+  // Direct stores write half of each sector a store touches and the other half in the lane's next store: the
+  // warp's records are contiguous, so what reaches DRAM is the useful bytes, as through the exchange.
+  return static_cast<int64_t>(side(plan.global_read) +
+                              (plan.direct_stores ? useful : side(plan.global_write)));
 }
 
 int64_t gather_offset(const ConvertPlan& plan, int64_t dst_offset) {

@@ -358,6 +358,7 @@ ConvertAverages convert_kernel_averages(const ConvertPlan& plan);
 // Bytes the plan moves through DRAM: each side's useful bytes (elements x element size) times its sectors
 // per warp access over the ideal, sectors x 32 B / (lanes x bytes per lane). A plan whose accesses are all
 // whole sectors moves 2 x elements x size, a copy's traffic; a 4 B lane alone in its 32 B sector counts 8x.
+// Direct stores (half sectors, completed by the lane's next store) count their useful bytes.
 int64_t convert_traffic_bytes(const ConvertPlan& plan);
 
 // Source elements needed by the plan (the source layout's cosize, its offset and swizzle included).

@@ -1008,6 +1008,11 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
   };
   const std::string whole =
       "const unsigned whole = __ballot_sync(0xffffffffu, units == " + std::to_string(v) + ");\n";
+  // The global address of chunk j of the record whose first unit is `base`, on the source or destination.
+  auto chunk_address = [&](bool src_side, const std::string& base) {
+    return mapped(p, src_side) ? side_bytes(p, src_side, base + " + j * " + std::to_string(v))
+                               : base + " * " + ebs + " + j * " + vbs;
+  };
   auto exchange_loop = [&](bool store_global) {
     o << "#pragma unroll\n"
       << "  for (int k = 0; k < " << rec << "; ++k) {\n"
@@ -1016,16 +1021,11 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       << ", owner);\n"
       << "    if ((whole >> owner) & 1u)\n";
     if (store_global) {
-      o << "      *reinterpret_cast<vec_t*>(out + "
-        << (mapped(p, false) ? side_bytes(p, false, "at + j * " + std::to_string(v))
-                             : "at * " + ebs + " + j * " + vbs)
+      o << "      *reinterpret_cast<vec_t*>(out + " << chunk_address(false, "at")
         << ") = *reinterpret_cast<const vec_t*>(ex + " << slot << " * " << vb << ");\n";
     } else {
       o << "      *reinterpret_cast<vec_t*>(ex + " << slot << " * " << vb
-        << ") = __ldg(reinterpret_cast<const vec_t*>(in + "
-        << (mapped(p, true) ? side_bytes(p, true, "at + j * " + std::to_string(v))
-                            : "at * " + ebs + " + j * " + vbs)
-        << "));\n";
+        << ") = __ldg(reinterpret_cast<const vec_t*>(in + " << chunk_address(true, "at") << "));\n";
     }
     o << "  }\n";
   };
@@ -1045,9 +1045,7 @@ void emit_interleave(std::ostringstream& o, const ConvertPlan& p, const Index& l
       // Each lane's own record, chunk by chunk.
       o << "#pragma unroll\n"
         << "    for (int j = 0; j < " << c << "; ++j) *reinterpret_cast<vec_t*>(out + "
-        << (mapped(p, false) ? side_bytes(p, false, "dst + j * " + std::to_string(v))
-                             : "dst * " + ebs + " + j * " + vbs)
-        << ") = w[j];\n"
+        << chunk_address(false, "dst") << ") = w[j];\n"
         << "  }\n";
       scalar_tail();
       return;

@@ -864,6 +864,16 @@ void choose_exchange(ConvertPlan& p) {
   p.lane_chunks = rec + (pad ? 1 : 0);
 }
 
+// An interleave plan's four warp accesses, predicted from the lanes of its first warp.
+void predict_interleave(ConvertPlan& p) {
+  const TiledLanes l = interleave_lanes(p);
+  const int width = access_bytes(p);
+  p.global_read = global_cost(l.global_read, width);
+  p.global_write = global_cost(l.global_write, width);
+  p.smem_write = shared_cost(l.smem_write, width);
+  p.smem_read = shared_cost(l.smem_read, width);
+}
+
 // The interleave candidate, where one side's innermost mode is small and the mode contiguous on the other
 // side follows it on the first (its stride there is the small extent): NCHW <-> NHWC with few channels,
 // AoS <-> SoA with few fields. None where there is no such pair or no 4 B access keeps both sides aligned.
@@ -953,12 +963,7 @@ std::optional<ConvertPlan> interleave_plan(const ConvertPlan& base, const std::v
   while (p.threads > 32 && warp_bytes * (p.threads / 32) > kExchangeBytes) p.threads /= 2;
   p.staging_bytes = warp_bytes * (p.threads / 32);
   p.blocks = ceil_div(p.items, p.threads);
-  TiledLanes l = interleave_lanes(p);
-  const int width = access_bytes(p);
-  p.global_read = global_cost(l.global_read, width);
-  p.global_write = global_cost(l.global_write, width);
-  p.smem_write = shared_cost(l.smem_write, width);
-  p.smem_read = shared_cost(l.smem_read, width);
+  predict_interleave(p);
   return p;
 }
 
@@ -983,10 +988,7 @@ void take_direct_stores(ConvertPlan& p) {
   while (p.threads > kDirectThreads && ceil_div(p.items, p.threads) < kFillBlocks) p.threads /= 2;
   p.staging_bytes = 0;
   p.blocks = ceil_div(p.items, p.threads);
-  const TiledLanes l = interleave_lanes(p);
-  p.global_write = global_cost(l.global_write, kVectorBytes);
-  p.smem_write = shared_cost(l.smem_write, kVectorBytes);
-  p.smem_read = shared_cost(l.smem_read, kVectorBytes);
+  predict_interleave(p);
 }
 
 std::string describe(const ConvertPlan& p) {

@@ -128,24 +128,25 @@ TEST(ConvertKernel, ColumnsTheSwizzleReadsAreConstantsXoredOn) {
 }
 
 TEST(ConvertKernel, SmallUnalignedByteGridsLoadEachBlockByTwoThreads) {
-  // (15, 17, 19, 21, 23) u8 reversed: 128 register blocks of 4 rows x 16 B, 256 threads. Thread 2t + h loads
-  // bytes 8h .. 8h+7 of block t's rows as aligned 8 B words and stores the block's columns 8h .. 8h+7: rows
-  // bb * 16 + 8h + j of the 128 B staging rows, j * 128 apart (bits 7-9, which Swizzle<3,4,6> does not read):
-  // column 7 is 896 past the first.
+  // (15, 17, 19, 21, 23) u8 reversed: a 256 x 64 tile, 256 register blocks of 4 rows x 16 B, 512 threads.
+  // Thread 2t + h loads bytes 8h .. 8h+7 of block t's rows as aligned 8 B words and stores the block's
+  // columns 8h .. 8h+7: rows bb * 16 + 8h + j of the 256 B staging rows, j * 256 apart (bits 8-10, which
+  // Swizzle<3,4,7> does not read): column 7 is 1792 past the first.
   const ConvertPlan p = permute({15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8);
   ASSERT_TRUE(p.half_blocks);
+  ASSERT_EQ(p.tile_a, 256);
   const KernelSource k = convert_kernel_source(p);
-  EXPECT_EQ(k.threads, 256);
-  EXPECT_NE(k.text.find("__launch_bounds__(256)"), std::string::npos) << k.text;
+  EXPECT_EQ(k.threads, 512);
+  EXPECT_NE(k.text.find("__launch_bounds__(512)"), std::string::npos) << k.text;
   EXPECT_NE(k.text.find("const int h = threadIdx.x & 1, t = threadIdx.x >> 1;"), std::string::npos) << k.text;
   EXPECT_NE(k.text.find("const unsigned ib = b0 + bb * 16 + h * 8;"), std::string::npos) << k.text;
   EXPECT_NE(k.text.find("if (sh[k] + valid > 8u) hi[k] = __ldg(q + 1);"), std::string::npos) << k.text;
-  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 896)) = __byte_perm(t1, t3, 0x7632u);"),
+  EXPECT_NE(k.text.find("*reinterpret_cast<unsigned*>(tile + (so ^ 1792)) = __byte_perm(t1, t3, 0x7632u);"),
             std::string::npos)
       << k.text;
-  EXPECT_EQ(k.text.find("(so ^ 1024)"), std::string::npos) << k.text;  // no column 8 or past it
-  // The stores: 64 rows of 8 windows over 256 threads, the 128 edges on threads 0-127.
-  EXPECT_NE(k.text.find("for (int t = threadIdx.x; t < 512; t += 256)"), std::string::npos) << k.text;
+  EXPECT_EQ(k.text.find("(so ^ 2048)"), std::string::npos) << k.text;  // no column 8 or past it
+  // The stores: 64 rows of 16 windows over 512 threads, the 128 edges on threads 0-127.
+  EXPECT_NE(k.text.find("for (int t = threadIdx.x; t < 1024; t += 512)"), std::string::npos) << k.text;
 }
 
 TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {

@@ -276,11 +276,12 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
     bool half;
     int threads;
   };
-  // 997 x 1013 and 1201 x 1999 u8: 256 and 320 tiles of 64 and 128 register blocks; the rank-5 reversal:
-  // 128; 10007 x 1009 u8: 256 blocks a tile already; 4093 x 4099 bf16: 2 B units.
+  // 997 x 1013 u8: 256 tiles of 64 register blocks; 1201 x 1999 u8 and the rank-5 reversal: 160 and 152
+  // tiles (fewer than kFillBlocks) of 256 x 64 bytes, 256 register blocks, so 512 threads; 10007 x 1009 u8:
+  // 640 tiles of 256 blocks; 4093 x 4099 bf16: 2 B units.
   const std::vector<Case> cases = {{{997, 1013}, {1, 0}, DType::kU8, true, 128},
-                                   {{1201, 1999}, {1, 0}, DType::kU8, true, 256},
-                                   {{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, true, 256},
+                                   {{1201, 1999}, {1, 0}, DType::kU8, true, 512},
+                                   {{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, true, 512},
                                    {{10007, 1009}, {1, 0}, DType::kU8, false, 256},
                                    {{4093, 4099}, {1, 0}, DType::kBF16, false, 256}};
   for (const Case& c : cases) {
@@ -294,9 +295,48 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
   }
 }
 
+// Small unaligned grids: the tile halves along b (the source's rows) until there are 2 x 132 tiles, but along
+// a (the destination's rows, whose two edges are stored piece by piece) only until there are 132. Each case:
+// the tile, the grid (ceil(extent_a / tile_a) x ceil(extent_b / tile_b) x the batch) and the block.
+TEST(ConvertUnaligned, SmallGridsKeepTheDestinationsRowsLong) {
+  struct Case {
+    std::vector<int64_t> shape, perm;
+    DType dtype;
+    int64_t tile_a, tile_b, blocks;
+    int threads;
+  };
+  const std::vector<Case> cases = {
+      // a = 15 x 17 x 19 = 4845 bytes, b = 23 x 21 = 483: 256 x 64 (128 x 64 would make 304 tiles, past
+      // 132 already at 256) -> 19 x 8 tiles; 256 blocks of 4 rows x 16 B, two threads each.
+      {{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, 256, 64, 19 * 8, 512},
+      // a = 509, b = 4093 (b at its least, four 16 B vectors): 128 x 64 -> 4 x 64 tiles; 128 blocks, two
+      // threads each.
+      {{509, 4093}, {1, 0}, DType::kU8, 128, 64, 4 * 64, 256},
+      // a = 3001, b = 2003: 512 x 64 -> 6 x 32 tiles; 512 blocks, two threads each: 1024.
+      {{3001, 2003}, {1, 0}, DType::kU8, 512, 64, 6 * 32, 1024},
+      // bf16: a = 2039, b = 1021, b at its least (four 8-unit vectors): 256 x 32 -> 8 x 32 tiles; 128 blocks
+      // of 8 x 8 units, a thread each (two threads a block is for bytes).
+      {{2039, 1021}, {1, 0}, DType::kBF16, 256, 32, 8 * 32, 128},
+      // bf16 reversed, a = 11 x 13 = 143 units, b = 23 x 19 = 437, batch 17: b halves 128 -> 32 to reach
+      // 2 x 132 tiles (2 x 14 x 17 = 476), a keeps 128.
+      {{11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16, 128, 32, 2 * 14 * 17, 64},
+  };
+  for (const Case& c : cases) {
+    auto plan = plan_permute(c.shape, c.perm, c.dtype);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->unaligned) << c.shape[0];
+    EXPECT_EQ(plan->tile_a, c.tile_a) << c.shape[0];
+    EXPECT_EQ(plan->tile_b, c.tile_b) << c.shape[0];
+    EXPECT_EQ(plan->blocks, c.blocks) << c.shape[0];
+    EXPECT_EQ(plan->threads, c.threads) << c.shape[0];
+    EXPECT_EQ(plan->half_blocks, c.dtype == DType::kU8) << c.shape[0];
+    expect_permutes(c.shape, c.perm, c.dtype);
+  }
+}
+
 // A warp stores a whole destination row where the tile's rows are 32 windows of 16 B: 4093 x 4099 bf16 has
 // rows of 256 units (32 x 8 units of 2 B), 4099 x 4093 f32 rows of 128 (32 x 4 units of 4 B); 1201 x 1999 u8
-// rows of 128 bytes (8 windows) keep a thread per window. The plan's reason says which.
+// rows of 256 bytes (16 windows) keep a thread per window. The plan's reason says which.
 TEST(ConvertUnaligned, RowsOfThirtyTwoWindowsTakeAWarpEach) {
   struct Case {
     std::vector<int64_t> shape;
@@ -306,7 +346,7 @@ TEST(ConvertUnaligned, RowsOfThirtyTwoWindowsTakeAWarpEach) {
   };
   for (const Case& c :
        {Case{{4093, 4099}, DType::kBF16, 256, true}, Case{{4099, 4093}, DType::kF32, 128, true},
-        Case{{1201, 1999}, DType::kU8, 128, false}}) {
+        Case{{1201, 1999}, DType::kU8, 256, false}}) {
     auto plan = plan_permute(c.shape, {1, 0}, c.dtype);
     ASSERT_TRUE(plan.ok());
     ASSERT_TRUE(plan->unaligned);

@@ -654,13 +654,22 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // their length, which is what an unaligned plan's edges are a share of), each side down to four vectors
   // and the tile down to 64 register blocks (two warps of loads), until there are kFillBlocks tiles. Not for
   // record tiles or folded groups, whose shape their rows fix.
+  // An unaligned tile shortens its destination rows only until there are kFillBlocks / 2 tiles: each row's
+  // two edges (stored piece by piece) and each tile's index arithmetic cost more than the blocks gained.
+  // Measured on an H100 (fraction of a copy, same call, 8 rounds each), destination rows twice as long, half
+  // the tiles: (15, 17, 19, 21, 23) u8 reversed 0.747-0.761 -> 0.788-0.811, 45 x 91 x 307 u8 reversed
+  // 0.740-0.771 -> 0.814-0.852, (7, 33, 65, 129) u8 reversed 0.771-0.793 -> 0.829-0.843, 3001 x 2003 u8
+  // 0.746-0.766 -> 0.808-0.831, 509 x 4093 u8 0.668-0.680 -> 0.784-0.807, 2039 x 1021 bf16 0.776-0.790 ->
+  // 0.786-0.805. Stopping the source rows' halving (b) at kFillBlocks / 2 as well lost: (11, 13, 17, 19, 23)
+  // bf16 reversed, 128 x 128 tiles instead of 128 x 32, 0.718-0.741 -> 0.625-0.644; b halves to kFillBlocks.
   if (plan.folded_a == 0 && plan.tile_b * plan.unit_bytes > kRecordBytes) {
     const int64_t least = 4 * int64_t{plan.vector_units};
     const int64_t block_units = int64_t{plan.block_rows} * plan.vector_units;
+    const int64_t fill_a = plan.unaligned ? kFillBlocks / 2 : kFillBlocks;
     while (tile_count() < kFillBlocks && plan.tile_a * plan.tile_b / 2 / block_units >= 64) {
       if (plan.tile_b / 2 >= least) {
         plan.tile_b /= 2;
-      } else if (plan.tile_a / 2 >= least) {
+      } else if (plan.tile_a / 2 >= least && tile_count() < fill_a) {
         plan.tile_a /= 2;
       } else {
         break;
@@ -697,10 +706,14 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // scheduler): two threads a register block halve the part of it before the barrier. Measured on an H100
   // (fraction of a copy, same call, three runs each): 997 x 1013 u8 transposed 0.67-0.69 -> 0.77-0.81,
   // 45 x 91 x 307 u8 reversed 0.68-0.72 -> 0.75-0.78, (7, 33, 65, 129) u8 reversed 0.75-0.77 -> 0.78-0.79;
-  // on 256-thread blocks (10007 x 1009 u8, 640 of them) it lost 1-2 %.
+  // on 256-thread blocks (10007 x 1009 u8, 640 of them) it lost 1-2 %. Grids of fewer than kFillBlocks tiles
+  // take it at any block size (up to 2 x 512 threads): (15, 17, 19, 21, 23) u8 reversed, 152 tiles of
+  // 256 x 64 bytes, 256 threads 7.49 us, 512 threads 7.33 us (H100, 9 rounds in one process, every round
+  // alike); 3001 x 2003 u8's 192 tiles of 512 x 64 run 1024 threads (the A/B above).
   if (plan.unaligned && !plan.aligned_loads && plan.unit_bytes == 1 && plan.block_rows == 4 &&
       plan.vector_units == kVectorBytes && plan.unit_lanes == 1 && plan.folded_a == 0 &&
-      plan.threads <= kThreads / 2 && staging_column_step(plan) != ColumnStep::kPerColumn) {
+      (plan.threads <= kThreads / 2 || plan.blocks < kFillBlocks) &&
+      staging_column_step(plan) != ColumnStep::kPerColumn) {
     plan.half_blocks = true;
     plan.threads *= 2;
   }

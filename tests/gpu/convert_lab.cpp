@@ -454,17 +454,15 @@ int main(int argc, char** argv) {
         static_cast<long long>(plan->src_offset), static_cast<long long>(plan->dst_offset),
         plan->src_swizzle.bits > 0 || plan->dst_swizzle.bits > 0 ? "true" : "false", plan->reason.c_str());
     std::printf(
-        "\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\",\"vector_"
-        "bytes\":%d,\"unit_bytes\":"
-        "%d,"
+        "\"shape\":%s,\"perm\":%s,\"dtype\":\"%s\",\"bytes\":%lld,\"kind\":\"%s\","
+        "\"vector_bytes\":%d,\"unit_bytes\":%d,"
         "\"tile\":[%lld,%lld],\"swizzle\":[%d,%d,%d],\"common_vector\":%lld,\"modes\":%zu,"
         "\"pred_sectors_read\":%lld,\"pred_sectors_write\":%lld,\"pred_smem_write\":%d,\"pred_smem_read\":%d,"
         "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"plan_s\":%.7f,\"cached_plan_s\":%.7f,"
-        "\"cached_plan_max_s\":%.7f,\"verified\":%s,\"mismatches\":%llu,\"single_use_s\":%.5f,\"library_unit_"
-        "bytes\":%d,"
-        "\"library_verified\":%s,\"library_s\":%.4e,\"library_error\":\"%s\","
-        "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,\"x_copy16\":%.4f,\"x_memcpy\":%"
-        ".4f}\n",
+        "\"cached_plan_max_s\":%.7f,\"verified\":%s,\"mismatches\":%llu,\"single_use_s\":%.5f,"
+        "\"library_unit_bytes\":%d,\"library_verified\":%s,\"library_s\":%.4e,\"library_error\":\"%s\","
+        "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,"
+        "\"x_copy16\":%.4f,\"x_memcpy\":%.4f}\n",
         list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
         static_cast<long long>(bytes), std::string(to_string(plan->kind)).c_str(), access_bytes(*plan),
         plan->unit_bytes, static_cast<long long>(plan->tile_a), static_cast<long long>(plan->tile_b),

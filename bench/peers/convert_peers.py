@@ -23,6 +23,12 @@ at once, nothing timed, each case's first call run and dropped: Inductor keeps w
 on-disk caches (the FX graph cache, the Triton kernels, the autotuning results), so that the timing pass that
 follows, alone on the GPU, compiles from them and fits every case in its --compile-budget.
 `compile_s` per case and mode is what the timing pass spent compiling (cache hits where the warm-up ran).
+
+--kernels DIR times the generated kernel itself in this same loop: DIR/<case>.cu as the lab wrote it
+(`convert_lab --emit DIR`, entry point `layoutscope_convert(in, out)`, launched with the lab line's threads and
+blocks), compiled by CuPy (NVRTC, with the lab's options), run on the case's source buffer and checked against eager through the
+destination's strides and offset before it is timed (`ours`, `ours_verified`). A kernel of a few
+microseconds and a peer of a few microseconds are then judged by one loop, not by two programs' loops.
 """
 import argparse
 import json
@@ -61,6 +67,43 @@ def case_op(c):
 def channels_last_format(perm):
     """The memory format whose storage order is this permutation (NCHW -> NHWC, NCDHW -> NDHWC), else None."""
     return {(0, 2, 3, 1): torch.channels_last, (0, 2, 3, 4, 1): torch.channels_last_3d}.get(tuple(perm))
+
+
+def ours(c, folder, x, flush, seconds):
+    """The generated kernel of case c (folder/<case>.cu) timed by this loop: {} where the lab wrote none."""
+    import os
+    path = os.path.join(folder, c["case"] + ".cu")
+    if not (os.path.isfile(path) and c.get("threads") and c.get("blocks")):
+        return {}
+    import cupy
+    # The options the lab's NVRTC compile used (agent/backends/cuda/nvrtc.cpp), so that the CUBIN is the same.
+    options = ("--std=c++17", "-default-device", *c.get("nvrtc_options", []))
+    kernel = cupy.RawKernel(open(path).read(), "layoutscope_convert", options=options)
+    try:
+        kernel.compile()
+    except Exception as e:  # recorded, and the case is judged by the lab's time
+        return {"ours_verified": False, "ours": None, "ours_error": repr(e)[:300]}
+    ext = [m[0] for m in c["elem_modes"]]
+    dst = [m[2] for m in c["elem_modes"]]
+    off = c.get("dst_offset", 0)
+    cosize = off + sum((e - 1) * s for e, s in zip(ext, dst)) + 1
+    # 256 bytes past the destination's last element, filled with 0xA5, must come back untouched.
+    esz = x.element_size()
+    raw = torch.full((cosize * esz + 256,), 0xA5, dtype=torch.uint8, device="cuda")
+    out = raw[: cosize * esz].view(x.dtype)
+    xb = cupy.from_dlpack(x.reshape(-1).view(torch.uint8))
+    ob = cupy.from_dlpack(raw)
+    grid, block = (int(c["blocks"]),), (int(c["threads"]),)
+    run = lambda: kernel(grid, block, (xb, ob))  # noqa: E731
+    run()
+    torch.cuda.synchronize()
+    # Element for element over the lab's modes (extent, source stride, destination stride): the destination
+    # seen through its strides and offset holds the source seen through its own.
+    src = torch.as_strided(x.reshape(-1), ext, [m[1] for m in c["elem_modes"]], c.get("src_offset", 0))
+    ok = torch.equal(torch.as_strided(out, ext, dst, off), src) and bool((raw[cosize * esz:] == 0xA5).all())
+    row = {"ours_verified": bool(ok), "ours_threads": int(c["threads"]), "ours_blocks": int(c["blocks"])}
+    row["ours"] = measure(run, flush, seconds)["median_s"] if ok else None
+    return row
 
 
 def compile_modes(args):
@@ -110,6 +153,8 @@ def main():
     ap.add_argument("--max-autotune", action="store_true", help="also torch.compile mode max-autotune-no-cudagraphs")
     ap.add_argument("--compile-workers", type=int, default=0,
                     help="processes that fill Inductor's caches first (both modes), before the timed pass")
+    ap.add_argument("--kernels", default=None,
+                    help="a folder of the lab's kernels (convert_lab --emit): time each case's own kernel here too")
     ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share
     args = ap.parse_args()
     if args.warm_shard:
@@ -149,6 +194,8 @@ def main():
         row = {"case": c["case"], "shape": shape, "perm": perm, "dtype": c["dtype"], "bytes": ref.numel() * ref.element_size(),
                "eager_first_s": first_s}
         row["copy_"] = measure(lambda: y.copy_(xs), flush, args.seconds)["median_s"]
+        if args.kernels:
+            row.update(ours(c, args.kernels, x, flush, args.seconds))
         row["eager"] = measure(lambda: op(x), flush, args.seconds)["median_s"]
         if ref.data_ptr() == x.data_ptr():
             row["eager_aliases"] = True

@@ -11,7 +11,8 @@
 #    next to the plan's prediction (corpus-ncu.csv, corpus-ncu-pred.jsonl); SKIP_NCU=1 leaves it out,
 #    NCU_CASES (a regular expression over case names) profiles some
 # 3. the peers on the same cases in the same call (corpus-peers.json): PyTorch copy_, eager, torch.compile
-#    (default and max-autotune-no-cudagraphs), CuPy, channels_last; SKIP_PEERS=1 leaves them out;
+#    (default and max-autotune-no-cudagraphs), CuPy, channels_last, and each case's own kernel (the lab's
+#    --emit folder) timed again by the peers' loop, which judges "behind a peer"; SKIP_PEERS=1 leaves them out;
 #    COMPILE_WORKERS=N compiles torch.compile's functions in N processes first (Inductor's caches), so that
 #    the timed pass fits every case in COMPILE_BUDGET seconds
 # 4. the table and the summary against the targets (corpus-report.md)
@@ -37,7 +38,7 @@ fi
 export LD_LIBRARY_PATH="$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 python3 tests/gpu/convert_corpus.py tsv >"$obj/corpus.tsv"
 echo "== lab $(date -u +%T)"
-"$obj/convert_lab" --corpus "$obj/corpus.tsv" --samples "${SAMPLES:-20}" | tee "$out/corpus-lab.jsonl"
+"$obj/convert_lab" --corpus "$obj/corpus.tsv" --samples "${SAMPLES:-20}" --emit "$obj/kernels" | tee "$out/corpus-lab.jsonl"
 ncu="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)"
 if [[ -z "${SKIP_NCU:-}" && -n "$ncu" ]]; then
   echo "== ncu $(date -u +%T)"
@@ -57,7 +58,7 @@ if [[ -z "${SKIP_PEERS:-}" ]]; then
   echo "== peers $(date -u +%T)"
   timeout "${PEER_TIMEOUT:-400}" python3 bench/peers/convert_peers.py --cases "$out/corpus-lab.jsonl" \
     --out "$out/corpus-peers.json" --seconds "${PEER_SECONDS:-0.2}" --max-autotune \
-    --compile-budget "${COMPILE_BUDGET:-240}" --compile-workers "${COMPILE_WORKERS:-0}" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
+    --compile-budget "${COMPILE_BUDGET:-240}" --compile-workers "${COMPILE_WORKERS:-0}" --kernels "$obj/kernels" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
   tail -5 "$obj/peers-err.txt"
   # A peers run cut short still leaves its lines.
   [[ -s "$out/corpus-peers.json" ]] || cp "$out/corpus-peers.jsonl" "$out/corpus-peers.json"

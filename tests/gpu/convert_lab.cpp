@@ -2,14 +2,16 @@
 // and compiled with NVRTC, run, verified element by element on the device, and timed with cold L2 against a
 // float4 copy and cudaMemcpy of the same bytes in the same process. One JSON line per case on stdout.
 //
-//   convert_lab [--quick] [--random N] [--samples S] [--profile] [--corpus FILE]
+//   convert_lab [--quick] [--random N] [--samples S] [--profile] [--corpus FILE] [--emit DIR]
 //   convert_lab --cache-check DIR
 // --corpus reads the cases from FILE instead of the suite: one case a line, tab-separated fields name, dtype,
 // shape, perm (empty for a layout-to-layout case), src layout, dst layout (empty for a permutation), as
 // `python3 tests/gpu/convert_corpus.py tsv` writes them from tests/gpu/convert_corpus.json.
-// --profile runs each case's kernel once and nothing else, for Nsight Compute. --cache-check exercises the
-// disk cache of compiled kernels in DIR (a restart finds the CUBIN; a damaged, truncated, foreign or
-// tampered file is compiled again) and checks every kernel it gets against the host executor.
+// --emit DIR also writes each timed case's kernel text to DIR/<case>.cu (the result line names its threads
+// and blocks), so that another process can time the same kernel in its own loop (bench/peers/convert_peers.py
+// --kernels DIR). --profile runs each case's kernel once and nothing else, for Nsight Compute. --cache-check
+// exercises the disk cache of compiled kernels in DIR (a restart finds the CUBIN; a damaged, truncated,
+// foreign or tampered file is compiled again) and checks every kernel it gets against the host executor.
 // LAB_KERNEL=FILE in the environment runs the CUDA C in FILE (entry point layoutscope_convert(in, out)) in
 // place of every case's generated kernel, launched with LAB_THREADS and LAB_BLOCKS where set, else the
 // plan's: a kernel edited by hand is verified and timed like a generated one (for experiments on one case at
@@ -196,7 +198,7 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   bool quick = false, profile = false;
   int random_cases = 50, samples = 20;
-  std::string cache_dir, corpus;
+  std::string cache_dir, corpus, emit_dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--profile")) profile = true;
@@ -204,6 +206,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) samples = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cache-check") && i + 1 < argc) cache_dir = argv[++i];
     if (!std::strcmp(argv[i], "--corpus") && i + 1 < argc) corpus = argv[++i];
+    if (!std::strcmp(argv[i], "--emit") && i + 1 < argc) emit_dir = argv[++i];
+  }
+  if (!emit_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(emit_dir, ec);
+    if (ec) return std::fprintf(stderr, "--emit %s: %s\n", emit_dir.c_str(), ec.message().c_str()), 1;
   }
   CHECK(cudaSetDevice(0));
   if (!cache_dir.empty()) return cache_check(cache_dir);
@@ -427,6 +435,13 @@ int main(int argc, char** argv) {
     }
 
     const double t_kernel = timed([&] { launch(*k, src.blocks, src.threads, kargs); });
+    if (!emit_dir.empty()) {
+      std::ofstream f(std::filesystem::path(emit_dir) / (c.name + ".cu"));
+      f << src.text;
+      if (!f)
+        return std::fprintf(stderr, "--emit: cannot write %s.cu in %s\n", c.name.c_str(), emit_dir.c_str()),
+               1;
+    }
     long long n16 = bytes / 16;
     void* cargs[] = {&inb, &outb, &n16};
     const double t_copy = timed([&] { launch(*kcopy, (n16 + 1023) / 1024, 256, cargs); });
@@ -447,6 +462,11 @@ int main(int argc, char** argv) {
     }
     if (ue > 1) modes_json += ",[" + std::to_string(ue) + ",1,1]";
     modes_json += "]";
+    // NVRTC's options for this kernel beyond the architecture (nvrtc.cpp adds --std=c++17 -default-device).
+    std::string options_json = "[";
+    for (const std::string& o : src.options)
+      options_json += (options_json.size() > 1 ? ",\"" : "\"") + json_escape(o) + "\"";
+    options_json += "]";
     std::printf(
         "{\"case\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"elem_modes\":%s,\"source_bytes\":%lld,"
         "\"src_offset\":%lld,\"dst_offset\":%lld,\"swizzled\":%s,\"reason\":\"%s\",",
@@ -461,6 +481,7 @@ int main(int argc, char** argv) {
         "\"compile_s\":%.4f,\"first_use_s\":%.4f,\"cached_s\":%.7f,\"plan_s\":%.7f,\"cached_plan_s\":%.7f,"
         "\"cached_plan_max_s\":%.7f,\"verified\":%s,\"mismatches\":%llu,\"single_use_s\":%.5f,"
         "\"library_unit_bytes\":%d,\"library_verified\":%s,\"library_s\":%.4e,\"library_error\":\"%s\","
+        "\"threads\":%d,\"blocks\":%lld,\"nvrtc_options\":%s,"
         "\"kernel_s\":%.4e,\"copy16_s\":%.4e,\"memcpy_s\":%.4e,\"tb_s\":%.3f,"
         "\"x_copy16\":%.4f,\"x_memcpy\":%.4f}\n",
         list(c.shape).c_str(), list(c.perm).c_str(), std::string(to_string(c.dtype)).c_str(),
@@ -472,8 +493,9 @@ int main(int argc, char** argv) {
         plan->smem_write.wavefronts, plan->smem_read.wavefronts, (*k)->compile_s, first_use_s, cached_s,
         plan_s, cached_plan_s, cached_plan_max_s, mismatches == 0 ? "true" : "false", mismatches,
         single_use_s, library_unit, library_unit > 0 && library_mismatches == 0 ? "true" : "false", library_s,
-        json_escape(library_error).c_str(), t_kernel, t_copy, t_memcpy, 2.0 * bytes / t_kernel / 1e12,
-        t_copy / t_kernel, t_memcpy / t_kernel);
+        json_escape(library_error).c_str(), src.threads, static_cast<long long>(src.blocks),
+        options_json.c_str(), t_kernel, t_copy, t_memcpy, 2.0 * bytes / t_kernel / 1e12, t_copy / t_kernel,
+        t_memcpy / t_kernel);
     std::fflush(stdout);
   }
   std::filesystem::remove_all(library_dir);

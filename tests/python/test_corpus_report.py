@@ -1,0 +1,68 @@
+"""The corpus report's judgement of "behind a peer" (tests/gpu/convert_corpus.py report), on result files written
+out here by hand: the lab times our kernel and the copies, the peers' run times the peers and, with --kernels,
+our kernel again in its own loop. Where that second time exists, a peer is compared with it; elsewhere with the
+lab's. Each expected fraction below is the fastest copy's time over the kernel's, worked out by hand."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tests" / "gpu" / "convert_corpus.py"
+
+
+def lab_line(case, kernel_us, copy_us):
+    return {"case": case, "dtype": "f32", "bytes": 602112, "kind": "interleave", "vector_bytes": 16, "unit_bytes": 4,
+            "verified": True, "kernel_s": kernel_us * 1e-6, "copy16_s": copy_us * 1e-6, "memcpy_s": 1.0,
+            "first_use_s": 0.05, "single_use_s": 0.002, "library_verified": True}
+
+
+def report(tmp_path, lab, peers):
+    (tmp_path / "lab.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lab))
+    (tmp_path / "peers.json").write_text(json.dumps({"device": "test", "cases": peers}))
+    run = subprocess.run([sys.executable, str(SCRIPT), "report", str(tmp_path / "lab.jsonl"),
+                          str(tmp_path / "peers.json")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_a_peer_is_judged_against_our_kernel_in_its_own_loop(tmp_path):
+    # Lab: ours 4.0 us, its copy 3.6 us -> 0.900. Peers' loop: copy_ 4.4, channels_last 3.9, ours 3.8 us.
+    # Fastest copy 3.6 us: channels_last 3.6/3.9 = 0.923 is ahead of the lab's 0.900 (two loops), but behind
+    # ours in its own loop, 3.6/3.8 = 0.947: not behind.
+    lab = [lab_line("small", 4.0, 3.6)]
+    peers = [{"case": "small", "copy_": 4.4e-6, "channels_last": 3.9e-6, "ours": 3.8e-6, "ours_verified": True}]
+    out = report(tmp_path, lab, peers)
+    assert "behind a peer: 0" in out
+    assert "ours in the peers' loop: 1 cases, median 0.947, not verified there: 0" in out
+    del peers[0]["ours"], peers[0]["ours_verified"]
+    assert "behind: small ours 0.900 < channels_last 0.923 (two loops)" in report(tmp_path, lab, peers)
+
+
+def test_a_peer_faster_in_the_same_loop_is_behind_even_where_the_lab_was_faster(tmp_path):
+    # Lab: ours 4.0 us against its copy 4.2 us -> 1.050 (faster than the copy in its own loop). Peers' loop:
+    # copy_ 4.6, channels_last 4.4, ours 4.5 us. Fastest copy 4.2: channels_last 4.2/4.4 = 0.955 beats ours
+    # 4.2/4.5 = 0.933 in the same loop, although it is below the lab's 1.050.
+    lab = [lab_line("small", 4.0, 4.2)]
+    peers = [{"case": "small", "copy_": 4.6e-6, "channels_last": 4.4e-6, "ours": 4.5e-6, "ours_verified": True}]
+    out = report(tmp_path, lab, peers)
+    assert "behind a peer: 1" in out
+    assert "behind: small ours 0.933 < channels_last 0.955 (one loop)" in out
+
+
+def test_without_our_time_in_the_peers_loop_the_lab_is_compared(tmp_path):
+    # No "ours" in the peers' file: lab 5.0 us, copy 4.0 -> 0.800; eager 4.5 us -> 0.889: behind (two loops).
+    lab = [lab_line("big", 5.0, 4.0)]
+    peers = [{"case": "big", "copy_": 4.1e-6, "eager": 4.5e-6}]
+    out = report(tmp_path, lab, peers)
+    assert "behind: big ours 0.800 < eager 0.889 (two loops)" in out
+
+
+def test_a_kernel_that_failed_its_check_in_the_peers_loop_is_named_and_not_used(tmp_path):
+    # ours_verified false: its time is not used (the lab's 1.000 is), and the case is listed.
+    lab = [lab_line("bad", 4.0, 4.0)]
+    peers = [{"case": "bad", "copy_": 4.4e-6, "eager": 8.0e-6, "ours": None, "ours_verified": False}]
+    out = report(tmp_path, lab, peers)
+    assert "behind a peer: 0" in out
+    assert "ours not verified in the peers' loop: bad: its output differs" in out

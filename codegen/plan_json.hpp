@@ -74,8 +74,12 @@ Json convert_plan_json(const ConvertPlan& p) {
     if (p.exchange_mask != 0)
       j["interleave"]["exchange_xor"] = {{"mask", p.exchange_mask}, {"shift", p.exchange_shift}};
     if (p.direct_stores) j["interleave"]["direct_stores"] = true;
-    predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
-    predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
+    // Lanes that store their own records touch no shared memory: no shared predictions, as in the agent's
+    // results (predicted.shared).
+    if (!p.direct_stores) {
+      predicted["smem_write"] = warp_cost_json<Json>(p.smem_write, true);
+      predicted["smem_read"] = warp_cost_json<Json>(p.smem_read, true);
+    }
   }
   // Only where set, so that the plans of aligned tensors print as before.
   if (p.unaligned) j["unaligned"] = true;

@@ -159,6 +159,8 @@ describe('convert: shape + perm', () => {
     assert.equal(s.predicted.global[1].sectors_per_request, 32);
     const args = ['plan', '--shape', '1,3,32,32', '--perm', '0,2,3,1', '--dtype', 'f32'];
     assert.deepEqual(s.plan, JSON.parse(cli(args)));
+    // The plan itself names no shared accesses either: only the two global sides are predicted.
+    assert.deepEqual(Object.keys(s.plan.predicted_per_warp_instruction).sort(), ['global_read', 'global_write']);
   });
 
   test('u8 3-D reverse (16,8,64) perm (2,1,0): every element verified', async () => {

@@ -5,16 +5,20 @@ The corpus report compares our kernels, timed by convert_lab (C++, CUDA events),
 bench/peers (Python, CUDA events). For kernels of a few microseconds the two loops' own costs are of the order
 of the differences; this script times both in one process with bench/peers' `measure` (cold L2 before each
 sample), in rounds that alternate the order, so that a 4 us kernel and `contiguous(memory_format=...)` are
-judged alike.
+judged alike. The corpus run does the same for every case (bench/peers/convert_peers.py --kernels); this
+script compares hand-edited variants of one kernel with them.
 
     layoutscope plan --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 --emit-cuda > ours.cu
     layoutscope plan --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 | jq '.threads, .blocks'   # 64, 196
     python3 tests/gpu/kernel_vs_peers.py --shape 1,3,224,224 --perm 0,2,3,1 --dtype f32 \\
-        --kernel ours=ours.cu:64:196 [--kernel variant=edited.cu:256:49 ...] [--rounds 9] [--out FILE]
+        --kernel ours=ours.cu:64:196 [--kernel variant=edited.cu:256:49 ...] [--rounds 9] [--out FILE] \\
+        --nvrtc-option=--ptxas-options=-O1
 
 Each kernel is CUDA C with the generated kernel's entry point, `layoutscope_convert(const unsigned char* in,
 unsigned char* out)`, launched with THREADS x BLOCKS (static shared memory only), compiled by CuPy (NVRTC) and
-checked against `x.permute(perm).contiguous()` before it is timed. The peers: `copy_` of the same bytes, eager
+checked against `x.permute(perm).contiguous()` before it is timed. NVRTC gets --std=c++17 -default-device and
+each --nvrtc-option, as the agent compiles a generated kernel (convert_lab's result lines name a kernel's own
+options, `nvrtc_options`: the generator's are --ptxas-options=-O1). The peers: `copy_` of the same bytes, eager
 `permute(...).contiguous()`, and for a rank-4 (rank-5) permutation that is NCHW -> NHWC (NCDHW -> NDHWC),
 `contiguous(memory_format=torch.channels_last[_3d])`. Prints each one's median over the rounds; --out writes
 every round as JSON.
@@ -60,6 +64,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--seconds", type=float, default=0.3, help="time limit of one measurement")
     ap.add_argument("--out")
+    ap.add_argument("--nvrtc-option", action="append", default=[], help="an NVRTC option for every --kernel")
     args = ap.parse_args()
     shape, perm = int_list(args.shape, "shape"), int_list(args.perm, "perm")
     if sorted(perm) != list(range(len(shape))):
@@ -85,7 +90,8 @@ def main():
     variants = {}
     for name, path, threads, blocks in kernels:
         with open(path) as f:
-            k = cp.RawKernel(f.read(), "layoutscope_convert")
+            k = cp.RawKernel(f.read(), "layoutscope_convert",
+                             options=("--std=c++17", "-default-device", *args.nvrtc_option))
         run = (lambda k=k, t=threads, b=blocks: k((b,), (t,), (xb, yb)))
         y.zero_()
         run()

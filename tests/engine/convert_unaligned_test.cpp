@@ -317,9 +317,10 @@ TEST(ConvertUnaligned, SmallGridsKeepTheDestinationsRowsLong) {
       // bf16: a = 2039, b = 1021, b at its least (four 8-unit vectors): 256 x 32 -> 8 x 32 tiles; 128 blocks
       // of 8 x 8 units, a thread each (two threads a block is for bytes).
       {{2039, 1021}, {1, 0}, DType::kBF16, 256, 32, 8 * 32, 128},
-      // bf16 reversed, a = 11 x 13 = 143 units, b = 23 x 19 = 437, batch 17: b halves 128 -> 32 to reach
-      // 2 x 132 tiles (2 x 14 x 17 = 476), a keeps 128.
-      {{11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16, 128, 32, 2 * 14 * 17, 64},
+      // bf16 reversed, a = 11 x 13 = 143 units (one tile of 256: 143 = 128 + 15), b = 23 x 19 = 437,
+      // batch 17: b halves 128 -> 32 towards 2 x 132 tiles (1 x 14 x 17 = 238) and stops at its least; a
+      // keeps 256 (238 tiles are past 132 already). 256 x 32 units / (8 x 8) = 128 threads.
+      {{11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16, 256, 32, 1 * 14 * 17, 128},
   };
   for (const Case& c : cases) {
     auto plan = plan_permute(c.shape, c.perm, c.dtype);
@@ -332,6 +333,35 @@ TEST(ConvertUnaligned, SmallGridsKeepTheDestinationsRowsLong) {
     EXPECT_EQ(plan->half_blocks, c.dtype == DType::kU8) << c.shape[0];
     expect_permutes(c.shape, c.perm, c.dtype);
   }
+}
+
+// A ragged destination extent whose last tile of the power of two below it would be less than a quarter full
+// sits whole in one tile of twice that power: 135 = 128 + 7 units of bf16 -> 256, 263 = 256 + 7 bytes -> 512,
+// 67 = 64 + 3 f32 -> 128. The tile keeps the area it had (16384 units of 2 B or 1 B, 4096 of 4 B: 128 x 128,
+// 256 x 64 and 64 x 64 before), so b gives up what a gains; each grid is one tile along a times
+// ceil(b / tile_b). An extent with a fuller last tile keeps its power of two: 203 = 128 + 75 bf16.
+TEST(ConvertUnaligned, RaggedDestinationExtentsSitWholeInOneTile) {
+  struct Case {
+    std::vector<int64_t> shape;
+    DType dtype;
+    int64_t tile_a, tile_b, blocks;
+  };
+  for (const Case& c : {Case{{135, 20011}, DType::kBF16, 256, 64, (20011 + 63) / 64},
+                        Case{{263, 20011}, DType::kU8, 512, 32, (20011 + 31) / 32},
+                        Case{{67, 30011}, DType::kF32, 128, 32, (30011 + 31) / 32}}) {
+    auto plan = plan_permute(c.shape, {1, 0}, c.dtype);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->unaligned) << c.shape[0];
+    EXPECT_EQ(plan->extent_a, c.shape[0]);
+    EXPECT_EQ(plan->tile_a, c.tile_a) << c.shape[0];
+    EXPECT_EQ(plan->tile_b, c.tile_b) << c.shape[0];
+    EXPECT_EQ(plan->blocks, c.blocks) << c.shape[0];
+    expect_permutes(c.shape, {1, 0}, c.dtype);
+  }
+  auto fuller = plan_permute({203, 20011}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(fuller.ok());
+  ASSERT_TRUE(fuller->unaligned);
+  EXPECT_EQ(fuller->tile_a, 128);
 }
 
 // A warp stores a whole destination row where the tile's rows are 32 windows of 16 B: 4093 x 4099 bf16 has

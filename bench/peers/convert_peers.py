@@ -29,13 +29,9 @@ follows, alone on the GPU, compiles from them and fits every case in its --compi
 blocks), compiled by CuPy (NVRTC, with the lab's options), run on the case's source buffer and checked against eager through the
 destination's strides and offset before it is timed (`ours`, `ours_verified`). A kernel of a few
 microseconds and a peer of a few microseconds are then judged by one loop, not by two programs' loops.
---rounds R times `copy_`, ours, eager, channels_last and CuPy R times each, alternating (the order rotated
-every round), and keeps each one's median over the rounds (`PEER_rounds_s`: every round's): a drift of the
-GPU's clocks during a case then falls on all of them alike. torch.compile's two modes are timed once.
 """
 import argparse
 import json
-import statistics
 import sys
 import time
 
@@ -73,13 +69,12 @@ def channels_last_format(perm):
     return {(0, 2, 3, 1): torch.channels_last, (0, 2, 3, 4, 1): torch.channels_last_3d}.get(tuple(perm))
 
 
-def ours(c, folder, x):
-    """The generated kernel of case c (folder/<case>.cu), compiled and checked: (fields, launch), where the
-    launch is None if the lab wrote no kernel for c or it failed its check."""
+def ours(c, folder, x, flush, seconds):
+    """The generated kernel of case c (folder/<case>.cu) timed by this loop: {} where the lab wrote none."""
     import os
     path = os.path.join(folder, c["case"] + ".cu")
     if not (os.path.isfile(path) and c.get("threads") and c.get("blocks")):
-        return {}, None
+        return {}
     import cupy
     # The options the lab's NVRTC compile used (agent/backends/cuda/nvrtc.cpp), so that the CUBIN is the same.
     options = ("--std=c++17", "-default-device", *c.get("nvrtc_options", []))
@@ -87,7 +82,7 @@ def ours(c, folder, x):
     try:
         kernel.compile()
     except Exception as e:  # recorded, and the case is judged by the lab's time
-        return {"ours_verified": False, "ours": None, "ours_error": repr(e)[:300]}, None
+        return {"ours_verified": False, "ours": None, "ours_error": repr(e)[:300]}
     ext = [m[0] for m in c["elem_modes"]]
     dst = [m[2] for m in c["elem_modes"]]
     off = c.get("dst_offset", 0)
@@ -107,7 +102,8 @@ def ours(c, folder, x):
     src = torch.as_strided(x.reshape(-1), ext, [m[1] for m in c["elem_modes"]], c.get("src_offset", 0))
     ok = torch.equal(torch.as_strided(out, ext, dst, off), src) and bool((raw[cosize * esz:] == 0xA5).all())
     row = {"ours_verified": bool(ok), "ours_threads": int(c["threads"]), "ours_blocks": int(c["blocks"])}
-    return row, run if ok else None
+    row["ours"] = measure(run, flush, seconds)["median_s"] if ok else None
+    return row
 
 
 def compile_modes(args):
@@ -157,14 +153,10 @@ def main():
     ap.add_argument("--max-autotune", action="store_true", help="also torch.compile mode max-autotune-no-cudagraphs")
     ap.add_argument("--compile-workers", type=int, default=0,
                     help="processes that fill Inductor's caches first (both modes), before the timed pass")
-    ap.add_argument("--rounds", type=int, default=1,
-                    help="time copy_, ours, eager, channels_last and CuPy this many times each, alternating")
     ap.add_argument("--kernels", default=None,
                     help="a folder of the lab's kernels (convert_lab --emit): time each case's own kernel here too")
     ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share
     args = ap.parse_args()
-    if args.rounds < 1:
-        ap.error("--rounds must be at least 1")
     if args.warm_shard:
         return warm(args)
     if args.compile_workers > 0:
@@ -201,15 +193,10 @@ def main():
         xs = x.reshape(-1)[: ref.numel()]
         row = {"case": c["case"], "shape": shape, "perm": perm, "dtype": c["dtype"], "bytes": ref.numel() * ref.element_size(),
                "eager_first_s": first_s}
-        # The peers timed in rounds (below): each checked first, then all of them measured once a round, the
-        # order rotated, and each one's median over the rounds kept.
-        fast = {"copy_": lambda: y.copy_(xs)}
+        row["copy_"] = measure(lambda: y.copy_(xs), flush, args.seconds)["median_s"]
         if args.kernels:
-            fields, run = ours(c, args.kernels, x)
-            row.update(fields)
-            if run is not None:
-                fast["ours"] = run
-        fast["eager"] = lambda: op(x)
+            row.update(ours(c, args.kernels, x, flush, args.seconds))
+        row["eager"] = measure(lambda: op(x), flush, args.seconds)["median_s"]
         if ref.data_ptr() == x.data_ptr():
             row["eager_aliases"] = True
         for key, kw in compile_modes(args):
@@ -235,9 +222,7 @@ def main():
             if cl.data_ptr() == x.data_ptr():
                 row["channels_last_aliases"] = True
             row["channels_last_verified"] = bool(ok)
-            row["channels_last"] = None
-            if ok:
-                fast["channels_last"] = lambda: x.contiguous(memory_format=fmt)
+            row["channels_last"] = measure(lambda: x.contiguous(memory_format=fmt), flush, args.seconds)["median_s"] if ok else None
             del cl
         if cupy is not None:
             # CuPy has no bfloat16: bf16 moves as 16-bit integers, the same bytes.
@@ -251,16 +236,7 @@ def main():
             if out.data.ptr == cx.data.ptr:
                 row["cupy_aliases"] = True
             row["cupy_verified"] = bool(torch.equal(torch.as_tensor(out, device="cuda").view(dtype), ref))
-            fast["cupy"] = cop
-        names = list(fast)
-        rounds = {n: [] for n in names}
-        for r in range(args.rounds):
-            for n in names[r % len(names):] + names[:r % len(names)]:
-                rounds[n].append(measure(fast[n], flush, args.seconds)["median_s"])
-        for n in names:
-            row[n] = statistics.median(rounds[n])
-            if args.rounds > 1:
-                row[n + "_rounds_s"] = rounds[n]
+            row["cupy"] = measure(cop, flush, args.seconds)["median_s"]
         results.append(row)
         print(json.dumps(row), flush=True)
         del x, y, ref, xs

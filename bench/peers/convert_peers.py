@@ -26,9 +26,11 @@ follows, alone on the GPU, compiles from them and fits every case in its --compi
 
 --kernels DIR times the generated kernel itself in this same loop: DIR/<case>.cu as the lab wrote it
 (`convert_lab --emit DIR`, entry point `layoutscope_convert(in, out)`, launched with the lab line's threads and
-blocks), compiled by CuPy (NVRTC, with the lab's options), run on the case's source buffer and checked against eager through the
-destination's strides and offset before it is timed (`ours`, `ours_verified`). A kernel of a few
-microseconds and a peer of a few microseconds are then judged by one loop, not by two programs' loops.
+blocks), compiled by CuPy (NVRTC, with the lab's options), run on the case's source buffer and checked element
+for element before it is timed: the destination seen through its strides and offset holds the source seen
+through its own, and 256 guard bytes past the destination's end are untouched (`ours`, `ours_verified`). A
+kernel of a few microseconds and a peer of a few microseconds are then judged by one loop, not by two
+programs' loops.
 """
 import argparse
 import json

@@ -8,8 +8,8 @@
         and cudaMemcpy, PyTorch copy_) for ours and every peer, the refusals, and the summary against the
         targets (median >= 0.90, none below 0.75, none behind a peer). Where the peers' run timed our kernel
         too (convert_peers.py --kernels: `ours` in PEERS.json), a case is behind a peer when that peer beat
-        our kernel in that same loop; elsewhere ours is the lab's time against the peer's. With --ncu, Nsight Compute's
-        measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
+        our kernel in that same loop; elsewhere ours is the lab's time against the peer's. With --ncu,
+        Nsight Compute's measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
         PRED.jsonl, or of AVG.jsonl from convert_corpus_averages), else the first warp's predictions
 
 Standard library only.

@@ -71,6 +71,14 @@ def channels_last_format(perm):
     return {(0, 2, 3, 1): torch.channels_last, (0, 2, 3, 4, 1): torch.channels_last_3d}.get(tuple(perm))
 
 
+def generated_kernel(path, options=()):
+    """The CUDA C in `path` (entry point `layoutscope_convert(in, out)`, as codegen writes it), compiled by CuPy
+    with the options NVRTC gets in the agent (agent/backends/cuda/nvrtc.cpp) and the kernel's own."""
+    import cupy
+    with open(path) as f:
+        return cupy.RawKernel(f.read(), "layoutscope_convert", options=("--std=c++17", "-default-device", *options))
+
+
 def ours(c, folder, x, flush, seconds):
     """The generated kernel of case c (folder/<case>.cu) timed by this loop: {} where the lab wrote none."""
     import os
@@ -78,9 +86,8 @@ def ours(c, folder, x, flush, seconds):
     if not (os.path.isfile(path) and c.get("threads") and c.get("blocks")):
         return {}
     import cupy
-    # The options the lab's NVRTC compile used (agent/backends/cuda/nvrtc.cpp), so that the CUBIN is the same.
-    options = ("--std=c++17", "-default-device", *c.get("nvrtc_options", []))
-    kernel = cupy.RawKernel(open(path).read(), "layoutscope_convert", options=options)
+    # The lab's NVRTC options for this kernel, so that the CUBIN is the one the lab timed.
+    kernel = generated_kernel(path, c.get("nvrtc_options", []))
     try:
         kernel.compile()
     except Exception as e:  # recorded, and the case is judged by the lab's time

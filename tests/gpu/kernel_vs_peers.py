@@ -77,7 +77,7 @@ def main():
     import cupy as cp
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "peers"))
-    from convert_peers import case_op, channels_last_format  # the corpus peers' input and formats
+    from convert_peers import case_op, channels_last_format, generated_kernel  # the corpus peers' input, formats
     from peers import measure  # the peers' sampling loop
 
     x, eager = case_op({"shape": shape, "perm": perm, "dtype": args.dtype})
@@ -89,9 +89,7 @@ def main():
 
     variants = {}
     for name, path, threads, blocks in kernels:
-        with open(path) as f:
-            k = cp.RawKernel(f.read(), "layoutscope_convert",
-                             options=("--std=c++17", "-default-device", *args.nvrtc_option))
+        k = generated_kernel(path, args.nvrtc_option)
         run = (lambda k=k, t=threads, b=blocks: k((b,), (t,), (xb, yb)))
         y.zero_()
         run()

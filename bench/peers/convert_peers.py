@@ -31,9 +31,15 @@ for element before it is timed: the destination seen through its strides and off
 through its own, and 256 guard bytes past the destination's end are untouched (`ours`, `ours_verified`). A
 kernel of a few microseconds and a peer of a few microseconds are then judged by one loop, not by two
 programs' loops.
+
+--rounds R measures `copy_`, our kernel, eager, channels_last and CuPy R times each, alternating (the order
+rotated every round), and keeps each one's median over the rounds (`PEER_rounds_s` lists every round's): a
+drift of the GPU's clocks during a case then falls on all of them alike. torch.compile's two modes are
+measured once.
 """
 import argparse
 import json
+import statistics
 import sys
 import time
 
@@ -79,19 +85,20 @@ def generated_kernel(path, options=()):
         return cupy.RawKernel(f.read(), "layoutscope_convert", options=("--std=c++17", "-default-device", *options))
 
 
-def ours(c, folder, x, flush, seconds):
-    """The generated kernel of case c (folder/<case>.cu) timed by this loop: {} where the lab wrote none."""
+def ours(c, folder, x):
+    """The generated kernel of case c (folder/<case>.cu), compiled and checked: (fields, launch), where the
+    launch is None if the lab wrote no kernel for c or the kernel failed its check."""
     import os
     path = os.path.join(folder, c["case"] + ".cu")
     if not (os.path.isfile(path) and c.get("threads") and c.get("blocks")):
-        return {}
+        return {}, None
     import cupy
     # The lab's NVRTC options for this kernel, so that the CUBIN is the one the lab timed.
     kernel = generated_kernel(path, c.get("nvrtc_options", []))
     try:
         kernel.compile()
     except Exception as e:  # recorded, and the case is judged by the lab's time
-        return {"ours_verified": False, "ours": None, "ours_error": repr(e)[:300]}
+        return {"ours_verified": False, "ours": None, "ours_error": repr(e)[:300]}, None
     ext = [m[0] for m in c["elem_modes"]]
     dst = [m[2] for m in c["elem_modes"]]
     off = c.get("dst_offset", 0)
@@ -111,8 +118,9 @@ def ours(c, folder, x, flush, seconds):
     src = torch.as_strided(x.reshape(-1), ext, [m[1] for m in c["elem_modes"]], c.get("src_offset", 0))
     ok = torch.equal(torch.as_strided(out, ext, dst, off), src) and bool((raw[cosize * esz:] == 0xA5).all())
     row = {"ours_verified": bool(ok), "ours_threads": int(c["threads"]), "ours_blocks": int(c["blocks"])}
-    row["ours"] = measure(run, flush, seconds)["median_s"] if ok else None
-    return row
+    if not ok:
+        row["ours"] = None
+    return row, run if ok else None
 
 
 def compile_modes(args):
@@ -162,10 +170,14 @@ def main():
     ap.add_argument("--max-autotune", action="store_true", help="also torch.compile mode max-autotune-no-cudagraphs")
     ap.add_argument("--compile-workers", type=int, default=0,
                     help="processes that fill Inductor's caches first (both modes), before the timed pass")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure copy_, ours, eager, channels_last and CuPy this many times each, alternating")
     ap.add_argument("--kernels", default=None,
                     help="a folder of the lab's kernels (convert_lab --emit): time each case's own kernel here too")
     ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, not {args.rounds}")
     if args.warm_shard:
         return warm(args)
     if args.compile_workers > 0:
@@ -202,10 +214,14 @@ def main():
         xs = x.reshape(-1)[: ref.numel()]
         row = {"case": c["case"], "shape": shape, "perm": perm, "dtype": c["dtype"], "bytes": ref.numel() * ref.element_size(),
                "eager_first_s": first_s}
-        row["copy_"] = measure(lambda: y.copy_(xs), flush, args.seconds)["median_s"]
+        # Each peer below is checked first; the fast ones are then measured together in rounds (the end).
+        fast = {"copy_": lambda: y.copy_(xs)}
         if args.kernels:
-            row.update(ours(c, args.kernels, x, flush, args.seconds))
-        row["eager"] = measure(lambda: op(x), flush, args.seconds)["median_s"]
+            fields, run = ours(c, args.kernels, x)
+            row.update(fields)
+            if run is not None:
+                fast["ours"] = run
+        fast["eager"] = lambda: op(x)
         if ref.data_ptr() == x.data_ptr():
             row["eager_aliases"] = True
         for key, kw in compile_modes(args):
@@ -231,7 +247,9 @@ def main():
             if cl.data_ptr() == x.data_ptr():
                 row["channels_last_aliases"] = True
             row["channels_last_verified"] = bool(ok)
-            row["channels_last"] = measure(lambda: x.contiguous(memory_format=fmt), flush, args.seconds)["median_s"] if ok else None
+            row["channels_last"] = None
+            if ok:
+                fast["channels_last"] = lambda: x.contiguous(memory_format=fmt)
             del cl
         if cupy is not None:
             # CuPy has no bfloat16: bf16 moves as 16-bit integers, the same bytes.
@@ -245,7 +263,16 @@ def main():
             if out.data.ptr == cx.data.ptr:
                 row["cupy_aliases"] = True
             row["cupy_verified"] = bool(torch.equal(torch.as_tensor(out, device="cuda").view(dtype), ref))
-            row["cupy"] = measure(cop, flush, args.seconds)["median_s"]
+            fast["cupy"] = cop
+        names = list(fast)
+        rounds = {n: [] for n in names}
+        for r in range(args.rounds):
+            for n in names[r % len(names):] + names[:r % len(names)]:
+                rounds[n].append(measure(fast[n], flush, args.seconds)["median_s"])
+        for n in names:
+            row[n] = statistics.median(rounds[n])
+            if args.rounds > 1:
+                row[n + "_rounds_s"] = rounds[n]
         results.append(row)
         print(json.dumps(row), flush=True)
         del x, y, ref, xs

@@ -1,7 +1,8 @@
 """The corpus report's judgement of "behind a peer" (tests/gpu/convert_corpus.py report), on result files written
 out here by hand: the lab times our kernel and the copies, the peers' run times the peers and, with --kernels,
 our kernel again in its own loop. Where that second time exists, a peer is compared with it; elsewhere with the
-lab's. Each expected fraction below is the fastest copy's time over the kernel's, worked out by hand."""
+lab's. Ours is a fraction of the lab's own copies; the peers' loop's times are fractions of the fastest copy
+of either loop. Each expected fraction below is a copy's time over the kernel's, worked out by hand."""
 
 import json
 import subprocess
@@ -66,3 +67,28 @@ def test_a_kernel_that_failed_its_check_in_the_peers_loop_is_named_and_not_used(
     out = report(tmp_path, lab, peers)
     assert "behind a peer: 0" in out
     assert "ours not verified in the peers' loop: bad: its output differs" in out
+
+
+def test_ours_is_against_its_own_loops_copy_when_the_loops_disagree(tmp_path):
+    # Lab: ours 10.34 us, its copy 10.21 us -> 10.21/10.34 = 0.987. The peers' loop runs everything faster:
+    # copy_ 8.16, ours 8.00, eager 13.66 us. Ours stays 0.987 (against 8.16 it would read 0.789, a loop's
+    # speed and not the kernel's); in the peers' loop 8.16/8.00 = 1.020, eager 8.16/13.66 = 0.597.
+    lab = [lab_line("c3", 10.34, 10.21)]
+    peers = [{"case": "c3", "copy_": 8.16e-6, "ours": 8.00e-6, "ours_verified": True, "eager": 13.66e-6}]
+    out = report(tmp_path, lab, peers)
+    assert "ours median 0.987, min 0.987" in out
+    assert "ours in the peers' loop: 1 cases, median 1.020" in out
+    assert "eager: median 0.597 over 1 cases" in out
+    assert "behind a peer: 0" in out
+
+
+def test_two_loops_compare_times_over_one_copy(tmp_path):
+    # No "ours" in the peers' loop. Lab: ours 5.0 us, its copy 4.0 -> 0.800. The peers' copy_ 3.0 us is the
+    # fastest copy, so eager's 4.5 us reads 3.0/4.5 = 0.667; it still beat our 5.0 us, and over the same
+    # copy ours reads 3.0/5.0 = 0.600: behind (two loops).
+    lab = [lab_line("big", 5.0, 4.0)]
+    peers = [{"case": "big", "copy_": 3.0e-6, "eager": 4.5e-6}]
+    out = report(tmp_path, lab, peers)
+    assert "ours median 0.800" in out
+    assert "behind: big ours 0.600 < eager 0.667 (two loops)" in out
+

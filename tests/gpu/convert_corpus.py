@@ -6,11 +6,12 @@
     python3 tests/gpu/convert_corpus.py report LAB.jsonl PEERS.json [--ncu PRED.jsonl NCU.csv [--avg AVG.jsonl]] [--md]
         per case: the fraction of a copy of the same bytes in the same call for ours and every peer, the
         refusals, and the summary against the targets (median >= 0.90, none below 0.75, none behind a peer).
-        Ours is the lab's kernel against the lab's own copies (its float4 copy and cudaMemcpy, timed by the
-        same loop); the peers and our kernel timed in the peers' loop are against the fastest copy of
-        either loop (those two and PyTorch copy_). Where the peers' run timed our kernel too
+        Every time is against the fastest copy its own loop timed: ours against the lab's float4 copy and
+        cudaMemcpy; the peers and our kernel timed in the peers' loop against PyTorch copy_ and that loop's
+        float4 copy (`copy16`; in older peers' files without it, against the fastest copy of either loop). Where the peers' run timed our kernel too
         (convert_peers.py --kernels: `ours` in PEERS.json), a case is behind a peer when that peer beat our
-        kernel in that same loop; elsewhere ours is the lab's time against the peer's. With --ncu,
+        kernel in that same loop (round by round where it alternated them: --rounds); elsewhere ours is the
+        lab's time against the peer's. With --ncu,
         Nsight Compute's measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
         PRED.jsonl, or of AVG.jsonl from convert_corpus_averages), else the first warp's predictions
 
@@ -88,7 +89,8 @@ def report(args):
         # 8.0 us in the peers' loop, each at its own loop's copy), so ours is against its own loop's copies;
         # a time of one loop against a copy of the other would measure the loops.
         lab_best = min(r["copy16_s"], r["memcpy_s"])
-        best = min([lab_best] + ([p["copy_"]] if p.get("copy_") else []))
+        loop_copies = [p[k] for k in ("copy_", "copy16") if p.get(k)]
+        best = min(loop_copies) if p.get("copy16") else min([lab_best] + loop_copies)
         frac = lab_best / r["kernel_s"]
         # A peer that returned its input (no conversion: a permutation of size-1 dimensions) is not compared.
         pf = {k: best / p[k] for k in PEERS if p.get(k) and not p.get(k + "_aliases")}
@@ -100,8 +102,21 @@ def report(args):
             loop_failed.append((r["case"], p.get("ours_error", "its output differs from the peers'")))
         # Two loops: the lab's time against the peer's, over the same copy.
         ours_vs_peer = loop if loop is not None else best / r["kernel_s"]
-        if fastest_peer[1] > ours_vs_peer:
-            behind.append((r["case"], ours_vs_peer, fastest_peer, loop is not None))
+
+        def won(k):
+            """Rounds (ours' time over the peer's, round by round) where the peers' loop alternated both, else None."""
+            o, q = p.get("ours_rounds_s"), p.get(k + "_rounds_s")
+            return [a / b for a, b in zip(o, q)] if loop is not None and o and q and len(o) == len(q) else None
+
+        # A peer is ahead where it beat our kernel: round by round where both were timed in the same rounds
+        # (the median of ours' time over the peer's above 1; the medians of each one's rounds alone would
+        # set a slow round of one against a fast round of the other), else by their times.
+        ahead = [k for k in pf if (statistics.median(won(k)) > 1 if won(k) else pf[k] > ours_vs_peer)]
+        if ahead:
+            k = max(ahead, key=lambda k: pf[k])
+            rounds = won(k)
+            behind.append((r["case"], ours_vs_peer, (k, pf[k]), loop is not None,
+                           (sum(1 for x in rounds if x > 1), len(rounds)) if rounds else None))
         rows.append((r["case"], r["dtype"], r["bytes"], r["kind"], r["vector_bytes"], r["unit_bytes"], r["verified"], frac, pf,
                      r.get("first_use_s"), p.get("eager_first_s"), r.get("single_use_s"), r.get("library_verified"), loop))
     if md:
@@ -154,8 +169,9 @@ def report(args):
         print(f"cached plan ({len(cached)} cases): median {statistics.median(c[0] for c in cached) * 1e6:.1f} us, "
               f"over 10 us: {sum(1 for c in cached if c[0] > 1e-5)}, worst case {worst[2]} {worst[0] * 1e6:.1f} us; "
               f"slowest single lookup {slowest[2]} {slowest[1] * 1e6:.1f} us")
-    for name, frac, (k, v), same_loop in behind:
-        print(f"  behind: {name} ours {frac:.3f} < {k} {v:.3f}" + (" (one loop)" if same_loop else " (two loops)"))
+    for name, frac, (k, v), same_loop, rounds in behind:
+        how = f"one loop, {k} ahead in {rounds[0]} of {rounds[1]} rounds" if rounds else "one loop" if same_loop else "two loops"
+        print(f"  behind: {name} ours {frac:.3f} " + ("<" if v > frac else ">=") + f" {k} {v:.3f} ({how})")
     for name, why in loop_failed:
         print(f"  ours not verified in the peers' loop: {name}: {why}")
     for name, err in refused:

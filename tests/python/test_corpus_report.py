@@ -1,8 +1,9 @@
 """The corpus report's judgement of "behind a peer" (tests/gpu/convert_corpus.py report), on result files written
 out here by hand: the lab times our kernel and the copies, the peers' run times the peers and, with --kernels,
 our kernel again in its own loop. Where that second time exists, a peer is compared with it; elsewhere with the
-lab's. Ours is a fraction of the lab's own copies; the peers' loop's times are fractions of the fastest copy
-of either loop. Each expected fraction below is a copy's time over the kernel's, worked out by hand."""
+lab's. Each loop's times are fractions of the copies that loop timed (the peers' loop: copy_ and its own
+float4 copy, where it has one). Each expected fraction below is a copy's time over the kernel's, worked out
+by hand."""
 
 import json
 import subprocess
@@ -92,3 +93,43 @@ def test_two_loops_compare_times_over_one_copy(tmp_path):
     assert "ours median 0.800" in out
     assert "behind: big ours 0.600 < eager 0.667 (two loops)" in out
 
+
+def test_with_the_loops_own_float4_copy_each_loop_is_against_its_own_copies(tmp_path):
+    # Lab: ours 7.10 us, its copy 7.00 us -> 0.986. The peers' loop timed its own float4 copy (copy16
+    # 8.16 us, copy_ 8.50 us): ours there 8.00 us -> 8.16/8.00 = 1.020 and eager 13.66 us -> 0.597, not
+    # against the lab's 7.00 us (which would read 0.875 and 0.512).
+    lab = [lab_line("c3", 7.10, 7.00)]
+    peers = [{"case": "c3", "copy_": 8.50e-6, "copy16": 8.16e-6, "ours": 8.00e-6, "ours_verified": True,
+              "eager": 13.66e-6}]
+    out = report(tmp_path, lab, peers)
+    assert "ours median 0.986" in out
+    assert "ours in the peers' loop: 1 cases, median 1.020" in out
+    assert "eager: median 0.597 over 1 cases" in out
+
+
+def test_alternated_rounds_are_compared_round_by_round(tmp_path):
+    # Five rounds with a noisy host. Ours 4.70, 12.06, 5.50, 9.73, 11.50 us; eager 6.62, 23.30, 7.26, 6.30,
+    # 26.82 us. Each one's median alone: ours 9.73, eager 7.26 (eager ahead). Round by round ours/eager is
+    # 0.710, 0.518, 0.758, 1.544, 0.429: median 0.710, ours ahead in 4 of 5: not behind.
+    lab = [lab_line("r6", 5.60, 4.96)]
+    ours_r = [4.70e-6, 12.06e-6, 5.50e-6, 9.73e-6, 11.50e-6]
+    eager_r = [6.62e-6, 23.30e-6, 7.26e-6, 6.30e-6, 26.82e-6]
+    peers = [{"case": "r6", "copy_": 8.00e-6, "copy16": 11.50e-6, "ours": 9.73e-6, "ours_verified": True,
+              "eager": 7.26e-6, "ours_rounds_s": ours_r, "eager_rounds_s": eager_r}]
+    assert "behind a peer: 0" in report(tmp_path, lab, peers)
+    # Without the rounds the medians decide: copy_ 8.00 us is the loop's fastest copy, ours 8.00/9.73 =
+    # 0.822 < eager 8.00/7.26 = 1.102.
+    del peers[0]["ours_rounds_s"], peers[0]["eager_rounds_s"]
+    assert "behind: r6 ours 0.822 < eager 1.102 (one loop)" in report(tmp_path, lab, peers)
+
+
+def test_a_peer_ahead_in_most_rounds_is_behind_even_where_the_medians_tie(tmp_path):
+    # Ours 5.0, 5.0, 5.0 us; channels_last 4.9, 5.1, 4.8 us. Medians 5.0 and 4.9. Round by round 1.020,
+    # 0.980, 1.042: median 1.020 > 1, channels_last ahead in 2 of 3 rounds.
+    lab = [lab_line("img", 4.4, 4.2)]
+    peers = [{"case": "img", "copy_": 4.6e-6, "copy16": 4.5e-6, "ours": 5.0e-6, "ours_verified": True,
+              "channels_last": 4.9e-6, "ours_rounds_s": [5.0e-6] * 3, "channels_last_rounds_s": [4.9e-6, 5.1e-6, 4.8e-6]}]
+    out = report(tmp_path, lab, peers)
+    assert "behind a peer: 1" in out
+    # Fastest copy of the loop 4.5 us: ours 4.5/5.0 = 0.900, channels_last 4.5/4.9 = 0.918.
+    assert "behind: img ours 0.900 < channels_last 0.918 (one loop, channels_last ahead in 2 of 3 rounds)" in out

@@ -95,7 +95,6 @@ def report(args):
         # A peer that returned its input (no conversion: a permutation of size-1 dimensions) is not compared.
         pf = {k: best / p[k] for k in PEERS if p.get(k) and not p.get(k + "_aliases")}
         ours.append(frac)
-        fastest_peer = max(pf.items(), key=lambda kv: kv[1]) if pf else (None, 0)
         # Our kernel as the peers' own loop timed it, where it did: the fair side of a comparison with them.
         loop = best / p["ours"] if p.get("ours") and p.get("ours_verified") else None
         if "ours_verified" in p and not p["ours_verified"]:
@@ -103,18 +102,18 @@ def report(args):
         # Two loops: the lab's time against the peer's, over the same copy.
         ours_vs_peer = loop if loop is not None else best / r["kernel_s"]
 
-        def won(k):
-            """Rounds (ours' time over the peer's, round by round) where the peers' loop alternated both, else None."""
+        def by_round(k):
+            """Ours' time over peer k's, round by round, where the peers' loop alternated both; else None."""
             o, q = p.get("ours_rounds_s"), p.get(k + "_rounds_s")
             return [a / b for a, b in zip(o, q)] if loop is not None and o and q and len(o) == len(q) else None
 
         # A peer is ahead where it beat our kernel: round by round where both were timed in the same rounds
         # (the median of ours' time over the peer's above 1; the medians of each one's rounds alone would
         # set a slow round of one against a fast round of the other), else by their times.
-        ahead = [k for k in pf if (statistics.median(won(k)) > 1 if won(k) else pf[k] > ours_vs_peer)]
+        ahead = [k for k in pf if (statistics.median(by_round(k)) > 1 if by_round(k) else pf[k] > ours_vs_peer)]
         if ahead:
             k = max(ahead, key=lambda k: pf[k])
-            rounds = won(k)
+            rounds = by_round(k)
             behind.append((r["case"], ours_vs_peer, (k, pf[k]), loop is not None,
                            (sum(1 for x in rounds if x > 1), len(rounds)) if rounds else None))
         rows.append((r["case"], r["dtype"], r["bytes"], r["kind"], r["vector_bytes"], r["unit_bytes"], r["verified"], frac, pf,

@@ -8,11 +8,11 @@
         refusals, and the summary against the targets (median >= 0.90, none below 0.75, none behind a peer).
         Every time is against the fastest copy its own loop timed: ours against the lab's float4 copy and
         cudaMemcpy; the peers and our kernel timed in the peers' loop against PyTorch copy_ and that loop's
-        float4 copy (`copy16`; in older peers' files without it, against the fastest copy of either loop). Where the peers' run timed our kernel too
-        (convert_peers.py --kernels: `ours` in PEERS.json), a case is behind a peer when that peer beat our
-        kernel in that same loop (round by round where it alternated them: --rounds); elsewhere ours is the
-        lab's time against the peer's. With --ncu,
-        Nsight Compute's measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
+        float4 copy (`copy16`; in older peers' files without it, against the fastest copy of either loop).
+        Where the peers' run timed our kernel too (convert_peers.py --kernels: `ours` in PEERS.json), a case
+        is behind a peer when that peer beat our kernel in that same loop (round by round where it alternated
+        them: --rounds); elsewhere ours is the lab's time against the peer's. With --ncu, Nsight Compute's
+        measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
         PRED.jsonl, or of AVG.jsonl from convert_corpus_averages), else the first warp's predictions
 
 Standard library only.

@@ -193,7 +193,7 @@ def main():
     ap.add_argument("--compile-workers", type=int, default=0,
                     help="processes that fill Inductor's caches first (both modes), before the timed pass")
     ap.add_argument("--rounds", type=int, default=1,
-                    help="measure copy_, ours, eager, channels_last and CuPy this many times each, alternating")
+                    help="measure copy_, ours and copy16, eager, channels_last and CuPy this many times each, alternating")
     ap.add_argument("--kernels", default=None,
                     help="a folder of the lab's kernels (convert_lab --emit): time each case's own kernel here too")
     ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share

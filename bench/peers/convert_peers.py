@@ -37,6 +37,12 @@ thread as the lab's copy ceiling, so that our kernel has a copy of its own loop 
 alternating (the order rotated every round), and keeps each one's median over the rounds (`PEER_rounds_s`
 lists every round's): a drift of the GPU's clocks during a case then falls on all of them alike, and the
 report compares our kernel with a peer round by round. torch.compile's two modes are measured once.
+
+--hold-us H (default 1000; 0 turns it off) spins the GPU H microseconds after each sample's flush
+(torch.cuda._sleep), so that the start event, the launches and the end event are all queued while it spins:
+each sample is then the GPU's time, as in the lab's C++ loop, and not Python's time to launch a kernel of a
+few microseconds. `PEER_unheld` counts a peer's samples whose queuing outlasted the hold (0 where the hold
+covered them all); the output's `hold_s` says what the run used.
 """
 import argparse
 import json
@@ -47,7 +53,7 @@ import time
 import torch
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from peers import measure  # noqa: E402  (the shared sampling loop)
+from peers import hold_cycles, measure  # noqa: E402  (the shared sampling loop)
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "u8": torch.uint8}
 
@@ -194,12 +200,16 @@ def main():
                     help="processes that fill Inductor's caches first (both modes), before the timed pass")
     ap.add_argument("--rounds", type=int, default=1,
                     help="measure copy_, ours and copy16, eager, channels_last and CuPy this many times each, alternating")
+    ap.add_argument("--hold-us", type=float, default=1000.0,
+                    help="microseconds the GPU spins before each sample, while Python queues it (0: none)")
     ap.add_argument("--kernels", default=None,
                     help="a folder of the lab's kernels (convert_lab --emit): time each case's own kernel here too")
     ap.add_argument("--warm-shard", default=None, help=argparse.SUPPRESS)  # "i/N": a warm-up worker's share
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error(f"--rounds must be at least 1, not {args.rounds}")
+    if args.hold_us < 0:
+        ap.error(f"--hold-us must be 0 or more, not {args.hold_us}")
     if args.warm_shard:
         return warm(args)
     if args.compile_workers > 0:
@@ -210,6 +220,14 @@ def main():
         cupy = None
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    hold = (args.hold_us / 1e6, hold_cycles(args.hold_us / 1e6)) if args.hold_us > 0 else None
+
+    def timed(fn, key, row):
+        stats = measure(fn, flush, args.seconds, hold=hold)
+        if hold:
+            row[key + "_unheld"] = row.get(key + "_unheld", 0) + stats["unheld"]
+        return stats["median_s"]
+
     cases = [json.loads(line) for line in open(args.cases) if line.startswith("{")]
     cases = [c for c in cases if "shape" in c]
     results = []
@@ -259,7 +277,7 @@ def main():
                 ok, fn = False, None
             compile_spent += time.monotonic() - t0
             row[key + "_compile_s"] = time.monotonic() - t0
-            row[key] = measure(lambda: fn(x), flush, args.seconds)["median_s"] if ok else None
+            row[key] = timed(lambda: fn(x), key, row) if ok else None
             row[key + "_verified"] = ok
             torch._dynamo.reset()
         fmt = None if layout else channels_last_format(perm)
@@ -291,7 +309,7 @@ def main():
         rounds = {n: [] for n in names}
         for r in range(args.rounds):
             for n in names[r % len(names):] + names[:r % len(names)]:
-                rounds[n].append(measure(fast[n], flush, args.seconds)["median_s"])
+                rounds[n].append(timed(fast[n], n, row))
         for n in names:
             row[n] = statistics.median(rounds[n])
             if args.rounds > 1:
@@ -301,7 +319,7 @@ def main():
         del x, y, ref, xs
         torch.cuda.empty_cache()
     json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-               "cupy": getattr(cupy, "__version__", None), "cases": results}, open(args.out, "w"), indent=1)
+               "cupy": getattr(cupy, "__version__", None), "hold_s": hold[0] if hold else 0, "cases": results}, open(args.out, "w"), indent=1)
 
 
 if __name__ == "__main__":

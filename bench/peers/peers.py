@@ -30,19 +30,47 @@ def quantiles(samples):
     return s[0], q[0], q[1], q[2]
 
 
-def measure(fn, flush, seconds, min_samples=10, max_samples=2000, events=None):
+def hold_cycles(seconds):
+    """GPU clock cycles that torch.cuda._sleep spins for about `seconds` on this device (timed with events)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    rates = []
+    for _ in range(3):
+        # A spin queued first keeps the stream busy (and the clocks up), so the timed spin follows the start
+        # event at once, with no idle time of the host's in between.
+        torch.cuda._sleep(1_000_000)
+        start.record()
+        torch.cuda._sleep(1_000_000)
+        end.record()
+        end.synchronize()
+        rates.append(1_000_000 / (start.elapsed_time(end) / 1e3))
+    return round(seconds * statistics.median(rates))
+
+
+def measure(fn, flush, seconds, min_samples=10, max_samples=2000, events=None, hold=None):
+    """Cold-L2 samples of fn() between two CUDA events; the median and quartiles.
+
+    hold (seconds, cycles) keeps the GPU busy that long after the flush (torch.cuda._sleep), so that the
+    start event, fn's launches and the end event are all queued before the start event runs: a sample is then
+    the GPU's time alone, not the host's time to launch from Python. A sample whose queuing took longer than
+    the hold is counted in `unheld`."""
     make_event = events or (lambda: torch.cuda.Event(enable_timing=True))
     for _ in range(3):  # warm-up: allocation, compilation, autotuning stay out of the numbers
         fn()
     torch.cuda.synchronize()
     samples = []
+    unheld = 0
     deadline = time.monotonic() + seconds
     while len(samples) < max_samples:
         flush.zero_()  # cold L2: overwrite more than the whole L2 before each sample
         start, end = make_event(), make_event()
+        if hold:
+            torch.cuda._sleep(hold[1])
+            queued = time.perf_counter()
         start.record()
         fn()
         end.record()
+        if hold and time.perf_counter() - queued > hold[0]:
+            unheld += 1
         end.synchronize()
         samples.append(start.elapsed_time(end) / 1e3)
         if len(samples) >= min_samples:
@@ -50,8 +78,11 @@ def measure(fn, flush, seconds, min_samples=10, max_samples=2000, events=None):
             if (q3 - q1) / med <= 0.005 or time.monotonic() > deadline:
                 break
     lo, q1, med, q3 = quantiles(samples)
-    return {"samples": len(samples), "min_s": lo, "q1_s": q1, "median_s": med, "q3_s": q3,
-            "relative_iqr": (q3 - q1) / med}
+    stats = {"samples": len(samples), "min_s": lo, "q1_s": q1, "median_s": med, "q3_s": q3,
+             "relative_iqr": (q3 - q1) / med}
+    if hold:
+        stats["unheld"] = unheld
+    return stats
 
 
 def main():

@@ -20,9 +20,9 @@ def lab_line(case, kernel_us, copy_us):
             "first_use_s": 0.05, "single_use_s": 0.002, "library_verified": True}
 
 
-def report(tmp_path, lab, peers):
+def report(tmp_path, lab, peers, **top):
     (tmp_path / "lab.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lab))
-    (tmp_path / "peers.json").write_text(json.dumps({"device": "test", "cases": peers}))
+    (tmp_path / "peers.json").write_text(json.dumps({"device": "test", **top, "cases": peers}))
     run = subprocess.run([sys.executable, str(SCRIPT), "report", str(tmp_path / "lab.jsonl"),
                           str(tmp_path / "peers.json")], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
@@ -133,3 +133,20 @@ def test_a_peer_ahead_in_most_rounds_is_behind_even_where_the_medians_tie(tmp_pa
     assert "behind a peer: 1" in out
     # Fastest copy of the loop 4.5 us: ours 4.5/5.0 = 0.900, channels_last 4.5/4.9 = 0.918.
     assert "behind: img ours 0.900 < channels_last 0.918 (one loop, channels_last ahead in 2 of 3 rounds)" in out
+
+
+def test_a_held_peers_loop_adds_the_lab_against_the_fastest_copy_of_either_loop(tmp_path):
+    # Two cases. "a": lab ours 5.0 us, its copy 4.5 -> 0.900; the held peers' loop timed copy_ 4.0 and copy16
+    # 4.4: against the fastest copy of either loop 4.0/5.0 = 0.800. "b": lab ours 2.0, copy 2.0 -> 1.000;
+    # peers' copy_ 2.2, copy16 2.1: fastest 2.0, 1.000. Median of (0.800, 1.000) = 0.900, min 0.800 (a),
+    # one below 0.90. Four samples the hold did not cover (3 of copy_, 1 of eager).
+    lab = [lab_line("a", 5.0, 4.5), lab_line("b", 2.0, 2.0)]
+    peers = [{"case": "a", "copy_": 4.0e-6, "copy16": 4.4e-6, "copy__unheld": 3, "eager_unheld": 1},
+             {"case": "b", "copy_": 2.2e-6, "copy16": 2.1e-6, "copy__unheld": 0}]
+    out = report(tmp_path, lab, peers, hold_s=0.001)
+    assert "ours median 0.950, min 0.900" in out
+    assert ("ours against the fastest copy of either loop (the peers' loop held 1000 us: GPU time alone), 2 cases: "
+            "median 0.900, min 0.800 (a), below 0.75: 0, below 0.90: 1") in out
+    assert "samples the hold did not cover (queued for longer than it): 4" in out
+    # Without the hold the loops' copies are not comparable (Python's launch time is in one of them): no such line.
+    assert "either loop" not in report(tmp_path, lab, peers)

@@ -13,7 +13,9 @@
 # 3. the peers on the same cases in the same call (corpus-peers.json): PyTorch copy_, eager, torch.compile
 #    (default and max-autotune-no-cudagraphs), CuPy, channels_last, and each case's own kernel (the lab's
 #    --emit folder) timed again by the peers' loop, which judges "behind a peer"; PEER_ROUNDS=R measures the
-#    peers other than torch.compile and our kernel R times each, alternating (their medians); SKIP_PEERS=1 leaves them out;
+#    peers other than torch.compile and our kernel R times each, alternating (their medians); the loop spins the GPU
+#    PEER_HOLD_US microseconds (default 1000, 0: none) after each flush while Python queues the sample, so that
+#    it times the GPU and not Python's launches; SKIP_PEERS=1 leaves them out;
 #    COMPILE_WORKERS=N compiles torch.compile's functions in N processes first (Inductor's caches), so that
 #    the timed pass fits every case in COMPILE_BUDGET seconds
 # 4. the table and the summary against the targets (corpus-report.md)
@@ -59,7 +61,7 @@ if [[ -z "${SKIP_PEERS:-}" ]]; then
   echo "== peers $(date -u +%T)"
   timeout "${PEER_TIMEOUT:-400}" python3 bench/peers/convert_peers.py --cases "$out/corpus-lab.jsonl" \
     --out "$out/corpus-peers.json" --seconds "${PEER_SECONDS:-0.2}" --max-autotune \
-    --compile-budget "${COMPILE_BUDGET:-240}" --compile-workers "${COMPILE_WORKERS:-0}" --kernels "$obj/kernels" --rounds "${PEER_ROUNDS:-1}" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
+    --compile-budget "${COMPILE_BUDGET:-240}" --compile-workers "${COMPILE_WORKERS:-0}" --kernels "$obj/kernels" --rounds "${PEER_ROUNDS:-1}" --hold-us "${PEER_HOLD_US:-1000}" >"$out/corpus-peers.jsonl" 2>"$obj/peers-err.txt"
   tail -5 "$obj/peers-err.txt"
   # A peers run cut short still leaves its lines.
   [[ -s "$out/corpus-peers.json" ]] || cp "$out/corpus-peers.jsonl" "$out/corpus-peers.json"

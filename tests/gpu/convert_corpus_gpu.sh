@@ -18,7 +18,9 @@
 #    it times the GPU and not Python's launches; SKIP_PEERS=1 leaves them out;
 #    COMPILE_WORKERS=N compiles torch.compile's functions in N processes first (Inductor's caches), so that
 #    the timed pass fits every case in COMPILE_BUDGET seconds
-# 4. the table and the summary against the targets (corpus-report.md)
+# 4. LOOPS_CHECK=S (seconds): bench/peers/loops_check.py, the lab's float4 copy of each case's bytes against the
+#    same copy timed from Python with and without the hold (corpus-loops-check.jsonl)
+# 5. the table and the summary against the targets (corpus-report.md)
 set -uo pipefail
 out="${OUT:-build-gpu-out}"
 mkdir -p "$out"
@@ -65,6 +67,11 @@ if [[ -z "${SKIP_PEERS:-}" ]]; then
   tail -5 "$obj/peers-err.txt"
   # A peers run cut short still leaves its lines.
   [[ -s "$out/corpus-peers.json" ]] || cp "$out/corpus-peers.jsonl" "$out/corpus-peers.json"
+fi
+if [[ -n "${LOOPS_CHECK:-}" ]]; then
+  echo "== loops check $(date -u +%T)"
+  timeout "$((LOOPS_CHECK + 30))" python3 bench/peers/loops_check.py --lab "$out/corpus-lab.jsonl" \
+    --out "$out/corpus-loops-check.jsonl" --time-limit "$LOOPS_CHECK" | tail -30
 fi
 ncu_args=()
 [[ -s "$out/corpus-ncu.csv" ]] && ncu_args=(--ncu "$out/corpus-ncu-pred.jsonl" "$out/corpus-ncu.csv")

@@ -13,8 +13,8 @@
         is behind a peer when that peer beat our kernel in that same loop (round by round where it alternated
         them: --rounds); elsewhere ours is the lab's time against the peer's. Where the peers' loop held the GPU
         while it queued each sample (convert_peers.py --hold-us: `hold_s` in PEERS.json), both loops time the GPU
-        alone, and a second line sets the lab's time against the fastest copy of either loop. With --ncu, Nsight Compute's
-        measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
+        alone, and a second line sets the lab's time against the fastest copy of either loop. With --ncu,
+        Nsight Compute's measurements against the engine: its kernel-wide averages where it models them (the avg_ fields of
         PRED.jsonl, or of AVG.jsonl from convert_corpus_averages), else the first warp's predictions
 
 Standard library only.

@@ -21,7 +21,9 @@ each --nvrtc-option, as the agent compiles a generated kernel (convert_lab's res
 options, `nvrtc_options`: the generator's are --ptxas-options=-O1). The peers: `copy_` of the same bytes, eager
 `permute(...).contiguous()`, and for a rank-4 (rank-5) permutation that is NCHW -> NHWC (NCDHW -> NDHWC),
 `contiguous(memory_format=torch.channels_last[_3d])`. Prints each one's median over the rounds; --out writes
-every round as JSON.
+every round as JSON. --hold-us H (default 1000, 0: none) spins the GPU after each sample's flush while Python
+queues the sample, as the corpus's peers' loop does, so that each sample is the GPU's time and not Python's
+launch (docs/benchmark-method.md, "Held samples").
 """
 import argparse
 import json
@@ -63,6 +65,7 @@ def main():
     ap.add_argument("--kernel", action="append", default=[], help="NAME=FILE:THREADS:BLOCKS (repeatable)")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--seconds", type=float, default=0.3, help="time limit of one measurement")
+    ap.add_argument("--hold-us", type=float, default=1000.0, help="GPU spin before each sample (0: none)")
     ap.add_argument("--out")
     ap.add_argument("--nvrtc-option", action="append", default=[], help="an NVRTC option for every --kernel")
     args = ap.parse_args()
@@ -71,6 +74,8 @@ def main():
         raise SystemExit(f"--perm must be a permutation of 0..{len(shape) - 1}, got {args.perm!r}")
     if args.rounds < 1:
         raise SystemExit("--rounds must be at least 1")
+    if args.hold_us < 0:
+        raise SystemExit(f"--hold-us must be 0 or more, not {args.hold_us}")
     kernels = [kernel_spec(k) for k in args.kernel]
 
     # After the arguments: a bad command line is refused on a machine without torch or a GPU.
@@ -78,7 +83,7 @@ def main():
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "peers"))
     from convert_peers import case_op, channels_last_format, generated_kernel  # the corpus peers' input, formats
-    from peers import measure  # the peers' sampling loop
+    from peers import hold_cycles, measure  # the peers' sampling loop
 
     x, eager = case_op({"shape": shape, "perm": perm, "dtype": args.dtype})
     ref = eager(x)
@@ -86,6 +91,7 @@ def main():
     xb, yb = cp.from_dlpack(x.view(-1).view(torch.uint8)), cp.from_dlpack(y.view(-1).view(torch.uint8))
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    hold = (args.hold_us / 1e6, hold_cycles(args.hold_us / 1e6)) if args.hold_us > 0 else None
 
     variants = {}
     for name, path, threads, blocks in kernels:
@@ -110,7 +116,7 @@ def main():
     rounds = {n: [] for n in names}
     for r in range(args.rounds):
         for n in names[r % len(names):] + names[:r % len(names)]:
-            rounds[n].append(measure(variants[n], flush, args.seconds, min_samples=30)["median_s"])
+            rounds[n].append(measure(variants[n], flush, args.seconds, min_samples=30, hold=hold)["median_s"])
     device = torch.cuda.get_device_name(0)
     print(f"{device}: shape {shape} perm {perm} {args.dtype}, {args.rounds} rounds, median of each round's median")
     for n in names:

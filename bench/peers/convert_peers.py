@@ -53,7 +53,7 @@ import time
 import torch
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from peers import hold_cycles, measure  # noqa: E402  (the shared sampling loop)
+from peers import hold_for, measure  # noqa: E402  (the shared sampling loop)
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "u8": torch.uint8}
 
@@ -220,7 +220,7 @@ def main():
         cupy = None
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    hold = (args.hold_us / 1e6, hold_cycles(args.hold_us / 1e6)) if args.hold_us > 0 else None
+    hold = hold_for(args.hold_us)
 
     def timed(fn, key, row):
         stats = measure(fn, flush, args.seconds, hold=hold)

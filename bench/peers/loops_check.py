@@ -68,7 +68,7 @@ def main():
     import torch
     sys.path.insert(0, __import__("os").path.dirname(__file__))
     from convert_peers import copy16
-    from peers import hold_cycles, measure
+    from peers import hold_for, measure
 
     lab_copy16 = {}
     for line in open(args.lab):
@@ -78,7 +78,7 @@ def main():
                 lab_copy16.setdefault(r["bytes"], r["copy16_s"])
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    hold = (args.hold_us / 1e6, hold_cycles(args.hold_us / 1e6))
+    hold = hold_for(args.hold_us)
     flushes = {"free": (flush, None), "held": (flush, hold), "fill": (Numbered(flush), hold)}
     rows = []
     t0 = time.monotonic()

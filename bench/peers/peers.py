@@ -46,6 +46,11 @@ def hold_cycles(seconds):
     return round(seconds * statistics.median(rates))
 
 
+def hold_for(microseconds):
+    """measure's `hold` for a spin of that many microseconds: (seconds, cycles), or None for 0 (no hold)."""
+    return (microseconds / 1e6, hold_cycles(microseconds / 1e6)) if microseconds > 0 else None
+
+
 def measure(fn, flush, seconds, min_samples=10, max_samples=2000, events=None, hold=None):
     """Cold-L2 samples of fn() between two CUDA events; the median and quartiles.
 

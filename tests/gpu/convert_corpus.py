@@ -58,6 +58,12 @@ def ncu_rows(path):
     return out
 
 
+def figures(fracs, worst=None):
+    """Fractions of copy against the targets: median, min (and the case it belongs to), how many below 0.75 and 0.90."""
+    return (f"median {statistics.median(fracs):.3f}, min {min(fracs):.3f}" + (f" ({worst})" if worst else "")
+            + f", below 0.75: {sum(1 for f in fracs if f < 0.75)}, below 0.90: {sum(1 for f in fracs if f < 0.90)}")
+
+
 def report(args):
     md = "--md" in args
     args = [a for a in args if a != "--md"]
@@ -94,12 +100,13 @@ def report(args):
         # a time of one loop against a copy of the other would measure the loops.
         lab_best = min(r["copy16_s"], r["memcpy_s"])
         loop_copies = [p[k] for k in ("copy_", "copy16") if p.get(k)]
-        best = min(loop_copies) if p.get("copy16") else min([lab_best] + loop_copies)
+        run_best = min([lab_best] + loop_copies)
+        best = min(loop_copies) if p.get("copy16") else run_best
         frac = lab_best / r["kernel_s"]
         # Where the peers' loop held the GPU while Python queued each sample, both loops time the GPU alone,
         # and the lab's time can be set against the fastest copy either loop timed (the stricter figure).
         if hold and p:
-            run_fracs.append((min([lab_best] + loop_copies) / r["kernel_s"], r["case"]))
+            run_fracs.append((run_best / r["kernel_s"], r["case"]))
         # A peer that returned its input (no conversion: a permutation of size-1 dimensions) is not compared.
         pf = {k: best / p[k] for k in PEERS if p.get(k) and not p.get(k + "_aliases")}
         ours.append(frac)
@@ -142,15 +149,11 @@ def report(args):
     verified = sum(1 for r in rows if r[6])
     print()
     if ours:
-        print(f"cases timed {len(ours)}, verified {verified}, refused {len(refused)}; ours median {statistics.median(ours):.3f}, "
-              f"min {min(ours):.3f}, below 0.75: {sum(1 for f in ours if f < 0.75)}, below 0.90: {sum(1 for f in ours if f < 0.90)}, "
+        print(f"cases timed {len(ours)}, verified {verified}, refused {len(refused)}; ours {figures(ours)}, "
               f"behind a peer: {len(behind)}")
         if run_fracs:
-            f = [v for v, _ in run_fracs]
-            lo = min(run_fracs)
             print(f"  ours against the fastest copy of either loop (the peers' loop held {hold * 1e6:.0f} us: GPU time "
-                  f"alone), {len(f)} cases: median {statistics.median(f):.3f}, min {lo[0]:.3f} ({lo[1]}), "
-                  f"below 0.75: {sum(1 for v in f if v < 0.75)}, below 0.90: {sum(1 for v in f if v < 0.90)}")
+                  f"alone), {len(run_fracs)} cases: {figures([v for v, _ in run_fracs], min(run_fracs)[1])}")
         unheld = sum(v for c in peers.values() for k, v in c.items() if k.endswith("_unheld"))
         if unheld:
             print(f"  samples the hold did not cover (queued for longer than it): {unheld}")

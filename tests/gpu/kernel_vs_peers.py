@@ -83,7 +83,7 @@ def main():
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "peers"))
     from convert_peers import case_op, channels_last_format, generated_kernel  # the corpus peers' input, formats
-    from peers import hold_cycles, measure  # the peers' sampling loop
+    from peers import hold_for, measure  # the peers' sampling loop
 
     x, eager = case_op({"shape": shape, "perm": perm, "dtype": args.dtype})
     ref = eager(x)
@@ -91,7 +91,7 @@ def main():
     xb, yb = cp.from_dlpack(x.view(-1).view(torch.uint8)), cp.from_dlpack(y.view(-1).view(torch.uint8))
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    hold = (args.hold_us / 1e6, hold_cycles(args.hold_us / 1e6)) if args.hold_us > 0 else None
+    hold = hold_for(args.hold_us)
 
     variants = {}
     for name, path, threads, blocks in kernels:

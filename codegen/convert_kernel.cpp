@@ -608,15 +608,17 @@ void emit_block_index(std::ostringstream& o, const ConvertPlan& p, int64_t nb) {
   }
 }
 
-// The load pass of a plan whose register blocks two threads share (`half_blocks`, 4 rows of 16 bytes):
-// thread 2t + h takes units 8h .. 8h+7 of block t's rows, each row from the aligned 8 B word that holds its
-// first byte and the next one (only where the row's bytes reach into it), shifted into place; then the two
-// 4 x 4 byte blocks of its 4 rows x 8 B, stored as the block's columns 8h .. 8h+7 (the first column's offset
-// swizzled once, each column a constant away: staging_column_offset).
+// The load pass of a plan whose register blocks two threads share (`half_blocks`: R rows of 16 bytes):
+// thread 2t + h takes the V / 2 units from V / 2 * h of block t's rows (8 bytes of each), each row from the
+// aligned 8 B word that holds its first byte and the next one (only where the row's bytes reach into it),
+// shifted into place; then its R rows x 8 B transposed into the block's columns V / 2 * h .. V / 2 * h +
+// V / 2 - 1, R units each (the first column's offset swizzled once, each column a constant away:
+// staging_column_offset). Bytes (R = 4): two 4 x 4 byte blocks, 4 B columns. 2 B units (R = 8): four
+// columns of 16 B, each word two rows' units. 4 B units (R = 4): two columns of 16 B, each word a row's unit.
 void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const Index& ll, bool edge_a,
                            bool edge_b) {
   const int v = p.vector_units, r = p.block_rows;
-  const int64_t nb = p.tile_b / v, blocks = register_blocks(p);
+  const int64_t nb = p.tile_b / v, blocks = register_blocks(p), ub = p.unit_bytes;
   const std::string I = ll.type();
   o << "  do {\n    const int h = threadIdx.x & 1, t = threadIdx.x >> 1;\n";
   if (p.threads / 2 > blocks) o << "    if (t >= " << blocks << ") break;\n";
@@ -628,17 +630,20 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
   if (one_base) o << "    const " << I << " sa = src_base + group_a_src(a0 + ba * " << r << ") + ib;\n";
   const std::string at =
       one_base ? "sa + k * " + ll(first.src_stride) : std::string("src_base + group_a_src(ia) + ib");
+  // `valid`: the bytes of the thread's 8 that lie in the tensor (fewer at the end of group b).
+  const std::string bytes = ub == 1 ? "" : " * " + std::to_string(ub) + "u";
   o << "    const unsigned valid = "
     << (p.extent_b % v != 0 ? "(unsigned)(ib + " + std::to_string(v / 2) + " <= " + ll(p.extent_b) + " ? " +
-                                  std::to_string(v / 2) + "u : " + ll(p.extent_b) + " - ib)"
-                            : std::to_string(v / 2) + "u")
+                                  std::to_string(v / 2) + "u : " + ll(p.extent_b) + " - ib)" + bytes
+                            : std::to_string(v / 2 * ub) + "u")
     << ";\n"
     << "    uint2 lo[" << r << "], hi[" << r << "], r[" << r << "];\n"
     << "    unsigned sh[" << r << "];\n"
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << r << "; ++k) {\n";
   if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
-  o << "      const unsigned char* const p = in + (" << at << ");\n"
+  o << "      const unsigned char* const p = in + (" << at << ")" << (ub == 1 ? "" : " * " + std::to_string(ub))
+    << ";\n"
     << "      sh[k] = (unsigned)((unsigned long long)p & 7ull);\n"
     << "      lo[k] = hi[k] = make_uint2(0u, 0u);\n";
   if (edge_a) o << "      if (ia >= " << ll(p.extent_a) << ") continue;\n";
@@ -656,15 +661,31 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
     << "    }\n";
   o << "    const unsigned so = "
     << swizzled(p.staging, "(bb * " + std::to_string(v) + " + h * " + std::to_string(v / 2) + ") * " +
-                               std::to_string(p.row_bytes) + " + ba * " + std::to_string(r))
+                               std::to_string(p.row_bytes) + " + ba * " + std::to_string(r * ub))
     << ";\n";
-  for (int w = 0; w < 2; ++w) {
-    emit_byte_block(
-        o, "    ", [&](int k) { return "r[" + std::to_string(k) + "]." + "xy"[w]; },
-        [&](int b) {
-          return "*reinterpret_cast<unsigned*>(tile + (so ^ " +
-                 std::to_string(staging_column_offset(p, 4 * w + b)) + "))";
-        });
+  auto column = [&](const std::string& type, int j) {
+    return "*reinterpret_cast<" + type + "*>(tile + (so ^ " + std::to_string(staging_column_offset(p, j)) +
+           "))";
+  };
+  if (ub == 1) {
+    for (int w = 0; w < 2; ++w) {
+      emit_byte_block(
+          o, "    ", [&](int k) { return "r[" + std::to_string(k) + "]." + "xy"[w]; },
+          [&](int b) { return column("unsigned", 4 * w + b); });
+    }
+  } else {
+    // Column j: unit j of each of the R rows, in word j * ub / 4 of the row's 8 bytes.
+    for (int j = 0; j < v / 2; ++j) {
+      const std::string half = std::string(".") + "xy"[j * ub / 4];
+      std::string words[4];
+      for (int q = 0; q < 4; ++q) {
+        words[q] = ub == 4 ? "r[" + std::to_string(q) + "]" + half
+                           : "__byte_perm(r[" + std::to_string(2 * q) + "]" + half + ", r[" +
+                                 std::to_string(2 * q + 1) + "]" + half + ", " + kHalfWord[j % 2] + ")";
+      }
+      o << "    " << column("uint4", j) << " = make_uint4(" << words[0] << ", " << words[1] << ", " << words[2]
+        << ", " << words[3] << ");\n";
+    }
   }
   o << "  } while (0);\n";
 }

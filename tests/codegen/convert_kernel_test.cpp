@@ -149,6 +149,39 @@ TEST(ConvertKernel, SmallUnalignedByteGridsLoadEachBlockByTwoThreads) {
   EXPECT_NE(k.text.find("for (int t = threadIdx.x; t < 1024; t += 512)"), std::string::npos) << k.text;
 }
 
+TEST(ConvertKernel, SmallUnalignedGridsOfWiderUnitsLoadEachBlockByTwoThreads) {
+  // 137 x 4099 bf16 transposed: one 256 x 32 tile along a (137 rows), 129 along b; 128 register blocks of
+  // 8 x 8 units, 256 threads. Thread 2t + h loads units 4h .. 4h+3 (8 bytes) of its block's 8 rows and stores
+  // 4 columns of 16 B: column j is unit j of rows 0-7, two rows' 2 B units a word (units 0 and 1 of an 8 B
+  // half sit in its word x, 2 and 3 in y; the even unit is a word's low half). Staging rows are 256 units x
+  // 2 B = 512 bytes, column j is j * 512 past the first (bits 9-10, which Swizzle<3,4,7> does not read).
+  const ConvertPlan p = permute({137, 4099}, {1, 0}, DType::kBF16);
+  ASSERT_TRUE(p.half_blocks);
+  ASSERT_EQ(p.row_bytes, 512);
+  const KernelSource k = convert_kernel_source(p);
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_NE(k.text.find("const unsigned ib = b0 + bb * 8 + h * 4;"), std::string::npos) << k.text;
+  // The bytes of the thread's 4 units that lie in the tensor (4099 is not a multiple of 4).
+  EXPECT_NE(k.text.find("const unsigned valid = (unsigned)(ib + 4 <= 4099u ? 4u : 4099u - ib) * 2u;"),
+            std::string::npos)
+      << k.text;
+  EXPECT_NE(k.text.find("in + (src_base + group_a_src(ia) + ib) * 2;"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<uint4*>(tile + (so ^ 1536)) = make_uint4(__byte_perm(r[0].y, "
+                        "r[1].y, 0x7632u), __byte_perm(r[2].y, r[3].y, 0x7632u), __byte_perm(r[4].y, r[5].y, "
+                        "0x7632u), __byte_perm(r[6].y, r[7].y, 0x7632u));"),
+            std::string::npos)
+      << k.text;
+  EXPECT_NE(k.text.find("*reinterpret_cast<uint4*>(tile + (so ^ 0)) = make_uint4(__byte_perm(r[0].x, r[1].x, "
+                        "0x5410u)"),
+            std::string::npos)
+      << k.text;
+  EXPECT_EQ(k.text.find("(so ^ 2048)"), std::string::npos) << k.text;  // no column 4
+  // 4 B units: 2 columns of a 4 x 4 block, each word one row's unit.
+  const KernelSource f = convert_kernel_source(permute({137, 4099}, {1, 0}, DType::kF32));
+  EXPECT_NE(f.text.find("= make_uint4(r[0].y, r[1].y, r[2].y, r[3].y);"), std::string::npos) << f.text;
+  EXPECT_NE(f.text.find("const unsigned ib = b0 + bb * 4 + h * 2;"), std::string::npos) << f.text;
+}
+
 TEST(ConvertKernel, WideUnitsMoveAsSixteenBytePiecesOnNeighbouringLanes) {
   // u8 (1024,64,128,32) perm (1,2,0,3): 32 B units, two lanes each; a 32 x 32 unit tile (32 KiB); 1024/32
   // tiles along a, 8192/32 along b.

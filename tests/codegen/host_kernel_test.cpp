@@ -89,6 +89,12 @@ TEST(HostKernel, EveryKindWritesThePermutation) {
       {"f32_odd_rank4", {48, 197, 64, 13}, {2, 0, 3, 1}, DType::kF32},
       {"u8_odd_1201x1999", {1201, 1999}, {1, 0}, DType::kU8},
       {"u8_rank5", {15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8},
+      // Two threads a block for 2 B and 4 B units: one tile along a of 137 rows, a rank-5 reversal of
+      // primes, a transpose whose last tile along b holds 1021 % 32 = 29 units.
+      {"bf16_half_137x4099", {137, 4099}, {1, 0}, DType::kBF16},
+      {"f32_half_137x4099", {137, 4099}, {1, 0}, DType::kF32},
+      {"bf16_half_rank5_primes", {11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16},
+      {"bf16_half_2039x1021", {2039, 1021}, {1, 0}, DType::kBF16},
       {"u8_vit_heads", {16, 6, 197, 197}, {0, 2, 1, 3}, DType::kU8},
   };
   for (const Case& c : cases) EXPECT_EQ(run_on_host(c), "") << c.name;

@@ -267,9 +267,9 @@ TEST(ConvertUnaligned, ShortGroupAKeepsTheSourceRunLong) {
   EXPECT_NE(plan->reason.find("source's contiguous run"), std::string::npos) << plan->reason;
 }
 
-// Small grids of unaligned byte tiles load each register block by two threads (8 B of each row each); larger
-// ones, and tiles whose source rows are aligned, keep a thread a block.
-TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
+// Small grids of unaligned tiles load each register block by two threads (8 B of each row each); larger ones,
+// and tiles whose source rows are aligned, keep a thread a block.
+TEST(ConvertUnaligned, SmallUnalignedGridsLoadEachBlockByTwoThreads) {
   struct Case {
     std::vector<int64_t> shape, perm;
     DType dtype;
@@ -278,11 +278,15 @@ TEST(ConvertUnaligned, SmallByteGridsLoadEachBlockByTwoThreads) {
   };
   // 997 x 1013 u8: 256 tiles of 64 register blocks; 1201 x 1999 u8 and the rank-5 reversal: 160 and 152
   // tiles (fewer than kFillBlocks) of 256 x 64 bytes, 256 register blocks, so 512 threads; 10007 x 1009 u8:
-  // 640 tiles of 256 blocks; 4093 x 4099 bf16: 2 B units.
+  // 640 tiles of 256 blocks. 2 B and 4 B units alike: 2039 x 1021 bf16, 256 tiles (fewer than kFillBlocks) of
+  // 256 x 32 units, 128 blocks of 8 x 8; 137 x 4099 f32, 514 tiles of 128 x 16 units, 128 blocks of 4 x 4
+  // (128 threads, no more than kThreads / 2); 4093 x 4099 bf16: 1040 tiles of 256 blocks.
   const std::vector<Case> cases = {{{997, 1013}, {1, 0}, DType::kU8, true, 128},
                                    {{1201, 1999}, {1, 0}, DType::kU8, true, 512},
                                    {{15, 17, 19, 21, 23}, {4, 3, 2, 1, 0}, DType::kU8, true, 512},
                                    {{10007, 1009}, {1, 0}, DType::kU8, false, 256},
+                                   {{2039, 1021}, {1, 0}, DType::kBF16, true, 256},
+                                   {{137, 4099}, {1, 0}, DType::kF32, true, 256},
                                    {{4093, 4099}, {1, 0}, DType::kBF16, false, 256}};
   for (const Case& c : cases) {
     auto plan = plan_permute(c.shape, c.perm, c.dtype);
@@ -315,12 +319,12 @@ TEST(ConvertUnaligned, SmallGridsKeepTheDestinationsRowsLong) {
       // a = 3001, b = 2003: 512 x 64 -> 6 x 32 tiles; 512 blocks, two threads each: 1024.
       {{3001, 2003}, {1, 0}, DType::kU8, 512, 64, 6 * 32, 1024},
       // bf16: a = 2039, b = 1021, b at its least (four 8-unit vectors): 256 x 32 -> 8 x 32 tiles; 128 blocks
-      // of 8 x 8 units, a thread each (two threads a block is for bytes).
-      {{2039, 1021}, {1, 0}, DType::kBF16, 256, 32, 8 * 32, 128},
+      // of 8 x 8 units, two threads each.
+      {{2039, 1021}, {1, 0}, DType::kBF16, 256, 32, 8 * 32, 256},
       // bf16 reversed, a = 11 x 13 = 143 units (one tile of 256: 143 = 128 + 15), b = 23 x 19 = 437,
       // batch 17: b halves 128 -> 32 towards 2 x 132 tiles (1 x 14 x 17 = 238) and stops at its least; a
-      // keeps 256 (238 tiles are past 132 already). 256 x 32 units / (8 x 8) = 128 threads.
-      {{11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16, 256, 32, 1 * 14 * 17, 128},
+      // keeps 256 (238 tiles are past 132 already). 256 x 32 units / (8 x 8) = 128 blocks, 256 threads.
+      {{11, 13, 17, 19, 23}, {4, 3, 2, 1, 0}, DType::kBF16, 256, 32, 1 * 14 * 17, 256},
   };
   for (const Case& c : cases) {
     auto plan = plan_permute(c.shape, c.perm, c.dtype);
@@ -330,8 +334,27 @@ TEST(ConvertUnaligned, SmallGridsKeepTheDestinationsRowsLong) {
     EXPECT_EQ(plan->tile_b, c.tile_b) << c.shape[0];
     EXPECT_EQ(plan->blocks, c.blocks) << c.shape[0];
     EXPECT_EQ(plan->threads, c.threads) << c.shape[0];
-    EXPECT_EQ(plan->half_blocks, c.dtype == DType::kU8) << c.shape[0];
+    EXPECT_TRUE(plan->half_blocks) << c.shape[0];
     expect_permutes(c.shape, c.perm, c.dtype);
+  }
+}
+
+// Filling a small grid does not halve the tile along a where that leaves the last tile along a less than a
+// quarter full: 137 x 4099 bf16 (a = 137 = 128 + 9) keeps one tile of 256 along a, 129 tiles of 256 x 32
+// (b at its least, ceil(4099 / 32) = 129) rather than 258 of 128 x 32, half of them 9 rows. 203 = 128 + 75
+// (a last tile more than half full) halves to 128 as before: 2 x 129 tiles.
+TEST(ConvertUnaligned, SmallGridsDoNotSplitOffANearlyEmptyLastTile) {
+  struct Case {
+    int64_t rows, tile_a, blocks;
+  };
+  for (const Case& c : {Case{137, 256, 129}, Case{203, 128, 2 * 129}}) {
+    auto plan = plan_permute({c.rows, 4099}, {1, 0}, DType::kBF16);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->unaligned);
+    EXPECT_EQ(plan->tile_a, c.tile_a) << c.rows;
+    EXPECT_EQ(plan->tile_b, 32) << c.rows;
+    EXPECT_EQ(plan->blocks, c.blocks) << c.rows;
+    expect_permutes({c.rows, 4099}, {1, 0}, DType::kBF16);
   }
 }
 
@@ -452,6 +475,82 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
     const ConvertAverages avg = convert_kernel_averages(*plan);
     EXPECT_NEAR(avg.read_sectors, sectors / requests, 1e-9) << rows;
     EXPECT_NEAR(avg.smem_store_wavefronts, wavefronts / stores, 1e-9) << rows;
+  }
+}
+
+// The same count for units of 2 and 4 B, whose register blocks are V x V units (V = 16 B / unit): thread
+// 2t + h takes units V/2 * h .. V/2 * h + V/2 - 1 of block t's V rows (8 B of each, two aligned 8 B words at
+// most) and stores V/2 columns of 16 B (a column holds unit j of the V rows). 16 B shared stores are served 8
+// lanes at a time by lane number; a group's wavefronts are the most distinct 4 B words in one bank.
+TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccessesForWiderUnits) {
+  struct Case {
+    int64_t rows, cols;
+    DType dtype;
+  };
+  for (const Case& c : {Case{2039, 1021, DType::kBF16}, Case{137, 4099, DType::kF32}}) {
+    auto plan = plan_permute({c.rows, c.cols}, {1, 0}, c.dtype);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->half_blocks) << c.rows;
+    const int64_t ub = plan->unit_bytes, v = 16 / ub, ta = plan->tile_a, tb = plan->tile_b, nb = tb / v;
+    ASSERT_EQ(plan->vector_units, v);
+    ASSERT_EQ(plan->block_rows, v);
+    ASSERT_EQ(plan->extent_a, c.rows);
+    ASSERT_EQ(plan->extent_b, c.cols);
+    ASSERT_GE(plan->warp_b, nb);  // consecutive blocks run along b first: bb = t % nb, ba = t / nb
+    const int64_t blocks_per_tile = ta / v * nb;
+    const int64_t tiles_a = (c.rows + ta - 1) / ta, tiles_b = (c.cols + tb - 1) / tb;
+    double sectors = 0, requests = 0, wavefronts = 0, stores = 0;
+    for (int64_t tile = 0; tile < tiles_a * tiles_b; ++tile) {
+      const int64_t a0 = tile % tiles_a * ta, b0 = tile / tiles_a * tb;
+      for (int64_t warp = 0; warp < plan->threads / 32; ++warp) {
+        std::vector<int64_t> lane, lane_ib, lane_ba, lane_col;
+        for (int64_t th = warp * 32; th < warp * 32 + 32; ++th) {
+          const int64_t t = th / 2, h = th % 2;
+          if (t >= blocks_per_tile) continue;
+          const int64_t ib = b0 + t % nb * v + v / 2 * h;
+          if (ib >= c.cols) continue;
+          lane.push_back(th % 32);
+          lane_ib.push_back(ib);
+          lane_ba.push_back(t / nb);
+          lane_col.push_back(t % nb * v + v / 2 * h);
+        }
+        if (lane.empty()) continue;
+        for (int64_t k = 0; k < v; ++k) {
+          std::set<int64_t> lo, hi;
+          for (size_t l = 0; l < lane.size(); ++l) {
+            const int64_t ia = a0 + lane_ba[l] * v + k;
+            if (ia >= c.rows) continue;
+            const int64_t p = (ia * c.cols + lane_ib[l]) * ub;
+            const int64_t valid = std::min<int64_t>(v / 2, c.cols - lane_ib[l]) * ub;
+            lo.insert((p & ~int64_t{7}) / 32);
+            if (p % 8 + valid > 8) hi.insert(((p & ~int64_t{7}) + 8) / 32);
+          }
+          for (const auto* s : {&lo, &hi}) {
+            if (s->empty()) continue;
+            sectors += static_cast<double>(s->size());
+            requests += 1;
+          }
+        }
+        for (int64_t j = 0; j < v / 2; ++j) {
+          for (int64_t group = 0; group < 4; ++group) {
+            std::map<int64_t, std::set<int64_t>> banks;
+            for (size_t l = 0; l < lane.size(); ++l) {
+              if (lane[l] / 8 != group) continue;
+              const int64_t at =
+                  apply_swizzle(plan->staging, staging_byte(*plan, lane_ba[l] * v, lane_col[l] + j));
+              for (int64_t w = 0; w < 4; ++w) banks[(at / 4 + w) % 32].insert(at / 4 + w);
+            }
+            size_t most = 0;
+            for (const auto& [bank, words] : banks) most = std::max(most, words.size());
+            wavefronts += static_cast<double>(most);
+          }
+          stores += 1;
+        }
+      }
+    }
+    const ConvertAverages avg = convert_kernel_averages(*plan);
+    EXPECT_NEAR(avg.read_sectors, sectors / requests, 1e-9) << c.rows;
+    EXPECT_NEAR(avg.smem_store_wavefronts, wavefronts / stores, 1e-9) << c.rows;
   }
 }
 

@@ -675,10 +675,17 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     const int64_t least = 4 * int64_t{plan.vector_units};
     const int64_t block_units = int64_t{plan.block_rows} * plan.vector_units;
     const int64_t fill_a = plan.unaligned ? kFillBlocks / 2 : kFillBlocks;
+    // A tile along a of `a` units that would leave the last one nearly empty (137 units: 128 + 9) is not a
+    // fuller grid: the full tiles take as long as before, beside blocks of a few rows. Measured on an H100
+    // (same call, 4 rounds, two threads a block in both): 137 x 4099 bf16, 129 tiles of 256 x 32 instead of
+    // 258 of 128 x 32, 5.70-5.86 -> 5.50-5.76 us (0.809-0.826 -> 0.851-0.857 of a copy).
+    auto nearly_empty_last_a = [&](int64_t a) {
+      return plan.extent_a > a && plan.extent_a - a < a / 4;
+    };
     while (tile_count() < kFillBlocks && plan.tile_a * plan.tile_b / 2 / block_units >= 64) {
       if (plan.tile_b / 2 >= least) {
         plan.tile_b /= 2;
-      } else if (plan.tile_a / 2 >= least && tile_count() < fill_a) {
+      } else if (plan.tile_a / 2 >= least && tile_count() < fill_a && !nearly_empty_last_a(plan.tile_a / 2)) {
         plan.tile_a /= 2;
       } else {
         break;
@@ -719,8 +726,15 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
   // take it at any block size (up to 2 x 512 threads): (15, 17, 19, 21, 23) u8 reversed, 152 tiles of
   // 256 x 64 bytes, 256 threads 7.49 us, 512 threads 7.33 us (H100, 9 rounds in one process, every round
   // alike); 3001 x 2003 u8's 192 tiles of 512 x 64 run 1024 threads (the A/B above).
-  if (plan.unaligned && !plan.aligned_loads && plan.unit_bytes == 1 && plan.block_rows == 4 &&
-      plan.vector_units == kVectorBytes && plan.unit_lanes == 1 && plan.folded_a == 0 &&
+  // Units of 2 and 4 B alike (blocks of V x V units, each thread 8 B of each of the V rows, V / 2 columns of
+  // 16 B). Measured on an H100 (fraction of a copy, same call, 4 rounds each): 137 x 4099 bf16 transposed
+  // 0.645-0.662 -> 0.809-0.826, (11, 13, 17, 19, 23) bf16 reversed 0.714-0.725 -> 0.809-0.824, 197 x 1031
+  // bf16 0.642-0.680 -> 0.788-0.799, 257 x 3001 bf16 0.710-0.732 -> 0.828-0.849, 2039 x 1021 bf16
+  // 0.793-0.810 -> 0.889-0.905, 509 x 4093 bf16 0.792-0.809 -> 0.858-0.890, 137 x 4099 f32 0.882-0.904 ->
+  // 0.893-0.917 (docs/results/h100-convert-halfblocks-ab.jsonl).
+  if (plan.unaligned && !plan.aligned_loads && plan.unit_bytes <= 4 &&
+      plan.block_rows == (plan.unit_bytes == 1 ? 4 : plan.vector_units) &&
+      plan.vector_units * plan.unit_bytes == kVectorBytes && plan.unit_lanes == 1 && plan.folded_a == 0 &&
       (plan.threads <= kThreads / 2 || plan.blocks < kFillBlocks) &&
       staging_column_step(plan) != ColumnStep::kPerColumn) {
     plan.half_blocks = true;
@@ -1224,9 +1238,9 @@ struct AccessSums {
 };
 
 // The load pass of a plan whose register blocks two threads share (`half_blocks`), for the warp of threads
-// first .. first+31: thread 2t + h loads, for each of block t's 4 rows, the aligned 8 B word that holds unit
-// 8h of the row and the next one where the row's 8 units (fewer at the end of group b) reach into it; then it
-// stores the block's columns 8h .. 8h+7, 4 B each.
+// first .. first+31: thread 2t + h loads, for each of block t's R rows, the aligned 8 B word that holds unit
+// V/2 * h of the row and the next one where the row's V/2 units (fewer at the end of group b) reach into it;
+// then it stores the block's columns V/2 * h .. V/2 * h + V/2 - 1, R units each.
 void half_block_load_averages(const ConvertPlan& plan, int64_t a0, int64_t b0, int64_t src_base,
                               int64_t first, AccessSums& sums) {
   const int64_t v = plan.vector_units, r = plan.block_rows, half = v / 2, word = kVectorBytes / 2;

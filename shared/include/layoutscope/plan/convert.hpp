@@ -145,11 +145,12 @@ struct ConvertPlan {
   // kTiled and `unaligned`: every source row of the tile starts on 16 B (only the destination's rows are
   // odd), so each load is the aligned 16 B word itself, with no second word and no shift.
   bool aligned_loads = false;
-  // kTiled and `unaligned`, bytes, small grids (blocks of at most 128 threads): two neighbouring threads
-  // load each register block, thread 2t + h the 8 units 8h .. 8h+7 of block t's rows (two aligned 8 B words
-  // a row, the second only where the row's bytes reach into it), shifted into place and stored as the
-  // block's columns 8h .. 8h+7. A thread's chain of loads, shifts, permutes and shared stores is half as
-  // long; the threads are twice the blocks.
+  // kTiled and `unaligned`, units of 1, 2 or 4 B, small grids (blocks of at most 128 threads, or fewer
+  // tiles than two an SM): two neighbouring threads load each register block, thread 2t + h the V/2 units
+  // from V/2 * h of block t's rows (8 bytes: two aligned 8 B words a row, the second only where the row's
+  // bytes reach into it), shifted into place and stored as the block's columns V/2 * h .. V/2 * h + V/2 - 1.
+  // A thread's chain of loads, shifts, permutes and shared stores is half as long; the threads are twice the
+  // blocks.
   bool half_blocks = false;
   int threads = 256;  // threads per block
 

@@ -642,8 +642,8 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
     << "#pragma unroll\n"
     << "    for (int k = 0; k < " << r << "; ++k) {\n";
   if (edge_a || !one_base) o << "      const " << I << " ia = a0 + ba * " << r << " + k;\n";
-  o << "      const unsigned char* const p = in + (" << at << ")" << (ub == 1 ? "" : " * " + std::to_string(ub))
-    << ";\n"
+  o << "      const unsigned char* const p = in + (" << at << ")"
+    << (ub == 1 ? "" : " * " + std::to_string(ub)) << ";\n"
     << "      sh[k] = (unsigned)((unsigned long long)p & 7ull);\n"
     << "      lo[k] = hi[k] = make_uint2(0u, 0u);\n";
   if (edge_a) o << "      if (ia >= " << ll(p.extent_a) << ") continue;\n";
@@ -683,8 +683,8 @@ void emit_half_block_loads(std::ostringstream& o, const ConvertPlan& p, const In
                            : "__byte_perm(r[" + std::to_string(2 * q) + "]" + half + ", r[" +
                                  std::to_string(2 * q + 1) + "]" + half + ", " + kHalfWord[j % 2] + ")";
       }
-      o << "    " << column("uint4", j) << " = make_uint4(" << words[0] << ", " << words[1] << ", " << words[2]
-        << ", " << words[3] << ");\n";
+      o << "    " << column("uint4", j) << " = make_uint4(" << words[0] << ", " << words[1] << ", "
+        << words[2] << ", " << words[3] << ");\n";
     }
   }
   o << "  } while (0);\n";

@@ -56,6 +56,25 @@ void expect_permutes(const std::vector<int64_t>& shape, const std::vector<int64_
   EXPECT_TRUE(out == want) << to_string(plan->kind) << " plan: " << plan->reason;
 }
 
+// The global loads of a two-threads-a-block warp, one row of its blocks: each lane's bytes [p, p + valid) are
+// read as the aligned 8 B word that holds p and the next word where they reach into it. The first words and
+// the second words are a request each, counting the distinct 32 B sectors they touch.
+struct HalfLoads {
+  double sectors = 0, requests = 0;
+  void add(const std::vector<std::pair<int64_t, int64_t>>& lanes) {
+    std::set<int64_t> lo, hi;
+    for (const auto& [p, valid] : lanes) {
+      lo.insert((p & ~int64_t{7}) / 32);
+      if (p % 8 + valid > 8) hi.insert(((p & ~int64_t{7}) + 8) / 32);
+    }
+    for (const auto* s : {&lo, &hi}) {
+      if (s->empty()) continue;
+      sectors += static_cast<double>(s->size());
+      requests += 1;
+    }
+  }
+};
+
 // A row of 256 units whose first unit is 1001 units into the destination, V = 16: 1001 = 62 x 16 + 9, so
 // the row starts 9 units into an aligned window. Its units 0..6 fill the rest of that window (the head),
 // windows 1..15 hold units 16k - 9 .. 16k + 6 whole (the body: 7 .. 246), and units 247..255 start the
@@ -428,7 +447,8 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
     ASSERT_EQ(plan->warp_b, 4);
     const int64_t ta = plan->tile_a, blocks_per_tile = ta / 4 * 4;
     const int64_t tiles_a = (rows + ta - 1) / ta, tiles_b = (cols + 63) / 64;
-    double sectors = 0, requests = 0, wavefronts = 0, stores = 0;
+    HalfLoads loads;
+    double wavefronts = 0, stores = 0;
     for (int64_t tile = 0; tile < tiles_a * tiles_b; ++tile) {
       const int64_t a0 = tile % tiles_a * ta, b0 = tile / tiles_a * 64;
       for (int64_t warp = 0; warp < plan->threads / 32; ++warp) {
@@ -444,19 +464,13 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
         }
         if (lane_ib.empty()) continue;
         for (int64_t k = 0; k < 4; ++k) {
-          std::set<int64_t> lo, hi;
+          std::vector<std::pair<int64_t, int64_t>> row;
           for (size_t l = 0; l < lane_ib.size(); ++l) {
             const int64_t ia = a0 + lane_ba[l] * 4 + k;
             if (ia >= rows) continue;
-            const int64_t p = ia * cols + lane_ib[l], valid = std::min<int64_t>(8, cols - lane_ib[l]);
-            lo.insert((p & ~int64_t{7}) / 32);
-            if (p % 8 + valid > 8) hi.insert(((p & ~int64_t{7}) + 8) / 32);
+            row.push_back({ia * cols + lane_ib[l], std::min<int64_t>(8, cols - lane_ib[l])});
           }
-          for (const auto* s : {&lo, &hi}) {
-            if (s->empty()) continue;
-            sectors += static_cast<double>(s->size());
-            requests += 1;
-          }
+          loads.add(row);
         }
         for (int64_t j = 0; j < 8; ++j) {
           std::map<int64_t, std::set<int64_t>> banks;
@@ -473,7 +487,7 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccesses) {
       }
     }
     const ConvertAverages avg = convert_kernel_averages(*plan);
-    EXPECT_NEAR(avg.read_sectors, sectors / requests, 1e-9) << rows;
+    EXPECT_NEAR(avg.read_sectors, loads.sectors / loads.requests, 1e-9) << rows;
     EXPECT_NEAR(avg.smem_store_wavefronts, wavefronts / stores, 1e-9) << rows;
   }
 }
@@ -499,7 +513,8 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccessesForWiderUnits)
     ASSERT_GE(plan->warp_b, nb);  // consecutive blocks run along b first: bb = t % nb, ba = t / nb
     const int64_t blocks_per_tile = ta / v * nb;
     const int64_t tiles_a = (c.rows + ta - 1) / ta, tiles_b = (c.cols + tb - 1) / tb;
-    double sectors = 0, requests = 0, wavefronts = 0, stores = 0;
+    HalfLoads loads;
+    double wavefronts = 0, stores = 0;
     for (int64_t tile = 0; tile < tiles_a * tiles_b; ++tile) {
       const int64_t a0 = tile % tiles_a * ta, b0 = tile / tiles_a * tb;
       for (int64_t warp = 0; warp < plan->threads / 32; ++warp) {
@@ -516,20 +531,14 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccessesForWiderUnits)
         }
         if (lane.empty()) continue;
         for (int64_t k = 0; k < v; ++k) {
-          std::set<int64_t> lo, hi;
+          std::vector<std::pair<int64_t, int64_t>> row;
           for (size_t l = 0; l < lane.size(); ++l) {
             const int64_t ia = a0 + lane_ba[l] * v + k;
             if (ia >= c.rows) continue;
-            const int64_t p = (ia * c.cols + lane_ib[l]) * ub;
-            const int64_t valid = std::min<int64_t>(v / 2, c.cols - lane_ib[l]) * ub;
-            lo.insert((p & ~int64_t{7}) / 32);
-            if (p % 8 + valid > 8) hi.insert(((p & ~int64_t{7}) + 8) / 32);
+            row.push_back(
+                {(ia * c.cols + lane_ib[l]) * ub, std::min<int64_t>(v / 2, c.cols - lane_ib[l]) * ub});
           }
-          for (const auto* s : {&lo, &hi}) {
-            if (s->empty()) continue;
-            sectors += static_cast<double>(s->size());
-            requests += 1;
-          }
+          loads.add(row);
         }
         for (int64_t j = 0; j < v / 2; ++j) {
           for (int64_t group = 0; group < 4; ++group) {
@@ -549,7 +558,7 @@ TEST(ConvertUnaligned, HalfBlockAveragesCountTheKernelsOwnAccessesForWiderUnits)
       }
     }
     const ConvertAverages avg = convert_kernel_averages(*plan);
-    EXPECT_NEAR(avg.read_sectors, sectors / requests, 1e-9) << c.rows;
+    EXPECT_NEAR(avg.read_sectors, loads.sectors / loads.requests, 1e-9) << c.rows;
     EXPECT_NEAR(avg.smem_store_wavefronts, wavefronts / stores, 1e-9) << c.rows;
   }
 }

@@ -679,9 +679,7 @@ Result<ConvertPlan> plan_strided(const Layout& src, const Layout& dst, const std
     // fuller grid: the full tiles take as long as before, beside blocks of a few rows. Measured on an H100
     // (same call, 4 rounds, two threads a block in both): 137 x 4099 bf16, 129 tiles of 256 x 32 instead of
     // 258 of 128 x 32, 5.70-5.86 -> 5.50-5.76 us (0.809-0.826 -> 0.851-0.857 of a copy).
-    auto nearly_empty_last_a = [&](int64_t a) {
-      return plan.extent_a > a && plan.extent_a - a < a / 4;
-    };
+    auto nearly_empty_last_a = [&](int64_t a) { return plan.extent_a > a && plan.extent_a - a < a / 4; };
     while (tile_count() < kFillBlocks && plan.tile_a * plan.tile_b / 2 / block_units >= 64) {
       if (plan.tile_b / 2 >= least) {
         plan.tile_b /= 2;

@@ -54,6 +54,7 @@ import torch
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from peers import hold_for, measure  # noqa: E402  (the shared sampling loop)
+from float4_copy import copy16  # noqa: E402  (the loop's copy ceiling)
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "u8": torch.uint8}
 
@@ -90,27 +91,6 @@ def generated_kernel(path, options=()):
     import cupy
     with open(path) as f:
         return cupy.RawKernel(f.read(), "layoutscope_convert", options=("--std=c++17", "-default-device", *options))
-
-
-COPY16 = r"""extern "C" __global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ src,
-    uint4* __restrict__ dst, long long words) {
-  const long long base = (long long)blockIdx.x * 1024 + threadIdx.x;
-  uint4 v[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) if (base + k * 256 < words) v[k] = __ldg(src + base + k * 256);
-#pragma unroll
-  for (int k = 0; k < 4; ++k) if (base + k * 256 < words) dst[base + k * 256] = v[k];
-}"""
-
-
-def copy16(nbytes):
-    """A launch of the 16 B-a-lane copy over the first nbytes // 16 words of two new buffers."""
-    import cupy
-    words = nbytes // 16
-    src, dst = cupy.ones(words * 16 + 16, dtype=cupy.uint8), cupy.zeros(words * 16 + 16, dtype=cupy.uint8)
-    kernel = cupy.RawKernel(COPY16, "copy16", options=("--std=c++17",))
-    grid = ((words + 1023) // 1024,)
-    return lambda: kernel(grid, (256,), (src, dst, cupy.int64(words)))
 
 
 def ours(c, folder, x):

@@ -27,50 +27,41 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from float4_copy import LOAD, STORE, source  # noqa: E402  (the peers' loop's float4 copy)
+
 # An L2 eviction policy in a register, for loads or stores with .L2::cache_hint.
 _POLICY = 'asm("createpolicy.fractional.L2::{p}.b64 %0, 1.0;" : "=l"(pol));'
-_HINTED_LOAD = ('asm("ld.global{l1}.L2::cache_hint.v4.u32 {{%0,%1,%2,%3}}, [%4], %5;" : "=r"(x[u].x), '
-                '"=r"(x[u].y), "=r"(x[u].z), "=r"(x[u].w) : "l"(src + i), "l"(pol));')
-_HINTED_STORE = ('asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {{%1,%2,%3,%4}}, %5;" :: "l"(dst + i), '
-                 '"r"(x[u].x), "r"(x[u].y), "r"(x[u].z), "r"(x[u].w), "l"(pol) : "memory");')
+_WORDS = '"=r"(x[u].x), "=r"(x[u].y), "=r"(x[u].z), "=r"(x[u].w)'
 
 
 def _hinted_load(policy, l1=""):
-    return "{ unsigned long long pol; " + _POLICY.format(p=policy) + " " + _HINTED_LOAD.format(l1=l1) + " }"
+    load = (f'asm("ld.global{l1}.L2::cache_hint.v4.u32 {{%0,%1,%2,%3}}, [%4], %5;" : {_WORDS} : '
+            '"l"(src + i), "l"(pol));')
+    return "{ unsigned long long pol; " + _POLICY.format(p=policy) + " " + load + " }"
 
 
 def _hinted_store(policy):
-    return "{ unsigned long long pol; " + _POLICY.format(p=policy) + " " + _HINTED_STORE.format() + " }"
+    store = ('asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" :: "l"(dst + i), '
+             '"r"(x[u].x), "r"(x[u].y), "r"(x[u].z), "r"(x[u].w), "l"(pol) : "memory");')
+    return "{ unsigned long long pol; " + _POLICY.format(p=policy) + " " + store + " }"
 
 
-PLAIN_LOAD, PLAIN_STORE = "x[u] = __ldg(src + i);", "dst[i] = x[u];"
 # name: (the statement that loads x[u] from src + i, the one that stores it to dst + i)
 VARIANTS = {
-    "plain": (PLAIN_LOAD, PLAIN_STORE),
-    "l1_evict_last": ('asm("ld.global.L1::evict_last.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x[u].x), '
-                      '"=r"(x[u].y), "=r"(x[u].z), "=r"(x[u].w) : "l"(src + i));', PLAIN_STORE),
-    "ld_cs": ("x[u] = __ldcs(src + i);", PLAIN_STORE),
-    "st_cs": (PLAIN_LOAD, "__stcs(dst + i, x[u]);"),
-    "l2_evict_last": (_hinted_load("evict_last", ".L1::evict_last"), PLAIN_STORE),
-    "l2_evict_first": (_hinted_load("evict_first"), PLAIN_STORE),
-    "st_l2_evict_first": (PLAIN_LOAD, _hinted_store("evict_first")),
+    "plain": (LOAD, STORE),
+    "l1_evict_last": (f'asm("ld.global.L1::evict_last.v4.u32 {{%0,%1,%2,%3}}, [%4];" : {_WORDS} : "l"(src + i));',
+                      STORE),
+    "ld_cs": ("x[u] = __ldcs(src + i);", STORE),
+    "st_cs": (LOAD, "__stcs(dst + i, x[u]);"),
+    "l2_evict_last": (_hinted_load("evict_last", ".L1::evict_last"), STORE),
+    "l2_evict_first": (_hinted_load("evict_first"), STORE),
+    "st_l2_evict_first": (LOAD, _hinted_store("evict_first")),
 }
-
-_COPY = r"""extern "C" __global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ src,
-    uint4* __restrict__ dst, long long n) {
-  const long long first = (long long)blockIdx.x * 1024 + threadIdx.x;
-  uint4 x[4];
-#pragma unroll
-  for (int u = 0; u < 4; ++u) { const long long i = first + u * 256; if (i < n) LOAD }
-#pragma unroll
-  for (int u = 0; u < 4; ++u) { const long long i = first + u * 256; if (i < n) STORE }
-}"""
 
 
 def copy_source(variant):
     """The float4 copy's CUDA source in one of VARIANTS."""
-    load, store = VARIANTS[variant]
-    return _COPY.replace("LOAD", load).replace("STORE", store)
+    return source(*VARIANTS[variant])
 
 
 def ratios(row):
@@ -113,9 +104,9 @@ def main(argv=None):
     if unknown:
         ap.error(f"--cases: {', '.join(unknown)} not in {args.corpus}")
 
-    import cupy
     import torch
-    from convert_peers import case_op, copy16
+    from convert_peers import case_op
+    from float4_copy import copy16
     from peers import hold_for, measure
 
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -138,15 +129,11 @@ def main(argv=None):
             print(json.dumps(row), flush=True)
 
         for mib in args.sizes_mib:
-            n = (mib << 20) // 16
-            src, dst = cupy.ones(n * 16, dtype=cupy.uint8), cupy.zeros(n * 16, dtype=cupy.uint8)
-            row = {"bytes": n * 16}
+            row = {"bytes": mib << 20}
             for name in VARIANTS:
-                kernel = cupy.RawKernel(copy_source(name), "copy16")
-                launch = lambda k=kernel: k(((n + 1023) // 1024,), (256,), (src, dst, cupy.int64(n)))
-                dst.fill(0)
+                launch = copy16(mib << 20, copy_source(name))
                 launch()
-                if not bool((dst == 1).all()):
+                if not bool((launch.dst[: mib << 20] == 1).all()):
                     raise SystemExit(f"copy variant {name}: the copy is wrong")
                 for flush_name, flush in flushes:
                     row[f"copy_{name}_{flush_name}_s"] = measure(launch, flush, args.seconds, hold=hold)["median_s"]

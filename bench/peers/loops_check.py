@@ -67,7 +67,7 @@ def main():
 
     import torch
     sys.path.insert(0, __import__("os").path.dirname(__file__))
-    from convert_peers import copy16
+    from float4_copy import copy16
     from peers import hold_for, measure
 
     lab_copy16 = {}
